@@ -1,0 +1,1 @@
+"""What a device advertises, and whether a shader variant fits it."""

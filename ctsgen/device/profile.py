@@ -1,0 +1,195 @@
+"""Device capability profiles and the requirements a shader variant states.
+
+A :class:`DeviceProfile` is what a device advertises: feature bits,
+properties, and the cooperative-matrix / cooperative-vector combination
+lists of VK_KHR_cooperative_matrix, VK_NV_cooperative_matrix2 and
+VK_NV_cooperative_vector. The Vulkan backend reads one off a live device;
+:func:`load_profile` reads the text read-out format of
+``shared/device-profiles/*.txt``, so strategies can be restricted to a
+device (and tested) without a GPU.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What a shader variant needs: device extensions, feature names, matrix types."""
+
+    extensions: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    matrices: tuple[MatrixType, ...] = ()
+
+
+@dataclass
+class DeviceProfile:
+    """Capabilities of one device, in Vulkan's own field names."""
+
+    name: str = "unknown"
+    extensions: frozenset[str] = frozenset()
+    features: dict[str, int] = field(default_factory=dict)
+    properties: dict[str, int] = field(default_factory=dict)
+    coopmat_khr: list[dict[str, int]] = field(default_factory=list)
+    flexible_dimensions: list[dict[str, int]] = field(default_factory=list)
+    coopvec_combinations: list[dict[str, int]] = field(default_factory=list)
+
+    # -- queries -------------------------------------------------------
+    def has_feature(self, name: str) -> bool:
+        return bool(self.features.get(name, 0))
+
+    def matrix_types(self) -> list[MatrixType]:
+        """Every fixed-size subgroup matrix type listed by VK_KHR_cooperative_matrix."""
+        out: dict[MatrixType, None] = {}
+        for e in self.coopmat_khr:
+            for mt in _entry_matrix_types(e, e["MSize"], e["NSize"], e["KSize"], Scope(e["scope"]), 32):
+                out[mt] = None
+        return list(out)
+
+    def flexible_granules(self) -> list[MatrixType]:
+        """The smallest matrix type of each flexible-dimension entry
+        (VkCooperativeMatrixFlexibleDimensionsPropertiesNV): any rows/cols that
+        are multiples of the granule, up to
+        cooperativeMatrixFlexibleDimensionsMaxDimension, are allowed."""
+        if not self.has_feature("cooperativeMatrixFlexibleDimensions"):
+            return []
+        out: dict[MatrixType, None] = {}
+        for e in self.flexible_dimensions:
+            sc = Scope(e["scope"])
+            if sc is Scope.Workgroup and not self.has_feature("cooperativeMatrixWorkgroupScope"):
+                continue
+            for mt in _entry_matrix_types(e, e["MGranularity"], e["NGranularity"], e["KGranularity"], sc, _wg(e)):
+                out[mt] = None
+        return list(out)
+
+    @property
+    def flexible_max_dimension(self) -> int:
+        return self.properties.get("cooperativeMatrixFlexibleDimensionsMaxDimension", 0)
+
+    def supports_matrix(self, mt: MatrixType) -> str | None:
+        """None if the device supports ``mt``, else the reason it does not."""
+        for e in self.coopmat_khr:
+            if mt in _entry_matrix_types(e, e["MSize"], e["NSize"], e["KSize"], Scope(e["scope"]), 32):
+                return None
+        if not self.has_feature("cooperativeMatrixFlexibleDimensions"):
+            return f"{mt.glsl} is not a listed size and cooperativeMatrixFlexibleDimensions is off"
+        if mt.scope is Scope.Workgroup:
+            if not self.has_feature("cooperativeMatrixWorkgroupScope"):
+                return "cooperativeMatrixWorkgroupScope is not supported"
+            limit = self.properties.get("cooperativeMatrixWorkgroupScopeMaxWorkgroupSize", 0)
+            if mt.workgroup_size > limit:
+                return f"workgroup size {mt.workgroup_size} > cooperativeMatrixWorkgroupScopeMaxWorkgroupSize {limit}"
+        max_dim = self.flexible_max_dimension
+        if max(mt.rows, mt.cols) > max_dim:
+            return f"{mt.rows}x{mt.cols} exceeds cooperativeMatrixFlexibleDimensionsMaxDimension {max_dim}"
+        for e in self.flexible_dimensions:
+            if Scope(e["scope"]) is not mt.scope or _wg(e) != mt.workgroup_size:
+                continue
+            for granule in _entry_matrix_types(e, e["MGranularity"], e["NGranularity"], e["KGranularity"],
+                                               mt.scope, mt.workgroup_size):
+                if (granule.component, granule.use) == (mt.component, mt.use) and \
+                        mt.rows % granule.rows == 0 and mt.cols % granule.cols == 0:
+                    return None
+        return f"no cooperative-matrix property entry of this device allows {mt.glsl} with {mt.workgroup_size} invocations"
+
+    def unsupported_reason(self, req: Requirements) -> str | None:
+        """None if every requirement is met, else the first one that is not."""
+        for ext in req.extensions:
+            if ext not in self.extensions:
+                return f"device extension {ext} is not exposed"
+        for feat in req.features:
+            if not self.has_feature(feat):
+                return f"feature {feat} is not supported"
+        for mt in req.matrices:
+            reason = self.supports_matrix(mt)
+            if reason:
+                return reason
+        return None
+
+
+def _wg(e: dict[str, int]) -> int:
+    return e["workgroupInvocations"] if e["scope"] == Scope.Workgroup.value else 32
+
+
+def _entry_matrix_types(e: dict[str, int], m: int, n: int, k: int, scope: Scope, wg: int) -> list[MatrixType]:
+    """The A (MxK), B (KxN) and Accumulator (MxN, C and Result types) of one property entry."""
+    out = []
+    for key, use, rows, cols in (("AType", MatrixUse.A, m, k), ("BType", MatrixUse.B, k, n),
+                                 ("CType", MatrixUse.Accumulator, m, n),
+                                 ("ResultType", MatrixUse.Accumulator, m, n)):
+        ct = ComponentType.from_vk(e[key])
+        if ct is not None:
+            out.append(MatrixType(ct, scope, rows, cols, use, wg))
+    return out
+
+
+class ProfileFormatError(ValueError):
+    """A device-profile file does not follow the read-out format."""
+
+
+_SECTIONS = {
+    "cm2 props": "properties", "coopvec props": "properties",
+    "cm2 feats": "features", "coopvec feats": "features", "coopmat khr feats": "features",
+}
+_LISTS = {"coopvec combos": "coopvec_combinations", "flexible dims": "flexible_dimensions",
+          "coopmat khr": "coopmat_khr"}
+
+
+def parse_profile(text: str, source: str = "<profile>") -> DeviceProfile:
+    """Parse the read-out format of ``shared/device-profiles/*.txt``."""
+    prof = DeviceProfile()
+    current: list[dict[str, int]] | None = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            m = re.search(r"Device extensions present include (.*?)\.\s", line + " ")
+            if m:
+                prof.extensions = frozenset(re.findall(r"VK_[A-Za-z0-9_]+", m.group(1)))
+            continue
+        if line.startswith("{"):
+            if current is None:
+                raise ProfileFormatError(f"{source}:{lineno}: a list entry outside a list section")
+            current.append(_literal(line, source, lineno))
+            continue
+        if line.startswith("device "):
+            prof.name = line[len("device "):]
+            continue
+        for head, attr in _SECTIONS.items():
+            if line.startswith(head + " {"):
+                getattr(prof, attr).update(_literal(line[len(head):], source, lineno))
+                break
+        else:
+            m = re.fullmatch(r"(coopvec combos|flexible dims|coopmat khr) (\d+)", line)
+            if m:
+                current = getattr(prof, _LISTS[m.group(1)])
+            elif not line.startswith("createInstance"):
+                raise ProfileFormatError(f"{source}:{lineno}: unrecognised line {line[:60]!r}")
+    return prof
+
+
+def _literal(text: str, source: str, lineno: int) -> dict[str, int]:
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError) as exc:
+        raise ProfileFormatError(f"{source}:{lineno}: not a dict literal: {exc}") from None
+    if not isinstance(value, dict):
+        raise ProfileFormatError(f"{source}:{lineno}: expected a dict literal")
+    return value
+
+
+def load_profile(path: str | Path) -> DeviceProfile:
+    """Read a device-profile file (see :func:`parse_profile`)."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise ProfileFormatError(f"cannot read device profile {p}: {exc.strerror}") from None
+    return parse_profile(text, str(p))

@@ -1,0 +1,1 @@
+"""The case model's shared vocabulary, named as the specs name things."""
