@@ -12,7 +12,7 @@ lives outside the backend, so an adapter stays small.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -41,6 +41,8 @@ class ShaderVariant:
     local_size_x: int
     buffers: tuple[BufferSpec, ...]
     requirements: Requirements = field(default_factory=Requirements)
+    family: str = ""
+    signature: dict[str, Any] = field(default_factory=dict)  # the family's compile-time signature
 
 
 @dataclass

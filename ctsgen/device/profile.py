@@ -193,3 +193,8 @@ def load_profile(path: str | Path) -> DeviceProfile:
     except OSError as exc:
         raise ProfileFormatError(f"cannot read device profile {p}: {exc.strerror}") from None
     return parse_profile(text, str(p))
+
+
+def default_profile() -> DeviceProfile:
+    """The embedded default: the NVIDIA H100 read-out (driver 580) shipped with ctsgen."""
+    return load_profile(Path(__file__).with_name("profiles") / "nvidia-h100-driver580.txt")

@@ -1,0 +1,5 @@
+import sys
+
+from ctsgen.cli import main
+
+sys.exit(main())

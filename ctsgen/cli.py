@@ -1,0 +1,135 @@
+"""The ``ctsgen`` command line: generate packs, run them, check the toolchain."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ctsgen import __version__
+from ctsgen.progress import Progress
+
+DEFAULT_PACK = "generated/tensor-layout"
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ctsgen.device.profile import default_profile, load_profile
+    from ctsgen.families import get_family
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.pack.generate import draw_cases
+    from ctsgen.pack.write import write_pack
+    from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+
+    profile = load_profile(args.profile) if args.profile else default_profile()
+    family = get_family(args.family)
+    options = StrategyOptions(profile=profile, include_hazardous=args.include_hazardous)
+    t0 = time.monotonic()
+    cases = draw_cases(family, args.count, args.seed, options, progress=Progress("drawing cells"))
+    t1 = time.monotonic()
+    header = {
+        "seed": args.seed, "count": len(cases), "families": [family.name],
+        "options": {"profile": profile.name, "include_hazardous": args.include_hazardous},
+        "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")},
+    }
+    write_pack(cases, Path(args.out), header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
+               overwrite=args.force, progress=Progress("writing cases"))
+    t2 = time.monotonic()
+    n_variants = len({c.variant().id for c in cases})
+    print(f"wrote {args.out}: {len(cases)} cases, {n_variants} shader variants "
+          f"(draw {t1 - t0:.1f}s, compile+write {t2 - t1:.1f}s)")
+    return 0
+
+
+def _backend(name: str):
+    if name == "reference":
+        from ctsgen.backends.reference import ReferenceBackend
+        return ReferenceBackend()
+    if name == "vulkan":
+        from ctsgen.backends.vulkan import VulkanBackend
+        return VulkanBackend()
+    raise SystemExit(f"unknown backend {name!r}; use 'reference' or 'vulkan'")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ctsgen.pack.read import load_pack
+    from ctsgen.runner.run import RunOptions, read_done, run_pack
+
+    pack = load_pack(args.pack)
+    results_path = Path(args.results or Path(args.pack) / f"results-{args.backend}.jsonl")
+    skip = read_done(results_path) if args.resume else set()
+    backend = _backend(args.backend)
+    try:
+        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
+        with open(results_path, "a" if args.resume else "w") as fh:
+            summary = run_pack(pack, backend, fh, opts, skip=skip,
+                               progress=None if args.quiet else _run_progress())
+    finally:
+        backend.close()
+    print(f"{args.backend} on {backend.profile().name}: {len(pack.cases) - len(skip)} cases in {summary.wall_s:.1f}s")
+    for status, n in sorted(summary.counts.items()):
+        print(f"  {status:15s} {n}")
+    for r in summary.failures[:args.show_failures]:
+        print(f"{r.status.value}: {r.name}\n  {r.detail}")
+        for m in r.mismatches[:4]:
+            print(f"    {m}")
+    print(f"results: {results_path}")
+    return 0 if summary.ok else 1
+
+
+def _run_progress():
+    show = Progress("running")
+
+    def update(done: int, total: int, counts) -> None:
+        show(done, total, " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return update
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from ctsgen.doctor import run_doctor
+    return run_doctor()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ctsgen", description=__doc__)
+    p.add_argument("--version", action="version", version=f"ctsgen {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("generate", help="draw cases and write a test pack")
+    g.add_argument("--family", default="tensor-layout", help="test family (default: tensor-layout)")
+    g.add_argument("--count", type=int, default=500, help="number of cases (default: 500)")
+    g.add_argument("--seed", type=int, default=0, help="same seed, byte-identical pack (default: 0)")
+    g.add_argument("--out", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
+    g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile)")
+    g.add_argument("--include-hazardous", action="store_true",
+                   help="also draw cases known to hang drivers (RepeatMirrored with layoutDimension 1)")
+    g.add_argument("--force", action="store_true", help="replace an existing pack at --out")
+    g.set_defaults(func=cmd_generate)
+
+    r = sub.add_parser("run", help="run a pack on a backend")
+    r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
+    r.add_argument("--backend", default="reference", help="reference (default) or vulkan")
+    r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl)")
+    r.add_argument("--resume", action="store_true", help="skip cases already in the results file")
+    r.add_argument("--batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
+    r.add_argument("--timeout", type=float, default=10.0, help="base seconds to wait for a dispatch")
+    r.add_argument("--show-failures", type=int, default=10, help="failing cases to print (default: 10)")
+    r.add_argument("--quiet", action="store_true", help="no progress line")
+    r.set_defaults(func=cmd_run)
+
+    d = sub.add_parser("doctor", help="report the toolchain, Vulkan loader and devices")
+    d.set_defaults(func=cmd_doctor)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ctsgen.errors import user_errors
+
+    args = build_parser().parse_args(argv)
+    with user_errors():
+        return args.func(args)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

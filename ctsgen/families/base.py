@@ -1,0 +1,119 @@
+"""What a test family provides. A family is one vertical slice of the pipeline.
+
+A family package (``ctsgen/families/<name>/``) holds its case dataclass,
+strategy, oracle, template and tests side by side and exports ``FAMILY``,
+an instance of :class:`Family`. The shared machinery (pack I/O, batching,
+runner, backends) speaks only to these interfaces, so adding a family adds
+files and edits nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+from hypothesis import strategies as st
+
+from ctsgen.backends.base import BufferSpec
+from ctsgen.device.profile import DeviceProfile, Requirements
+
+
+@dataclass(frozen=True)
+class CompareRule:
+    """How a backend's output buffer is judged against the expected one.
+
+    ``bitwise``: every element's bits equal (data movement, integer paths).
+    Families with arithmetic add tolerance rules here.
+    """
+
+    rule: str = "bitwise"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule}
+
+
+@dataclass
+class CaseData:
+    """The buffers of one case: what the shader is given and what must come back.
+
+    ``initial[i]`` and ``expected[i]`` belong to the variant's i-th buffer
+    (binding i+1); ``expected[i] is None`` means that buffer is not checked.
+    ``params`` are the case's family parameter words (the batch prepends one
+    element offset per buffer).
+    """
+
+    params: np.ndarray
+    initial: list[np.ndarray]
+    expected: list[np.ndarray | None]
+
+
+class Variant(Protocol):
+    """A compile-time signature: one shader serves every case that shares it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def local_size_x(self) -> int: ...
+
+    def buffers(self) -> tuple[BufferSpec, ...]: ...
+
+    def requirements(self) -> Requirements: ...
+
+    def glsl(self) -> str: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: run every case of a batch on host buffers in place.
+
+        ``params`` is cases x words (family words only), ``offsets`` is
+        cases x len(buffers) element offsets into ``buffers``."""
+        ...
+
+
+class Case(Protocol):
+    """One test case, in its family's spec vocabulary."""
+
+    family: ClassVar[str]
+
+    def variant(self) -> Variant: ...
+
+    def name(self) -> str:
+        """CTS-style dotted name, unique within a pack."""
+        ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def data(self) -> CaseData: ...
+
+    def compare_rule(self) -> CompareRule: ...
+
+
+@dataclass(frozen=True)
+class StrategyOptions:
+    """Bounds on what a family's strategy draws (keyword arguments of the CLI)."""
+
+    profile: DeviceProfile | None = None
+    include_hazardous: bool = False
+
+
+class Family(Protocol):
+    """The entry point of a family package."""
+
+    name: str
+
+    def strata(self) -> list[dict[str, object]]:
+        """The cells a pack must cover, as keyword arguments of :meth:`variants`."""
+        ...
+
+    def variants(self, options: StrategyOptions, **pinned: object) -> st.SearchStrategy[Variant]: ...
+
+    def cases_for(self, variant: Variant, options: StrategyOptions) -> st.SearchStrategy[Case]: ...
+
+    def cases(self, options: StrategyOptions) -> st.SearchStrategy[Case]: ...
+
+    def case_from_json(self, obj: dict[str, Any]) -> Case: ...
+
+    def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...

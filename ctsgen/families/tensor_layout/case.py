@@ -1,0 +1,289 @@
+"""The tensor-layout family's case model: loads and stores through ``tensorLayoutNV``.
+
+A :class:`LayoutVariant` is the compile-time signature (operation, Dim,
+clampMode, matrix type); a :class:`TensorLayoutCase` adds the run-time
+parameters in the vocabulary of SPV_NV_tensor_addressing. The shader
+replays the instruction sequence OpCreateTensorLayoutNV ->
+[OpTensorLayoutSetBlockSizeNV] -> OpTensorLayoutSetDimensionNV ->
+[OpTensorLayoutSetStrideNV] -> [OpTensorLayoutSliceNV] ->
+[OpTensorLayoutSetClampValueNV]; a parameter that is ``None`` means its
+instruction is not executed, so the defaults the spec gives are tested too.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctsgen.backends.base import BufferSpec
+from ctsgen.device.profile import Requirements
+from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.oracle.addressing import tensor_addresses
+from ctsgen.oracle.values import clamp_value_bits, from_bits, pattern_values, sentinel_bits
+from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
+from ctsgen.templates import render
+
+FAMILY_NAME = "tensor-layout"
+
+
+class Operation(str, enum.Enum):
+    load = "load"    # OpCooperativeMatrixLoadTensorNV
+    store = "store"  # OpCooperativeMatrixStoreTensorNV
+
+
+# -- parameter words (after one element offset per buffer) -----------------
+FLAG_SET_BLOCK_SIZE, FLAG_SET_STRIDE, FLAG_SLICE, FLAG_SET_CLAMP_VALUE = 1, 2, 4, 8
+W_FLAGS, W_CLAMP_VALUE, W_FILL = 0, 1, 2
+W_BLOCK_SIZE, W_DIMENSION, W_STRIDE, W_OFFSET, W_SPAN = (3 + k * MAX_DIM for k in range(5))
+FAMILY_WORDS = 3 + 5 * MAX_DIM
+N_BUFFERS = 2  # binding 1: input, binding 2: output
+
+
+def matrix_to_json(m: MatrixType) -> dict[str, Any]:
+    return {"componentType": m.component.name, "use": m.use.name, "scope": m.scope.name,
+            "rows": m.rows, "cols": m.cols, "workgroupSize": m.workgroup_size}
+
+
+def matrix_from_json(o: dict[str, Any]) -> MatrixType:
+    return MatrixType(ComponentType[o["componentType"]], Scope[o["scope"]], int(o["rows"]),
+                      int(o["cols"]), MatrixUse[o["use"]], int(o["workgroupSize"]))
+
+
+@dataclass(frozen=True)
+class LayoutVariant:
+    """Compile-time signature: ``tensorLayoutNV<Dim, clampMode>`` and the matrix type."""
+
+    operation: Operation
+    Dim: int
+    clampMode: ClampMode
+    matrix: MatrixType
+
+    @property
+    def id(self) -> str:
+        m = self.matrix
+        scope = "subgroup" if m.scope is Scope.Subgroup else f"workgroup{m.workgroup_size}"
+        return (f"tensor_layout.{self.operation.value}.dim{self.Dim}.clamp_{self.clampMode.snake}."
+                f"{m.component.name}.{m.use.name.lower()}_{m.rows}x{m.cols}.{scope}")
+
+    @property
+    def local_size_x(self) -> int:
+        return self.matrix.workgroup_size
+
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        dt = self.matrix.component.dtype.name
+        return (BufferSpec(1, "input", dt), BufferSpec(2, "output", dt))
+
+    def requirements(self) -> Requirements:
+        feats = ["cooperativeMatrixTensorAddressing"]
+        if self.operation is Operation.load:
+            feats.append("cooperativeMatrixBlockLoads")  # blockSize may be set at run time
+        if self.matrix.scope is Scope.Workgroup:
+            feats.append("cooperativeMatrixWorkgroupScope")
+        exts = ["VK_NV_cooperative_matrix2"]
+        if self.matrix.component is ComponentType.bfloat16:
+            exts.append("VK_KHR_shader_bfloat16")
+        return Requirements(extensions=tuple(exts), features=tuple(feats), matrices=(self.matrix,))
+
+    def glsl(self) -> str:
+        m = self.matrix
+        return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m,
+                      T=m.component.glsl, component=m.component.name,
+                      bfloat16=m.component is ComponentType.bfloat16,
+                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,
+                      W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL,
+                             BLOCK_SIZE=W_BLOCK_SIZE, DIMENSION=W_DIMENSION, STRIDE=W_STRIDE,
+                             OFFSET=W_OFFSET, SPAN=W_SPAN),
+                      F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
+                             SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"operation": self.operation.value, "Dim": self.Dim, "clampMode": self.clampMode.name,
+                "matrix": matrix_to_json(self.matrix)}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> LayoutVariant:
+        return cls(Operation(o["operation"]), int(o["Dim"]), ClampMode[o["clampMode"]],
+                   matrix_from_json(o["matrix"]))
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: decode each case's words and load/store on host buffers."""
+        src, dst = buffers
+        m = self.matrix
+        for words, (in_off, out_off) in zip(params, offsets):
+            t = decode_layout(words, self.Dim, self.clampMode)
+            if self.operation is Operation.load:
+                tensor = src[in_off:in_off + t.extent()]
+                dst[out_off:out_off + m.elements] = expected_load(t, m.rows, m.cols, tensor, m.component).ravel()
+            else:
+                matrix = src[in_off:in_off + m.elements].reshape(m.rows, m.cols)
+                region = dst[out_off:out_off + t.extent()]
+                region[:] = expected_store(t, matrix, region)
+
+
+def decode_layout(words: np.ndarray, Dim: int, clampMode: ClampMode) -> TensorLayout:
+    """Replay the instruction sequence the shader runs, from a case's parameter words."""
+    w = [int(x) for x in words]
+    flags = w[W_FLAGS]
+
+    def vec(base: int, signed: bool = False) -> tuple[int, ...]:
+        vals = w[base:base + Dim]
+        return tuple(v - 2**32 if signed and v >= 2**31 else v for v in vals)
+
+    t = TensorLayout.create(Dim, clampMode)
+    if flags & FLAG_SET_BLOCK_SIZE:
+        t = t.set_block_size(*vec(W_BLOCK_SIZE))
+    t = t.set_dimension(*vec(W_DIMENSION))
+    if flags & FLAG_SET_STRIDE:
+        t = t.set_stride(*vec(W_STRIDE))
+    if flags & FLAG_SLICE:
+        t = t.slice(vec(W_OFFSET, signed=True), vec(W_SPAN))
+    if flags & FLAG_SET_CLAMP_VALUE:
+        t = t.set_clamp_value(w[W_CLAMP_VALUE])
+    return t
+
+
+def _opt(v: tuple[int, ...] | None) -> list[int] | None:
+    return None if v is None else list(v)
+
+
+@dataclass(frozen=True)
+class TensorLayoutCase:
+    """One load or store through a tensor layout, in the spec's vocabulary.
+
+    ``data``/``seed`` name the input values: ``iota`` (element i holds i+1,
+    so a wrong element names the address it came from) or ``random``.
+    """
+
+    family: ClassVar[str] = FAMILY_NAME
+
+    shader: LayoutVariant
+    layoutDimension: tuple[int, ...]
+    blockSize: tuple[int, ...] | None = None
+    stride: tuple[int, ...] | None = None
+    offset: tuple[int, ...] | None = None
+    span: tuple[int, ...] | None = None
+    clampValue: int | None = None
+    data_pattern: str = "iota"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if (self.offset is None) != (self.span is None):
+            raise ValueError("offset and span come together (one OpTensorLayoutSliceNV)")
+        if self.shader.operation is Operation.store and self.blockSize is not None:
+            raise ValueError("blockSize must not be set for a store (SPV_NV_cooperative_matrix2: "
+                             "a block size larger than 1 leads to data races)")
+
+    def variant(self) -> LayoutVariant:
+        return self.shader
+
+    def layout(self) -> TensorLayout:
+        """The layout state after the shader's instruction sequence (checked valid)."""
+        v = self.shader
+        t = TensorLayout.create(v.Dim, v.clampMode)
+        if self.blockSize is not None:
+            t = t.set_block_size(*self.blockSize)
+        t = t.set_dimension(*self.layoutDimension)
+        if self.stride is not None:
+            t = t.set_stride(*self.stride)
+        if self.offset is not None and self.span is not None:
+            t = t.slice(self.offset, self.span)
+        if self.clampValue is not None:
+            t = t.set_clamp_value(self.clampValue)
+        t.check()
+        return t
+
+    def params(self) -> np.ndarray:
+        """The family's parameter words (see W_* above)."""
+        w = np.zeros(FAMILY_WORDS, dtype=np.uint32)
+        flags = 0
+        D = self.shader.Dim
+        for flag, base, value in ((FLAG_SET_BLOCK_SIZE, W_BLOCK_SIZE, self.blockSize),
+                                  (FLAG_SET_STRIDE, W_STRIDE, self.stride),
+                                  (FLAG_SLICE, W_OFFSET, self.offset)):
+            if value is not None:
+                flags |= flag
+                w[base:base + D] = np.asarray(value, dtype=np.int64) & 0xFFFFFFFF
+        w[W_DIMENSION:W_DIMENSION + D] = self.layoutDimension
+        if self.span is not None:
+            w[W_SPAN:W_SPAN + D] = self.span
+        if self.clampValue is not None:
+            flags |= FLAG_SET_CLAMP_VALUE
+            w[W_CLAMP_VALUE] = self.clampValue
+        w[W_FLAGS] = flags
+        w[W_FILL] = sentinel_bits(self.shader.matrix.component)
+        return w
+
+    def data(self) -> CaseData:
+        t = self.layout()
+        m = self.shader.matrix
+        comp = m.component
+        poison = from_bits(sentinel_bits(comp), comp)
+        if self.shader.operation is Operation.load:
+            tensor = pattern_values(self.data_pattern, comp, t.extent(), self.seed)
+            out0 = np.full(m.elements, poison, dtype=comp.dtype)
+            expected = expected_load(t, m.rows, m.cols, tensor, comp).ravel()
+            return CaseData(self.params(), [tensor, out0], [None, expected])
+        matrix = pattern_values(self.data_pattern, comp, m.elements, self.seed)
+        out0 = np.full(t.extent(), poison, dtype=comp.dtype)
+        expected = expected_store(t, matrix.reshape(m.rows, m.cols), out0)
+        return CaseData(self.params(), [matrix, out0], [None, expected])
+
+    def compare_rule(self) -> CompareRule:
+        return CompareRule("bitwise")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": FAMILY_NAME, "variant": self.shader.to_json(),
+                "layoutDimension": list(self.layoutDimension), "blockSize": _opt(self.blockSize),
+                "stride": _opt(self.stride), "offset": _opt(self.offset), "span": _opt(self.span),
+                "clampValue": self.clampValue, "data": {"pattern": self.data_pattern, "seed": self.seed}}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> TensorLayoutCase:
+        def tup(key: str) -> tuple[int, ...] | None:
+            return None if o.get(key) is None else tuple(int(x) for x in o[key])
+
+        return cls(LayoutVariant.from_json(o["variant"]), tup("layoutDimension") or (),
+                   tup("blockSize"), tup("stride"), tup("offset"), tup("span"),
+                   None if o.get("clampValue") is None else int(o["clampValue"]),
+                   o["data"]["pattern"], int(o["data"]["seed"]))
+
+    def name(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+        return f"{self.shader.id}.case_{digest}"
+
+    def locate(self, buffer: int, element: int) -> dict[str, Any]:
+        """What element ``element`` of buffer ``buffer`` (0 input, 1 output) means,
+        for a failure report: the matrix (row, col) and the tensor coordinates."""
+        if buffer != 1:
+            return {}
+        m = self.shader.matrix
+        a = tensor_addresses(self.layout(), m.rows, m.cols, is_store=self.shader.operation is Operation.store)
+        if self.shader.operation is Operation.load:
+            row, col = divmod(element, m.cols)
+            if row >= m.rows:
+                return {}
+            return {"row": row, "col": col, "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]],
+                    "outOfBounds": bool(a.out_of_bounds[row, col]),
+                    "tensorElement": int(a.index[row, col]) if a.valid[row, col] else None}
+        hits = np.argwhere(a.valid & (a.index == element))
+        if not hits.size:
+            return {"tensorElement": element, "storedBy": None}
+        row, col = (int(x) for x in hits[0])
+        return {"tensorElement": element, "storedBy": {"row": row, "col": col},
+                "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]]}
+
+    def describe(self) -> dict[str, Any]:
+        """The resulting layout state, for reports (what the oracle used)."""
+        t = self.layout()
+        return {"LDim": t.LDim, "clampMode": t.clampMode.name, "blockSize": list(t.blockSize),
+                "layoutDimension": list(t.layoutDimension), "stride": list(t.stride),
+                "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
+                "clampValueBits": clamp_value_bits(t.clampValue, self.shader.matrix.component)}

@@ -1,0 +1,40 @@
+"""Expected results of OpCooperativeMatrixLoadTensorNV / StoreTensorNV through a tensor layout.
+
+SPV_NV_cooperative_matrix2, "3.X Tensor Layout and View": each matrix
+element (row, col) is loaded from / stored to element
+matrixCoordToTensorElement(t, row, col, N) of the tensor. Out of bounds,
+a Constant-clamped load returns clampValue and every clamp mode other than
+Undefined discards the store.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ctsgen.model.tensor import TensorLayout
+from ctsgen.model.types import ComponentType
+from ctsgen.oracle.addressing import tensor_addresses
+from ctsgen.oracle.values import clamp_value_bits, from_bits
+
+
+def expected_load(t: TensorLayout, rows: int, cols: int, tensor: np.ndarray,
+                  component: ComponentType) -> np.ndarray:
+    """The rows x cols matrix a load through ``t`` produces from ``tensor`` (1-D)."""
+    a = tensor_addresses(t, rows, cols, is_store=False)
+    clamp = from_bits(clamp_value_bits(t.clampValue, component), component)
+    return np.where(a.valid, tensor[np.where(a.valid, a.index, 0)], clamp)
+
+
+def expected_store(t: TensorLayout, matrix: np.ndarray, tensor: np.ndarray) -> np.ndarray:
+    """``tensor`` (1-D) after storing ``matrix`` through ``t``.
+
+    Raises ValueError if two stored elements land on one tensor element:
+    the result would depend on the order of racing stores.
+    """
+    a = tensor_addresses(t, *matrix.shape, is_store=True)
+    targets = a.index[a.valid]
+    if np.unique(targets).size != targets.size:
+        raise ValueError("two matrix elements store to the same tensor element (a data race)")
+    out = tensor.copy()
+    out[targets] = matrix[a.valid]
+    return out

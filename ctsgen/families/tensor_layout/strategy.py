@@ -1,0 +1,84 @@
+"""Strategies for tensor-layout loads and stores.
+
+Drawn in two dependent steps, so a pack can share compiled shaders:
+:func:`layout_variants` draws the compile-time signature, :func:`layout_cases`
+the run-time parameters valid for it. Validity by construction:
+
+* stores never set blockSize, and their span holds at least one element per
+  matrix element (otherwise two stores race for one tensor element);
+* Undefined clamping is only drawn with every access in bounds;
+* RepeatMirrored keeps every layoutDimension >= 2 unless hazardous cases
+  are asked for (docs/spec-decisions.md, "mirror-repeat-dim-1").
+
+Everything shrinks toward a load of a 16x16 float16 A matrix, Dim 1,
+Undefined clamping, no block size, default strides, no slice, iota data.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import default_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
+from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
+from ctsgen.strategies import block_sizes, clamp_values, layout_dimensions, matrix_types, slices, strides
+
+
+def strata() -> list[dict[str, object]]:
+    """Every operation x Dim x clampMode: the cells a pack must cover."""
+    return [{"operation": op, "Dim": d, "clampMode": mode}
+            for op in Operation for d in range(1, MAX_DIM + 1) for mode in ClampMode]
+
+
+@st.composite
+def layout_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
+                    operation: Operation | None = None, Dim: int | None = None,
+                    clampMode: ClampMode | None = None) -> LayoutVariant:
+    """Draw a compile-time signature; keyword arguments pin a part of it."""
+    op = draw(st.sampled_from(list(Operation))) if operation is None else operation
+    d = draw(st.integers(1, MAX_DIM)) if Dim is None else Dim
+    mode = draw(st.sampled_from(list(ClampMode))) if clampMode is None else clampMode
+    matrix = draw(matrix_types(options.profile or default_profile()))
+    return LayoutVariant(op, d, mode, matrix)
+
+
+def _optional(strategy: st.SearchStrategy) -> st.SearchStrategy:
+    """None (the instruction is not executed) or a drawn value; shrinks to None."""
+    return st.one_of(st.none(), strategy)
+
+
+@st.composite
+def layout_cases(draw: st.DrawFn, variant: LayoutVariant,
+                 options: StrategyOptions = StrategyOptions()) -> TensorLayoutCase:
+    """Draw valid run-time parameters for ``variant``."""
+    D, mode, m = variant.Dim, variant.clampMode, variant.matrix
+    min_side = 2 if mode is ClampMode.RepeatMirrored and not options.include_hazardous else 1
+    dims = list(draw(layout_dimensions(D, min_side=min_side)))
+    in_bounds = mode is ClampMode.Undefined
+    sliced = draw(st.booleans())
+    blockSize = None
+    if variant.operation is Operation.load:
+        blockSize = draw(_optional(block_sizes(D)))
+        need = 1
+    else:
+        need = m.elements  # one tensor element per stored matrix element
+        if not sliced or in_bounds:
+            dims[0] = max(dims[0], ceil_div(need, math.prod(dims[1:])))
+    dims = tuple(dims)
+    stride = draw(_optional(strides(dims, blockSize or (1,) * D)))
+    offset = span = None
+    if sliced:
+        offset, span = draw(slices(dims, in_bounds=in_bounds, min_elements=need))
+    clampValue = draw(_optional(clamp_values()))
+    pattern = draw(st.sampled_from(["iota", "random"]))
+    seed = draw(st.integers(0, 2**32 - 1)) if pattern == "random" else 0
+    return TensorLayoutCase(variant, dims, blockSize, stride, offset, span, clampValue, pattern, seed)
+
+
+def tensor_layout_cases(options: StrategyOptions = StrategyOptions(), **pinned: object
+                        ) -> st.SearchStrategy[TensorLayoutCase]:
+    """Draw a whole case: a variant (``pinned`` keywords fix parts of it), then its parameters."""
+    return layout_variants(options, **pinned).flatmap(lambda v: layout_cases(v, options))

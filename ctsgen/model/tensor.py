@@ -1,0 +1,163 @@
+"""Tensor layouts: the logical state of ``tensorLayoutNV`` and the Ops that build it.
+
+SPV_NV_tensor_addressing, "3.X Tensor Layout and View": a layout has
+``LDim`` dimensions (dimension 0 outermost) and the state ``blockSize``,
+``layoutDimension``, ``stride``, ``offset``, ``span`` and ``clampValue``.
+The methods of :class:`TensorLayout` mirror the OpTensorLayout*
+instructions, each returning an updated copy exactly as the spec's
+"3.X Tensor Layout and View Instructions" describe, so the oracle derives
+the state the shader builds by replaying the same instruction sequence.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, replace
+
+MAX_DIM = 5
+UINT32_MAX = 2**32 - 1
+
+
+class ClampMode(enum.IntEnum):
+    """Tensor Clamp Mode (SPV_NV_tensor_addressing, "3.X Tensor Clamp Mode")."""
+
+    Undefined = 0
+    Constant = 1
+    ClampToEdge = 2
+    Repeat = 3
+    RepeatMirrored = 4
+
+    @property
+    def glsl(self) -> str:
+        """The GL_NV_cooperative_matrix2 constant (GLSL spells mode 4 MirrorRepeat)."""
+        glsl_name = "MirrorRepeat" if self is ClampMode.RepeatMirrored else self.name
+        return f"gl_CooperativeMatrixClampMode{glsl_name}NV"
+
+    @property
+    def snake(self) -> str:
+        return {"ClampToEdge": "clamp_to_edge", "RepeatMirrored": "repeat_mirrored"}.get(
+            self.name, self.name.lower())
+
+
+class InvalidLayoutError(ValueError):
+    """A tensor layout violates a rule of SPV_NV_tensor_addressing."""
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def default_strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides set by OpTensorLayoutSetDimensionNV: ``stride[LDim-1] = 1`` and
+    ``stride[i] = stride[i+1] * ceiling(Dim[i+1] / blockSize[i+1])``."""
+    strides = [1] * len(layoutDimension)
+    for i in range(len(layoutDimension) - 2, -1, -1):
+        strides[i] = strides[i + 1] * ceil_div(layoutDimension[i + 1], blockSize[i + 1])
+    return tuple(strides)
+
+
+def min_strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...],
+                innermost: int = 1) -> tuple[int, ...]:
+    """Smallest valid strides for a given innermost stride (see :meth:`TensorLayout.check`)."""
+    strides = [innermost] * len(layoutDimension)
+    for i in range(len(layoutDimension) - 2, -1, -1):
+        strides[i] = strides[i + 1] * ceil_div(layoutDimension[i + 1], blockSize[i + 1])
+    return tuple(strides)
+
+
+@dataclass(frozen=True)
+class TensorLayout:
+    """Logical state of ``tensorLayoutNV<LDim, clampMode>`` (field names as in the spec)."""
+
+    clampMode: ClampMode
+    blockSize: tuple[int, ...]
+    layoutDimension: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: tuple[int, ...]
+    span: tuple[int, ...]
+    clampValue: int = 0
+
+    @property
+    def LDim(self) -> int:
+        return len(self.layoutDimension)
+
+    # -- the OpTensorLayout* instructions --------------------------------
+    @classmethod
+    def create(cls, Dim: int, clampMode: ClampMode = ClampMode.Undefined) -> TensorLayout:
+        """OpCreateTensorLayoutNV: layoutDimension, stride, span and offset are
+        zero, blockSize is one, clampValue is zero."""
+        if not 1 <= Dim <= MAX_DIM:
+            raise InvalidLayoutError(f"Dim must be in [1, {MAX_DIM}] (OpTypeTensorLayoutNV), got {Dim}")
+        zeros = (0,) * Dim
+        return cls(ClampMode(clampMode), (1,) * Dim, zeros, zeros, zeros, zeros, 0)
+
+    def set_block_size(self, *blockSize: int) -> TensorLayout:
+        """OpTensorLayoutSetBlockSizeNV."""
+        return replace(self, blockSize=self._operands("BlockSize", blockSize))
+
+    def set_dimension(self, *Dim: int) -> TensorLayout:
+        """OpTensorLayoutSetDimensionNV: sets layoutDimension and span to Dim,
+        offset to zero, and the strides from Dim and the current blockSize."""
+        dims = self._operands("Dim", Dim)
+        return replace(self, layoutDimension=dims, span=dims, offset=(0,) * self.LDim,
+                       stride=default_strides(dims, self.blockSize))
+
+    def set_stride(self, *Stride: int) -> TensorLayout:
+        """OpTensorLayoutSetStrideNV."""
+        return replace(self, stride=self._operands("Stride", Stride))
+
+    def slice(self, offsets: tuple[int, ...], spans: tuple[int, ...]) -> TensorLayout:
+        """OpTensorLayoutSliceNV: *adds* Offset<i> to offset[i] and sets span[i]."""
+        offsets = self._operands("Offset", offsets)
+        spans = self._operands("Span", spans)
+        return replace(self, offset=tuple(o + d for o, d in zip(self.offset, offsets)), span=spans)
+
+    def set_clamp_value(self, Value: int) -> TensorLayout:
+        """OpTensorLayoutSetClampValueNV (a 32-bit integer)."""
+        return replace(self, clampValue=Value & UINT32_MAX)
+
+    def _operands(self, what: str, values: tuple[int, ...]) -> tuple[int, ...]:
+        if len(values) != self.LDim:
+            raise InvalidLayoutError(
+                f"the number of {what} operands must match the dimension ({self.LDim}), got {len(values)}")
+        return tuple(int(v) for v in values)
+
+    # -- valid usage ----------------------------------------------------
+    def check(self) -> None:
+        """Raise :class:`InvalidLayoutError` naming the first violated rule.
+
+        Rules: every layoutDimension, blockSize and span is at least 1 (a
+        zero span divides by zero in linearToSpanCoord); offsets fit int32;
+        and the stride rule of OpTensorLayoutSetStrideNV,
+        ``stride[i] >= stride[i+1] * ceiling(layoutDimension[i+1] / blockSize[i+1])``
+        (docs/spec-decisions.md explains why this, not the unblocked wording
+        under OpTensorLayoutSliceNV, is the rule applied).
+        """
+        for name in ("layoutDimension", "blockSize", "span"):
+            vals = getattr(self, name)
+            for i, v in enumerate(vals):
+                if not 1 <= v <= UINT32_MAX:
+                    raise InvalidLayoutError(f"{name}[{i}] = {v}: must be in [1, 2^32-1]")
+        for i, o in enumerate(self.offset):
+            if not -(2**31) <= o < 2**31:
+                raise InvalidLayoutError(f"offset[{i}] = {o}: must fit a 32-bit signed integer")
+        if self.stride[-1] < 1:
+            raise InvalidLayoutError(f"stride[{self.LDim - 1}] = {self.stride[-1]}: must be at least 1")
+        for i in range(self.LDim - 1):
+            need = self.stride[i + 1] * ceil_div(self.layoutDimension[i + 1], self.blockSize[i + 1])
+            if self.stride[i] < need:
+                raise InvalidLayoutError(
+                    f"stride[{i}] = {self.stride[i]} is below stride[{i + 1}] * "
+                    f"ceiling(layoutDimension[{i + 1}] / blockSize[{i + 1}]) = {need} "
+                    f"(OpTensorLayoutSetStrideNV valid usage); use stride[{i}] >= {need}")
+
+    def extent(self) -> int:
+        """Number of elements of memory the layout can address: 1 + the largest
+        linear index of an in-bounds coordinate (tensorCoordToLinear)."""
+        blocks = [ceil_div(d, b) for d, b in zip(self.layoutDimension, self.blockSize)]
+        return 1 + sum((n - 1) * s for n, s in zip(blocks, self.stride))
+
+    @property
+    def span_elements(self) -> int:
+        return math.prod(self.span)

@@ -1,0 +1,1 @@
+"""Shared oracle machinery: the spec's addressing rules and numeric conversions, vectorised."""

@@ -1,0 +1,127 @@
+"""matrixCoordToTensorElement, vectorised over every element of a matrix.
+
+A transcription of the pseudo-code in SPV_NV_cooperative_matrix2,
+"3.X Tensor Layout and View" (functions matrixCoordToLinear,
+linearToSpanCoord, spanCoordToTensorCoord, tensorCoordToLinear), evaluated
+for all (row, col) at once with numpy. Loops run over the (at most five)
+tensor dimensions, never over matrix elements.
+
+Decisions on points the spec leaves open are recorded in
+docs/spec-decisions.md and referenced here by name:
+
+* remainders "as defined in OpSMod" take the sign of the divisor, which is
+  numpy's ``np.mod`` on integers (negative coordinates wrap upward);
+* RepeatMirrored reads ``dim`` in ``c >= dim ? 2*dim-2-c : c`` as the
+  layoutDimension of the axis; with layoutDimension == 1 the period
+  ``2*dim-2`` is 0 and the oracle maps every coordinate to 0, the only
+  in-bounds one ("mirror-repeat-dim-1"; such cases are hazardous and opt-in).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ctsgen.model.tensor import ClampMode, TensorLayout
+
+UINT32 = 2**32
+
+
+@dataclass(frozen=True)
+class TensorAddresses:
+    """Where each matrix element goes, for an M x N matrix (arrays are M x N).
+
+    ``index``: element index into the tensor (tensorCoordToLinear of
+    blockCoord); meaningful where ``valid``.
+    ``valid``: the element is loaded from / stored to memory. False where a
+    coordinate is out of bounds and the clamp mode turns the access into
+    the clamp value (loads) or a discarded store.
+    ``out_of_bounds``: some ``spanCoord + offset`` was outside [0, layoutDimension).
+    ``tensorCoord``, ``blockCoord``, ``coordInBlock``: LDim x M x N arrays,
+    after clamping.
+    """
+
+    index: np.ndarray
+    valid: np.ndarray
+    out_of_bounds: np.ndarray
+    tensorCoord: np.ndarray
+    blockCoord: np.ndarray
+    coordInBlock: np.ndarray
+
+
+def matrix_linear_index(M: int, N: int) -> np.ndarray:
+    """matrixCoordToLinear without a view: ``row * N + col`` for every element."""
+    return np.arange(M * N, dtype=np.int64).reshape(M, N)
+
+
+def linear_to_span_coord(t: TensorLayout, index: np.ndarray) -> np.ndarray:
+    """linearToSpanCoord: innermost dimension first, ``index % span[dim]``, then divide."""
+    coords = np.empty((t.LDim,) + index.shape, dtype=np.int64)
+    rest = index.astype(np.int64, copy=True)
+    for dim in range(t.LDim - 1, -1, -1):
+        coords[dim] = rest % t.span[dim]
+        rest //= t.span[dim]
+    return coords
+
+
+def wrap_coordinate(mode: ClampMode, c: np.ndarray, dim: int) -> np.ndarray:
+    """The clamp of spanCoordToTensorCoord for ClampToEdge / Repeat / RepeatMirrored,
+    applied to every coordinate (callers select the out-of-bounds ones)."""
+    if mode is ClampMode.ClampToEdge:
+        return np.clip(c, 0, dim - 1)
+    if mode is ClampMode.Repeat:
+        return np.mod(c, dim)  # OpSMod: sign of the divisor
+    if mode is ClampMode.RepeatMirrored:
+        period = 2 * dim - 2
+        if period == 0:  # decision "mirror-repeat-dim-1"
+            return np.zeros_like(c)
+        c = np.mod(c, period)
+        return np.where(c >= dim, period - c, c)
+    raise ValueError(f"{mode.name} does not move coordinates")
+
+
+def span_coord_to_tensor_coord(t: TensorLayout, spanCoord: np.ndarray, is_store: bool
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, ClampMode]:
+    """The clamping half of spanCoordToTensorCoord, for every element.
+
+    Returns (tensorCoord, valid, out_of_bounds, effective clamp mode): for
+    stores every mode other than Undefined is treated as Constant, i.e. an
+    out-of-bounds store is discarded. The block split is done by
+    :func:`tensor_addresses`.
+    """
+    mode = t.clampMode
+    if is_store and mode is not ClampMode.Undefined:
+        mode = ClampMode.Constant
+    coord = np.empty_like(spanCoord)
+    oob_any = np.zeros(spanCoord.shape[1:], dtype=bool)
+    for dim in range(t.LDim):
+        c = spanCoord[dim] + t.offset[dim]
+        oob = (c < 0) | (c >= t.layoutDimension[dim])
+        oob_any |= oob
+        if mode in (ClampMode.ClampToEdge, ClampMode.Repeat, ClampMode.RepeatMirrored):
+            c = np.where(oob, wrap_coordinate(mode, c, t.layoutDimension[dim]), c)
+        coord[dim] = c
+    valid = ~oob_any if mode is ClampMode.Constant else np.ones_like(oob_any)
+    return coord, valid, oob_any, mode
+
+
+def tensor_addresses(t: TensorLayout, M: int, N: int, *, is_store: bool) -> TensorAddresses:
+    """matrixCoordToTensorElement for every (row, col) of an M x N matrix.
+
+    Raises ValueError if an Undefined-mode layout is accessed out of bounds
+    (undefined behaviour has no expected value) or if an index would not
+    fit the spec's uint32 arithmetic.
+    """
+    spanCoord = linear_to_span_coord(t, matrix_linear_index(M, N))
+    coord, valid, oob, mode = span_coord_to_tensor_coord(t, spanCoord, is_store)
+    if mode is ClampMode.Undefined and oob.any():
+        raise ValueError("an Undefined clamp mode layout is accessed out of bounds: no defined result")
+    block = np.asarray(t.blockSize, dtype=np.int64).reshape((-1, 1, 1))
+    safe = np.where(valid, coord, 0)
+    blockCoord = safe // block
+    coordInBlock = safe % block
+    index = np.tensordot(np.asarray(t.stride, dtype=np.int64), blockCoord, axes=1)
+    if index.size and int(index.max()) >= UINT32:
+        raise ValueError("tensorCoordToLinear exceeds 32 bits for this layout")
+    return TensorAddresses(index, valid, oob, coord, blockCoord, coordInBlock)

@@ -1,0 +1,71 @@
+"""Drawing the cases of a pack: stratified, grouped by shader variant, deterministic.
+
+A pack must cover every cell of its family (``Family.strata()``, e.g.
+operation x Dim x clampMode) and should share compiled shaders, so each
+cell's quota is drawn as a few variants with several cases each. Every
+draw is seeded from the pack seed and the cell, so the same seed gives
+the same pack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Callable
+
+from ctsgen.families.base import Case, Family, StrategyOptions
+from ctsgen.strategies.sampling import draw_examples
+
+CASES_PER_VARIANT = 8
+
+
+def _sub_seed(*parts: object) -> int:
+    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "little")
+
+
+def _draw_distinct(strategy_for_attempt: Callable[[int], list[Case]], want: int, taken: dict[str, Case]
+                   ) -> list[Case]:
+    """Up to ``want`` cases not in ``taken``, retrying with new seeds a few times."""
+    got: list[Case] = []
+    for attempt in range(4):
+        for c in strategy_for_attempt(attempt):
+            if len(got) < want and c.name() not in taken and all(c.name() != g.name() for g in got):
+                got.append(c)
+        if len(got) == want:
+            break
+    return got
+
+
+def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
+               cases_per_variant: int = CASES_PER_VARIANT,
+               progress: Callable[[int, int], None] | None = None) -> list[Case]:
+    """``count`` distinct cases of ``family`` spread evenly over its strata.
+
+    Each stratum's variants are a seeded sample from a larger draw, so
+    Hypothesis's first (always the simplest) example does not stand in for
+    every small stratum.
+    """
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    strata = family.strata()
+    out: dict[str, Case] = {}
+    for i, stratum in enumerate(strata):
+        quota = count // len(strata) + (1 if i < count % len(strata) else 0)
+        if quota == 0:
+            continue
+        n_variants = math.ceil(quota / cases_per_variant)
+        pool = {v.id: v for v in draw_examples(family.variants(options, **stratum), 2 * n_variants + 4,
+                                               _sub_seed(seed, family.name, i))}
+        rng = random.Random(_sub_seed(seed, family.name, i, "pick"))
+        ordered = rng.sample(sorted(pool.values(), key=lambda v: v.id), min(n_variants, len(pool)))
+        shares = [quota // len(ordered) + (1 if j < quota % len(ordered) else 0) for j in range(len(ordered))]
+        for v, share in zip(ordered, shares):
+            for c in _draw_distinct(
+                    lambda attempt, v=v, share=share: draw_examples(
+                        family.cases_for(v, options), 2 * share, _sub_seed(seed, v.id, attempt)),
+                    share, out):
+                out[c.name()] = c
+        if progress:
+            progress(i + 1, len(strata))
+    return list(out.values())

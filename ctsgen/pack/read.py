@@ -1,0 +1,159 @@
+"""Reading a pack, validated before anything touches a device.
+
+Every problem is a :class:`PackError` that names the file and what would
+make it right: a missing or corrupt manifest, an unknown format version,
+a missing shader or case file, SPIR-V whose checksum does not match, an
+unknown family, arrays of the wrong dtype.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes  # noqa: F401  (registers the bfloat16 dtype name)
+import numpy as np
+
+from ctsgen.backends.base import BufferSpec, ShaderVariant
+from ctsgen.device.profile import Requirements
+from ctsgen.families import get_family
+from ctsgen.families.base import Variant
+from ctsgen.pack import FORMAT, FORMAT_VERSION
+from ctsgen.pack.arrays import load_array
+
+
+class PackError(ValueError):
+    """A pack is malformed; the message names the file and the fix."""
+
+
+@dataclass
+class PackCase:
+    """One case as read from a pack (data loaded on demand)."""
+
+    root: Path
+    record: dict[str, Any]
+    buffers: tuple[BufferSpec, ...]
+
+    @property
+    def name(self) -> str:
+        return self.record["name"]
+
+    @property
+    def variant_id(self) -> str:
+        return self.record["variant"]
+
+    @property
+    def params(self) -> np.ndarray:
+        return np.asarray(self.record["param_words"], dtype=np.uint32)
+
+    def arrays(self) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+        """(initial, expected) per buffer, in binding order."""
+        files = self.record["files"]
+        initial, expected = [], []
+        for spec in self.buffers:
+            initial.append(self._load(files, f"{spec.name}.initial", spec.dtype, required=True))
+            expected.append(self._load(files, f"{spec.name}.expected", spec.dtype, required=False))
+        return initial, expected
+
+    def _load(self, files: dict[str, str], key: str, dtype: str, *, required: bool) -> np.ndarray | None:
+        rel = files.get(key)
+        if rel is None:
+            if required:
+                raise PackError(f"case {self.name}: no '{key}' entry in its files; regenerate the pack")
+            return None
+        path = self.root / rel
+        try:
+            return load_array(path, np.dtype(dtype))
+        except FileNotFoundError:
+            raise PackError(f"{path}: missing (case {self.name}); regenerate the pack") from None
+        except ValueError as exc:
+            raise PackError(f"{path}: {exc}") from None
+
+
+@dataclass
+class Pack:
+    root: Path
+    manifest: dict[str, Any]
+    variants: dict[str, ShaderVariant]
+    family_variants: dict[str, Variant]
+    cases: list[PackCase]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        obj = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise PackError(f"{path}: missing; is this a pack directory written by 'ctsgen generate'?") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PackError(f"{path}: not valid JSON ({exc}); the file is corrupt, regenerate the pack") from None
+    if not isinstance(obj, dict):
+        raise PackError(f"{path}: expected a JSON object")
+    return obj
+
+
+def _require(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in obj:
+        raise PackError(f"{where}: missing key '{key}'")
+    if not isinstance(obj[key], kind):
+        raise PackError(f"{where}: '{key}' must be a {kind.__name__}")
+    return obj[key]
+
+
+def load_pack(root: str | Path) -> Pack:
+    """Read and validate the pack at ``root`` (case arrays are read lazily)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise PackError(f"{root}: no such pack directory")
+    mpath = root / "manifest.json"
+    m = _read_json(mpath)
+    if m.get("format") != FORMAT:
+        raise PackError(f"{mpath}: 'format' is {m.get('format')!r}, expected {FORMAT!r}")
+    if m.get("format_version") != FORMAT_VERSION:
+        raise PackError(f"{mpath}: format_version {m.get('format_version')!r} is not supported "
+                        f"(this ctsgen reads version {FORMAT_VERSION}); regenerate the pack")
+    variants: dict[str, ShaderVariant] = {}
+    family_variants: dict[str, Variant] = {}
+    for vid, rec in _require(m, "variants", dict, str(mpath)).items():
+        where = f"{mpath}: variant {vid}"
+        try:
+            fam = get_family(_require(rec, "family", str, where))
+        except KeyError as exc:
+            raise PackError(f"{where}: {exc.args[0]}") from None
+        try:
+            fv = fam.variant_from_json(_require(rec, "signature", dict, where))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise PackError(f"{where}: invalid signature ({exc!r})") from None
+        spv_path = root / _require(rec, "spirv", str, where)
+        try:
+            spirv = spv_path.read_bytes()
+        except FileNotFoundError:
+            raise PackError(f"{spv_path}: missing SPIR-V of variant {vid}; regenerate the pack") from None
+        if hashlib.sha256(spirv).hexdigest() != rec.get("spirv_sha256"):
+            raise PackError(f"{spv_path}: checksum does not match the manifest; the file was modified or "
+                            "truncated, regenerate the pack")
+        buffers = tuple(BufferSpec(int(b["binding"]), str(b["name"]), str(b["dtype"]))
+                        for b in _require(rec, "buffers", list, where))
+        req = rec.get("requirements", {})
+        variants[vid] = ShaderVariant(
+            id=vid, spirv=spirv, local_size_x=int(_require(rec, "local_size_x", int, where)), buffers=buffers,
+            requirements=Requirements(tuple(req.get("extensions", ())), tuple(req.get("features", ())),
+                                      fv.requirements().matrices),
+            family=rec["family"], signature=rec["signature"])
+        family_variants[vid] = fv
+    cases = []
+    for i, entry in enumerate(_require(m, "cases", list, str(mpath))):
+        where = f"{mpath}: cases[{i}]"
+        vid = _require(entry, "variant", str, where)
+        if vid not in variants:
+            raise PackError(f"{where}: variant {vid!r} is not in the manifest's variants")
+        cpath = root / _require(entry, "case", str, where)
+        rec = _read_json(cpath)
+        for key, kind in (("name", str), ("param_words", list), ("files", dict), ("compare", dict)):
+            _require(rec, key, kind, str(cpath))
+        if rec["name"] != entry.get("name"):
+            raise PackError(f"{cpath}: name {rec['name']!r} does not match the manifest's {entry.get('name')!r}")
+        cases.append(PackCase(root, rec, variants[vid].buffers))
+    return Pack(root, m, variants, family_variants, cases)

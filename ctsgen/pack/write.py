@@ -1,0 +1,139 @@
+"""Writing a pack: compile each variant once, write cases, publish atomically.
+
+Everything goes into a temporary sibling directory first and is renamed
+into place only when complete, so an interrupted or failed generate
+leaves no half-written pack (and an existing pack is replaced only with
+``overwrite``). Output is byte-identical for the same cases: JSON with
+sorted keys, no timestamps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ctsgen import __version__
+from ctsgen.families.base import Case, Variant
+from ctsgen.pack import FORMAT, FORMAT_VERSION
+from ctsgen.pack.arrays import save_array
+
+
+class PackExistsError(FileExistsError):
+    """The output directory exists and overwriting was not asked for."""
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True) + "\n"
+
+
+def variant_record(family: str, v: Variant, spirv: bytes) -> dict[str, Any]:
+    """The manifest entry of one shader variant."""
+    return {
+        "family": family,
+        "signature": v.to_json(),
+        "glsl": f"shaders/{v.id}.comp",
+        "spirv": f"shaders/{v.id}.spv",
+        "spirv_sha256": hashlib.sha256(spirv).hexdigest(),
+        "local_size_x": v.local_size_x,
+        "buffers": [{"binding": b.binding, "name": b.name, "dtype": b.dtype} for b in v.buffers()],
+        "requirements": {
+            "extensions": list(v.requirements().extensions),
+            "features": list(v.requirements().features),
+        },
+    }
+
+
+def case_record(case: Case, v: Variant, data_files: dict[str, str]) -> dict[str, Any]:
+    """The case file: parameters in spec vocabulary plus what a consumer needs to run it."""
+    d = case.data()
+    rec = {
+        "name": case.name(),
+        "family": case.family,
+        "variant": v.id,
+        "parameters": case.to_json(),
+        "param_words": [int(x) for x in d.params],
+        "compare": case.compare_rule().to_json(),
+        "files": data_files,
+    }
+    describe = getattr(case, "describe", None)
+    if describe is not None:
+        rec["state"] = describe()
+    return rec
+
+
+def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
+               compile_fn: Callable[[str, str], bytes], validate_fn: Callable[[bytes], None],
+               overwrite: bool = False, progress: Callable[[int, int], None] | None = None) -> Path:
+    """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
+
+    ``header`` goes into the manifest (seed, options, toolchain versions).
+    ``compile_fn(glsl, name)`` and ``validate_fn(spirv)`` are the toolchain.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not overwrite:
+        raise PackExistsError(f"{out_dir} already exists; choose another --out or pass --force to replace it")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+    try:
+        _write_into(tmp, cases, header, compile_fn, validate_fn, progress)
+        _publish(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out_dir
+
+
+def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
+                compile_fn: Callable[[str, str], bytes], validate_fn: Callable[[bytes], None],
+                progress: Callable[[int, int], None] | None) -> None:
+    (root / "shaders").mkdir()
+    (root / "cases").mkdir()
+    variants: dict[str, dict[str, Any]] = {}
+    entries = []
+    for n, case in enumerate(cases, 1):
+        v = case.variant()
+        if v.id not in variants:
+            glsl = v.glsl()
+            spirv = compile_fn(glsl, f"{v.id}.comp")
+            validate_fn(spirv)
+            (root / "shaders" / f"{v.id}.comp").write_text(glsl)
+            (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
+            variants[v.id] = variant_record(case.family, v, spirv)
+        name = case.name()
+        case_dir = root / "cases" / name
+        case_dir.mkdir()
+        d = case.data()
+        files: dict[str, str] = {}
+        for spec, initial, expected in zip(v.buffers(), d.initial, d.expected):
+            files[f"{spec.name}.initial"] = f"cases/{name}/{spec.name}.initial.npy"
+            save_array(case_dir / f"{spec.name}.initial.npy", initial)
+            if expected is not None:
+                files[f"{spec.name}.expected"] = f"cases/{name}/{spec.name}.expected.npy"
+                save_array(case_dir / f"{spec.name}.expected.npy", expected)
+        (case_dir / "case.json").write_text(_dump(case_record(case, v, files)))
+        entries.append({"name": name, "family": case.family, "variant": v.id, "case": f"cases/{name}/case.json"})
+        if progress:
+            progress(n, len(cases))
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
+                "generator": {"name": "ctsgen", "version": __version__},
+                **header, "variants": variants, "cases": entries}
+    (root / "manifest.json").write_text(_dump(manifest))
+
+
+def _publish(tmp: Path, out_dir: Path) -> None:
+    """Rename the finished pack into place (replacing an old one last)."""
+    if out_dir.exists():
+        old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
+        os.replace(out_dir, old)
+        os.replace(tmp, out_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, out_dir)

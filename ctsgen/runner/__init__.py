@@ -1,0 +1,1 @@
+"""Running packs on a backend: batching, verdicts, results files."""

@@ -1,0 +1,47 @@
+"""Strategies for cooperative matrix types a device advertises."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import DeviceProfile
+from ctsgen.model.types import MatrixType, Scope
+
+
+def _simplicity(mt: MatrixType) -> tuple:
+    """Sort key: subgroup before workgroup, small before large, f16 first."""
+    return (mt.scope is Scope.Workgroup, mt.workgroup_size, mt.rows * mt.cols,
+            mt.component.name != "float16", mt.component.name, mt.use.name)
+
+
+def matrix_types(profile: DeviceProfile, *, max_granules: int = 3,
+                 flexible: bool = True, workgroup: bool = True) -> st.SearchStrategy[MatrixType]:
+    """Draw a matrix type the device supports.
+
+    Fixed sizes come from VK_KHR_cooperative_matrix's property list; with
+    ``flexible`` (and the device's cooperativeMatrixFlexibleDimensions) the
+    draw also scales a flexible-dimension granule by 1..``max_granules`` in
+    each direction (never above cooperativeMatrixFlexibleDimensionsMaxDimension);
+    ``workgroup`` admits workgroup-scope granules. Shrinks toward the
+    simplest fixed type (a 16x16 float16 A matrix on the H100).
+    """
+    fixed = sorted(profile.matrix_types(), key=_simplicity)
+    granules = sorted((g for g in profile.flexible_granules()
+                       if workgroup or g.scope is Scope.Subgroup), key=_simplicity) if flexible else []
+    if not fixed and not granules:
+        raise ValueError(f"device profile {profile.name!r} lists no cooperative matrix types")
+    choices = [st.sampled_from(fixed)] if fixed else []
+    if granules:
+        limit = profile.flexible_max_dimension
+
+        @st.composite
+        def scaled(draw: st.DrawFn) -> MatrixType:
+            g = draw(st.sampled_from(granules))
+            kr = draw(st.integers(1, max(1, min(max_granules, limit // g.rows))))
+            kc = draw(st.integers(1, max(1, min(max_granules, limit // g.cols))))
+            return replace(g, rows=g.rows * kr, cols=g.cols * kc)
+
+        choices.append(scaled())
+    return st.one_of(choices)
