@@ -69,6 +69,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{args.backend} on {backend.profile().name}: {len(pack.cases) - len(skip)} cases in {summary.wall_s:.1f}s")
     for status, n in sorted(summary.counts.items()):
         print(f"  {status:15s} {n}")
+    stats = getattr(backend, "stats", None)
+    if stats:
+        print("  backend: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
+                                        for k, v in stats.items()))
     for r in summary.failures[:args.show_failures]:
         print(f"{r.status.value}: {r.name}\n  {r.detail}")
         for m in r.mismatches[:4]:
@@ -83,6 +87,16 @@ def _run_progress():
     def update(done: int, total: int, counts) -> None:
         show(done, total, " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     return update
+
+
+def cmd_repro(args: argparse.Namespace) -> int:
+    from ctsgen.pack.read import load_pack
+    from ctsgen.repro import export_repro
+
+    results = Path(args.results) if args.results else None
+    out = export_repro(load_pack(args.pack), args.case, Path(args.out), results=results, overwrite=args.force)
+    print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend vulkan")
+    return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -116,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--show-failures", type=int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.set_defaults(func=cmd_run)
+
+    x = sub.add_parser("repro", help="export one case of a pack as a standalone repro")
+    x.add_argument("pack", help="pack directory")
+    x.add_argument("case", help="case name")
+    x.add_argument("--out", required=True, help="repro directory to write")
+    x.add_argument("--results", help="results file whose record of the case goes into REPORT.md")
+    x.add_argument("--force", action="store_true", help="replace an existing --out")
+    x.set_defaults(func=cmd_repro)
 
     d = sub.add_parser("doctor", help="report the toolchain, Vulkan loader and devices")
     d.set_defaults(func=cmd_doctor)

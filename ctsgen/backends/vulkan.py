@@ -40,6 +40,7 @@ and end that process after a timeout.
 from __future__ import annotations
 
 import ctypes
+import time
 from dataclasses import dataclass
 from itertools import pairwise
 from types import ModuleType
@@ -172,6 +173,8 @@ class VulkanBackend:
         self._hung: str | None = None  # set when a dispatch timed out: the GPU may still use our memory
         self._lost = False
         self._profile = DeviceProfile()
+        #: where the time goes: pipeline creation vs. submitted work (for benchmarks and run summaries)
+        self.stats: dict[str, float] = {"pipelines": 0, "pipeline_s": 0.0, "dispatches": 0, "dispatch_s": 0.0}
         try:
             self._create_instance()
             self._select_physical_device(device_index)
@@ -214,11 +217,16 @@ class VulkanBackend:
         if not 1 <= dispatch.workgroups <= max_groups:
             raise BackendError(f"{variant.id}: {dispatch.workgroups} workgroups is outside 1.."
                                f"maxComputeWorkGroupCount[0] = {max_groups}; split the dispatch")
+        t0 = time.perf_counter()
         pipeline = self._pipeline(variant)
+        t1 = time.perf_counter()
         alloc = self._allocate(arrays, pipeline)
         try:
             self._record_and_submit(pipeline, alloc, dispatch.workgroups)
             self._wait(variant, timeout_s)
+            self.stats["pipeline_s"] += t1 - t0
+            self.stats["dispatch_s"] += time.perf_counter() - t1
+            self.stats["dispatches"] += 1
             return [self._read(alloc.mapped + off, a) for a, off in zip(arrays, alloc.offsets)]
         except DispatchTimeout:
             alloc = None  # the GPU may still write into it: leak it (see the module docstring)
@@ -455,6 +463,7 @@ class VulkanBackend:
             self._check(res, f"shader variant {variant.id}: {what}")
         entry = _Pipeline(variant.spirv, set_layout, layout, pipeline, bindings)
         self._pipelines[variant.id] = entry
+        self.stats["pipelines"] += 1
         return entry
 
     def _memory_type(self, type_bits: int) -> int:

@@ -9,6 +9,7 @@ files and edits nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -61,7 +62,10 @@ class Variant(Protocol):
 
     def requirements(self) -> Requirements: ...
 
-    def glsl(self) -> str: ...
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        """The shader source; with ``baked`` (one whole parameter record: the
+        buffer offsets, then the family words) a standalone one-case shader."""
+        ...
 
     def to_json(self) -> dict[str, Any]: ...
 

@@ -71,11 +71,14 @@ def case_record(case: Case, v: Variant, data_files: dict[str, str]) -> dict[str,
 
 def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
                compile_fn: Callable[[str, str], bytes], validate_fn: Callable[[bytes], None],
-               overwrite: bool = False, progress: Callable[[int, int], None] | None = None) -> Path:
+               overwrite: bool = False, progress: Callable[[int, int], None] | None = None,
+               extra_files: dict[str, str | bytes] | None = None) -> Path:
     """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
     ``compile_fn(glsl, name)`` and ``validate_fn(spirv)`` are the toolchain.
+    ``extra_files`` (relative path -> content) are written beside the
+    manifest before the pack is published, e.g. a repro's report.
     """
     out_dir = Path(out_dir)
     if out_dir.exists() and not overwrite:
@@ -84,6 +87,12 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
         _write_into(tmp, cases, header, compile_fn, validate_fn, progress)
+        for rel, content in (extra_files or {}).items():
+            target = tmp / rel
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content)
         _publish(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -92,9 +93,12 @@ class LayoutVariant:
             exts.append("VK_KHR_shader_bfloat16")
         return Requirements(extensions=tuple(exts), features=tuple(feats), matrices=(self.matrix,))
 
-    def glsl(self) -> str:
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        """The shader; with ``baked`` (a whole parameter record) a one-case repro
+        that reads its parameters from constants instead of binding 0."""
         m = self.matrix
         return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m,
+                      baked=None if baked is None else [int(w) for w in baked],
                       T=m.component.glsl, component=m.component.name,
                       bfloat16=m.component is ComponentType.bfloat16,
                       words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,

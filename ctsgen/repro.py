@@ -1,0 +1,91 @@
+"""Standalone repros: one case out of a pack, ready for a bug report.
+
+A repro directory is a one-case pack (``ctsgen run REPRO --backend B``
+replays it) plus ``repro.comp``/``repro.spv``, the shader with every
+run-time parameter baked in as constants (bind the case's .npy buffers at
+bindings 1..n and dispatch one workgroup), and ``REPORT.md``: the
+parameters in the spec's vocabulary, the first wrong elements when a
+results file says the case failed, and the commands that replay it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ctsgen.families import get_family
+from ctsgen.families.base import Case
+from ctsgen.pack.read import Pack, PackError
+from ctsgen.pack.write import write_pack
+from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+
+
+def _failure(results: Path | None, name: str) -> dict[str, Any] | None:
+    if results is None:
+        return None
+    with open(results) as fh:
+        for line in fh:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if rec.get("name") == name:
+                return rec
+    return None
+
+
+def _bullets(obj: dict[str, Any]) -> list[str]:
+    return [f"- `{k}`: `{json.dumps(obj[k], sort_keys=True)}`" for k in sorted(obj)]
+
+
+def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any] | None, out_dir: Path) -> str:
+    """REPORT.md for ``case``."""
+    v = case.variant()
+    params = {k: val for k, val in case.to_json().items() if k not in ("variant", "family")}
+    lines = [f"# ctsgen repro: {case.name()}", "",
+             f"Shader variant `{v.id}` (compile-time signature):", "", *_bullets(v.to_json()), "",
+             "Run-time parameters, in the spec's vocabulary (null: the instruction is not executed):", "",
+             *_bullets(params), ""]
+    if state:
+        lines += ["State the oracle used:", "", *_bullets(state), ""]
+    if failure:
+        lines += [f"Observed: **{failure.get('status')}**: {failure.get('detail', '')}", ""]
+        mism = failure.get("mismatches") or []
+        if mism:
+            keys = [k for k in ("buffer", "element", "row", "col", "tensorCoord", "tensorElement", "storedBy")
+                    if any(k in m for m in mism)]
+            lines += ["| " + " | ".join(keys + ["expected", "actual"]) + " |",
+                      "|" + "---|" * (len(keys) + 2)]
+            for m in mism:
+                cells = [str(m.get(k, "")) for k in keys]
+                cells += [f"{m['expected']['value']} ({m['expected']['bits']})" if m.get("expected") else "",
+                          f"{m['actual']['value']} ({m['actual']['bits']})" if m.get("actual") else ""]
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
+    lines += ["Replay:", "", "```sh", f"ctsgen run {out_dir} --backend vulkan", "```", "",
+              "Or without ctsgen: `repro.spv` has every parameter baked in; bind "
+              "`cases/*/<buffer>.initial.npy` at bindings 1..n (binding 0 is unused), dispatch one "
+              "workgroup and compare with `<buffer>.expected.npy` (docs/pack-format.md).", ""]
+    return "\n".join(lines)
+
+
+def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None = None,
+                 overwrite: bool = False) -> Path:
+    """Write the repro of case ``name`` of ``pack`` to ``out_dir``."""
+    match = [c for c in pack.cases if c.name == name]
+    if not match:
+        raise PackError(f"{pack.root}: no case named {name!r} (case names are listed in manifest.json)")
+    record = match[0].record
+    case = get_family(record["family"]).case_from_json(record["parameters"])
+    baked = [0] * len(case.variant().buffers()) + [int(w) for w in case.data().params]
+    glsl = case.variant().glsl(baked)
+    spirv = compile_glsl(glsl, "repro.comp")
+    validate_spirv(spirv)
+    header = {"seed": None, "count": 1, "families": [case.family], "repro_of": {"pack": str(pack.root), "case": name},
+              "options": pack.manifest.get("options", {}),
+              "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}}
+    extra = {"repro.comp": glsl, "repro.spv": spirv,
+             "REPORT.md": report_text(case, record.get("state"), _failure(results, name), out_dir)}
+    return write_pack([case], out_dir, header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
+                      overwrite=overwrite, extra_files=extra)
