@@ -91,3 +91,6 @@ class Backend(Protocol):
     def close(self) -> None:
         """Release the device."""
         ...
+
+    # Optional: ``prepare(variants)`` builds pipelines ahead of the dispatches
+    # (the runner calls it when present; see VulkanBackend.prepare).

@@ -40,7 +40,11 @@ and end that process after a timeout.
 from __future__ import annotations
 
 import ctypes
+import os
+import threading
 import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
 from types import ModuleType
@@ -170,6 +174,7 @@ class VulkanBackend:
         self._command_buffer: Any = None
         self._fence: Any = None
         self._pipelines: dict[str, _Pipeline] = {}
+        self._pipelines_lock = threading.Lock()
         self._hung: str | None = None  # set when a dispatch timed out: the GPU may still use our memory
         self._lost = False
         self._profile = DeviceProfile()
@@ -234,6 +239,28 @@ class VulkanBackend:
         finally:
             if alloc is not None:
                 self._free(alloc)
+
+    def prepare(self, variants: Sequence[ShaderVariant], threads: int | None = None) -> None:
+        """Create the pipelines of ``variants`` ahead of their dispatches, on several threads.
+
+        Pipeline creation (the driver compiling SPIR-V) dominates a pack's
+        run time on the H100 (bench/results/h100-tensor-layout/run2.log);
+        vkCreateComputePipelines may be called from several threads at once
+        (the device is not externally synchronized for it) and ctypes
+        releases the GIL during the call, so the compiles overlap.
+        """
+        t0 = time.perf_counter()
+        workers = threads or min(16, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(self._try_pipeline, variants))
+        self.stats["prepare_s"] = self.stats.get("prepare_s", 0.0) + time.perf_counter() - t0
+
+    def _try_pipeline(self, variant: ShaderVariant) -> None:
+        """Build a pipeline if possible; a failure surfaces again at that variant's dispatch."""
+        try:
+            self._pipeline(variant)
+        except BackendError:
+            pass
 
     def close(self) -> None:
         """Destroy every Vulkan object; after a dispatch timed out, leak the device instead (still busy)."""
@@ -418,7 +445,8 @@ class VulkanBackend:
         Descriptor set 0 holds one ``VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`` per
         binding (0 for the parameters, then ``variant.buffers``).
         """
-        cached = self._pipelines.get(variant.id)
+        with self._pipelines_lock:
+            cached = self._pipelines.get(variant.id)
         if cached is not None:
             if cached.spirv != variant.spirv:
                 raise BackendError(f"two different shader variants share the id {variant.id!r}")
@@ -462,8 +490,9 @@ class VulkanBackend:
             dev.vkDestroyDescriptorSetLayout(set_layout, None)
             self._check(res, f"shader variant {variant.id}: {what}")
         entry = _Pipeline(variant.spirv, set_layout, layout, pipeline, bindings)
-        self._pipelines[variant.id] = entry
-        self.stats["pipelines"] += 1
+        with self._pipelines_lock:
+            self._pipelines[variant.id] = entry
+            self.stats["pipelines"] += 1
         return entry
 
     def _memory_type(self, type_bits: int) -> int:

@@ -101,6 +101,10 @@ def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions
             by_variant.setdefault(c.variant_id, []).append(c)
     total = sum(len(v) for v in by_variant.values())
     done = 0
+    prepare = getattr(backend, "prepare", None)
+    if prepare is not None:  # optional: build every pipeline up front, in parallel
+        prepare([pack.variants[vid] for vid in by_variant
+                 if not profile.unsupported_reason(pack.variants[vid].requirements)])
 
     def record(r: CaseResult) -> None:
         nonlocal done
