@@ -1,0 +1,265 @@
+"""Packs end to end through the CLI: generate, run on the reference backend,
+determinism, validation errors, atomic writes, tampering, resume."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ctsgen.pack.write as pack_write
+import ctsgen.toolchain as toolchain
+from ctsgen.cli import main
+
+COUNT = 24
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def generate(out: Path, seed: int = 1, *extra: str, count: int = COUNT) -> int:
+    return main(["generate", "--count", str(count), "--seed", str(seed), "--out", str(out), *extra])
+
+
+def run(pack: Path, *extra: str) -> int:
+    return main(["run", str(pack), "--quiet", *extra])
+
+
+def results(pack: Path) -> list[dict]:
+    return [json.loads(line) for line in (pack / "results-reference.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory, spirv_cache_dir: Path) -> Path:
+    """One generated pack per module (copied by tests that modify it)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CTSGEN_CACHE_DIR", str(spirv_cache_dir))
+    try:
+        out = tmp_path_factory.mktemp("packs") / "p1"
+        assert generate(out) == 0
+    finally:
+        mp.undo()
+    return out
+
+
+@pytest.fixture
+def pack(pristine: Path, tmp_path: Path, session_spirv_cache: Path) -> Path:
+    dst = tmp_path / "pack"
+    shutil.copytree(pristine, dst)
+    return dst
+
+
+def error_line(capsys) -> str:
+    err = [ln for ln in capsys.readouterr().err.replace("\r", "\n").splitlines() if "error" in ln]
+    assert len(err) == 1, err
+    assert err[0].startswith("ctsgen: error: "), err
+    assert "Traceback" not in err[0]
+    return err[0]
+
+
+def test_generate_then_run_passes(pack, capsys):
+    manifest = json.loads((pack / "manifest.json").read_text())
+    assert len(manifest["cases"]) == COUNT
+    assert run(pack) == 0
+    res = results(pack)
+    assert len(res) == COUNT and {r["status"] for r in res} == {"Pass"}
+    assert {r["name"] for r in res} == {c["name"] for c in manifest["cases"]}
+    assert "Pass" in capsys.readouterr().out
+
+
+def test_same_seed_is_byte_identical(pristine, tmp_path, session_spirv_cache):
+    again = tmp_path / "again"
+    assert generate(again) == 0
+    a, b = tree(pristine), tree(again)
+    assert a.keys() == b.keys()
+    for k in a:
+        assert a[k] == b[k], k
+
+
+def test_different_seed_differs(pristine, tmp_path, session_spirv_cache):
+    other = tmp_path / "other"
+    assert generate(other, seed=2) == 0
+    a, b = tree(pristine), tree(other)
+    assert a["manifest.json"] != b["manifest.json"]
+    assert {k for k in a if k.startswith("cases/")} != {k for k in b if k.startswith("cases/")}
+
+
+# -- validation errors: exit 2, one line naming the file -------------------
+
+def _first_case_dir(pack: Path) -> Path:
+    m = json.loads((pack / "manifest.json").read_text())
+    return pack / Path(m["cases"][0]["case"]).parent
+
+
+def test_corrupt_manifest(pack, capsys):
+    (pack / "manifest.json").write_text('{"format": "ctsgen-pack", ')
+    with pytest.raises(SystemExit) as e:
+        run(pack)
+    assert e.value.code == 2
+    assert "manifest.json" in error_line(capsys)
+
+
+def test_missing_case_npy(pack, capsys):
+    victim = next(_first_case_dir(pack).glob("*.initial.npy"))
+    victim.unlink()
+    with pytest.raises(SystemExit) as e:
+        run(pack)
+    assert e.value.code == 2
+    assert str(victim) in error_line(capsys)
+
+
+def test_modified_spirv_checksum(pack, capsys):
+    spv = next((pack / "shaders").glob("*.spv"))
+    data = bytearray(spv.read_bytes())
+    data[-1] ^= 0xFF
+    spv.write_bytes(bytes(data))
+    with pytest.raises(SystemExit) as e:
+        run(pack)
+    assert e.value.code == 2
+    line = error_line(capsys)
+    assert str(spv) in line and "checksum" in line
+
+
+def _edit_manifest(pack: Path, edit) -> None:
+    path = pack / "manifest.json"
+    m = json.loads(path.read_text())
+    edit(m)
+    path.write_text(json.dumps(m))
+
+
+def test_bad_format_version(pack, capsys):
+    _edit_manifest(pack, lambda m: m.update(format_version=99))
+    with pytest.raises(SystemExit) as e:
+        run(pack)
+    assert e.value.code == 2
+    line = error_line(capsys)
+    assert "manifest.json" in line and "99" in line
+
+
+def test_unknown_family(pack, capsys):
+    def edit(m):
+        for rec in m["variants"].values():
+            rec["family"] = "no-such-family"
+    _edit_manifest(pack, edit)
+    with pytest.raises(SystemExit) as e:
+        run(pack)
+    assert e.value.code == 2
+    line = error_line(capsys)
+    assert "manifest.json" in line and "no-such-family" in line
+
+
+def test_not_a_pack(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        run(tmp_path / "nowhere")
+    assert e.value.code == 2
+    assert "nowhere" in error_line(capsys)
+
+
+# -- writing ---------------------------------------------------------------
+
+def test_existing_dir_needs_force(tmp_path, capsys, session_spirv_cache):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old-file").write_text("x")
+    with pytest.raises(SystemExit) as e:
+        generate(out, count=4)
+    assert e.value.code == 2
+    line = error_line(capsys)
+    assert str(out) in line and "--force" in line
+    assert (out / "old-file").exists()
+    assert generate(out, 1, "--force", count=4) == 0
+    assert not (out / "old-file").exists()
+    assert (out / "manifest.json").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["out"], "no temp or old dir left behind"
+
+
+def _halfway(real, after: int):
+    calls = {"n": 0}
+
+    def wrapper(*a, **k):
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise RuntimeError("injected failure")
+        return real(*a, **k)
+    return wrapper
+
+
+@pytest.mark.parametrize("target", ["compile", "save_array"])
+def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, target, session_spirv_cache):
+    if target == "compile":
+        monkeypatch.setattr(toolchain, "compile_glsl", _halfway(toolchain.compile_glsl, 3))
+    else:
+        monkeypatch.setattr(pack_write, "save_array", _halfway(pack_write.save_array, 7))
+    out = tmp_path / "sub" / "out"
+    with pytest.raises(RuntimeError, match="injected"):
+        generate(out, count=8)
+    assert not out.exists()
+    assert list((tmp_path / "sub").iterdir()) == []
+
+
+def test_failure_while_replacing_keeps_the_old_pack(pristine, tmp_path, monkeypatch, session_spirv_cache):
+    out = tmp_path / "out"
+    shutil.copytree(pristine, out)
+    before = tree(out)
+    monkeypatch.setattr(pack_write, "save_array", _halfway(pack_write.save_array, 3))
+    with pytest.raises(RuntimeError):
+        generate(out, 5, "--force", count=8)
+    assert tree(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+# -- running ---------------------------------------------------------------
+
+def test_tampered_expected_fails_with_location(pack, capsys):
+    m = json.loads((pack / "manifest.json").read_text())
+    entry = next(c for c in m["cases"] if ".load." in c["variant"])
+    case_dir = pack / Path(entry["case"]).parent
+    path = case_dir / "output.expected.npy"
+    arr = np.load(path)
+    k = arr.size // 2
+    flat = arr.reshape(-1)
+    flat[k] = flat[k] ^ np.array(1, dtype=arr.dtype) if arr.dtype.kind in "ui" else flat[k] + 1
+    np.save(path, arr)
+    assert run(pack) == 1
+    res = {r["name"]: r for r in results(pack)}
+    bad = res[entry["name"]]
+    assert bad["status"] == "Fail"
+    assert sum(r["status"] == "Fail" for r in res.values()) == 1
+    mism = bad["mismatches"]
+    assert len(mism) == 1 and mism[0]["element"] == k and mism[0]["buffer"] == "output"
+    cols = json.loads((case_dir / "case.json").read_text())["parameters"]["variant"]["matrix"]["cols"]
+    assert (mism[0]["row"], mism[0]["col"]) == divmod(k, cols)
+    assert isinstance(mism[0]["tensorCoord"], list) and mism[0]["tensorCoord"]
+    assert mism[0]["expected"]["bits"] != mism[0]["actual"]["bits"]
+
+
+def test_resume_skips_done_cases(pack):
+    assert run(pack) == 0
+    res = results(pack)
+    # keep the first half and a torn line, then resume
+    half = len(res) // 2
+    lines = (pack / "results-reference.jsonl").read_text().splitlines()[:half]
+    (pack / "results-reference.jsonl").write_text("\n".join(lines) + "\n" + '{"name": "torn')
+    assert run(pack, "--resume") == 0
+    text = (pack / "results-reference.jsonl").read_text()
+    names = []
+    for line in text.splitlines():
+        try:
+            names.append(json.loads(line)["name"])
+        except json.JSONDecodeError:
+            continue
+    assert len(names) == len(res) == len(set(names))
+
+
+def test_results_file_is_json_lines(pack, tmp_path):
+    out = tmp_path / "r.jsonl"
+    assert run(pack, "--results", str(out), "--batch-size", "5") == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == COUNT
+    for line in lines:
+        r = json.loads(line)
+        assert set(r) >= {"name", "status", "detail"} and r["status"] == "Pass"
