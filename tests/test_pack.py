@@ -263,3 +263,16 @@ def test_results_file_is_json_lines(pack, tmp_path):
     for line in lines:
         r = json.loads(line)
         assert set(r) >= {"name", "status", "detail"} and r["status"] == "Pass"
+
+
+def test_resume_keeps_earlier_failures_in_the_exit_status(pack):
+    # a run that found a failure, interrupted and resumed, must still exit 1:
+    # the resumed run's verdict covers the whole results file, not only the cases it ran
+    m = json.loads((pack / "manifest.json").read_text())
+    entry = next(c for c in m["cases"] if ".load." in c["variant"])
+    path = pack / Path(entry["case"]).parent / "output.expected.npy"
+    arr = np.load(path)
+    arr.reshape(-1).view(f"u{arr.dtype.itemsize}")[0] ^= 1
+    np.save(path, arr)
+    assert run(pack) == 1
+    assert run(pack, "--resume") == 1
