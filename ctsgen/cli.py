@@ -17,19 +17,22 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.device.profile import default_profile, load_profile
     from ctsgen.families import get_family
     from ctsgen.families.base import StrategyOptions
-    from ctsgen.pack.generate import draw_cases
+    from ctsgen.pack.generate import draw_cases, draw_hazardous
     from ctsgen.pack.write import write_pack
     from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
 
     profile = load_profile(args.profile) if args.profile else default_profile()
     family = get_family(args.family)
-    options = StrategyOptions(profile=profile, include_hazardous=args.include_hazardous)
+    options = StrategyOptions(profile=profile)
     t0 = time.monotonic()
     cases = draw_cases(family, args.count, args.seed, options, progress=Progress("drawing cells"))
+    if args.include_hazardous:
+        cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
     t1 = time.monotonic()
     header = {
         "seed": args.seed, "count": len(cases), "families": [family.name],
-        "options": {"profile": profile.name, "include_hazardous": args.include_hazardous},
+        "options": {"profile": profile.name,
+                    "hazardous": args.hazardous_count if args.include_hazardous else 0},
         "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")},
     }
     write_pack(cases, Path(args.out), header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
@@ -41,24 +44,34 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _backend(name: str):
+def _backend_factory(name: str):
     if name == "reference":
         from ctsgen.backends.reference import ReferenceBackend
-        return ReferenceBackend()
+        return ReferenceBackend
     if name == "vulkan":
         from ctsgen.backends.vulkan import VulkanBackend
-        return VulkanBackend()
-    raise SystemExit(f"unknown backend {name!r}; use 'reference' or 'vulkan'")
+        return VulkanBackend
+    raise SystemExit(f"ctsgen: error: unknown backend {name!r}; use 'reference' or 'vulkan'")
+
+
+def _backend(name: str, isolation: str):
+    """The backend, in a supervised worker process unless isolation is 'none'
+    ('auto': a worker for device backends, in-process for the reference)."""
+    factory = _backend_factory(name)
+    if isolation == "process" or (isolation == "auto" and name != "reference"):
+        from ctsgen.runner.supervise import SupervisedBackend
+        return SupervisedBackend(factory, name=name)
+    return factory()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.pack.read import load_pack
-    from ctsgen.runner.run import RunOptions, read_done, run_pack
+    from ctsgen.runner.run import RunOptions, recover_results, run_pack
 
     pack = load_pack(args.pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{args.backend}.jsonl")
-    skip = read_done(results_path) if args.resume else set()
-    backend = _backend(args.backend)
+    skip = recover_results(results_path) if args.resume else set()
+    backend = _backend(args.backend, args.isolation)
     try:
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
         with open(results_path, "a" if args.resume else "w") as fh:
@@ -66,7 +79,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                                progress=None if args.quiet else _run_progress())
     finally:
         backend.close()
-    print(f"{args.backend} on {backend.profile().name}: {len(pack.cases) - len(skip)} cases in {summary.wall_s:.1f}s")
+    print(f"{args.backend} on {backend.profile().name}: {len(pack.cases) - len(skip)} cases in {summary.wall_s:.1f}s, "
+          f"{summary.dispatches} dispatches ({summary.bisection_dispatches} for bisection)")
+    if summary.hang_detect_s:
+        print(f"  hangs detected: {len(summary.hang_detect_s)}, each after "
+              f"{min(summary.hang_detect_s):.1f}-{max(summary.hang_detect_s):.1f} s")
     for status, n in sorted(summary.counts.items()):
         print(f"  {status:15s} {n}")
     stats = getattr(backend, "stats", None)
@@ -116,7 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--out", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
     g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile)")
     g.add_argument("--include-hazardous", action="store_true",
-                   help="also draw cases known to hang drivers (RepeatMirrored with layoutDimension 1)")
+                   help="add the hazardous group: cases known to hang drivers (RepeatMirrored loads out of "
+                        "bounds on an axis of layoutDimension 1; docs/spec-decisions.md, mirror-repeat-dim-1)")
+    g.add_argument("--hazardous-count", type=int, default=8,
+                   help="cases in the hazardous group (default: 8)")
     g.add_argument("--force", action="store_true", help="replace an existing pack at --out")
     g.set_defaults(func=cmd_generate)
 
@@ -126,7 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl)")
     r.add_argument("--resume", action="store_true", help="skip cases already in the results file")
     r.add_argument("--batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
-    r.add_argument("--timeout", type=float, default=10.0, help="base seconds to wait for a dispatch")
+    r.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10)")
+    r.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
+                   help="run the backend in a supervised worker process (auto: for device backends)")
     r.add_argument("--show-failures", type=int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.set_defaults(func=cmd_run)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import importlib
+import importlib.util
 import platform
 import sys
 from importlib import metadata
@@ -160,9 +161,12 @@ def _check_vulkan(report: _Report) -> None:
 
 
 def _check_vulkan_py(report: _Report) -> bool:
+    """Installed or not; not imported, since vulkan_py loads libvulkan at import
+    and raises RuntimeError without it (the loader gets its own line)."""
     try:
         version = metadata.version("vulkan_py")
-        importlib.import_module("vulkan_py")
+        if importlib.util.find_spec("vulkan_py") is None:
+            raise ImportError("vulkan_py has metadata but no importable package")
     except (metadata.PackageNotFoundError, ImportError) as exc:
         report.missing("vulkan_py", "vulkan_py (optional Vulkan backend)", VULKAN_PY_FIX, str(exc))
         return False
@@ -175,15 +179,11 @@ def _list_devices(report: _Report) -> None:
     try:
         from ctsgen.backends.vulkan import VulkanBackend
 
-        list_devices = getattr(VulkanBackend, "list_devices", None)
-        if callable(list_devices):
-            label, names = "devices", [str(device) for device in list_devices()]
-        else:
-            backend = VulkanBackend()
-            try:
-                label, names = "device 0", [backend.profile().name]
-            finally:
-                backend.close()
+        backend = VulkanBackend()
+        try:
+            label, names = "device 0", [backend.profile().name]
+        finally:
+            backend.close()
     except ImportError as exc:
         report.line("devices", f"not listed: the Vulkan backend is unavailable ({exc})")
         return

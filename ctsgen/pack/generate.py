@@ -69,3 +69,16 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
         if progress:
             progress(i + 1, len(strata))
     return list(out.values())
+
+
+def draw_hazardous(family: Family, count: int, seed: int, options: StrategyOptions,
+                   beside: list[Case] = ()) -> list[Case]:
+    """``count`` cases of the family's opt-in hazardous group (none if it has none),
+    sharing shader variants with the cases ``beside`` them where the family can."""
+    strategy = getattr(family, "hazardous_cases", None)
+    if strategy is None or count <= 0:
+        return []
+    variants = [c.variant() for c in beside]
+    return _draw_distinct(lambda attempt: draw_examples(strategy(options, variants), 2 * count,
+                                                        _sub_seed(seed, family.name, "hazardous", attempt)),
+                          count, {c.name(): c for c in beside})

@@ -128,7 +128,12 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
                 files[f"{spec.name}.expected"] = f"cases/{name}/{spec.name}.expected.npy"
                 save_array(case_dir / f"{spec.name}.expected.npy", expected)
         (case_dir / "case.json").write_text(_dump(case_record(case, v, files)))
-        entries.append({"name": name, "family": case.family, "variant": v.id, "case": f"cases/{name}/case.json"})
+        entry = {"name": name, "family": case.family, "variant": v.id, "case": f"cases/{name}/case.json"}
+        hazards = getattr(case, "hazards", lambda: [])()
+        if hazards:
+            entry["group"] = "hazardous"
+            entry["hazards"] = hazards
+        entries.append(entry)
         if progress:
             progress(n, len(cases))
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,

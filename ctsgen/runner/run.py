@@ -1,14 +1,21 @@
 """Running a pack on a backend: one dispatch per batch of cases of a variant.
 
 Results are appended to a JSON-lines file as each batch completes, so an
-interrupted run keeps what it finished. A failing case's result names the
-first differing elements with what the family says about them (for
-tensor layouts: the (row, col) and the tensor coordinates the oracle used).
+interrupted run keeps what it finished and ``--resume`` skips it. A batch
+that hangs, loses the device or kills the worker is bisected until the
+culprit is alone: each step runs one half, so a single culprit in a batch
+of n is isolated in ceil(log2(n)) dispatches plus one that confirms it
+alone; the other halves are then run as ordinary batches. A failing
+case's result names the first differing elements with what the family
+says about them (for tensor layouts: the (row, col) and the tensor
+coordinates the oracle used).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -16,13 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ctsgen.backends.base import Backend, BackendError, DeviceLost, DispatchTimeout
+from ctsgen.backends.base import Backend, BackendError, DeviceLost, DispatchTimeout, ShaderVariant
 from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import build_batch, case_outputs
+from ctsgen.runner.supervise import WorkerCrashed
 from ctsgen.runner.verdict import CaseResult, Status, differing_elements
 
 MAX_MISMATCHES = 8
+#: Failures that take a whole dispatch down and are bisected to their culprit.
+_BISECTED: dict[type[BackendError], Status] = {
+    DispatchTimeout: Status.Timeout, DeviceLost: Status.DeviceLost, WorkerCrashed: Status.Crash}
 
 
 @dataclass
@@ -41,6 +52,9 @@ class RunSummary:
     counts: Counter = field(default_factory=Counter)
     wall_s: float = 0.0
     failures: list[CaseResult] = field(default_factory=list)
+    dispatches: int = 0
+    bisection_dispatches: int = 0
+    hang_detect_s: list[float] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -88,6 +102,75 @@ def _scalar(arr: Any, k: int) -> Any:
             "bits": f"0x{bits:0{2 * arr.dtype.itemsize}x}"}
 
 
+class _VariantRun:
+    """Runs the cases of one variant, bisecting dispatches that fail as a whole."""
+
+    def __init__(self, backend: Backend, variant: ShaderVariant, options: RunOptions, summary: RunSummary,
+                 record: Callable[[CaseResult], None]) -> None:
+        self.backend, self.variant, self.options = backend, variant, options
+        self.summary, self.record = summary, record
+
+    def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
+        arrays = [c.arrays() for c in group]
+        batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
+        self.summary.dispatches += 1
+        start = time.monotonic()
+        try:
+            out = self.backend.run(batch.dispatch, self.options.timeout_for(len(group)))
+        except BackendError as exc:
+            if isinstance(exc, DispatchTimeout):
+                self.summary.hang_detect_s.append(time.monotonic() - start)
+            return None, exc
+        return [judge(c, case_outputs(batch, out, i), arrays[i][1]) for i, c in enumerate(group)], None
+
+    def run(self, group: list[PackCase]) -> None:
+        results, exc = self.dispatch(group)
+        if results is not None:
+            for r in results:
+                self.record(r)
+        elif len(group) == 1 or type(exc) not in _BISECTED:
+            for c in group:  # a variant-wide error (e.g. pipeline creation): no culprit to find
+                self.record(CaseResult(c.name, _status(exc), _describe(exc)))
+        else:
+            self.isolate(group, exc)
+
+    def isolate(self, group: list[PackCase], exc: BackendError) -> None:
+        """``group`` failed as a whole with ``exc``: find the culprit by halving."""
+        size, steps, deferred = len(group), 0, []
+        while len(group) > 1:
+            first, second = group[:len(group) // 2], group[len(group) // 2:]
+            results, err = self.dispatch(first)
+            steps += 1
+            if results is not None:
+                for r in results:
+                    self.record(r)
+                group = second  # the failure is in the other half, which need not run whole
+            else:
+                deferred.append(second)
+                group, exc = first, err
+        results, err = self.dispatch(group)  # confirm the culprit alone
+        steps += 1
+        self.summary.bisection_dispatches += steps
+        where = f"isolated by bisection from a batch of {size} in {steps} dispatches"
+        if results is not None:
+            r = results[0]
+            r.detail = (f"{r.detail}; " if r.detail else "") + \
+                f"passed alone after its batch failed with {_describe(exc)} ({where}): flaky?"
+            self.record(r)
+        else:
+            self.record(CaseResult(group[0].name, _status(err), f"{_describe(err)}; culprit {where}"))
+        for rest in deferred:
+            self.run(rest)
+
+
+def _status(exc: BackendError | None) -> Status:
+    return _BISECTED.get(type(exc), Status.Crash)
+
+
+def _describe(exc: BackendError | None) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
 def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions = RunOptions(),
              skip: set[str] = frozenset(),
              progress: Callable[[int, int, Counter], None] | None = None) -> RunSummary:
@@ -101,10 +184,6 @@ def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions
             by_variant.setdefault(c.variant_id, []).append(c)
     total = sum(len(v) for v in by_variant.values())
     done = 0
-    prepare = getattr(backend, "prepare", None)
-    if prepare is not None:  # optional: build every pipeline up front, in parallel
-        prepare([pack.variants[vid] for vid in by_variant
-                 if not profile.unsupported_reason(pack.variants[vid].requirements)])
 
     def record(r: CaseResult) -> None:
         nonlocal done
@@ -112,45 +191,53 @@ def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions
         if r.status.is_failure:
             summary.failures.append(r)
         results.write(json.dumps(r.to_json(), sort_keys=True) + "\n")
+        results.flush()
         done += 1
 
+    supported = {vid: pack.variants[vid].requirements for vid in by_variant}
+    reasons = {vid: profile.unsupported_reason(req) for vid, req in supported.items()}
+    prepare = getattr(backend, "prepare", None)
+    if prepare is not None:  # optional: build every pipeline up front, in parallel
+        try:
+            prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
+        except BackendError:
+            pass  # each variant's own dispatch will say what is wrong with it
     for vid, cases in by_variant.items():
-        variant = pack.variants[vid]
-        reason = profile.unsupported_reason(variant.requirements)
-        if reason:
+        if reasons[vid]:
             for c in cases:
-                record(CaseResult(c.name, Status.NotSupported, reason))
+                record(CaseResult(c.name, Status.NotSupported, reasons[vid]))
         else:
+            runner = _VariantRun(backend, pack.variants[vid], options, summary, record)
             for chunk in _chunks(cases, options.batch_size):
-                arrays = [c.arrays() for c in chunk]
-                batch = build_batch(variant, [c.params for c in chunk], [a[0] for a in arrays])
-                try:
-                    out = backend.run(batch.dispatch, options.timeout_for(len(chunk)))
-                except (DispatchTimeout, DeviceLost, BackendError) as exc:
-                    status = {DispatchTimeout: Status.Timeout, DeviceLost: Status.DeviceLost}.get(
-                        type(exc), Status.Crash)
-                    for c in chunk:
-                        record(CaseResult(c.name, status, f"{type(exc).__name__}: {exc}"))
-                    continue
-                for i, c in enumerate(chunk):
-                    record(judge(c, case_outputs(batch, out, i), arrays[i][1]))
-        results.flush()
+                runner.run(chunk)
         if progress:
             progress(done, total, summary.counts)
     summary.wall_s = time.monotonic() - start
     return summary
 
 
-def read_done(path: Path) -> set[str]:
-    """Names of cases already in a results file (for --resume); a torn last line is ignored."""
-    done = set()
+def recover_results(path: Path) -> set[str]:
+    """Names of the cases a results file already holds, for ``--resume``.
+
+    A run killed mid-write can leave a torn last line; the file is rewritten
+    (atomically) without it, so appending continues a valid file.
+    """
     try:
-        with open(path) as fh:
-            for line in fh:
-                try:
-                    done.add(json.loads(line)["name"])
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue
+        lines = Path(path).read_text().splitlines()
     except FileNotFoundError:
-        pass
+        return set()
+    good, done = [], set()
+    for line in lines:
+        try:
+            rec = json.loads(line)
+            name = rec["name"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+        good.append(line)
+        done.add(name)
+    if len(good) != len(lines):
+        fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=".results-")
+        with os.fdopen(fd, "w") as fh:
+            fh.write("".join(g + "\n" for g in good))
+        os.replace(tmp, path)
     return done

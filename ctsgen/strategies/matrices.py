@@ -25,7 +25,8 @@ def matrix_types(profile: DeviceProfile, *, max_granules: int = 3,
     draw also scales a flexible-dimension granule by 1..``max_granules`` in
     each direction (never above cooperativeMatrixFlexibleDimensionsMaxDimension);
     ``workgroup`` admits workgroup-scope granules. Shrinks toward the
-    simplest fixed type (a 16x16 float16 A matrix on the H100).
+    simplest fixed type: subgroup scope, fewest
+    elements, float16 (an 8x8 float16 B matrix on the H100).
     """
     fixed = sorted(profile.matrix_types(), key=_simplicity)
     granules = sorted((g for g in profile.flexible_granules()

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
 
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import FAMILY_NAME, LayoutVariant, TensorLayoutCase
-from ctsgen.families.tensor_layout.strategy import layout_cases, layout_variants, strata, tensor_layout_cases
+from ctsgen.families.tensor_layout.strategy import (
+    hazardous_layout_cases,
+    layout_cases,
+    layout_variants,
+    strata,
+    tensor_layout_cases,
+)
 
 
 class TensorLayoutFamily:
@@ -27,6 +34,10 @@ class TensorLayoutFamily:
 
     def cases(self, options: StrategyOptions) -> st.SearchStrategy[TensorLayoutCase]:
         return tensor_layout_cases(options)
+
+    def hazardous_cases(self, options: StrategyOptions, variants: Sequence[LayoutVariant] = ()
+                        ) -> st.SearchStrategy[TensorLayoutCase]:
+        return hazardous_layout_cases(options, variants)
 
     def case_from_json(self, obj: dict[str, Any]) -> TensorLayoutCase:
         return TensorLayoutCase.from_json(obj)

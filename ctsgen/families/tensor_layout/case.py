@@ -27,7 +27,7 @@ from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
-from ctsgen.oracle.addressing import tensor_addresses
+from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
 from ctsgen.oracle.values import clamp_value_bits, from_bits, pattern_values, sentinel_bits
 from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
 from ctsgen.templates import render
@@ -262,6 +262,22 @@ class TensorLayoutCase:
     def name(self) -> str:
         digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
         return f"{self.shader.id}.case_{digest}"
+
+    def hazards(self) -> list[str]:
+        """Known ways this case can take a driver down (it then belongs to the
+        opt-in "hazardous" group): "mirror-repeat-dim-1", a RepeatMirrored load
+        that goes out of bounds on an axis of layoutDimension 1."""
+        v = self.shader
+        if v.operation is not Operation.load or v.clampMode is not ClampMode.RepeatMirrored \
+                or 1 not in self.layoutDimension:
+            return []
+        t = self.layout()
+        span = linear_to_span_coord(t, matrix_linear_index(v.matrix.rows, v.matrix.cols))
+        for axis, dim in enumerate(t.layoutDimension):
+            c = span[axis] + t.offset[axis]
+            if dim == 1 and ((c < 0) | (c >= 1)).any():
+                return ["mirror-repeat-dim-1"]
+        return []
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         """What element ``element`` of buffer ``buffer`` (0 input, 1 output) means,

@@ -10,13 +10,16 @@ the run-time parameters valid for it. Validity by construction:
 * RepeatMirrored keeps every layoutDimension >= 2 unless hazardous cases
   are asked for (docs/spec-decisions.md, "mirror-repeat-dim-1").
 
-Everything shrinks toward a load of a 16x16 float16 A matrix, Dim 1,
-Undefined clamping, no block size, default strides, no slice, iota data.
+Everything shrinks toward Dim 1, Undefined clamping, the smallest float16
+subgroup matrix the device lists (8x8 B on the H100), no block size,
+default strides, no slice, iota data. (A store is one draw shorter than a
+load, which draws its optional blockSize, so the shrinker may end on either.)
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
@@ -82,3 +85,25 @@ def tensor_layout_cases(options: StrategyOptions = StrategyOptions(), **pinned: 
                         ) -> st.SearchStrategy[TensorLayoutCase]:
     """Draw a whole case: a variant (``pinned`` keywords fix parts of it), then its parameters."""
     return layout_variants(options, **pinned).flatmap(lambda v: layout_cases(v, options))
+
+
+@st.composite
+def hazardous_layout_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
+                           variants: Sequence[LayoutVariant] = ()) -> TensorLayoutCase:
+    """Draw a load that hits "mirror-repeat-dim-1" (docs/spec-decisions.md):
+    RepeatMirrored with an axis of layoutDimension 1 accessed out of bounds.
+    The spec gives it no defined period; the H100 never finishes it. Opt-in only.
+
+    ``variants``: prefer these shaders (those that fit), so hazardous cases
+    share dispatches with ordinary ones and the runner must isolate them."""
+    fitting = sorted({v for v in variants if v.operation is Operation.load
+                      and v.clampMode is ClampMode.RepeatMirrored and v.Dim > 1}, key=lambda v: v.id)
+    v = draw(st.sampled_from(fitting) if fitting else
+             layout_variants(options, operation=Operation.load, clampMode=ClampMode.RepeatMirrored))
+    dims = list(draw(layout_dimensions(v.Dim, min_side=2)))
+    axis = draw(st.integers(0, v.Dim - 1))
+    dims[axis] = 1
+    offset, span = draw(slices(tuple(dims)))
+    offset = list(offset)
+    offset[axis] = draw(st.sampled_from([1, -1, 2, -5]))  # nonzero: every access on the axis is out of bounds
+    return TensorLayoutCase(v, tuple(dims), offset=tuple(offset), span=span)

@@ -1,0 +1,174 @@
+"""Device work in a supervised worker process: hangs and crashes become verdicts.
+
+A driver under test may never signal a fence, lose the device, or take
+the process down. :class:`SupervisedBackend` runs a backend in a child
+process and gives every request a bounded wait: past it the worker is
+killed and the dispatch raises :class:`DispatchTimeout`; a worker that dies
+raises :class:`WorkerCrashed`; a lost device raises :class:`DeviceLost`.
+In each case the worker is replaced on the next request, so the run goes
+on. The backend is built in the child by ``factory`` (a picklable
+callable, e.g. a class or a ``functools.partial``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+
+from ctsgen.backends.base import Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, ShaderVariant
+from ctsgen.device.profile import DeviceProfile
+
+#: Extra seconds the supervisor waits beyond a dispatch's own timeout, for
+#: the worker to report the timeout itself (and to build a pipeline).
+GRACE_S = 20.0
+START_TIMEOUT_S = 120.0
+PREPARE_S_PER_VARIANT = 2.0
+
+
+class WorkerCrashed(BackendError):
+    """The worker process died (a signal or an exit) while running a request."""
+
+
+def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
+    """The worker: build the backend, then answer requests until told to close."""
+    try:
+        backend = factory()
+        conn.send(("ok", backend.profile()))
+    except BaseException as exc:  # report anything, including missing drivers
+        conn.send(("error", type(exc).__name__, str(exc)))
+        return
+    while True:
+        try:
+            request = conn.recv()
+        except EOFError:
+            break
+        op = request[0]
+        try:
+            if op == "run":
+                conn.send(("ok", backend.run(request[1], request[2])))
+            elif op == "prepare":
+                prepare = getattr(backend, "prepare", None)
+                if prepare is not None:
+                    prepare(request[1])
+                conn.send(("ok", getattr(backend, "stats", None)))
+            elif op == "stats":
+                conn.send(("ok", getattr(backend, "stats", None)))
+            elif op == "close":
+                backend.close()
+                conn.send(("ok", None))
+                break
+        except BaseException as exc:
+            conn.send(("error", type(exc).__name__, str(exc)))
+            if isinstance(exc, (DispatchTimeout, DeviceLost)):
+                break  # this process's device is unusable: let the supervisor replace it
+
+
+_ERRORS: dict[str, type[BackendError]] = {"DispatchTimeout": DispatchTimeout, "DeviceLost": DeviceLost}
+
+
+class SupervisedBackend:
+    """A :class:`~ctsgen.backends.base.Backend` whose work runs in a replaceable child process."""
+
+    def __init__(self, factory: Callable[[], Backend], name: str = "supervised",
+                 grace_s: float = GRACE_S) -> None:
+        self.name = name
+        self.factory = factory
+        self.grace_s = grace_s
+        self._ctx = mp.get_context("spawn")
+        self._proc: Any = None
+        self._conn: Connection | None = None
+        self._profile: DeviceProfile | None = None
+        self.restarts = 0
+        self.stats: dict[str, float] = {}  # the current worker's backend stats
+        self._start()
+
+    # -- worker lifecycle ------------------------------------------------
+    def _start(self) -> None:
+        parent, child = self._ctx.Pipe()
+        self._proc = self._ctx.Process(target=_serve, args=(child, self.factory), daemon=True)
+        self._proc.start()
+        child.close()
+        self._conn = parent
+        reply = self._request(None, START_TIMEOUT_S, "starting the backend")
+        self._profile = self._profile or reply
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.is_alive():
+            self._proc.kill()
+        if self._proc is not None:
+            self._proc.join(10)
+        if self._conn is not None:
+            self._conn.close()
+        self._proc = self._conn = None
+
+    def _ensure(self) -> None:
+        """Start a new worker if the last one was killed or died (its pipelines are
+        then rebuilt lazily, one per variant at its first dispatch)."""
+        if self._proc is None:
+            self.restarts += 1
+            self._start()
+
+    def _request(self, message: tuple | None, wait_s: float, what: str) -> Any:
+        """Send ``message`` (None: just wait for the greeting) and wait at most ``wait_s``."""
+        assert self._conn is not None
+        try:
+            if message is not None:
+                self._conn.send(message)
+            ready = self._conn.poll(wait_s)
+        except (BrokenPipeError, EOFError, OSError):
+            ready = True  # the worker is gone; recv below says how
+        if not ready:
+            self._kill()
+            raise DispatchTimeout(f"{what}: no answer within {wait_s:.1f} s; the worker was killed")
+        try:
+            reply = self._conn.recv()
+        except (EOFError, OSError):
+            self._proc.join(5)
+            code = self._proc.exitcode
+            self._kill()
+            how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            raise WorkerCrashed(f"{what}: the worker process died ({how})") from None
+        if reply[0] == "error":
+            _, kind, text = reply
+            if kind in _ERRORS:
+                self._kill()
+                raise _ERRORS[kind](text)
+            if message is None:
+                self._kill()
+            raise BackendError(f"{kind}: {text}")
+        return reply[1]
+
+    # -- Backend protocol --------------------------------------------------
+    def profile(self) -> DeviceProfile:
+        assert self._profile is not None
+        return self._profile
+
+    def prepare(self, variants: Sequence[ShaderVariant]) -> None:
+        """Forward to the worker's backend (building pipelines ahead, where it can)."""
+        self._ensure()
+        self._fold_stats(self._request(("prepare", list(variants)),
+                                       30.0 + PREPARE_S_PER_VARIANT * len(variants), "preparing pipelines"))
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        self._ensure()
+        return self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
+                             f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases")
+
+    def _fold_stats(self, stats: dict[str, float] | None) -> None:
+        if stats:
+            self.stats = dict(stats)
+
+    def close(self) -> None:
+        if self._proc is not None:
+            try:
+                self._fold_stats(self._request(("stats",), 10.0, "reading stats"))
+                self._request(("close",), 30.0, "closing the backend")
+            except BackendError:
+                pass
+        self._kill()
+        self.stats["worker_restarts"] = self.restarts
