@@ -18,9 +18,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.families import get_family
     from ctsgen.families.base import StrategyOptions
     from ctsgen.pack.generate import draw_cases, draw_hazardous
-    from ctsgen.pack.write import write_pack
+    from ctsgen.pack.write import PackExistsError, write_pack
     from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
 
+    if Path(args.out).exists() and not args.force:
+        raise PackExistsError(f"{args.out} already exists; choose another --out or pass --force to replace it")
     profile = load_profile(args.profile) if args.profile else default_profile()
     family = get_family(args.family)
     options = StrategyOptions(profile=profile)
@@ -70,16 +72,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     pack = load_pack(args.pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{args.backend}.jsonl")
-    skip = recover_results(results_path) if args.resume else set()
+    done_before = recover_results(results_path) if args.resume else {}
     backend = _backend(args.backend, args.isolation)
     try:
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
         with open(results_path, "a" if args.resume else "w") as fh:
-            summary = run_pack(pack, backend, fh, opts, skip=skip,
+            summary = run_pack(pack, backend, fh, opts, done_before=done_before,
                                progress=None if args.quiet else _run_progress())
     finally:
         backend.close()
-    print(f"{args.backend} on {backend.profile().name}: {len(pack.cases) - len(skip)} cases in {summary.wall_s:.1f}s, "
+    ran = len(pack.cases) - summary.resumed
+    resumed = f" ({summary.resumed} more from the earlier run)" if summary.resumed else ""
+    print(f"{args.backend} on {backend.profile().name}: {ran} cases{resumed} in {summary.wall_s:.1f}s, "
           f"{summary.dispatches} dispatches ({summary.bisection_dispatches} for bisection)")
     if summary.hang_detect_s:
         print(f"  hangs detected: {len(summary.hang_detect_s)}, each after "

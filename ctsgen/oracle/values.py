@@ -76,9 +76,16 @@ def random_values(component: ComponentType, n: int, seed: int) -> np.ndarray:
 
 
 def pattern_values(pattern: str, component: ComponentType, n: int, seed: int) -> np.ndarray:
-    """Values of a named data pattern: ``iota`` (readable, shrinks to it) or ``random``."""
+    """Values of a named data pattern: ``iota`` (readable, shrinks to it) or ``random``.
+
+    Neither ever holds the sentinel, so a poisoned element that should have
+    been written cannot pass by chance.
+    """
     if pattern == "iota":
         return iota_values(component, n)
     if pattern == "random":
-        return random_values(component, n, seed)
+        values = random_values(component, n, seed)
+        bits = to_bits(values, component)
+        poison = sentinel_bits(component)
+        return from_bits(np.where(bits == poison, poison ^ 1, bits), component)
     raise ValueError(f"unknown data pattern {pattern!r}; use 'iota' or 'random'")

@@ -5,7 +5,9 @@ interrupted run keeps what it finished and ``--resume`` skips it. A batch
 that hangs, loses the device or kills the worker is bisected until the
 culprit is alone: each step runs one half, so a single culprit in a batch
 of n is isolated in ceil(log2(n)) dispatches plus one that confirms it
-alone; the other halves are then run as ordinary batches. A failing
+alone; the other halves are then run as ordinary batches. After
+MAX_CULPRITS_PER_VARIANT culprits in one variant, its remaining failing
+batches are recorded whole (the failure is then variant-wide). A failing
 case's result names the first differing elements with what the family
 says about them (for tensor layouts: the (row, col) and the tensor
 coordinates the oracle used).
@@ -31,8 +33,11 @@ from ctsgen.runner.supervise import WorkerCrashed
 from ctsgen.runner.verdict import CaseResult, Status, differing_elements
 
 MAX_MISMATCHES = 8
-#: Failures that take a whole dispatch down and are bisected to their culprit.
-_BISECTED: dict[type[BackendError], Status] = {
+#: Culprits isolated per variant before the rest of its failing batches are
+#: recorded as they are: beyond that the failure looks variant-wide (a
+#: pipeline that cannot be built), and bisecting every case would cost O(n).
+MAX_CULPRITS_PER_VARIANT = 4
+_STATUS: dict[type[BackendError], Status] = {
     DispatchTimeout: Status.Timeout, DeviceLost: Status.DeviceLost, WorkerCrashed: Status.Crash}
 
 
@@ -55,6 +60,7 @@ class RunSummary:
     dispatches: int = 0
     bisection_dispatches: int = 0
     hang_detect_s: list[float] = field(default_factory=list)
+    resumed: int = 0  # cases whose verdict came from the results file of an earlier run
 
     @property
     def ok(self) -> bool:
@@ -109,6 +115,7 @@ class _VariantRun:
                  record: Callable[[CaseResult], None]) -> None:
         self.backend, self.variant, self.options = backend, variant, options
         self.summary, self.record = summary, record
+        self.culprits = 0
 
     def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
         arrays = [c.arrays() for c in group]
@@ -118,8 +125,8 @@ class _VariantRun:
         try:
             out = self.backend.run(batch.dispatch, self.options.timeout_for(len(group)))
         except BackendError as exc:
-            if isinstance(exc, DispatchTimeout):
-                self.summary.hang_detect_s.append(time.monotonic() - start)
+            if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
+                self.summary.hang_detect_s.append(getattr(self.backend, "last_wait_s", time.monotonic() - start))
             return None, exc
         return [judge(c, case_outputs(batch, out, i), arrays[i][1]) for i, c in enumerate(group)], None
 
@@ -128,9 +135,12 @@ class _VariantRun:
         if results is not None:
             for r in results:
                 self.record(r)
-        elif len(group) == 1 or type(exc) not in _BISECTED:
-            for c in group:  # a variant-wide error (e.g. pipeline creation): no culprit to find
-                self.record(CaseResult(c.name, _status(exc), _describe(exc)))
+        elif len(group) == 1:
+            self.record(CaseResult(group[0].name, _status(exc), _describe(exc)))
+        elif self.culprits >= MAX_CULPRITS_PER_VARIANT:
+            for c in group:
+                self.record(CaseResult(c.name, _status(exc), f"{_describe(exc)}; not bisected: this variant "
+                                       f"already has {self.culprits} culprits, the failure looks variant-wide"))
         else:
             self.isolate(group, exc)
 
@@ -158,13 +168,14 @@ class _VariantRun:
                 f"passed alone after its batch failed with {_describe(exc)} ({where}): flaky?"
             self.record(r)
         else:
+            self.culprits += 1
             self.record(CaseResult(group[0].name, _status(err), f"{_describe(err)}; culprit {where}"))
         for rest in deferred:
             self.run(rest)
 
 
 def _status(exc: BackendError | None) -> Status:
-    return _BISECTED.get(type(exc), Status.Crash)
+    return _STATUS.get(type(exc), Status.Crash)
 
 
 def _describe(exc: BackendError | None) -> str:
@@ -172,11 +183,17 @@ def _describe(exc: BackendError | None) -> str:
 
 
 def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions = RunOptions(),
-             skip: set[str] = frozenset(),
+             done_before: dict[str, Status] | None = None,
              progress: Callable[[int, int, Counter], None] | None = None) -> RunSummary:
-    """Run every case of ``pack`` not in ``skip``; write one JSON line per case to ``results``."""
+    """Run every case of ``pack`` not in ``done_before`` (verdicts of an earlier,
+    resumed run, which count toward the summary); write one JSON line per case run."""
     start = time.monotonic()
     summary = RunSummary()
+    skip = {}
+    for c in pack.cases:
+        if done_before and c.name in done_before:
+            skip[c.name] = done_before[c.name]
+            summary.counts[done_before[c.name].value] += 1
     profile = backend.profile()
     by_variant: dict[str, list[PackCase]] = {}
     for c in pack.cases:
@@ -213,11 +230,12 @@ def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions
         if progress:
             progress(done, total, summary.counts)
     summary.wall_s = time.monotonic() - start
+    summary.resumed = len(skip)
     return summary
 
 
-def recover_results(path: Path) -> set[str]:
-    """Names of the cases a results file already holds, for ``--resume``.
+def recover_results(path: Path) -> dict[str, Status]:
+    """The verdicts a results file already holds (name -> status), for ``--resume``.
 
     A run killed mid-write can leave a torn last line; the file is rewritten
     (atomically) without it, so appending continues a valid file.
@@ -225,16 +243,15 @@ def recover_results(path: Path) -> set[str]:
     try:
         lines = Path(path).read_text().splitlines()
     except FileNotFoundError:
-        return set()
-    good, done = [], set()
+        return {}
+    good, done = [], {}
     for line in lines:
         try:
             rec = json.loads(line)
-            name = rec["name"]
-        except (json.JSONDecodeError, KeyError, TypeError):
+            done[rec["name"]] = Status(rec["status"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             continue
         good.append(line)
-        done.add(name)
     if len(good) != len(lines):
         fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=".results-")
         with os.fdopen(fd, "w") as fh:

@@ -50,7 +50,8 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
         op = request[0]
         try:
             if op == "run":
-                conn.send(("ok", backend.run(request[1], request[2])))
+                outputs = backend.run(request[1], request[2])
+                conn.send(("ok", (outputs, getattr(backend, "stats", None))))
             elif op == "prepare":
                 prepare = getattr(backend, "prepare", None)
                 if prepare is not None:
@@ -84,7 +85,10 @@ class SupervisedBackend:
         self._conn: Connection | None = None
         self._profile: DeviceProfile | None = None
         self.restarts = 0
-        self.stats: dict[str, float] = {}  # the current worker's backend stats
+        self.restart_s = 0.0  # time spent starting replacement workers
+        self.last_wait_s = 0.0  # how long the last request waited for its answer
+        self._done_stats: dict[str, float] = {}  # summed over workers that are gone
+        self._live_stats: dict[str, float] = {}  # the current worker's backend stats
         self._start()
 
     # -- worker lifecycle ------------------------------------------------
@@ -98,6 +102,9 @@ class SupervisedBackend:
         self._profile = self._profile or reply
 
     def _kill(self) -> None:
+        for k, v in self._live_stats.items():
+            self._done_stats[k] = self._done_stats.get(k, 0) + v
+        self._live_stats = {}
         if self._proc is not None and self._proc.is_alive():
             self._proc.kill()
         if self._proc is not None:
@@ -110,16 +117,20 @@ class SupervisedBackend:
         """Start a new worker if the last one was killed or died (its pipelines are
         then rebuilt lazily, one per variant at its first dispatch)."""
         if self._proc is None:
+            t0 = time.monotonic()
             self.restarts += 1
             self._start()
+            self.restart_s += time.monotonic() - t0
 
     def _request(self, message: tuple | None, wait_s: float, what: str) -> Any:
         """Send ``message`` (None: just wait for the greeting) and wait at most ``wait_s``."""
         assert self._conn is not None
+        start = time.monotonic()
         try:
             if message is not None:
                 self._conn.send(message)
             ready = self._conn.poll(wait_s)
+            self.last_wait_s = time.monotonic() - start
         except (BrokenPipeError, EOFError, OSError):
             ready = True  # the worker is gone; recv below says how
         if not ready:
@@ -156,12 +167,24 @@ class SupervisedBackend:
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         self._ensure()
-        return self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
-                             f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases")
+        outputs, stats = self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
+                                       f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases")
+        self._fold_stats(stats)
+        return outputs
 
     def _fold_stats(self, stats: dict[str, float] | None) -> None:
         if stats:
-            self.stats = dict(stats)
+            self._live_stats = dict(stats)
+
+    @property
+    def stats(self) -> dict[str, float]:
+        """The backend's stats summed over every worker, plus the supervisor's own."""
+        total = dict(self._done_stats)
+        for k, v in self._live_stats.items():
+            total[k] = total.get(k, 0) + v
+        total["worker_restarts"] = self.restarts
+        total["restart_s"] = self.restart_s
+        return total
 
     def close(self) -> None:
         if self._proc is not None:
@@ -171,4 +194,3 @@ class SupervisedBackend:
             except BackendError:
                 pass
         self._kill()
-        self.stats["worker_restarts"] = self.restarts

@@ -1,0 +1,134 @@
+"""Supervised runs: a driver that hangs, crashes, loses the device or exits
+inside otherwise passing batches yields exactly the right verdict per case,
+the run ends by itself, bisection stays within its bound, and an
+interrupted results file resumes cleanly."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import math
+import time
+from pathlib import Path
+
+import pytest
+
+from ctsgen.backends.fake import FaultyBackend
+from ctsgen.device.profile import default_profile
+from ctsgen.families import get_family
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
+from ctsgen.model.tensor import ClampMode
+from ctsgen.pack.read import load_pack
+from ctsgen.pack.write import write_pack
+from ctsgen.runner.run import RunOptions, recover_results, run_pack
+from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.runner.verdict import Status
+from ctsgen.strategies.sampling import draw_examples
+from ctsgen.toolchain import compile_glsl, validate_spirv
+
+FAST = RunOptions(batch_size=512, timeout_base_s=1.0, timeout_per_case_s=0.0)
+
+
+def one_variant_pack(root: Path, n: int) -> Path:
+    """A pack of ``n`` cases that all share one shader, so one dispatch holds them all."""
+    family = get_family("tensor-layout")
+    m = next(mt for mt in default_profile().matrix_types() if mt.rows * mt.cols == 256)
+    v = LayoutVariant(Operation.load, 2, ClampMode.Repeat, m)
+    cases = draw_examples(family.cases_for(v, StrategyOptions()), 3 * n, 11)
+    unique = list({c.name(): c for c in cases}.values())[:n]
+    assert len(unique) == n
+    return write_pack(unique, root / f"pack{n}", header={"seed": 11}, compile_fn=compile_glsl,
+                      validate_fn=validate_spirv)
+
+
+@pytest.fixture(scope="module")
+def pack12(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return one_variant_pack(tmp_path_factory.mktemp("sup"), 12)
+
+
+def key(case) -> tuple[int, ...]:
+    return tuple(int(w) for w in case.params)
+
+
+def run(pack_dir: Path, backend, options: RunOptions = FAST) -> tuple[dict[str, dict], object]:
+    out = io.StringIO()
+    summary = run_pack(load_pack(pack_dir), backend, out, options)
+    return {json.loads(line)["name"]: json.loads(line) for line in out.getvalue().splitlines()}, summary
+
+
+def test_every_fault_gets_its_own_verdict_and_the_run_ends(pack12: Path) -> None:
+    cases = load_pack(pack12).cases
+    faults = {key(cases[1]): "hang", key(cases[4]): "crash", key(cases[6]): "device_lost",
+              key(cases[8]): "exit", key(cases[10]): "wrong"}
+    expected = {cases[1].name: Status.Timeout, cases[4].name: Status.Crash, cases[6].name: Status.DeviceLost,
+                cases[8].name: Status.Crash, cases[10].name: Status.Fail}
+    backend = SupervisedBackend(functools.partial(FaultyBackend, faults), grace_s=0.5)
+    start = time.monotonic()
+    try:
+        results, summary = run(pack12, backend)
+    finally:
+        backend.close()
+    assert time.monotonic() - start < 90  # bounded: no fault can stall the run
+    assert len(results) == len(cases)
+    for c in cases:
+        assert Status(results[c.name]["status"]) is expected.get(c.name, Status.Pass), results[c.name]
+    assert "culprit isolated by bisection" in results[cases[1].name]["detail"]
+    assert summary.hang_detect_s and all(1.0 <= s < 1.5 + 0.5 for s in summary.hang_detect_s)
+    assert backend.restarts >= 4  # hang, crash, device lost and exit each cost a worker
+
+
+@pytest.mark.parametrize("n, culprit", [(2, 0), (2, 1), (5, 4), (8, 3), (12, 0), (12, 11), (12, 7)])
+def test_bisection_isolates_one_culprit_within_log2_plus_one(tmp_path: Path, n: int, culprit: int) -> None:
+    pack_dir = one_variant_pack(tmp_path, n)
+    cases = load_pack(pack_dir).cases
+    backend = FaultyBackend({key(cases[culprit]): "device_lost"})  # in-process: fast, same bisection
+    results, summary = run(pack_dir, backend)
+    assert summary.bisection_dispatches <= math.ceil(math.log2(n)) + 1
+    assert [c.name for c in cases if results[c.name]["status"] != "Pass"] == [cases[culprit].name]
+    assert results[cases[culprit].name]["status"] == "DeviceLost"
+
+
+def test_two_culprits_in_one_batch_are_both_found(pack12: Path) -> None:
+    cases = load_pack(pack12).cases
+    backend = FaultyBackend({key(cases[2]): "device_lost", key(cases[9]): "error"})
+    results, _ = run(pack12, backend)
+    bad = {n: r["status"] for n, r in results.items() if r["status"] != "Pass"}
+    assert bad == {cases[2].name: "DeviceLost", cases[9].name: "Crash"}
+
+
+def test_a_variant_wide_failure_is_not_bisected_case_by_case(pack12: Path) -> None:
+    from ctsgen.runner.run import MAX_CULPRITS_PER_VARIANT
+
+    cases = load_pack(pack12).cases
+    backend = FaultyBackend({key(c): "error" for c in cases})  # e.g. a pipeline the driver cannot build
+    results, summary = run(pack12, backend)
+    assert all(r["status"] == "Crash" for r in results.values()) and len(results) == len(cases)
+    assert summary.dispatches < 4 * len(cases)
+    assert sum("culprit isolated" in r["detail"] for r in results.values()) == MAX_CULPRITS_PER_VARIANT
+
+
+def test_a_backend_that_cannot_start_is_an_error_not_a_hang() -> None:
+    from ctsgen.backends.base import BackendError
+
+    with pytest.raises(BackendError, match="unknown fault"):
+        SupervisedBackend(functools.partial(FaultyBackend, {(1,): "melt"}))
+
+
+def test_an_interrupted_results_file_resumes_to_the_same_verdicts(pack12: Path, tmp_path: Path) -> None:
+    cases = load_pack(pack12).cases
+    faults = {key(cases[3]): "wrong"}
+    full, _ = run(pack12, FaultyBackend(faults))
+    lines = [json.dumps(full[c.name], sort_keys=True) for c in cases]
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n".join(lines[:5]) + "\n" + lines[5][:17])  # killed while writing line 6
+    done = recover_results(path)
+    assert set(done) == {c.name for c in cases[:5]}
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [full[c.name] for c in cases[:5]]
+    with open(path, "a") as fh:
+        summary = run_pack(load_pack(pack12), FaultyBackend(faults), fh, FAST, done_before=done)
+    final = [json.loads(line) for line in path.read_text().splitlines()]
+    assert sorted(r["name"] for r in final) == sorted(c.name for c in cases)
+    assert {r["name"]: r["status"] for r in final} == {n: r["status"] for n, r in full.items()}
+    assert summary.resumed == 5 and not summary.ok  # the earlier Fail still counts
