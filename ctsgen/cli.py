@@ -66,11 +66,24 @@ def _backend(name: str, isolation: str):
     return factory()
 
 
+def _revalidate(pack) -> None:
+    """Validate every shader before a device sees it, where a validator is installed
+    (a device machine may have none: the pack's checksums still guard the files)."""
+    from ctsgen.pack.read import validate_shaders
+    from ctsgen.toolchain import ToolchainError, validate_spirv
+
+    try:
+        validate_shaders(pack, validate_spirv)  # a rejected module raises PackError
+    except ToolchainError as exc:  # no validator here
+        sys.stderr.write(f"ctsgen: note: shaders not re-validated ({exc})\n")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.pack.read import load_pack
     from ctsgen.runner.run import RunOptions, recover_results, run_pack
 
     pack = load_pack(args.pack)
+    _revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{args.backend}.jsonl")
     done_before = recover_results(results_path) if args.resume else {}
     backend = _backend(args.backend, args.isolation)

@@ -112,6 +112,27 @@ def test_missing_case_npy(pack, capsys):
     assert str(victim) in error_line(capsys)
 
 
+def test_invalid_spirv_is_refused_with_the_validators_message(pack, capsys):
+    # a module that passes its checksum but not the validator never reaches a backend
+    import hashlib
+
+    spv = next((pack / "shaders").glob("*.spv"))
+    words = bytearray(spv.read_bytes())
+    words[4:8] = (0x00070000).to_bytes(4, "little")  # SPIR-V version 7.0 does not exist
+    spv.write_bytes(bytes(words))
+    mpath = pack / "manifest.json"
+    manifest = json.loads(mpath.read_text())
+    vid = spv.name[:-len(".spv")]
+    manifest["variants"][vid]["spirv_sha256"] = hashlib.sha256(bytes(words)).hexdigest()
+    mpath.write_text(json.dumps(manifest))
+    with pytest.raises(SystemExit) as e:
+        run(pack)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"shader variant {vid} fails SPIR-V validation" in err and "error:" in err
+    assert not (pack / "results-reference.jsonl").exists()
+
+
 def test_modified_spirv_checksum(pack, capsys):
     spv = next((pack / "shaders").glob("*.spv"))
     data = bytearray(spv.read_bytes())

@@ -12,6 +12,7 @@ import math
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ctsgen.backends.fake import FaultyBackend
@@ -132,3 +133,24 @@ def test_an_interrupted_results_file_resumes_to_the_same_verdicts(pack12: Path, 
     assert sorted(r["name"] for r in final) == sorted(c.name for c in cases)
     assert {r["name"]: r["status"] for r in final} == {n: r["status"] for n, r in full.items()}
     assert summary.resumed == 5 and not summary.ok  # the earlier Fail still counts
+
+
+def test_a_case_larger_than_the_device_allows_is_not_supported(pack12: Path) -> None:
+    from ctsgen.backends.reference import ReferenceBackend, UniversalProfile
+
+    class SmallDevice(ReferenceBackend):
+        def __init__(self) -> None:
+            super().__init__()
+            self._profile = UniversalProfile(name="small", properties={"maxStorageBufferRange": 600})
+
+    results, summary = run(pack12, SmallDevice())
+    sizes = {c.name: max(int(np.prod(shape)) * np.dtype(spec.dtype).itemsize
+                         for spec, shape in zip(c.buffers, c.shapes()))
+             for c in load_pack(pack12).cases}
+    for name, r in results.items():
+        if sizes[name] > 600:
+            assert r["status"] == "NotSupported" and "maxStorageBufferRange 600" in r["detail"]
+        else:
+            assert r["status"] == "Pass"
+    assert any(s > 600 for s in sizes.values()) and any(s <= 600 for s in sizes.values())
+    assert summary.dispatches > 1  # batches were split to stay under the limit

@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes  # noqa: F401  (registers the bfloat16 dtype name)
@@ -48,6 +49,22 @@ class PackCase:
     @property
     def params(self) -> np.ndarray:
         return np.asarray(self.record["param_words"], dtype=np.uint32)
+
+    def shapes(self) -> list[tuple[int, ...]]:
+        """Shape of each buffer's initial array, read from the .npy header only."""
+        out = []
+        for spec in self.buffers:
+            rel = self.record["files"].get(f"{spec.name}.initial")
+            if rel is None:
+                raise PackError(f"case {self.name}: no '{spec.name}.initial' entry in its files; regenerate the pack")
+            path = self.root / rel
+            try:
+                out.append(np.load(path, mmap_mode="r", allow_pickle=False).shape)
+            except FileNotFoundError:
+                raise PackError(f"{path}: missing (case {self.name}); regenerate the pack") from None
+            except ValueError as exc:
+                raise PackError(f"{path}: {exc}") from None
+        return out
 
     def arrays(self) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
         """(initial, expected) per buffer, in binding order."""
@@ -157,3 +174,14 @@ def load_pack(root: str | Path) -> Pack:
             raise PackError(f"{cpath}: name {rec['name']!r} does not match the manifest's {entry.get('name')!r}")
         cases.append(PackCase(root, rec, variants[vid].buffers))
     return Pack(root, m, variants, family_variants, cases)
+
+
+def validate_shaders(pack: Pack, validate: Callable[[bytes], None]) -> None:
+    """Refuse a pack whose SPIR-V the validator rejects, with the validator's message."""
+    from ctsgen.toolchain import SpirvValidationError
+
+    for vid, v in pack.variants.items():
+        try:
+            validate(v.spirv)
+        except SpirvValidationError as exc:
+            raise PackError(f"{pack.root}: shader variant {vid} fails SPIR-V validation:\n{exc}") from None

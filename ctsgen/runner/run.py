@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from ctsgen.backends.base import Backend, BackendError, DeviceLost, DispatchTimeout, ShaderVariant
 from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
-from ctsgen.runner.batch import build_batch, case_outputs
+from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.supervise import WorkerCrashed
 from ctsgen.runner.verdict import CaseResult, Status, differing_elements
 
@@ -67,9 +69,35 @@ class RunSummary:
         return not any(Status(s).is_failure for s in self.counts)
 
 
-def _chunks(items: list[PackCase], size: int) -> Iterator[list[PackCase]]:
-    for i in range(0, len(items), size):
-        yield items[i:i + size]
+def _case_bytes(case: PackCase) -> list[int]:
+    """Bytes each buffer of ``case`` needs (from the .npy headers, without reading the data)."""
+    return [int(np.prod(shape)) * np.dtype(spec.dtype).itemsize
+            for spec, shape in zip(case.buffers, case.shapes())]
+
+
+def _oversized(case: PackCase, limit: int | None) -> str | None:
+    """Why ``case`` cannot run on a device whose storage buffers hold ``limit`` bytes, if so."""
+    if not limit:
+        return None
+    for spec, size in zip(case.buffers, _case_bytes(case)):
+        if size > limit:
+            return f"buffer '{spec.name}' needs {size} bytes > maxStorageBufferRange {limit}"
+    return None
+
+
+def _chunks(items: list[PackCase], size: int, limit: int | None = None) -> Iterator[list[PackCase]]:
+    """Batches of at most ``size`` cases whose buffers each stay within ``limit`` bytes."""
+    batch: list[PackCase] = []
+    totals: list[int] = []
+    for case in items:
+        need = [b + ALIGN_BYTES for b in _case_bytes(case)] if limit else []
+        if batch and (len(batch) == size or (limit and any(t + n > limit for t, n in zip(totals, need)))):
+            yield batch
+            batch, totals = [], []
+        batch.append(case)
+        totals = [t + n for t, n in zip(totals, need)] if totals else need
+    if batch:
+        yield batch
 
 
 def _explain(case: PackCase, buffer: int, element: int) -> dict[str, Any]:
@@ -219,14 +247,22 @@ def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions
             prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
         except BackendError:
             pass  # each variant's own dispatch will say what is wrong with it
+    limit = profile.properties.get("maxStorageBufferRange")
     for vid, cases in by_variant.items():
         if reasons[vid]:
             for c in cases:
                 record(CaseResult(c.name, Status.NotSupported, reasons[vid]))
-        else:
-            runner = _VariantRun(backend, pack.variants[vid], options, summary, record)
-            for chunk in _chunks(cases, options.batch_size):
-                runner.run(chunk)
+            continue
+        fitting = []
+        for c in cases:
+            too_big = _oversized(c, limit)
+            if too_big:
+                record(CaseResult(c.name, Status.NotSupported, too_big))
+            else:
+                fitting.append(c)
+        runner = _VariantRun(backend, pack.variants[vid], options, summary, record)
+        for chunk in _chunks(fitting, options.batch_size, limit):
+            runner.run(chunk)
         if progress:
             progress(done, total, summary.counts)
     summary.wall_s = time.monotonic() - start
