@@ -25,13 +25,19 @@ class CompareRule:
     """How a backend's output buffer is judged against the expected one.
 
     ``bitwise``: every element's bits equal (data movement, integer paths).
-    Families with arithmetic add tolerance rules here.
+    ``tolerance``: |actual - expected| <= the per-element bound in
+    ``CaseData.tolerance`` (derived by the family and documented in
+    docs/spec-decisions.md); within it but beyond ``warn_fraction`` of it
+    anywhere is a QualityWarning.
     """
 
     rule: str = "bitwise"
+    warn_fraction: float = 0.75
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule}
+        if self.rule == "bitwise":
+            return {"rule": self.rule}
+        return {"rule": self.rule, "warn_fraction": self.warn_fraction}
 
 
 @dataclass
@@ -41,12 +47,14 @@ class CaseData:
     ``initial[i]`` and ``expected[i]`` belong to the variant's i-th buffer
     (binding i+1); ``expected[i] is None`` means that buffer is not checked.
     ``params`` are the case's family parameter words (the batch prepends one
-    element offset per buffer).
+    element offset per buffer). ``tolerance[i]`` (float64, broadcastable to
+    ``expected[i]``) is the absolute bound of a 'tolerance' compare rule.
     """
 
     params: np.ndarray
     initial: list[np.ndarray]
     expected: list[np.ndarray | None]
+    tolerance: list[np.ndarray | None] | None = None
 
 
 class Variant(Protocol):

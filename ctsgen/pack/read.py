@@ -75,6 +75,13 @@ class PackCase:
             expected.append(self._load(files, f"{spec.name}.expected", spec.dtype, required=False))
         return initial, expected
 
+    def tolerances(self) -> list[np.ndarray | None] | None:
+        """Per-buffer float64 tolerance arrays of a 'tolerance' compare rule (None: bitwise)."""
+        if self.record["compare"].get("rule") != "tolerance":
+            return None
+        return [self._load(self.record["files"], f"{spec.name}.tolerance", "float64", required=False)
+                for spec in self.buffers]
+
     def _load(self, files: dict[str, str], key: str, dtype: str, *, required: bool) -> np.ndarray | None:
         rel = files.get(key)
         if rel is None:

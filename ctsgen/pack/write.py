@@ -121,7 +121,11 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
         case_dir.mkdir()
         d = case.data()
         files: dict[str, str] = {}
-        for spec, initial, expected in zip(v.buffers(), d.initial, d.expected):
+        tolerance = d.tolerance or [None] * len(d.expected)
+        for spec, initial, expected, tol in zip(v.buffers(), d.initial, d.expected, tolerance):
+            if tol is not None:
+                files[f"{spec.name}.tolerance"] = f"cases/{name}/{spec.name}.tolerance.npy"
+                save_array(case_dir / f"{spec.name}.tolerance.npy", np.asarray(tol, dtype=np.float64))
             files[f"{spec.name}.initial"] = f"cases/{name}/{spec.name}.initial.npy"
             save_array(case_dir / f"{spec.name}.initial.npy", initial)
             if expected is not None:

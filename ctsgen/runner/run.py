@@ -32,7 +32,7 @@ from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.supervise import WorkerCrashed
-from ctsgen.runner.verdict import CaseResult, Status, differing_elements
+from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
 
 MAX_MISMATCHES = 8
 #: Culprits isolated per variant before the rest of its failing batches are
@@ -107,24 +107,38 @@ def _explain(case: PackCase, buffer: int, element: int) -> dict[str, Any]:
     return locate(buffer, element) if locate else {}
 
 
-def judge(case: PackCase, outputs: list, expected: list) -> CaseResult:
-    """Compare one case's output buffers against the expected ones."""
+def judge(case: PackCase, outputs: list, expected: list, tolerances: list | None = None) -> CaseResult:
+    """Compare one case's output buffers against the expected ones.
+
+    A tolerance rule whose largest error exceeds ``warn_fraction`` (default
+    0.75) of the tolerance anywhere, while staying within it, gives
+    QualityWarning: acceptable, but close to the edge of what the rule allows.
+    """
+    rule = case.record["compare"]
+    worst = None
     for b, (got, want) in enumerate(zip(outputs, expected)):
         if want is None:
             continue
-        bad = differing_elements(got, want, case.record["compare"])
-        if bad.size:
+        j = judge_buffer(got, want, rule, tolerances[b] if tolerances else None)
+        if rule.get("rule") != "bitwise":
+            worst = max(worst or 0.0, j.max_ratio)
+        if j.bad.size:
             spec = case.buffers[b]
             mism = []
-            for k in bad[:MAX_MISMATCHES]:
+            for k in j.bad[:MAX_MISMATCHES]:
                 k = int(k)
                 entry = {"buffer": spec.name, "element": k,
                          "expected": _scalar(want, k), "actual": _scalar(got, k)}
+                if tolerances and tolerances[b] is not None:
+                    entry["tolerance"] = float(np.broadcast_to(tolerances[b], want.shape).ravel()[k])
                 entry.update(_explain(case, b, k))
                 mism.append(entry)
             return CaseResult(case.name, Status.Fail,
-                              f"{bad.size} of {want.size} elements of '{spec.name}' differ", mism)
-    return CaseResult(case.name, Status.Pass)
+                              f"{j.bad.size} of {want.size} elements of '{spec.name}' differ", mism, worst)
+    if worst is not None and worst > rule.get("warn_fraction", 0.75):
+        return CaseResult(case.name, Status.QualityWarning,
+                          f"within tolerance, but an error reaches {worst:.2f} of it", max_error_ratio=worst)
+    return CaseResult(case.name, Status.Pass, max_error_ratio=worst)
 
 
 def _scalar(arr: Any, k: int) -> Any:
@@ -156,7 +170,8 @@ class _VariantRun:
             if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
                 self.summary.hang_detect_s.append(getattr(self.backend, "last_wait_s", time.monotonic() - start))
             return None, exc
-        return [judge(c, case_outputs(batch, out, i), arrays[i][1]) for i, c in enumerate(group)], None
+        return [judge(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
+                for i, c in enumerate(group)], None
 
     def run(self, group: list[PackCase]) -> None:
         results, exc = self.dispatch(group)

@@ -1,0 +1,53 @@
+"""The compare rules: bitwise, and per-element tolerance with QualityWarning."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ctsgen.runner.verdict import judge_buffer
+
+TOL = {"rule": "tolerance", "warn_fraction": 0.75}
+
+
+def test_bitwise_tells_minus_zero_from_zero_and_nan_payloads_apart() -> None:
+    e = np.array([0.0, 1.0, np.nan], dtype=np.float32)
+    a = np.array([-0.0, 1.0, np.nan], dtype=np.float32)
+    assert list(judge_buffer(a, e, {"rule": "bitwise"}).bad) == [0]
+
+
+def test_tolerance_is_an_inclusive_absolute_bound_per_element() -> None:
+    e = np.array([1.0, 2.0, 3.0])
+    tol = np.array([0.5, 0.0, 0.25])
+    a = np.array([1.5, 2.0, 3.3])
+    j = judge_buffer(a, e, TOL, tol)
+    assert list(j.bad) == [2]
+    assert j.max_ratio == pytest.approx(0.3 / 0.25)
+
+
+def test_tolerance_nan_needs_nan_and_infinity_needs_the_same_infinity() -> None:
+    e = np.array([np.nan, np.inf, -np.inf, 1.0])
+    a = np.array([np.nan, np.inf, np.inf, np.nan])
+    j = judge_buffer(a, e, TOL, np.ones(4))
+    assert list(j.bad) == [2, 3]
+
+
+def test_a_shape_mismatch_fails_every_element() -> None:
+    j = judge_buffer(np.zeros(3), np.zeros(4), TOL, np.ones(4))
+    assert j.bad.size == 4
+
+
+def test_quality_warning_near_the_edge(tmp_path) -> None:
+    from ctsgen.pack.read import PackCase
+    from ctsgen.runner.run import judge
+    from ctsgen.runner.verdict import Status
+    from ctsgen.backends.base import BufferSpec
+
+    case = PackCase(tmp_path, {"name": "c", "family": "x", "compare": TOL, "files": {}, "param_words": []},
+                    (BufferSpec(1, "out", "float32"),))
+    e = np.array([1.0, 2.0], dtype=np.float32)
+    tol = np.array([1.0, 1.0])
+    assert judge(case, [e + np.float32(0.5)], [e], [tol]).status is Status.Pass
+    near = judge(case, [e + np.float32(0.9)], [e], [tol])
+    assert near.status is Status.QualityWarning and near.max_error_ratio == pytest.approx(0.9)
+    assert judge(case, [e + np.float32(1.5)], [e], [tol]).status is Status.Fail
