@@ -37,12 +37,14 @@ def test_a_shape_mismatch_fails_every_element() -> None:
     assert j.bad.size == 4
 
 
-def test_quality_warning_near_the_edge(tmp_path) -> None:
+def test_quality_warning_near_the_edge(tmp_path, monkeypatch) -> None:
+    import ctsgen.runner.run as run_module
     from ctsgen.pack.read import PackCase
     from ctsgen.runner.run import judge
     from ctsgen.runner.verdict import Status
     from ctsgen.backends.base import BufferSpec
 
+    monkeypatch.setattr(run_module, "_explain", lambda case, buffer, element: {})  # no family model here
     case = PackCase(tmp_path, {"name": "c", "family": "x", "compare": TOL, "files": {}, "param_words": []},
                     (BufferSpec(1, "out", "float32"),))
     e = np.array([1.0, 2.0], dtype=np.float32)
