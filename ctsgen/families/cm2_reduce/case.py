@@ -1,0 +1,194 @@
+"""The cm2-reduce family's case model: OpCooperativeMatrixReduceNV on Accumulator matrices.
+
+A :class:`ReduceVariant` is the compile-time signature (reduce mode, combine
+function, source and result matrix types); a :class:`ReduceCase` adds the
+data (a seed). The shader loads the source row-major from binding 1,
+reduces, and stores the result row-major to binding 2, which starts
+poisoned so an unwritten element is visible. No run-time family words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctsgen.backends.base import BufferSpec
+from ctsgen.device.profile import Requirements
+from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce, result_shape,
+                                               sum_is_meaningful)
+from ctsgen.families.cm2_reduce.shapes import matrix_id
+from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
+from ctsgen.templates import render
+
+FAMILY_NAME = "cm2-reduce"
+N_BUFFERS = 2  # binding 1: source matrix, binding 2: result matrix
+FAMILY_WORDS = 0
+
+#: Float sums draw values k * 2^-q, |k| <= 2^q: every partial sum stays on that
+#: grid (no subnormal a device could flush) and rounds only when it grows.
+SUM_GRID_BITS = {ComponentType.float16: 8, ComponentType.float32: 20}
+#: Float products: +-1 with at most this many +-2 and this many +-1/2 per matrix,
+#: so every partial product is an exact power of two within 2^+-10.
+PRODUCT_SCALED = 10
+
+
+def requirements_for(features: Sequence[str], matrices: Sequence[MatrixType]) -> Requirements:
+    """The extensions and features a cm2 shader with these matrices needs (a size the
+    device does not list needs cooperativeMatrixFlexibleDimensions: the profile's
+    supports_matrix checks that per matrix)."""
+    feats = list(features)
+    if any(m.scope is Scope.Workgroup for m in matrices):
+        feats.append("cooperativeMatrixWorkgroupScope")
+    exts = ["VK_NV_cooperative_matrix2"]
+    if any(m.component is ComponentType.bfloat16 for m in matrices):
+        exts.append("VK_KHR_shader_bfloat16")
+    return Requirements(extensions=tuple(exts), features=tuple(dict.fromkeys(feats)),
+                        matrices=tuple(dict.fromkeys(matrices)))
+
+
+@dataclass(frozen=True)
+class ReduceVariant:
+    """``coopMatReduceNV(result, source, mode, combineOp)`` with fixed types."""
+
+    mode: ReduceMode
+    combine: Combine
+    source: MatrixType
+    result: MatrixType
+
+    def __post_init__(self) -> None:
+        s, r = self.source, self.result
+        if s.use is not MatrixUse.Accumulator or r.use is not MatrixUse.Accumulator:
+            raise ValueError("reductions take and return Accumulator matrices (SPV_NV_cooperative_matrix2)")
+        if (s.component, s.scope, s.workgroup_size) != (r.component, r.scope, r.workgroup_size):
+            raise ValueError("source and result of a reduction share component type and scope")
+        why = result_shape(self.mode, s.rows, s.cols, r.rows, r.cols)
+        if why:
+            raise ValueError(why)
+        if self.combine is Combine.xor and s.component.is_float:
+            raise ValueError("the xor combine function is for integer components")
+        if self.combine is Combine.sum and not sum_is_meaningful(self.mode, s.rows, s.cols, s.component):
+            raise ValueError(f"a float sum over {domain_size(self.mode, s.rows, s.cols)} terms has no useful "
+                             "error bound; reduce a smaller matrix")
+
+    @property
+    def id(self) -> str:
+        r = self.result
+        return (f"cm2_reduce.{self.mode.snake}.{self.combine.value}.{matrix_id(self.source)}"
+                f".to_{r.rows}x{r.cols}")
+
+    @property
+    def local_size_x(self) -> int:
+        return self.source.workgroup_size
+
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        dt = self.source.component.dtype.name
+        return (BufferSpec(1, "source", dt), BufferSpec(2, "result", dt))
+
+    def requirements(self) -> Requirements:
+        return requirements_for(["cooperativeMatrixReductions"], [self.source, self.result])
+
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        c = self.source.component
+        return render(Path(__file__).parent, "shader.comp.j2", v=self, src=self.source, dst=self.result,
+                      T=c.glsl, is_float=c.is_float, words=N_BUFFERS + FAMILY_WORDS,
+                      baked=None if baked is None else [int(w) for w in baked])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode.name, "combine": self.combine.value,
+                "source": matrix_to_json(self.source), "result": matrix_to_json(self.result)}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ReduceVariant:
+        return cls(ReduceMode[o["mode"]], Combine(o["combine"]), matrix_from_json(o["source"]),
+                   matrix_from_json(o["result"]))
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: reduce each case's source on host buffers."""
+        src, dst = buffers
+        s, r = self.source, self.result
+        for in_off, out_off in offsets:
+            m = src[in_off:in_off + s.elements].reshape(s.rows, s.cols)
+            out, _ = expected_reduce(m, self.mode, self.combine, s.component, r.rows, r.cols)
+            dst[out_off:out_off + r.elements] = out.ravel()
+
+
+def source_values(combine: Combine, component: ComponentType, n: int, seed: int) -> np.ndarray:
+    """The source data for a combine function (see SUM_GRID_BITS, PRODUCT_SCALED)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    if not component.is_float:
+        v = random_values(component, n, seed)
+        if combine is Combine.product:  # odd values: a wrapped product never collapses to 0
+            v = from_bits(v.view(component.bits_dtype) | 1, component)
+        return v
+    if combine is Combine.sum:
+        q = SUM_GRID_BITS[component]
+        return (rng.integers(-(2**q), 2**q + 1, size=n) * 2.0**-q).astype(component.dtype)
+    if combine is Combine.product:
+        v = rng.choice([-1.0, 1.0], size=n)
+        pos = rng.permutation(n)[:2 * PRODUCT_SCALED]
+        v[pos[:PRODUCT_SCALED]] *= 2.0
+        v[pos[PRODUCT_SCALED:]] *= 0.5
+        return v.astype(component.dtype)
+    return random_values(component, n, seed)
+
+
+@dataclass(frozen=True)
+class ReduceCase:
+    """One reduction of seeded data (see :func:`source_values`)."""
+
+    family: ClassVar[str] = FAMILY_NAME
+
+    shader: ReduceVariant
+    seed: int = 0
+
+    def variant(self) -> ReduceVariant:
+        return self.shader
+
+    def source(self) -> np.ndarray:
+        s = self.shader.source
+        return source_values(self.shader.combine, s.component, s.elements, self.seed)
+
+    def data(self) -> CaseData:
+        v, s, r = self.shader, self.shader.source, self.shader.result
+        src = self.source()
+        exp, tol = expected_reduce(src.reshape(s.rows, s.cols), v.mode, v.combine, s.component, r.rows, r.cols)
+        poison = np.full(r.elements, from_bits(sentinel_bits(s.component), s.component), dtype=s.component.dtype)
+        tolerance = [None, tol.ravel()] if self._tolerance() else None
+        return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()], tolerance)
+
+    def _tolerance(self) -> bool:
+        return self.shader.source.component.is_float and self.shader.combine is Combine.sum
+
+    def compare_rule(self) -> CompareRule:
+        return CompareRule("tolerance") if self._tolerance() else CompareRule("bitwise")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ReduceCase:
+        return cls(ReduceVariant.from_json(o["variant"]), int(o["seed"]))
+
+    def name(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+        return f"{self.shader.id}.case_{digest}"
+
+    def locate(self, buffer: int, element: int) -> dict[str, Any]:
+        """Result element -> (row, col) and the source elements combined into it."""
+        if buffer != 1:
+            return {}
+        r, s, mode = self.shader.result, self.shader.source, self.shader.mode
+        row, col = divmod(element, r.cols)
+        dom = {ReduceMode.Row: f"source row {row}", ReduceMode.Column: f"source column {col}",
+               ReduceMode.RowColumn: "the whole source",
+               ReduceMode.Block2x2: f"source rows {2 * row}..{2 * row + 1}, columns {2 * col}..{2 * col + 1}"}
+        return {"row": row, "col": col, "combines": dom[mode], "sourceShape": [s.rows, s.cols]}

@@ -1,0 +1,70 @@
+"""Strategies for cm2-reduce: a reduce mode and combine function, then types the device allows.
+
+Valid by construction: the source is an Accumulator type the profile lists
+(fixed or a flexible multiple); the result has the source's component type
+and scope and a shape the mode allows (Row keeps the rows, Column the
+columns, Row|Column any shape, 2x2 exactly half), and the device must
+support it too. ``xor`` is drawn for integer components only; a float sum
+only over few enough terms that its derived tolerance means something
+(oracle.MAX_SUM_NU).
+
+Shrinks toward Row, sum, the smallest float16 subgroup accumulator and a
+result of the source's own shape, seed 0.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import default_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
+from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
+from ctsgen.families.cm2_reduce.shapes import same_kind, supported_matrices
+from ctsgen.model.types import MatrixType, MatrixUse
+
+
+def strata() -> list[dict[str, object]]:
+    """Every reduce mode x combine function."""
+    return [{"mode": m, "combine": c} for m in ReduceMode for c in Combine]
+
+
+def _results(profile, source: MatrixType, mode: ReduceMode) -> list[MatrixType]:
+    """Allowed result types, the source's own shape first (then simplest)."""
+    out = [r for r in same_kind(profile, source, use=MatrixUse.Accumulator, component=source.component)
+           if result_shape(mode, source.rows, source.cols, r.rows, r.cols) is None]
+    return sorted(out, key=lambda r: (r.rows, r.cols) != (source.rows, source.cols))
+
+
+def sources(profile, mode: ReduceMode, combine: Combine) -> list[MatrixType]:
+    """Accumulator types that have at least one valid result for ``mode``."""
+    return [m for m in supported_matrices(profile) if m.use is MatrixUse.Accumulator
+            and not (combine is Combine.xor and m.component.is_float)
+            and (combine is not Combine.sum or sum_is_meaningful(mode, m.rows, m.cols, m.component))
+            and _results(profile, m, mode)]
+
+
+@st.composite
+def reduce_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
+                    mode: ReduceMode | None = None, combine: Combine | None = None) -> ReduceVariant:
+    """Draw a compile-time signature; keywords pin the mode or combine function."""
+    profile = options.profile or default_profile()
+    mode = draw(st.sampled_from(list(ReduceMode))) if mode is None else mode
+    combine = draw(st.sampled_from(list(Combine))) if combine is None else combine
+    cands = sources(profile, mode, combine)
+    if not cands:
+        raise ValueError(f"device profile {profile.name!r} has no accumulator type for a "
+                         f"{mode.name} {combine.value} reduction")
+    source = draw(st.sampled_from(cands))
+    result = draw(st.sampled_from(_results(profile, source, mode)))
+    return ReduceVariant(mode, combine, source, result)
+
+
+@st.composite
+def reduce_cases_for(draw: st.DrawFn, variant: ReduceVariant,
+                     options: StrategyOptions = StrategyOptions()) -> ReduceCase:
+    return ReduceCase(variant, draw(st.integers(0, 2**32 - 1)))
+
+
+def reduce_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[ReduceCase]:
+    return reduce_variants(options, **pinned).flatmap(lambda v: reduce_cases_for(v, options))
