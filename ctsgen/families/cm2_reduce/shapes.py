@@ -23,7 +23,7 @@ def simplicity(mt: MatrixType) -> tuple:
             mt.component.name != "float16", mt.component.name, mt.use.name, mt.rows)
 
 
-def _profile_key(profile: DeviceProfile) -> tuple:
+def profile_key(profile: DeviceProfile) -> tuple:
     return (profile.name, repr(sorted(profile.features.items())), repr(profile.coopmat_khr),
             repr(profile.flexible_dimensions), profile.flexible_max_dimension)
 
@@ -35,7 +35,7 @@ def supported_matrices(profile: DeviceProfile, max_granules: int = MAX_GRANULES)
     """Every fixed-size type (VK_KHR_cooperative_matrix) and every flexible-dimension
     granule scaled by 1..``max_granules`` in each direction, up to
     cooperativeMatrixFlexibleDimensionsMaxDimension, simplest first."""
-    key = (_profile_key(profile), max_granules)
+    key = (profile_key(profile), max_granules)
     if key not in _CACHE:
         out: dict[MatrixType, None] = dict.fromkeys(profile.matrix_types())
         limit = profile.flexible_max_dimension

@@ -1,0 +1,161 @@
+"""The cm2-convert family's case model: component conversions, Use conversions, transpose.
+
+A :class:`ConvertVariant` is the compile-time signature (kind, source and
+result matrix types); a :class:`ConvertCase` adds the data seed. The shader
+loads the source row-major from binding 1, converts (``RESULT(source)``,
+which glslang emits as Op{F,S,U}Convert / OpConvert* when the component type
+changes and as OpCooperativeMatrixConvertNV when only the Use does), or
+transposes (``coopMatTransposeNV``), and stores row-major to binding 2
+(poisoned first). No run-time family words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctsgen.backends.base import BufferSpec
+from ctsgen.device.profile import Requirements
+from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.cm2_convert.oracle import Kind, expected_result, rounds, source_values
+from ctsgen.families.cm2_reduce.case import requirements_for
+from ctsgen.families.cm2_reduce.shapes import matrix_id
+from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
+from ctsgen.oracle.values import from_bits, sentinel_bits
+from ctsgen.templates import render
+
+FAMILY_NAME = "cm2-convert"
+N_BUFFERS = 2
+FAMILY_WORDS = 0
+
+
+def check_pair(kind: Kind, s: MatrixType, r: MatrixType) -> str | None:
+    """None if ``kind`` may turn ``s`` into ``r`` (SPV_NV_cooperative_matrix2), else why not."""
+    if (s.scope, s.workgroup_size) != (r.scope, r.workgroup_size):
+        return "source and result share their scope"
+    if kind is Kind.transpose:
+        if (s.use, r.use) != (MatrixUse.Accumulator, MatrixUse.B) or (r.rows, r.cols) != (s.cols, s.rows) \
+                or s.component is not r.component:
+            return "transpose takes an M x N Accumulator to an N x M B matrix of the same component type"
+        return None
+    if (s.rows, s.cols) != (r.rows, r.cols):
+        return "conversions keep the shape"
+    if s.use is not r.use and s.use is not MatrixUse.Accumulator:
+        return "a Use change goes from Accumulator to A or B"
+    if kind is Kind.use:
+        if s.component is not r.component or s.use is r.use:
+            return "OpCooperativeMatrixConvertNV changes the Use only"
+        return None
+    if s.component is r.component:
+        return "a component conversion changes the component type"
+    if not s.component.is_float and not r.component.is_float and s.component.size == r.component.size:
+        return "a same-width signedness change is a bitcast, which keeps the Use restriction"
+    return None
+
+
+@dataclass(frozen=True)
+class ConvertVariant:
+    kind: Kind
+    source: MatrixType
+    result: MatrixType
+
+    def __post_init__(self) -> None:
+        why = check_pair(self.kind, self.source, self.result)
+        if why:
+            raise ValueError(f"{self.kind.value} {self.source.glsl} -> {self.result.glsl}: {why}")
+
+    @property
+    def id(self) -> str:
+        return f"cm2_convert.{self.kind.value}.{matrix_id(self.source)}.to.{matrix_id(self.result)}"
+
+    @property
+    def local_size_x(self) -> int:
+        return self.source.workgroup_size
+
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        return (BufferSpec(1, "source", self.source.component.dtype.name),
+                BufferSpec(2, "result", self.result.component.dtype.name))
+
+    def requirements(self) -> Requirements:
+        feats = ["cooperativeMatrixConversions"] if self.kind is not Kind.convert \
+            or self.source.use is not self.result.use else []
+        return requirements_for(feats, [self.source, self.result])
+
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        s, r = self.source, self.result
+        return render(Path(__file__).parent, "shader.comp.j2", v=self, src=s, dst=r,
+                      bfloat16=ComponentType.bfloat16 in (s.component, r.component),
+                      words=N_BUFFERS + FAMILY_WORDS, baked=None if baked is None else [int(w) for w in baked])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "source": matrix_to_json(self.source), "result": matrix_to_json(self.result)}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ConvertVariant:
+        return cls(Kind(o["kind"]), matrix_from_json(o["source"]), matrix_from_json(o["result"]))
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: convert / transpose each case's source on host buffers."""
+        src, dst = buffers
+        s, r = self.source, self.result
+        for in_off, out_off in offsets:
+            m = src[in_off:in_off + s.elements].reshape(s.rows, s.cols)
+            out, _ = expected_result(self.kind, m, s.component, r.component)
+            dst[out_off:out_off + r.elements] = out.ravel()
+
+
+@dataclass(frozen=True)
+class ConvertCase:
+    family: ClassVar[str] = FAMILY_NAME
+
+    shader: ConvertVariant
+    seed: int = 0
+
+    def variant(self) -> ConvertVariant:
+        return self.shader
+
+    def source(self) -> np.ndarray:
+        s, r = self.shader.source, self.shader.result
+        return source_values(s.component, r.component, s.elements, self.seed)
+
+    def _tolerant(self) -> bool:
+        return self.shader.kind is Kind.convert and rounds(self.shader.source.component, self.shader.result.component)
+
+    def data(self) -> CaseData:
+        s, r = self.shader.source, self.shader.result
+        src = self.source()
+        exp, tol = expected_result(self.shader.kind, src.reshape(s.rows, s.cols), s.component, r.component)
+        poison = np.full(r.elements, from_bits(sentinel_bits(r.component), r.component), dtype=r.component.dtype)
+        return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()],
+                        [None, tol.ravel()] if self._tolerant() else None)
+
+    def compare_rule(self) -> CompareRule:
+        return CompareRule("tolerance") if self._tolerant() else CompareRule("bitwise")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ConvertCase:
+        return cls(ConvertVariant.from_json(o["variant"]), int(o["seed"]))
+
+    def name(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+        return f"{self.shader.id}.case_{digest}"
+
+    def locate(self, buffer: int, element: int) -> dict[str, Any]:
+        """Result element -> (row, col) and the source element it comes from."""
+        if buffer != 1:
+            return {}
+        row, col = divmod(element, self.shader.result.cols)
+        src = (col, row) if self.shader.kind is Kind.transpose else (row, col)
+        s = self.source()[src[0] * self.shader.source.cols + src[1]]
+        return {"row": row, "col": col, "sourceRowCol": list(src), "sourceValue": float(s) if
+                self.shader.source.component.is_float else int(s)}
