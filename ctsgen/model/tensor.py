@@ -161,3 +161,95 @@ class TensorLayout:
     @property
     def span_elements(self) -> int:
         return math.prod(self.span)
+
+
+#: OpCreateTensorViewNV initialises every clip span to 0xFFFFFFFF (no clipping).
+CLIP_SPAN_NONE = UINT32_MAX
+
+
+class InvalidViewError(ValueError):
+    """A tensor view violates a rule of SPV_NV_tensor_addressing."""
+
+
+@dataclass(frozen=True)
+class TensorView:
+    """Logical state of ``tensorViewNV<Dim, hasDimensions, p0, ..., p<Dim-1>>``.
+
+    SPV_NV_tensor_addressing, "3.X Tensor Layout and View": ``VDim``,
+    ``hasDimensions`` and ``permutation`` are compile-time (the type);
+    ``viewDimension``, ``viewStride`` and the four clip values are the state
+    the OpTensorView* instructions update. Methods mirror those
+    instructions and return updated copies.
+    """
+
+    hasDimensions: bool
+    permutation: tuple[int, ...]
+    viewDimension: tuple[int, ...]
+    viewStride: tuple[int, ...]
+    clipRowOffset: int = 0
+    clipRowSpan: int = CLIP_SPAN_NONE
+    clipColOffset: int = 0
+    clipColSpan: int = CLIP_SPAN_NONE
+
+    @property
+    def VDim(self) -> int:
+        return len(self.permutation)
+
+    @classmethod
+    def create(cls, Dim: int, hasDimensions: bool, permutation: tuple[int, ...] | None = None) -> TensorView:
+        """OpCreateTensorViewNV (with the type OpTypeTensorViewNV): viewDimension and
+        viewStride are zero, clip offsets 0 and clip spans 0xFFFFFFFF."""
+        if not 1 <= Dim <= MAX_DIM:
+            raise InvalidViewError(f"Dim must be in [1, {MAX_DIM}] (OpTypeTensorViewNV), got {Dim}")
+        perm = tuple(range(Dim)) if permutation is None else tuple(int(p) for p in permutation)
+        if sorted(perm) != list(range(Dim)):
+            raise InvalidViewError(f"p0..p{Dim - 1} must form a permutation of [0, {Dim}) "
+                                   f"(OpTypeTensorViewNV), got {perm}")
+        zeros = (0,) * Dim
+        return cls(bool(hasDimensions), perm, zeros, zeros)
+
+    def set_dimension(self, *Dim: int) -> TensorView:
+        """OpTensorViewSetDimensionNV: sets viewDimension, ``viewStride[VDim-1] = 1`` and
+        ``viewStride[i]`` = the product of Dim<i+1> .. Dim<VDim-1>."""
+        dims = self._operands("Dim", Dim)
+        strides = [1] * self.VDim
+        for i in range(self.VDim - 2, -1, -1):
+            strides[i] = strides[i + 1] * dims[i + 1]
+        return replace(self, viewDimension=dims, viewStride=tuple(strides))
+
+    def set_stride(self, *Stride: int) -> TensorView:
+        """OpTensorViewSetStrideNV."""
+        return replace(self, viewStride=self._operands("Stride", Stride))
+
+    def set_clip(self, clipRowOffset: int, clipRowSpan: int, clipColOffset: int, clipColSpan: int) -> TensorView:
+        """OpTensorViewSetClipNV (32-bit unsigned operands)."""
+        return replace(self, clipRowOffset=clipRowOffset & UINT32_MAX, clipRowSpan=clipRowSpan & UINT32_MAX,
+                       clipColOffset=clipColOffset & UINT32_MAX, clipColSpan=clipColSpan & UINT32_MAX)
+
+    def _operands(self, what: str, values: tuple[int, ...]) -> tuple[int, ...]:
+        if len(values) != self.VDim:
+            raise InvalidViewError(
+                f"the number of {what} operands must match the view's dimension ({self.VDim}), got {len(values)}")
+        return tuple(int(v) for v in values)
+
+    def check(self, layout: TensorLayout) -> None:
+        """Raise :class:`InvalidViewError` if addressing through ``layout`` and this
+        view is undefined: with hasDimensions every viewDimension must be at
+        least 1 (linearToViewCoord divides by it); without, the layout's span
+        stands in, so VDim must not exceed the layout's LDim. A clip offset plus
+        its span must not pass 2^32-1 (decision "clip-no-wrap" in
+        docs/spec-decisions.md: the spec's uint32 sum would wrap).
+        """
+        for what, off, span in (("Row", self.clipRowOffset, self.clipRowSpan),
+                                ("Col", self.clipColOffset, self.clipColSpan)):
+            if off + span > UINT32_MAX:
+                raise InvalidViewError(f"clip{what}Offset + clip{what}Span = {off + span} wraps in 32 bits; "
+                                       f"use a span of at most {UINT32_MAX - off}")
+        if self.hasDimensions:
+            for i, d in enumerate(self.viewDimension):
+                if not 1 <= d <= UINT32_MAX:
+                    raise InvalidViewError(f"viewDimension[{i}] = {d}: must be in [1, 2^32-1]; "
+                                           f"call OpTensorViewSetDimensionNV with nonzero dimensions")
+        elif self.VDim > layout.LDim:
+            raise InvalidViewError(f"a view without dimensions uses the layout's span: VDim {self.VDim} "
+                                   f"must not exceed LDim {layout.LDim}")

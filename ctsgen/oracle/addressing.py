@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctsgen.model.tensor import ClampMode, TensorLayout
+from ctsgen.model.tensor import ClampMode, TensorLayout, TensorView
 
 UINT32 = 2**32
 
@@ -106,14 +106,18 @@ def span_coord_to_tensor_coord(t: TensorLayout, spanCoord: np.ndarray, is_store:
     return coord, valid, oob_any, mode
 
 
-def tensor_addresses(t: TensorLayout, M: int, N: int, *, is_store: bool) -> TensorAddresses:
+def tensor_addresses(t: TensorLayout, M: int, N: int, *, is_store: bool,
+                     index: np.ndarray | None = None) -> TensorAddresses:
     """matrixCoordToTensorElement for every (row, col) of an M x N matrix.
 
     Raises ValueError if an Undefined-mode layout is accessed out of bounds
     (undefined behaviour has no expected value) or if an index would not
-    fit the spec's uint32 arithmetic.
+    fit the spec's uint32 arithmetic. ``index`` (M x N) replaces
+    matrixCoordToLinear's ``row * N + col`` (a view computes its own).
     """
-    spanCoord = linear_to_span_coord(t, matrix_linear_index(M, N))
+    if index is None:
+        index = matrix_linear_index(M, N)
+    spanCoord = linear_to_span_coord(t, index)
     coord, valid, oob, mode = span_coord_to_tensor_coord(t, spanCoord, is_store)
     if mode is ClampMode.Undefined and oob.any():
         raise ValueError("an Undefined clamp mode layout is accessed out of bounds: no defined result")
@@ -125,3 +129,74 @@ def tensor_addresses(t: TensorLayout, M: int, N: int, *, is_store: bool) -> Tens
     if index.size and int(index.max()) >= UINT32:
         raise ValueError("tensorCoordToLinear exceeds 32 bits for this layout")
     return TensorAddresses(index, valid, oob, coord, blockCoord, coordInBlock)
+
+
+def _check_uint32(what: str, values: np.ndarray) -> None:
+    if values.size and (int(values.max()) >= UINT32 or int(values.min()) < 0):
+        raise ValueError(f"{what} leaves the spec's uint32 arithmetic for this view; draw smaller "
+                         f"view dimensions or strides")
+
+
+def view_matrix_linear_index(v: TensorView, M: int, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """matrixCoordToLinear with a view, for every (row, col): ``(index, in_clip)``.
+
+    Outside the clip rectangle the load or store is skipped (``in_clip``
+    False, ``index`` 0 there); inside, ``index = (row - clipRowOffset) *
+    min(N, clipColSpan) + (col - clipColOffset)``.
+    """
+    row = np.arange(M, dtype=np.int64).reshape(M, 1)
+    col = np.arange(N, dtype=np.int64).reshape(1, N)
+    in_clip = ((row >= v.clipRowOffset) & (row < v.clipRowOffset + v.clipRowSpan)
+               & (col >= v.clipColOffset) & (col < v.clipColOffset + v.clipColSpan))
+    width = min(N, v.clipColSpan)
+    index = np.where(in_clip, (row - v.clipRowOffset) * width + (col - v.clipColOffset), 0)
+    return index, in_clip
+
+
+def view_dimensions_and_strides(t: TensorLayout, v: TensorView) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The dimensions linearToViewCoord divides by and the strides viewCoordToLinear
+    multiplies by: the view's own with hasDimensions, else the layout's span and
+    the packed strides of the span (``stride[VDim-1] = 1``, ``stride[d] = stride[d+1] * span[d+1]``)."""
+    if v.hasDimensions:
+        return v.viewDimension, v.viewStride
+    dims = tuple(t.span[:v.VDim])
+    strides = [1] * v.VDim
+    for d in range(v.VDim - 2, -1, -1):
+        strides[d] = strides[d + 1] * t.span[d + 1]
+    return dims, tuple(strides)
+
+
+def view_to_span_linear(t: TensorLayout, v: TensorView, index: np.ndarray) -> np.ndarray:
+    """linearToViewCoord then viewCoordToLinear: the linear index in the span.
+
+    linearToViewCoord walks ``dim`` from VDim-1 down to 0 and peels
+    ``viewCoord[permutation[dim]] = index % dimensions[permutation[dim]]``;
+    viewCoordToLinear sums ``viewCoord[dim] * stride[dim]``.
+    """
+    dims, strides = view_dimensions_and_strides(t, v)
+    rest = index.astype(np.int64, copy=True)
+    out = np.zeros_like(rest)
+    for dim in range(v.VDim - 1, -1, -1):
+        i = v.permutation[dim]
+        out += (rest % dims[i]) * strides[i]
+        rest //= dims[i]
+    _check_uint32("viewCoordToLinear", out)
+    return out
+
+
+def tensor_addresses_with_view(t: TensorLayout, v: TensorView, M: int, N: int, *, is_store: bool
+                               ) -> tuple[TensorAddresses, np.ndarray]:
+    """matrixCoordToTensorElementWithView for every (row, col): the addresses
+    (``valid`` is False for clipped elements too) and ``in_clip``.
+
+    SPV_NV_cooperative_matrix2, "3.X Tensor Layout and View": a clipped
+    element is skipped (a load leaves the matrix element unmodified); the
+    others run through the layout exactly as without a view.
+    """
+    v.check(t)
+    index, in_clip = view_matrix_linear_index(v, M, N)
+    _check_uint32("matrixCoordToLinear", index)
+    span_index = view_to_span_linear(t, v, index)
+    a = tensor_addresses(t, M, N, is_store=is_store, index=np.where(in_clip, span_index, 0))
+    return TensorAddresses(a.index, a.valid & in_clip, a.out_of_bounds & in_clip, a.tensorCoord,
+                           a.blockCoord, a.coordInBlock), in_clip

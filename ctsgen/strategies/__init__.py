@@ -15,6 +15,7 @@ from ctsgen.strategies.tensor import (
     strides,
     tensor_layouts,
 )
+from ctsgen.strategies.views import clip_regions, permutations, store_safe_view, view_dimensions, view_strides
 
-__all__ = ["block_sizes", "clamp_values", "layout_dimensions", "matrix_types", "slices", "strides",
-           "tensor_layouts"]
+__all__ = ["block_sizes", "clamp_values", "clip_regions", "layout_dimensions", "matrix_types", "permutations",
+           "slices", "store_safe_view", "strides", "tensor_layouts", "view_dimensions", "view_strides"]

@@ -1,0 +1,274 @@
+"""The tensor-view family's case model: loads and stores through ``tensorLayoutNV`` + ``tensorViewNV``.
+
+A :class:`ViewVariant` is the compile-time signature: the layout part of
+the tensor-layout family (operation, Dim, clampMode, matrix type) plus the
+view type ``tensorViewNV<VDim, hasDimensions, p0, ..., p<VDim-1>>``. A
+:class:`TensorViewCase` holds a tensor-layout case (its run-time layout
+parameters, reused as is) and the view's run-time state. The shader replays
+OpCreateTensorViewNV -> [OpTensorViewSetDimensionNV] ->
+[OpTensorViewSetStrideNV] -> [OpTensorViewSetClipNV]; ``None`` means the
+instruction is not executed, so the defaults of OpCreateTensorViewNV (clip
+offsets 0, spans 0xFFFFFFFF) and of SetDimension (packed strides) are
+tested too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctsgen.backends.base import BufferSpec
+from ctsgen.device.profile import Requirements
+from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.tensor_layout.case import (
+    FAMILY_WORDS as LAYOUT_WORDS,
+    FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
+    W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
+    LayoutVariant, Operation, TensorLayoutCase, decode_layout, matrix_from_json, matrix_to_json,
+)
+from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
+from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, TensorView
+from ctsgen.model.types import MatrixType, Scope
+from ctsgen.oracle.addressing import tensor_addresses_with_view
+from ctsgen.oracle.values import from_bits, pattern_values, sentinel_bits
+from ctsgen.templates import render
+
+FAMILY_NAME = "tensor-view"
+
+# -- parameter words: the tensor-layout family's words, then the view's ----
+VIEW_SET_DIMENSION, VIEW_SET_STRIDE, VIEW_SET_CLIP = 1, 2, 4
+W_VIEW_FLAGS = LAYOUT_WORDS
+W_VIEW_DIMENSION = W_VIEW_FLAGS + 1
+W_VIEW_STRIDE = W_VIEW_DIMENSION + MAX_DIM
+W_CLIP = W_VIEW_STRIDE + MAX_DIM  # clipRowOffset, clipRowSpan, clipColOffset, clipColSpan
+FAMILY_WORDS = W_CLIP + 4
+N_BUFFERS = 2  # binding 1: input, binding 2: output
+
+
+@dataclass(frozen=True)
+class ViewVariant:
+    """Compile-time signature: the layout type, the view type and the matrix type."""
+
+    operation: Operation
+    Dim: int
+    clampMode: ClampMode
+    matrix: MatrixType
+    hasDimensions: bool
+    permutation: tuple[int, ...]
+
+    @property
+    def VDim(self) -> int:
+        return len(self.permutation)
+
+    def layout_variant(self) -> LayoutVariant:
+        return LayoutVariant(self.operation, self.Dim, self.clampMode, self.matrix)
+
+    @property
+    def id(self) -> str:
+        m = self.matrix
+        scope = "subgroup" if m.scope is Scope.Subgroup else f"workgroup{m.workgroup_size}"
+        view = f"view{self.VDim}_{'dims' if self.hasDimensions else 'span'}_p{''.join(map(str, self.permutation))}"
+        return (f"tensor_view.{self.operation.value}.dim{self.Dim}.{view}.clamp_{self.clampMode.snake}."
+                f"{m.component.name}.{m.use.name.lower()}_{m.rows}x{m.cols}.{scope}")
+
+    @property
+    def local_size_x(self) -> int:
+        return self.matrix.workgroup_size
+
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        dt = self.matrix.component.dtype.name
+        return (BufferSpec(1, "input", dt), BufferSpec(2, "output", dt))
+
+    def requirements(self) -> Requirements:
+        return self.layout_variant().requirements()
+
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        m = self.matrix
+        return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m,
+                      baked=None if baked is None else [int(w) for w in baked],
+                      T=m.component.glsl, component=m.component.name,
+                      bfloat16=m.component.name == "bfloat16",
+                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,
+                      W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL,
+                             BLOCK_SIZE=W_BLOCK_SIZE, DIMENSION=W_DIMENSION, STRIDE=W_STRIDE,
+                             OFFSET=W_OFFSET, SPAN=W_SPAN, VIEW_FLAGS=W_VIEW_FLAGS,
+                             VIEW_DIMENSION=W_VIEW_DIMENSION, VIEW_STRIDE=W_VIEW_STRIDE, CLIP=W_CLIP),
+                      F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
+                             SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE,
+                             VIEW_SET_DIMENSION=VIEW_SET_DIMENSION, VIEW_SET_STRIDE=VIEW_SET_STRIDE,
+                             VIEW_SET_CLIP=VIEW_SET_CLIP))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"operation": self.operation.value, "Dim": self.Dim, "clampMode": self.clampMode.name,
+                "matrix": matrix_to_json(self.matrix), "VDim": self.VDim,
+                "hasDimensions": self.hasDimensions, "permutation": list(self.permutation)}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ViewVariant:
+        return cls(Operation(o["operation"]), int(o["Dim"]), ClampMode[o["clampMode"]],
+                   matrix_from_json(o["matrix"]), bool(o["hasDimensions"]),
+                   tuple(int(p) for p in o["permutation"]))
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: replay each case's instructions from its words, load/store on host buffers."""
+        src, dst = buffers
+        m = self.matrix
+        for words, (in_off, out_off) in zip(params, offsets):
+            t = decode_layout(words[:LAYOUT_WORDS], self.Dim, self.clampMode)
+            v = decode_view(words, self)
+            if self.operation is Operation.load:
+                tensor = src[in_off:in_off + t.extent()]
+                region = dst[out_off:out_off + m.elements]
+                region[:] = expected_load_view(t, v, m.rows, m.cols, tensor, m.component, region).ravel()
+            else:
+                matrix = src[in_off:in_off + m.elements].reshape(m.rows, m.cols)
+                region = dst[out_off:out_off + t.extent()]
+                region[:] = expected_store_view(t, v, matrix, region)
+
+
+def decode_view(words: np.ndarray, variant: ViewVariant) -> TensorView:
+    """Replay the view instructions the shader runs, from a case's parameter words."""
+    w = [int(x) for x in words]
+    flags, n = w[W_VIEW_FLAGS], variant.VDim
+    v = TensorView.create(n, variant.hasDimensions, variant.permutation)
+    if flags & VIEW_SET_DIMENSION:
+        v = v.set_dimension(*w[W_VIEW_DIMENSION:W_VIEW_DIMENSION + n])
+    if flags & VIEW_SET_STRIDE:
+        v = v.set_stride(*w[W_VIEW_STRIDE:W_VIEW_STRIDE + n])
+    if flags & VIEW_SET_CLIP:
+        v = v.set_clip(*w[W_CLIP:W_CLIP + 4])
+    return v
+
+
+def _opt(v: tuple[int, ...] | None) -> list[int] | None:
+    return None if v is None else list(v)
+
+
+@dataclass(frozen=True)
+class TensorViewCase:
+    """One load or store through a layout (``layout``, a tensor-layout case whose
+    variant matches) and a view: ``viewDimension`` / ``viewStride`` / ``clip``
+    (clipRowOffset, clipRowSpan, clipColOffset, clipColSpan), each None when
+    its instruction is not executed."""
+
+    family: ClassVar[str] = FAMILY_NAME
+
+    shader: ViewVariant
+    layout_case: TensorLayoutCase
+    viewDimension: tuple[int, ...] | None = None
+    viewStride: tuple[int, ...] | None = None
+    clip: tuple[int, int, int, int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.layout_case.shader != self.shader.layout_variant():
+            raise ValueError("the layout case's variant must be the view variant's layout part")
+        if self.shader.hasDimensions and self.viewDimension is None:
+            raise ValueError("a view with hasDimensions needs OpTensorViewSetDimensionNV "
+                             "(its dimensions start at zero)")
+        if self.viewStride is not None and self.viewDimension is None:
+            raise ValueError("set viewStride only after viewDimension (SetDimension overwrites it)")
+
+    def variant(self) -> ViewVariant:
+        return self.shader
+
+    def layout(self) -> TensorLayout:
+        return self.layout_case.layout()
+
+    def view(self) -> TensorView:
+        s = self.shader
+        v = TensorView.create(s.VDim, s.hasDimensions, s.permutation)
+        if self.viewDimension is not None:
+            v = v.set_dimension(*self.viewDimension)
+        if self.viewStride is not None:
+            v = v.set_stride(*self.viewStride)
+        if self.clip is not None:
+            v = v.set_clip(*self.clip)
+        v.check(self.layout())
+        return v
+
+    def params(self) -> np.ndarray:
+        w = np.zeros(FAMILY_WORDS, dtype=np.uint32)
+        w[:LAYOUT_WORDS] = self.layout_case.params()
+        flags = 0
+        for flag, base, value in ((VIEW_SET_DIMENSION, W_VIEW_DIMENSION, self.viewDimension),
+                                  (VIEW_SET_STRIDE, W_VIEW_STRIDE, self.viewStride),
+                                  (VIEW_SET_CLIP, W_CLIP, self.clip)):
+            if value is not None:
+                flags |= flag
+                w[base:base + len(value)] = value
+        w[W_VIEW_FLAGS] = flags
+        return w
+
+    def data(self) -> CaseData:
+        t, v = self.layout(), self.view()
+        lc = self.layout_case
+        m = self.shader.matrix
+        comp = m.component
+        poison = from_bits(sentinel_bits(comp), comp)
+        if self.shader.operation is Operation.load:
+            tensor = pattern_values(lc.data_pattern, comp, t.extent(), lc.seed)
+            out0 = np.full(m.elements, poison, dtype=comp.dtype)
+            expected = expected_load_view(t, v, m.rows, m.cols, tensor, comp, out0).ravel()
+            return CaseData(self.params(), [tensor, out0], [None, expected])
+        matrix = pattern_values(lc.data_pattern, comp, m.elements, lc.seed)
+        out0 = np.full(t.extent(), poison, dtype=comp.dtype)
+        expected = expected_store_view(t, v, matrix.reshape(m.rows, m.cols), out0)
+        return CaseData(self.params(), [matrix, out0], [None, expected])
+
+    def compare_rule(self) -> CompareRule:
+        return CompareRule("bitwise")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "layout": self.layout_case.to_json(),
+                "viewDimension": _opt(self.viewDimension), "viewStride": _opt(self.viewStride),
+                "clip": _opt(self.clip)}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> TensorViewCase:
+        def tup(key: str) -> tuple[int, ...] | None:
+            return None if o.get(key) is None else tuple(int(x) for x in o[key])
+
+        return cls(ViewVariant.from_json(o["variant"]), TensorLayoutCase.from_json(o["layout"]),
+                   tup("viewDimension"), tup("viewStride"), tup("clip"))  # type: ignore[arg-type]
+
+    def name(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+        return f"{self.shader.id}.case_{digest}"
+
+    def locate(self, buffer: int, element: int) -> dict[str, Any]:
+        """What element ``element`` of the output buffer means: for a load the matrix
+        (row, col), whether it is clipped, and its tensor coordinates; for a store
+        which matrix element stores there."""
+        if buffer != 1:
+            return {}
+        m = self.shader.matrix
+        is_store = self.shader.operation is Operation.store
+        a, in_clip = tensor_addresses_with_view(self.layout(), self.view(), m.rows, m.cols, is_store=is_store)
+        if not is_store:
+            row, col = divmod(element, m.cols)
+            if row >= m.rows:
+                return {}
+            return {"row": row, "col": col, "clipped": not bool(in_clip[row, col]),
+                    "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]],
+                    "outOfBounds": bool(a.out_of_bounds[row, col]),
+                    "tensorElement": int(a.index[row, col]) if a.valid[row, col] else None}
+        hits = np.argwhere(a.valid & (a.index == element))
+        if not hits.size:
+            return {"tensorElement": element, "storedBy": None}
+        row, col = (int(x) for x in hits[0])
+        return {"tensorElement": element, "storedBy": {"row": row, "col": col},
+                "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]]}
+
+    def describe(self) -> dict[str, Any]:
+        """The layout and view state the oracle used, for reports."""
+        v = self.view()
+        return {"layout": self.layout_case.describe(), "view": {
+            "VDim": v.VDim, "hasDimensions": v.hasDimensions, "permutation": list(v.permutation),
+            "viewDimension": list(v.viewDimension), "viewStride": list(v.viewStride),
+            "clip": [v.clipRowOffset, v.clipRowSpan, v.clipColOffset, v.clipColSpan]}}

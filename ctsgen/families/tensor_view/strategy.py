@@ -1,0 +1,85 @@
+"""Strategies for loads and stores through a tensor layout and a tensor view.
+
+:func:`view_variants` draws the compile-time signature (the tensor-layout
+family's part, then ``VDim``, ``hasDimensions`` and a permutation of
+[0, VDim)); :func:`view_cases` draws a tensor-layout case with the
+tensor-layout family's own strategy and adds the view state. Validity by
+construction:
+
+* a view with hasDimensions always runs OpTensorViewSetDimensionNV (its
+  dimensions start at zero and linearToViewCoord divides by them); one
+  without has VDim == Dim (it borrows the layout's span);
+* clip offset + span never passes 2^32-1 (decision "clip-no-wrap");
+* stores never let two matrix elements reach one tensor element: the view's
+  linear indices of the elements inside the clip stay below the product of
+  its dimensions, and that product stays at most the layout span's element
+  count (see :func:`ctsgen.strategies.views.store_safe_view`).
+
+Everything shrinks toward the identity permutation, no explicit view
+stride, no clip, and the tensor-layout family's simplest layout.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import default_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.tensor_layout.case import Operation
+from ctsgen.families.tensor_layout.strategy import layout_cases
+from ctsgen.families.tensor_view.case import TensorViewCase, ViewVariant
+from ctsgen.model.tensor import MAX_DIM, ClampMode
+from ctsgen.strategies import (clip_regions, matrix_types, permutations, store_safe_view, view_dimensions,
+                               view_strides)
+
+
+def strata() -> list[dict[str, object]]:
+    """Every operation x Dim x hasDimensions x clampMode."""
+    return [{"operation": op, "Dim": d, "hasDimensions": h, "clampMode": mode}
+            for op in Operation for d in range(1, MAX_DIM + 1) for h in (False, True) for mode in ClampMode]
+
+
+@st.composite
+def view_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
+                  operation: Operation | None = None, Dim: int | None = None,
+                  clampMode: ClampMode | None = None, hasDimensions: bool | None = None) -> ViewVariant:
+    """Draw a compile-time signature; keyword arguments pin a part of it."""
+    op = draw(st.sampled_from(list(Operation))) if operation is None else operation
+    d = draw(st.integers(1, MAX_DIM)) if Dim is None else Dim
+    mode = draw(st.sampled_from(list(ClampMode))) if clampMode is None else clampMode
+    has = draw(st.booleans()) if hasDimensions is None else hasDimensions
+    vdim = draw(st.integers(1, MAX_DIM)) if has else d
+    perm = draw(permutations(vdim))
+    matrix = draw(matrix_types(options.profile or default_profile()))
+    return ViewVariant(op, d, mode, matrix, has, perm)
+
+
+@st.composite
+def view_cases(draw: st.DrawFn, variant: ViewVariant, options: StrategyOptions = StrategyOptions()
+               ) -> TensorViewCase:
+    """Draw valid run-time layout and view parameters for ``variant``."""
+    # the hazardous RepeatMirrored dim-1 cases stay in the tensor-layout family's opt-in group
+    lc = draw(layout_cases(variant.layout_variant(), StrategyOptions(profile=options.profile)))
+    m = variant.matrix
+    t = lc.layout()
+    store = variant.operation is Operation.store
+    dims = stride = clip = None
+    if variant.hasDimensions:
+        dims = draw(view_dimensions(variant.VDim, max_elements=t.span_elements if store else 4096))
+        stride = draw(st.one_of(st.none(), view_strides(dims)))
+    if store:
+        capacity = math.prod(dims) if dims is not None else t.span_elements
+        clip = draw(clip_regions(m.rows, m.cols, max_elements=capacity))
+        if dims is not None:
+            stride = store_safe_view(dims, stride, t.span_elements)
+    else:
+        clip = draw(clip_regions(m.rows, m.cols))
+    return TensorViewCase(variant, lc, dims, stride, clip)
+
+
+def tensor_view_cases(options: StrategyOptions = StrategyOptions(), **pinned: object
+                      ) -> st.SearchStrategy[TensorViewCase]:
+    """Draw a whole case: a variant (``pinned`` keywords fix parts of it), then its parameters."""
+    return view_variants(options, **pinned).flatmap(lambda v: view_cases(v, options))

@@ -1,0 +1,87 @@
+"""The tensor-view strategies draw valid cases, reach the edges, shrink toward the
+identity view, and every sampled variant compiles, validates and passes on the
+reference backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, find, given, settings
+
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.tensor_layout.case import Operation
+from ctsgen.families.tensor_view import FAMILY
+from ctsgen.families.tensor_view.case import TensorViewCase, decode_view
+from ctsgen.families.tensor_view.strategy import tensor_view_cases
+from ctsgen.model.tensor import UINT32_MAX
+from ctsgen.oracle.addressing import tensor_addresses_with_view
+from ctsgen.pack.generate import draw_cases
+
+CASES = FAMILY.cases(StrategyOptions())
+FIND = settings(max_examples=2000, database=None, deadline=None, derandomize=True,
+                suppress_health_check=list(HealthCheck))
+REACH = settings(FIND, phases=[Phase.generate])
+
+
+def addresses(c: TensorViewCase):
+    m = c.shader.matrix
+    return tensor_addresses_with_view(c.layout(), c.view(), m.rows, m.cols,
+                                      is_store=c.shader.operation is Operation.store)
+
+
+@given(CASES)
+def test_cases_are_valid(c: TensorViewCase) -> None:
+    v = c.view()  # runs check()
+    a, in_clip = addresses(c)
+    if c.shader.operation is Operation.store:
+        idx = a.index[a.valid]
+        assert np.unique(idx).size == idx.size
+    if not c.shader.hasDimensions:
+        assert c.shader.VDim == c.shader.Dim
+    assert sorted(c.shader.permutation) == list(range(c.shader.VDim))
+    d = c.data()
+    assert d.expected[0] is None and d.expected[1].size == d.initial[1].size
+    assert TensorViewCase.from_json(c.to_json()) == c
+    assert FAMILY.case_from_json(c.to_json()).name() == c.name()
+    assert decode_view(c.params(), c.shader) == v
+
+
+@pytest.mark.parametrize("what, pred", [
+    ("non-identity permutation", lambda c: c.shader.permutation != tuple(range(c.shader.VDim))),
+    ("5-D permutation", lambda c: c.shader.VDim == 5 and c.shader.permutation[0] != 0),
+    ("VDim != Dim", lambda c: c.shader.VDim != c.shader.Dim),
+    ("clip cutting the matrix", lambda c: c.clip is not None and 0 < addresses(c)[1].sum() < c.shader.matrix.elements),
+    ("clip larger than the matrix", lambda c: c.clip is not None and c.clip[1] == UINT32_MAX - c.clip[0]),
+    ("everything clipped", lambda c: c.clip is not None and not addresses(c)[1].any()),
+    ("explicit view stride", lambda c: c.viewStride is not None),
+    ("store through a clipped dims view", lambda c: c.shader.operation is Operation.store
+     and c.shader.hasDimensions and c.clip is not None),
+    ("clamped element inside the clip", lambda c: (addresses(c)[0].out_of_bounds).any()),
+])
+def test_reaches(what: str, pred) -> None:
+    find(CASES, pred, settings=REACH)
+
+
+def test_shrinks_to_identity_view() -> None:
+    c = find(tensor_view_cases(hasDimensions=True), lambda c: True, settings=FIND)
+    assert c.shader.permutation == (0,) and c.clip is None and c.viewStride is None
+    assert c.viewDimension == (1,)
+
+
+def test_reference_backend_passes_a_pack(private_spirv_cache) -> None:
+    """A small stratified pack: every variant compiles and validates, and running
+    each variant's reference execute on the initial buffers gives the expected ones."""
+    from ctsgen.toolchain import compile_glsl, validate_spirv
+
+    cases = draw_cases(FAMILY, 60, 3, StrategyOptions(), cases_per_variant=3)
+    assert {c.shader.operation for c in cases} == set(Operation)
+    seen = set()
+    for c in cases:
+        v = c.variant()
+        if v.id not in seen and len(seen) < 12:
+            validate_spirv(compile_glsl(v.glsl(), f"{v.id}.comp"))
+            seen.add(v.id)
+        d = c.data()
+        bufs = [x.copy() for x in d.initial]
+        v.execute(d.params[None, :], np.zeros((1, 2), dtype=np.int64), bufs)
+        np.testing.assert_array_equal(bufs[1].view(np.uint8), d.expected[1].view(np.uint8))
