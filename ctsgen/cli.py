@@ -53,12 +53,19 @@ def _backend_factory(name: str):
     if name == "vulkan":
         from ctsgen.backends.vulkan import VulkanBackend
         return VulkanBackend
-    raise SystemExit(f"ctsgen: error: unknown backend {name!r}; use 'reference' or 'vulkan'")
+    if name.startswith("mutant:"):
+        import functools
+
+        from ctsgen.mutants import MutantBackend, get_mutant
+        return functools.partial(MutantBackend, get_mutant(name.split(":", 1)[1]).name)
+    raise SystemExit(f"ctsgen: error: unknown backend {name!r}; use reference, vulkan or mutant:NAME "
+                     "(`ctsgen mutants` lists the names)")
 
 
 def _backend(name: str, isolation: str):
     """The backend, in a supervised worker process unless isolation is 'none'
-    ('auto': a worker for device backends, in-process for the reference)."""
+    ('auto': a worker for everything but the reference backend; a mutant
+    must run in a worker, or its fault would leak into the expectations)."""
     factory = _backend_factory(name)
     if isolation == "process" or (isolation == "auto" and name != "reference"):
         from ctsgen.runner.supervise import SupervisedBackend
@@ -133,6 +140,71 @@ def cmd_repro(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+    from ctsgen.repro import export_case
+    from ctsgen.runner.run import RunOptions
+
+    options = FuzzOptions(families=tuple(args.family or ["tensor-layout"]), max_examples=args.max_examples,
+                          time_s=args.time, seed=args.seed, max_batch=args.max_batch,
+                          database=None if args.database == "none" else args.database,
+                          expect_deviations=tuple(args.expect_deviation or ()),
+                          include_hazardous=args.include_hazardous,
+                          run=RunOptions(timeout_base_s=args.timeout))
+    for name in options.expect_deviations:
+        from ctsgen.mutants import get_mutant
+        get_mutant(name)
+    backend = _backend(args.backend, args.isolation)
+    show = Progress("fuzzing")
+    try:
+        fuzzer = Fuzzer(backend, options, progress=lambda r: show(
+            r.examples, max(r.examples, options.max_examples), f"{r.cases} cases"))
+        report = fuzzer.run()
+    finally:
+        backend.close()
+    print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
+          f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
+    if report.case is None:
+        print("no failure found")
+        return 0
+    out = Path(args.repro_dir) / report.case.name()
+    export_case(report.case, out, failure=report.result.to_json(), backend=args.backend, overwrite=True,
+                origin={"fuzz": {"backend": args.backend, "seed": args.seed, "families": list(options.families)}})
+    print(f"{report.result.status.value} after {report.first_failure_example} examples, shrunk to "
+          f"{report.case.name()}\n  {report.result.detail}\nrepro: {out}/REPORT.md; replay: "
+          f"ctsgen run {out} --backend {args.backend}")
+    return 1
+
+
+def cmd_mutants(args: argparse.Namespace) -> int:
+    from ctsgen.mutants import catalogue
+
+    for m in catalogue().values():
+        print(f"{m.name:30s} {m.family:15s} {m.description}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ctsgen.fuzz.mutation import markdown, plot, run_bench
+    from ctsgen.mutants import catalogue, get_mutant
+
+    mutants = [get_mutant(n) for n in args.mutant] if args.mutant else list(catalogue().values())
+    seeds = list(range(args.seeds))
+    rows = run_bench(mutants, seeds, args.max_examples, reference=not args.no_reference,
+                     progress=Progress("mutants"))
+    command = "ctsgen bench mutation" + (f" --seeds {args.seeds}" if args.seeds != 3 else "") + \
+        (f" --max-examples {args.max_examples}" if args.max_examples != 300 else "")
+    text = markdown(rows, seeds, args.max_examples, command)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text)
+    print(text)
+    if args.plot and plot(rows, Path(args.plot)):
+        print(f"plot: {args.plot}")
+    elif args.plot:
+        print("no plot: matplotlib is not installed (pip install 'ctsgen[plot]')")
+    return 0 if all(r.killed == r.seeds for r in rows) else 1
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from ctsgen.doctor import run_doctor
     return run_doctor()
@@ -178,6 +250,38 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--results", help="results file whose record of the case goes into REPORT.md")
     x.add_argument("--force", action="store_true", help="replace an existing --out")
     x.set_defaults(func=cmd_repro)
+
+    f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
+    f.add_argument("--backend", default="reference", help="reference (default), vulkan or mutant:NAME")
+    f.add_argument("--family", action="append", help="family to fuzz (repeatable; default: tensor-layout)")
+    f.add_argument("--max-examples", type=int, default=200, help="examples per round (default: 200)")
+    f.add_argument("--time", type=float, help="keep fuzzing in fresh rounds for this many seconds")
+    f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
+    f.add_argument("--max-batch", type=int, default=16, help="cases per example, one dispatch (default: 16)")
+    f.add_argument("--database", default=".ctsgen/fuzz-db",
+                   help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
+    f.add_argument("--expect-deviation", action="append",
+                   help="expect a documented driver deviation (a mutant name) instead of the spec")
+    f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
+    f.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a dispatch")
+    f.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
+                   help="run the backend in a supervised worker process (auto: all but the reference)")
+    f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
+    f.set_defaults(func=cmd_fuzz)
+
+    mu = sub.add_parser("mutants", help="list the catalogue of injected driver bugs")
+    mu.set_defaults(func=cmd_mutants)
+
+    b = sub.add_parser("bench", help="benchmarks")
+    bsub = b.add_subparsers(dest="bench", required=True)
+    bm = bsub.add_parser("mutation", help="fuzz every mutant; write the mutation-score table")
+    bm.add_argument("--seeds", type=int, default=3, help="seeds per mutant (default: 3)")
+    bm.add_argument("--max-examples", type=int, default=300, help="fuzz budget per seed (default: 300)")
+    bm.add_argument("--mutant", action="append", help="only these mutants (repeatable)")
+    bm.add_argument("--out", default="docs/mutation.md", help="table to write (default: docs/mutation.md)")
+    bm.add_argument("--plot", default="docs/mutation.png", help="plot to write (needs matplotlib)")
+    bm.add_argument("--no-reference", action="store_true", help="skip the dedicated minimal-case search")
+    bm.set_defaults(func=cmd_bench)
 
     d = sub.add_parser("doctor", help="report the toolchain, Vulkan loader and devices")
     d.set_defaults(func=cmd_doctor)

@@ -39,7 +39,8 @@ def _bullets(obj: dict[str, Any]) -> list[str]:
     return [f"- `{k}`: `{json.dumps(obj[k], sort_keys=True)}`" for k in sorted(obj)]
 
 
-def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any] | None, out_dir: Path) -> str:
+def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any] | None, out_dir: Path,
+                backend: str = "vulkan") -> str:
     """REPORT.md for ``case``."""
     v = case.variant()
     params = {k: val for k, val in case.to_json().items() if k not in ("variant", "family")}
@@ -63,11 +64,28 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
                           f"{m['actual']['value']} ({m['actual']['bits']})" if m.get("actual") else ""]
                 lines.append("| " + " | ".join(cells) + " |")
             lines.append("")
-    lines += ["Replay:", "", "```sh", f"ctsgen run {out_dir} --backend vulkan", "```", "",
+    lines += ["Replay:", "", "```sh", f"ctsgen run {out_dir} --backend {backend}", "```", "",
               "Or without ctsgen: `repro.spv` has every parameter baked in; bind "
               "`cases/*/<buffer>.initial.npy` at bindings 1..n (binding 0 is unused), dispatch one "
               "workgroup and compare with `<buffer>.expected.npy` (docs/pack-format.md).", ""]
     return "\n".join(lines)
+
+
+def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = None,
+                origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False) -> Path:
+    """Write the standalone repro of ``case`` (with the observed ``failure``
+    record, as in a results file, when there is one) to ``out_dir``."""
+    baked = [0] * len(case.variant().buffers()) + [int(w) for w in case.data().params]
+    glsl = case.variant().glsl(baked)
+    spirv = compile_glsl(glsl, "repro.comp")
+    validate_spirv(spirv)
+    describe = getattr(case, "describe", None)
+    header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},
+              "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}}
+    extra = {"repro.comp": glsl, "repro.spv": spirv,
+             "REPORT.md": report_text(case, describe() if describe else None, failure, out_dir, backend)}
+    return write_pack([case], out_dir, header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
+                      overwrite=overwrite, extra_files=extra)
 
 
 def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None = None,
@@ -78,14 +96,5 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
         raise PackError(f"{pack.root}: no case named {name!r} (case names are listed in manifest.json)")
     record = match[0].record
     case = get_family(record["family"]).case_from_json(record["parameters"])
-    baked = [0] * len(case.variant().buffers()) + [int(w) for w in case.data().params]
-    glsl = case.variant().glsl(baked)
-    spirv = compile_glsl(glsl, "repro.comp")
-    validate_spirv(spirv)
-    header = {"seed": None, "count": 1, "families": [case.family], "repro_of": {"pack": str(pack.root), "case": name},
-              "options": pack.manifest.get("options", {}),
-              "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}}
-    extra = {"repro.comp": glsl, "repro.spv": spirv,
-             "REPORT.md": report_text(case, record.get("state"), _failure(results, name), out_dir)}
-    return write_pack([case], out_dir, header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
-                      overwrite=overwrite, extra_files=extra)
+    return export_case(case, out_dir, failure=_failure(results, name),
+                       origin={"pack": str(pack.root), "case": name}, overwrite=overwrite)

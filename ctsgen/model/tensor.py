@@ -124,8 +124,13 @@ class TensorLayout:
         return tuple(int(v) for v in values)
 
     # -- valid usage ----------------------------------------------------
-    def check(self) -> None:
+    def check(self, stride_rule: bool = True) -> None:
         """Raise :class:`InvalidLayoutError` naming the first violated rule.
+
+        ``stride_rule=False`` skips the stride rule, which is valid usage of
+        OpTensorLayoutSetStrideNV only: strides set by
+        OpTensorLayoutSetDimensionNV satisfy it by construction (and a
+        modelled driver deviation may not).
 
         Rules: every layoutDimension, blockSize and span is at least 1 (a
         zero span divides by zero in linearToSpanCoord); offsets fit int32;
@@ -142,6 +147,8 @@ class TensorLayout:
         for i, o in enumerate(self.offset):
             if not -(2**31) <= o < 2**31:
                 raise InvalidLayoutError(f"offset[{i}] = {o}: must fit a 32-bit signed integer")
+        if not stride_rule:
+            return
         if self.stride[-1] < 1:
             raise InvalidLayoutError(f"stride[{self.LDim - 1}] = {self.stride[-1]}: must be at least 1")
         for i in range(self.LDim - 1):

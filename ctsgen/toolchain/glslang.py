@@ -85,8 +85,16 @@ def library_path() -> Path:
     """Path of ``libslang-glslang-*.so`` inside the installed slangpy package.
 
     Raises :class:`ToolchainError` naming the install command if slangpy is
-    missing or holds no such library.
+    missing or holds no such library. ``CTSGEN_GLSLANG_LIBRARY`` names the
+    library file directly (it depends on libstdc++ only), e.g. on a GPU
+    machine that has no slangpy wheel but must compile while fuzzing.
     """
+    override = os.environ.get("CTSGEN_GLSLANG_LIBRARY")
+    if override:
+        if not Path(override).is_file():
+            raise ToolchainError(f"CTSGEN_GLSLANG_LIBRARY={override} is not a file -> fix: point it at "
+                                 f"{LIBRARY_GLOB} from the slangpy wheel, or unset it")
+        return Path(override)
     spec = importlib.util.find_spec("slangpy")
     if spec is None or not spec.submodule_search_locations:
         raise ToolchainError(

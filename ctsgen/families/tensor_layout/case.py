@@ -201,7 +201,7 @@ class TensorLayoutCase:
             t = t.slice(self.offset, self.span)
         if self.clampValue is not None:
             t = t.set_clamp_value(self.clampValue)
-        t.check()
+        t.check(stride_rule=self.stride is not None)
         return t
 
     def params(self) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""Live fuzzing: Hypothesis drives case generation against a backend and shrinks failures."""

@@ -1,0 +1,219 @@
+"""The fuzz loop: each Hypothesis example is a batch of cases sharing one shader.
+
+An example draws a family, a shader variant of it, then 1..``max_batch``
+cases of that variant, runs them in one dispatch, and judges each case
+with the same rules as ``ctsgen run``. Any failure (a wrong element, a
+hang, a lost device, a crash of the supervised worker) fails the example,
+and Hypothesis shrinks it: to one case, then toward the smallest readable
+one (the family strategies decide what "small" means: fewer elements,
+smaller dims, blockSize 1, simplest clamp mode, iota data). The minimal
+case is exported as a standalone repro.
+
+Failing examples are saved in a Hypothesis example database (a directory,
+``.ctsgen/fuzz-db`` by default, or ``redis://host:port`` to share one
+between machines) and replayed first on the next run with the same
+families and backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, assume, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+
+from ctsgen.backends.base import Backend, BackendError, ShaderVariant
+from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.families import get_family
+from ctsgen.families.base import Case, Family, StrategyOptions, Variant
+from ctsgen.mutants import get_mutant
+from ctsgen.pack.read import PackCase
+from ctsgen.runner.batch import build_batch, case_outputs
+from ctsgen.runner.run import RunOptions, _status, judge
+from ctsgen.runner.verdict import CaseResult
+from ctsgen.toolchain import ToolchainError, compile_glsl, validate_spirv
+
+
+@dataclass
+class FuzzOptions:
+    families: tuple[str, ...] = ("tensor-layout",)
+    max_examples: int = 200
+    time_s: float | None = None  # keep drawing fresh examples until this many seconds have passed
+    seed: int = 0
+    max_batch: int = 16
+    database: str | None = ".ctsgen/fuzz-db"
+    expect_deviations: tuple[str, ...] = ()
+    include_hazardous: bool = False
+    run: RunOptions = field(default_factory=lambda: RunOptions(timeout_base_s=10.0))
+
+
+@dataclass
+class FuzzReport:
+    examples: int = 0
+    cases: int = 0
+    wall_s: float = 0.0
+    first_failure_example: int | None = None  # 1-based index of the first failing example
+    case: Case | None = None  # the minimal failing case, after shrinking
+    result: CaseResult | None = None
+
+    @property
+    def cases_per_s(self) -> float:
+        return self.cases / self.wall_s if self.wall_s else 0.0
+
+
+class FuzzFailure(AssertionError):
+    """One case of a batch failed; carries the case and its verdict."""
+
+    def __init__(self, case: Case, result: CaseResult) -> None:
+        super().__init__(f"{result.status.value}: {case.name()}: {result.detail}")
+        self.case, self.result = case, result
+
+
+def open_database(spec: str | None) -> ExampleDatabase | None:
+    """A directory database, or Hypothesis's Redis database for ``redis://`` URLs."""
+    if not spec:
+        return None
+    if spec.startswith("redis://"):
+        try:
+            import redis
+            from hypothesis.extra.redis import RedisExampleDatabase
+        except ImportError:
+            raise ToolchainError(f"--database {spec} needs the redis package -> fix: pip install redis") from None
+        return RedisExampleDatabase(redis.Redis.from_url(spec))
+    return DirectoryBasedExampleDatabase(spec)
+
+
+def _as_pack_case(case: Case, variant: ShaderVariant) -> PackCase:
+    """The runner's view of a drawn case, so fuzzing judges exactly as ``ctsgen run`` does."""
+    return PackCase(Path("."), {"name": case.name(), "family": case.family, "parameters": case.to_json(),
+                                "compare": case.compare_rule().to_json(), "files": {}, "param_words": []},
+                    variant.buffers)
+
+
+class Fuzzer:
+    """Runs Hypothesis against one backend (see the module docstring)."""
+
+    def __init__(self, backend: Backend, options: FuzzOptions,
+                 progress: Callable[[FuzzReport], None] | None = None) -> None:
+        self.backend, self.options, self.progress = backend, options, progress
+        self.families: list[Family] = [get_family(f) for f in options.families]
+        live = backend.profile()
+        # a software backend lists no matrix types: draw for the embedded H100 profile then
+        self.profile: DeviceProfile = live if live.coopmat_khr or live.flexible_dimensions else default_profile()
+        self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
+        self._shaders: dict[str, ShaderVariant] = {}
+        self.report = FuzzReport()
+
+    # -- strategies ------------------------------------------------------
+    def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
+        """A family, a variant of it, then 1..max_batch distinct cases of that variant."""
+        opts = self.strategy_options
+
+        def of_family(fam: Family) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
+            return fam.variants(opts).flatmap(
+                lambda v: st.tuples(st.just(v), st.lists(fam.cases_for(v, opts), min_size=1,
+                                                         max_size=self.options.max_batch,
+                                                         unique_by=lambda c: c.name())))
+
+        return st.sampled_from(self.families).flatmap(of_family)
+
+    def shader(self, v: Variant) -> ShaderVariant:
+        """The compiled variant (compiled once; validated where a validator is installed)."""
+        if v.id not in self._shaders:
+            spirv = compile_glsl(v.glsl(), f"{v.id}.comp")
+            try:
+                validate_spirv(spirv)
+            except ToolchainError as exc:
+                if type(exc).__name__ == "SpirvValidationError":
+                    raise
+            self._shaders[v.id] = ShaderVariant(
+                id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
+                requirements=v.requirements(), family=getattr(v, "family", "") or self._family_of(v),
+                signature=v.to_json())
+        return self._shaders[v.id]
+
+    def _family_of(self, v: Variant) -> str:
+        for fam in self.families:
+            try:
+                if fam.variant_from_json(v.to_json()) == v:
+                    return fam.name
+            except (KeyError, ValueError, TypeError):
+                continue
+        raise ValueError(f"variant {v.id} belongs to none of the fuzzed families")
+
+    # -- one example -------------------------------------------------------
+    def check(self, batch: tuple[Variant, list[Case]]) -> None:
+        """Run one batch; raise FuzzFailure for the first failing case."""
+        variant, cases = batch
+        sv = self.shader(variant)
+        assume(self.profile.unsupported_reason(sv.requirements) is None)
+        self.report.examples += 1
+        with ExitStack() as stack:
+            for name in self.options.expect_deviations:  # the documented behaviour is the expectation
+                stack.enter_context(get_mutant(name).applied())
+            datas = [c.data() for c in cases]
+        b = build_batch(sv, [d.params for d in datas], [d.initial for d in datas])
+        self.report.cases += len(cases)
+        failure: FuzzFailure | None = None
+        try:
+            out = self.backend.run(b.dispatch, self.options.run.timeout_for(len(cases)))
+        except BackendError as exc:
+            worst = cases[0]
+            failure = FuzzFailure(worst, CaseResult(worst.name(), _status(exc), f"{type(exc).__name__}: {exc}"))
+        else:
+            for i, (c, d) in enumerate(zip(cases, datas)):
+                r = judge(_as_pack_case(c, sv), case_outputs(b, out, i), d.expected, d.tolerance)
+                if r.status.is_failure:
+                    failure = FuzzFailure(c, r)
+                    break
+        if self.progress:
+            self.progress(self.report)
+        if failure is not None:
+            if self.report.first_failure_example is None:
+                self.report.first_failure_example = self.report.examples
+            raise failure
+
+    # -- the whole run -----------------------------------------------------
+    def run(self) -> FuzzReport:
+        """Fuzz until a failure (shrunk to its minimal case) or the budget is spent."""
+        start = time.monotonic()
+        round_no = 0
+        try:
+            while True:
+                self._one_round(self.options.seed + round_no)
+                round_no += 1
+                if self.options.time_s is None or time.monotonic() - start >= self.options.time_s:
+                    break
+        except FuzzFailure as final:  # Hypothesis re-raises the minimal example's failure last
+            self.report.case, self.report.result = final.case, final.result
+        self.report.wall_s = time.monotonic() - start
+        return self.report
+
+    def _one_round(self, round_seed: int) -> None:
+        db = open_database(self.options.database)
+
+        @settings(database=db, max_examples=self.options.max_examples, deadline=None,
+                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                  phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
+        @seed(round_seed)
+        @given(self.batches())
+        def fuzz(batch: tuple[Variant, list[Case]]) -> None:
+            self.check(batch)
+
+        # With a forced seed Hypothesis would not use the database; this key (what is
+        # fuzzed, on which backend) lets a rerun replay stored failures first.
+        key = repr((sorted(self.options.families), self.backend.name, self.options.include_hazardous))
+        fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
+        fuzz()
+
+
+def failure_record(report: FuzzReport) -> dict[str, Any] | None:
+    """The minimal failure as a results-file record (for REPORT.md)."""
+    return report.result.to_json() if report.result else None

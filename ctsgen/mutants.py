@@ -1,0 +1,114 @@
+"""Mutants: named, plausible driver bugs, injected into the reference semantics.
+
+A :class:`Mutant` replaces one function of the reference semantics with a
+faulty twin (C remainder for OpSMod, floor for ceiling, a swapped
+coordinate...). ``MutantBackend`` is the reference backend with one mutant
+applied, so ``ctsgen fuzz --backend mutant:NAME`` measures whether the
+suite finds that bug. The same catalogue models *known* driver
+deviations: ``ctsgen fuzz --expect-deviation NAME`` applies a mutant to the
+expectation side instead, so a fuzz session against a driver with a
+documented deviation looks for everything else.
+
+Families contribute mutants from ``ctsgen/families/<family>/mutants.py``
+(a module-level ``MUTANTS`` list); nothing here names a family.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from ctsgen.backends.base import Dispatch
+from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.device.profile import DeviceProfile
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One injected fault: ``patches`` maps "module:attribute" to a replacement.
+
+    ``factory`` builds the replacements lazily from the originals, so a
+    mutant can wrap the function it replaces. ``killed_by`` describes the
+    smallest case that exposes it (for the mutation report).
+    """
+
+    name: str
+    family: str
+    description: str
+    factory: Callable[[], dict[str, Any]]
+    killed_by: str = ""
+    tags: tuple[str, ...] = field(default=())
+
+    @contextmanager
+    def applied(self) -> Iterator[None]:
+        """Swap the replacements in for the duration of the block."""
+        saved = []
+        try:
+            for target, replacement in self.factory().items():
+                module_name, attr = target.split(":")
+                module = importlib.import_module(module_name)
+                saved.append((module, attr, getattr(module, attr)))
+                setattr(module, attr, replacement)
+            yield
+        finally:
+            for module, attr, original in reversed(saved):
+                setattr(module, attr, original)
+
+
+@cache
+def catalogue() -> dict[str, Mutant]:
+    """Every mutant of every family package that has a ``mutants`` module."""
+    import ctsgen.families as fams
+
+    out: dict[str, Mutant] = {}
+    for info in pkgutil.iter_modules(fams.__path__):
+        if not info.ispkg:
+            continue
+        try:
+            module = importlib.import_module(f"ctsgen.families.{info.name}.mutants")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"ctsgen.families.{info.name}.mutants":
+                raise
+            continue
+        for m in getattr(module, "MUTANTS", []):
+            if m.name in out:
+                raise ValueError(f"two mutants are called {m.name!r}")
+            out[m.name] = m
+    return out
+
+
+def get_mutant(name: str) -> Mutant:
+    found = catalogue()
+    if name not in found:
+        raise KeyError(f"unknown mutant {name!r}; `ctsgen mutants` lists the {len(found)} known ones")
+    return found[name]
+
+
+class MutantBackend:
+    """The reference backend with one mutant applied to its semantics.
+
+    Run it in a worker process (the CLI does): the patch then stays out of
+    the process that computes the expected results.
+    """
+
+    def __init__(self, mutant: str) -> None:
+        self.mutant = get_mutant(mutant)
+        self.name = f"mutant:{mutant}"
+        self._ref = ReferenceBackend()
+
+    def profile(self) -> DeviceProfile:
+        return self._ref.profile()
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        with self.mutant.applied():
+            return self._ref.run(dispatch, timeout_s)
+
+    def close(self) -> None:
+        self._ref.close()

@@ -1,0 +1,112 @@
+"""The fuzzer finds catalogued bugs, shrinks them to the mutated rule, exports
+repros that replay, and replays stored failures first."""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+
+import pytest
+
+from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.cli import main
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+from ctsgen.model.tensor import ClampMode
+from ctsgen.mutants import MutantBackend, catalogue
+from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index
+from ctsgen.repro import export_case
+from ctsgen.runner.supervise import SupervisedBackend
+
+
+def fuzz(mutant: str, max_examples: int = 200, seed: int = 0, database: str | None = None):
+    backend = SupervisedBackend(functools.partial(MutantBackend, mutant), name=f"mutant:{mutant}")
+    try:
+        return Fuzzer(backend, FuzzOptions(max_examples=max_examples, seed=seed, database=database)).run()
+    finally:
+        backend.close()
+
+
+def raw_coords(case):
+    """spanCoord + offset per axis, before clamping (LDim x rows x cols)."""
+    t, m = case.layout(), case.shader.matrix
+    span = linear_to_span_coord(t, matrix_linear_index(m.rows, m.cols))
+    return [span[d] + t.offset[d] for d in range(t.LDim)], t
+
+
+def test_the_catalogue_is_large_and_spread_over_the_rules() -> None:
+    mutants = catalogue()
+    assert len(mutants) >= 18
+    assert len({m.name for m in mutants.values()}) == len(mutants)
+    assert all(m.description and m.killed_by for m in mutants.values())
+
+
+def test_a_correct_backend_survives_the_fuzzer() -> None:
+    report = Fuzzer(ReferenceBackend(), FuzzOptions(max_examples=60, database=None)).run()
+    assert report.case is None and report.examples == 60 and report.cases >= 60
+
+
+def test_setdimension_floor_shrinks_to_a_non_divisible_blocked_axis() -> None:
+    report = fuzz("setdimension-floor")
+    c = report.case
+    assert c is not None and report.result.status.value == "Fail"
+    assert c.blockSize is not None and c.stride is None  # the default strides are what is mutated
+    assert any(d % b for d, b in zip(c.layoutDimension[1:], c.blockSize[1:]))  # ceiling != floor somewhere
+    assert c.shader.matrix.elements == 64 and c.data_pattern == "iota"  # the smallest, most readable case
+
+
+def test_repeat_c_remainder_shrinks_to_a_negative_coordinate_under_repeat() -> None:
+    report = fuzz("repeat-c-remainder")
+    c = report.case
+    assert c is not None and c.shader.clampMode is ClampMode.Repeat
+    coords, t = raw_coords(c)
+    assert any((x < 0).any() for x in coords)  # OpSMod and C's remainder differ only there
+    assert sum(t.layoutDimension) <= 6
+
+
+def test_oob_store_written_shrinks_to_a_store_out_of_bounds() -> None:
+    report = fuzz("oob-store-written")
+    c = report.case
+    assert c is not None and c.shader.operation.value == "store"
+    assert c.shader.clampMode in (ClampMode.ClampToEdge, ClampMode.Repeat, ClampMode.RepeatMirrored)
+    coords, t = raw_coords(c)
+    assert any(((x < 0) | (x >= d)).any() for x, d in zip(coords, t.layoutDimension))
+
+
+def test_exported_repro_fails_on_the_mutant_and_passes_on_the_reference(tmp_path: Path, capsys) -> None:
+    report = fuzz("span-axes-reversed")
+    assert report.case is not None
+    out = export_case(report.case, tmp_path / "repro", failure=report.result.to_json(),
+                      backend="mutant:span-axes-reversed")
+    text = (out / "REPORT.md").read_text()
+    assert f"Observed: **{report.result.status.value}**" in text and "repro.spv" in text
+    assert "const uint BAKED" in (out / "repro.comp").read_text()
+    assert main(["run", str(out), "--quiet", "--backend", "mutant:span-axes-reversed"]) == 1
+    assert main(["run", str(out), "--quiet", "--backend", "reference",
+                 "--results", str(tmp_path / "ref.jsonl")]) == 0
+
+
+def test_the_database_replays_a_stored_failure_first(tmp_path: Path) -> None:
+    db = str(tmp_path / "db")
+    first = fuzz("set-stride-ignored", database=db, seed=3)
+    assert first.case is not None and first.first_failure_example > 1
+    again = fuzz("set-stride-ignored", database=db, seed=99)
+    assert again.first_failure_example == 1
+    assert again.case.name() == first.case.name()
+
+
+def test_expecting_a_documented_deviation_turns_it_into_a_pass() -> None:
+    backend = SupervisedBackend(functools.partial(MutantBackend, "setdimension-floor"), name="m")
+    try:
+        report = Fuzzer(backend, FuzzOptions(max_examples=80, database=None,
+                                             expect_deviations=("setdimension-floor",))).run()
+    finally:
+        backend.close()
+    assert report.case is None and report.examples == 80
+
+
+@pytest.mark.parametrize("name", ["mirror-period-off-by-one", "offset-unsigned", "span-outer-axis-no-wrap"])
+def test_more_mutants_are_killed_within_a_small_budget(name: str) -> None:
+    report = fuzz(name, max_examples=150)
+    assert report.case is not None, f"{name} survived 150 examples"
+    assert report.first_failure_example <= 150 and math.isfinite(report.wall_s)
