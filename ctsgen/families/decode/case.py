@@ -1,0 +1,210 @@
+"""The decode family's case model: OpCooperativeMatrixLoadTensorNV with a DecodeFunc.
+
+A :class:`DecodeVariant` is the compile-time signature: the tensor layout
+type (Dim, clampMode), the matrix type, the decode function (an addressing
+probe whose pointee is ``probe_words`` uint words, or a block format of
+:mod:`.formats`) and, for a format, the block shape the decode function
+linearises coordInBlock over. A :class:`DecodeCase` holds a tensor-layout
+case (the run-time layout, reused from that family; a format's case sets
+blockSize to the block shape) and the seed of the tensor's data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctsgen.backends.base import BufferSpec
+from ctsgen.device.profile import Requirements
+from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.decode.formats import FORMATS, Format, encode_blocks
+from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, expected_decode_load
+from ctsgen.families.tensor_layout.case import (
+    FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
+    W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
+    LayoutVariant, Operation, TensorLayoutCase, decode_layout, matrix_from_json, matrix_to_json,
+)
+from ctsgen.model.tensor import ClampMode, TensorLayout
+from ctsgen.model.types import MatrixType, Scope
+from ctsgen.oracle.addressing import tensor_addresses
+from ctsgen.oracle.values import from_bits, sentinel_bits
+from ctsgen.templates import render
+
+FAMILY_NAME = "decode"
+N_BUFFERS = 2  # binding 1: the encoded tensor (uint words), binding 2: the matrix
+PROBES = ("probe1", "probe3")
+
+
+@dataclass(frozen=True)
+class DecodeVariant:
+    """Compile-time signature: layout type, matrix type, decode function (and its block shape)."""
+
+    Dim: int
+    clampMode: ClampMode
+    matrix: MatrixType
+    decoder: str                             # "probe1", "probe3" or a format name
+    blockShape: tuple[int, ...] | None = None  # formats only
+
+    def __post_init__(self) -> None:
+        if self.decoder not in PROBES and self.decoder not in FORMATS:
+            raise ValueError(f"unknown decoder {self.decoder!r}; use one of {PROBES + tuple(FORMATS)}")
+        if self.format is not None and (self.blockShape is None or len(self.blockShape) != self.Dim
+                                        or math.prod(self.blockShape) != self.format.K):
+            raise ValueError(f"{self.decoder} needs a block shape of {self.Dim} sides whose product is "
+                             f"{self.format.K}, got {self.blockShape}")
+
+    @property
+    def format(self) -> Format | None:
+        return FORMATS.get(self.decoder)
+
+    @property
+    def probe_words(self) -> int:
+        return int(self.decoder[5:]) if self.decoder in PROBES else 0
+
+    def layout_variant(self) -> LayoutVariant:
+        return LayoutVariant(Operation.load, self.Dim, self.clampMode, self.matrix)
+
+    @property
+    def id(self) -> str:
+        m = self.matrix
+        scope = "subgroup" if m.scope is Scope.Subgroup else f"workgroup{m.workgroup_size}"
+        block = "" if self.blockShape is None else ".block" + "x".join(map(str, self.blockShape))
+        return (f"decode.{self.decoder}.dim{self.Dim}{block}.clamp_{self.clampMode.snake}."
+                f"{m.component.name}.{m.use.name.lower()}_{m.rows}x{m.cols}.{scope}")
+
+    @property
+    def local_size_x(self) -> int:
+        return self.matrix.workgroup_size
+
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        return (BufferSpec(1, "input", "uint32"), BufferSpec(2, "output", self.matrix.component.dtype.name))
+
+    def requirements(self) -> Requirements:
+        r = self.layout_variant().requirements()
+        feats = tuple(sorted(set(r.features) | {"cooperativeMatrixBlockLoads"}))
+        return Requirements(r.extensions, feats, r.matrices)
+
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        m = self.matrix
+        return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m, fmt=self.format,
+                      baked=None if baked is None else [int(w) for w in baked],
+                      T=m.component.glsl, component=m.component.name,
+                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS, BC_MUL=BC_MUL, CIB_MUL=CIB_MUL,
+                      W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL, BLOCK_SIZE=W_BLOCK_SIZE,
+                             DIMENSION=W_DIMENSION, STRIDE=W_STRIDE, OFFSET=W_OFFSET, SPAN=W_SPAN),
+                      F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
+                             SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"Dim": self.Dim, "clampMode": self.clampMode.name, "matrix": matrix_to_json(self.matrix),
+                "decoder": self.decoder, "blockShape": None if self.blockShape is None else list(self.blockShape)}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> DecodeVariant:
+        return cls(int(o["Dim"]), ClampMode[o["clampMode"]], matrix_from_json(o["matrix"]), o["decoder"],
+                   None if o.get("blockShape") is None else tuple(int(x) for x in o["blockShape"]))
+
+    def input_words(self, t: TensorLayout) -> int:
+        """uint32 words of encoded tensor the layout can address."""
+        if self.format is None:
+            return t.extent() * self.probe_words
+        return -(-t.extent() * self.format.block_bytes // 4)
+
+    def expected(self, t: TensorLayout, words: np.ndarray) -> np.ndarray:
+        m = self.matrix
+        return expected_decode_load(t, m.rows, m.cols, words, m.component, self.format, self.probe_words,
+                                    self.blockShape)
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: replay each case's layout from its words and decode on host buffers."""
+        src, dst = buffers
+        m = self.matrix
+        for words, (in_off, out_off) in zip(params, offsets):
+            t = decode_layout(words, self.Dim, self.clampMode)
+            data = src[in_off:in_off + self.input_words(t)]
+            dst[out_off:out_off + m.elements] = self.expected(t, data).ravel()
+
+
+@dataclass(frozen=True)
+class DecodeCase:
+    """One decode load: the layout (a tensor-layout case of this variant's layout part)
+    and the seed of the encoded tensor's random bytes."""
+
+    family: ClassVar[str] = FAMILY_NAME
+
+    shader: DecodeVariant
+    layout_case: TensorLayoutCase
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.layout_case.shader != self.shader.layout_variant():
+            raise ValueError("the layout case's variant must be the decode variant's layout part")
+        if self.shader.format is not None and self.layout_case.blockSize != self.shader.blockShape:
+            raise ValueError(f"a {self.shader.decoder} load sets blockSize to the block shape "
+                             f"{self.shader.blockShape}, got {self.layout_case.blockSize}")
+
+    def variant(self) -> DecodeVariant:
+        return self.shader
+
+    def layout(self) -> TensorLayout:
+        return self.layout_case.layout()
+
+    def params(self) -> np.ndarray:
+        return self.layout_case.params()
+
+    def input(self) -> np.ndarray:
+        """The encoded tensor as uint32 words: random words for a probe, random blocks
+        with exact-by-construction scales for a format."""
+        t, v = self.layout(), self.shader
+        if v.format is None:
+            rng = np.random.Generator(np.random.PCG64(self.seed))
+            return rng.integers(0, 2**32, size=v.input_words(t), dtype=np.uint32)
+        raw = encode_blocks(v.format, t.extent(), self.seed, v.matrix.component).ravel()
+        padded = np.zeros(4 * v.input_words(t), dtype=np.uint8)
+        padded[:raw.size] = raw
+        return padded.view(np.uint32)
+
+    def data(self) -> CaseData:
+        m = self.shader.matrix
+        comp = m.component
+        words = self.input()
+        out0 = np.full(m.elements, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype)
+        return CaseData(self.params(), [words, out0], [None, self.shader.expected(self.layout(), words).ravel()])
+
+    def compare_rule(self) -> CompareRule:
+        return CompareRule("bitwise")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "layout": self.layout_case.to_json(),
+                "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> DecodeCase:
+        return cls(DecodeVariant.from_json(o["variant"]), TensorLayoutCase.from_json(o["layout"]), int(o["seed"]))
+
+    def name(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+        return f"{self.shader.id}.case_{digest}"
+
+    def locate(self, buffer: int, element: int) -> dict[str, Any]:
+        """Output element -> matrix (row, col), block index, blockCoord and coordInBlock."""
+        m = self.shader.matrix
+        if buffer != 1 or element >= m.elements:
+            return {}
+        row, col = divmod(element, m.cols)
+        a = tensor_addresses(self.layout(), m.rows, m.cols, is_store=False)
+        return {"row": row, "col": col, "clamped": not bool(a.valid[row, col]),
+                "blockIndex": int(a.index[row, col]),
+                "blockCoord": [int(c) for c in a.blockCoord[:, row, col]],
+                "coordInBlock": [int(c) for c in a.coordInBlock[:, row, col]]}
+
+    def describe(self) -> dict[str, Any]:
+        return {"layout": self.layout_case.describe(), "decoder": self.shader.decoder,
+                "blockShape": None if self.shader.blockShape is None else list(self.shader.blockShape)}

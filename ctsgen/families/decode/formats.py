@@ -1,0 +1,156 @@
+"""Block-quantized weight formats, as the ggml / llama.cpp family of engines lays them out,
+and the addressing probes; each with its GLSL decode function and a numpy oracle.
+
+Every format here is a *block* of K elements stored in ``block_bytes`` bytes
+(little-endian). A DecodeFunc receives a pointer to the block (the pointee is
+the block struct, so the pointer is base + blockIndex * block_bytes), the
+blockCoord and the coordInBlock; the element inside the block is the
+row-major linearisation of coordInBlock over the block shape, so a block
+may span several tensor dimensions (e.g. 2 x 16 for a 32-element block).
+Formats (docs/formats.md works one block of each by hand):
+
+* Q8_0 (34 bytes / 32): f16 d; int8 qs[32];             x[j] = d * qs[j]
+* Q4_0 (18 bytes / 32): f16 d; uint8 qs[16];            x[j] = d * ((qs[j] & 15) - 8), x[j+16] = d * ((qs[j] >> 4) - 8)
+* Q4_K (144 bytes / 256): f16 d, dmin; uint8 scales[12]; uint8 qs[128];
+  chunk c = j / 64, l = j % 32, high = (j % 64) >= 32, sub-block s = 2c + high:
+  x[j] = d * sc[s] * ((qs[32c + l] >> 4*high) & 15) - dmin * m[s], with the 6-bit
+  (sc, m) of get_scale_min_k4: s < 4: (scales[s] & 63, scales[s+4] & 63);
+  else ((scales[s+4] & 15) | (scales[s-4] >> 6) << 4, (scales[s+4] >> 4) | (scales[s] >> 6) << 4)
+* MXFP4 (17 bytes / 32, OCP MX): uint8 e (E8M0); uint8 qs[16];
+  x[j] = fp4_e2m1(qs[j] & 15) * 2^(e-127), x[j+16] = fp4_e2m1(qs[j] >> 4) * 2^(e-127)
+
+Exactness: the scales are drawn so every decoded value is exact in the
+output type whichever order the shader multiplies in (decision
+"decode-exact-scales" in docs/spec-decisions.md), so results compare bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from ctsgen.model.types import ComponentType
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    K: int            # elements per block
+    block_bytes: int  # size of the pointee (std430 struct) in bytes
+    struct: str       # GLSL members of the buffer_reference block
+    align: int        # buffer_reference_align
+    body: str         # GLSL: computes `float r` from `b` (the block) and `e` (element in block)
+    helpers: str = ""  # GLSL functions the body calls (taking `BlockRef b`)
+
+
+Q8_0 = Format("q8_0", 32, 34, "float16_t d; uint16_t qs[16];", 2, """
+    uint byte = (uint(b.qs[e >> 1]) >> (8u * (e & 1u))) & 0xFFu;
+    float r = float(b.d) * float(int(byte << 24) >> 24);""")
+Q4_0 = Format("q4_0", 32, 18, "float16_t d; uint16_t qs[8];", 2, """
+    uint j = e & 15u;
+    uint byte = (uint(b.qs[j >> 1]) >> (8u * (j & 1u))) & 0xFFu;
+    uint q = (byte >> (4u * (e >> 4))) & 15u;
+    float r = float(b.d) * float(int(q) - 8);""")
+Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]; uint16_t qs[64];", 2, """
+    uint c = e >> 6, l = e & 31u, high = (e >> 5) & 1u, s = 2u * c + high;
+    uint qi = 32u * c + l;
+    uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
+    uint q = (byte >> (4u * high)) & 15u;
+    uint sc, m;
+    if (s < 4u) {
+        sc = scaleByte(b, s) & 63u;
+        m = scaleByte(b, s + 4u) & 63u;
+    } else {
+        sc = (scaleByte(b, s + 4u) & 15u) | ((scaleByte(b, s - 4u) >> 6) << 4);
+        m = (scaleByte(b, s + 4u) >> 4) | ((scaleByte(b, s) >> 6) << 4);
+    }
+    float r = float(b.d) * float(sc) * float(q) - float(b.dmin) * float(m);""",
+               helpers="uint scaleByte(const in BlockRef b, uint i) "
+                       "{ return (uint(b.scales[i >> 1]) >> (8u * (i & 1u))) & 0xFFu; }")
+MXFP4 = Format("mxfp4", 32, 17, "uint8_t e; uint8_t qs[16];", 1, """
+    uint q = (uint(b.qs[e & 15u]) >> (4u * (e >> 4))) & 15u;
+    // E2M1: sign bit 3, exponent bits 2..1, mantissa bit 0 (subnormal at exponent 0)
+    uint ex = (q >> 1) & 3u;
+    float mag = ex == 0u ? 0.5 * float(q & 1u) : (1.0 + 0.5 * float(q & 1u)) * float(1u << (ex - 1u));
+    float r = ((q & 8u) != 0u ? -mag : mag) * uintBitsToFloat(uint(b.e) << 23);  // 2^(e-127), e in [1, 254]""")
+
+FORMATS = {f.name: f for f in (Q8_0, Q4_0, Q4_K, MXFP4)}
+
+
+def _f16_bits(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=np.float16).view(np.uint16)
+
+
+def encode_blocks(fmt: Format, n: int, seed: int, component: ComponentType) -> np.ndarray:
+    """``n`` random blocks of ``fmt`` (uint8, n x block_bytes) whose decoded values are
+    exact in ``component`` (decision "decode-exact-scales").
+
+    float32 output: Q8_0/Q4_0 scales are any f16 in [2^-8, 2^8); Q4_K's d and dmin
+    share a binade, so d*sc*q - dmin*m is an integer < 2^21 times one power of two.
+    float16 output: scales are powers of two (Q4_K: d == dmin), so results have at
+    most 10 significant bits. MXFP4 scales are powers of two by definition.
+    """
+    rng = np.random.Generator(np.random.PCG64(seed))
+    blocks = rng.integers(0, 256, size=(n, fmt.block_bytes), dtype=np.uint8)
+    wide = component is ComponentType.float32
+
+    def scales(k: int) -> np.ndarray:
+        exp = rng.integers(-8, 8 if wide else 6, size=n)
+        mant = rng.integers(0, 1024, size=n) if wide else np.zeros(n, dtype=np.int64)
+        sign = rng.integers(0, 2, size=n)
+        return (np.where(sign == 1, -1.0, 1.0) * (1 + mant / 1024.0) * np.exp2(exp)).astype(np.float16)
+
+    if fmt is MXFP4:
+        blocks[:, 0] = 127 + rng.integers(-60 if wide else -12, (60 if wide else 12) + 1, size=n)
+    elif fmt is Q4_K:
+        d = scales(0)
+        if wide:  # same binade, independent mantissas
+            mant = rng.integers(0, 1024, size=n)
+            dmin = (np.sign(rng.integers(0, 2, size=n) - 0.5) * (1 + mant / 1024.0)
+                    * np.exp2(np.floor(np.log2(np.abs(d.astype(np.float64)))))).astype(np.float16)
+        else:
+            dmin = np.abs(d)
+            d = np.abs(d)
+        blocks[:, 0:2] = _f16_bits(d).view(np.uint8).reshape(n, 2)
+        blocks[:, 2:4] = _f16_bits(dmin).view(np.uint8).reshape(n, 2)
+    else:
+        blocks[:, 0:2] = _f16_bits(scales(0)).view(np.uint8).reshape(n, 2)
+    return blocks
+
+
+def _scale_min_k4(scales: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """get_scale_min_k4 for all 8 sub-blocks: (sc, m), each n x 8."""
+    q = scales.astype(np.int64)
+    sc = np.empty((q.shape[0], 8), dtype=np.int64)
+    m = np.empty_like(sc)
+    sc[:, :4] = q[:, 0:4] & 63
+    m[:, :4] = q[:, 4:8] & 63
+    sc[:, 4:] = (q[:, 8:12] & 0xF) | ((q[:, 0:4] >> 6) << 4)
+    m[:, 4:] = (q[:, 8:12] >> 4) | ((q[:, 4:8] >> 6) << 4)
+    return sc, m
+
+
+def dequantize(fmt: Format, blocks: np.ndarray) -> np.ndarray:
+    """Every element of every block (n x K, float64), from the format definition above."""
+    n = blocks.shape[0]
+    if fmt is MXFP4:
+        qs = blocks[:, 1:17]
+        codes = np.concatenate([qs & 0xF, qs >> 4], axis=1)
+        fp4 = codes.astype(np.uint8).view(ml_dtypes.float4_e2m1fn).astype(np.float64)
+        return fp4 * np.exp2(blocks[:, :1].astype(np.float64) - 127)
+    d = blocks[:, 0:2].copy().view(np.float16).astype(np.float64)  # n x 1
+    if fmt is Q8_0:
+        return d * blocks[:, 2:34].view(np.int8).astype(np.float64)
+    if fmt is Q4_0:
+        qs = blocks[:, 2:18].astype(np.int64)
+        return d * (np.concatenate([qs & 0xF, qs >> 4], axis=1) - 8)
+    if fmt is Q4_K:
+        dmin = blocks[:, 2:4].copy().view(np.float16).astype(np.float64)
+        sc, m = _scale_min_k4(blocks[:, 4:16])
+        qs = blocks[:, 16:144].astype(np.int64).reshape(n, 4, 32)
+        q = np.stack([qs & 0xF, qs >> 4], axis=2).reshape(n, 256)  # chunk, (low, high), l
+        s = np.arange(256) // 32
+        return d * sc[:, s] * q - dmin * m[:, s]
+    raise ValueError(f"unknown format {fmt.name!r}")

@@ -1,0 +1,143 @@
+"""Decode oracle: hand-worked blocks of each format (from its definition), probes that
+round-trip their coordinates, and strategies/variants that compile and pass on the
+reference semantics."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, find, given, settings
+
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.decode import FAMILY
+from ctsgen.families.decode.case import DecodeCase
+from ctsgen.families.decode.formats import MXFP4, Q4_0, Q4_K, Q8_0, dequantize, encode_blocks
+from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, probe_values
+from ctsgen.families.decode.strategy import all_decode_cases, block_shapes
+from ctsgen.model.tensor import TensorLayout
+from ctsgen.model.types import ComponentType
+from ctsgen.oracle.addressing import tensor_addresses
+from ctsgen.pack.generate import draw_cases
+
+REACH = settings(max_examples=1000, database=None, deadline=None, derandomize=True,
+                 suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+
+
+def f16(x: float) -> list[int]:
+    return list(np.array([x], dtype=np.float16).view(np.uint8))
+
+
+def test_q8_0_hand_worked_block() -> None:
+    """d = 0.5 (f16 0x3800), qs = 0, 1, -1, 127, -128, then 2 ... : x[j] = d * qs[j]."""
+    qs = np.array([0, 1, -1, 127, -128] + list(range(2, 29)), dtype=np.int8)
+    block = np.array(f16(0.5) + list(qs.view(np.uint8)), dtype=np.uint8)[None, :]
+    assert block.shape == (1, 34) and list(block[0, :2]) == [0x00, 0x38]
+    x = dequantize(Q8_0, block)[0]
+    assert list(x[:5]) == [0.0, 0.5, -0.5, 63.5, -64.0] and x[5] == 1.0 and x[31] == 14.0
+
+
+def test_q4_0_hand_worked_block() -> None:
+    """d = 2, qs[0] = 0x9F: x[0] = 2 * (0xF - 8) = 14, x[16] = 2 * (0x9 - 8) = 2;
+    qs[1] = 0x08: x[1] = 0, x[17] = -16."""
+    qs = [0x9F, 0x08] + [0x88] * 14
+    x = dequantize(Q4_0, np.array([f16(2.0) + qs], dtype=np.uint8))[0]
+    assert (x[0], x[16], x[1], x[17]) == (14.0, 2.0, 0.0, -16.0)
+    assert (x[2:16] == 0).all() and (x[18:] == 0).all()
+
+
+def test_q4_k_hand_worked_block() -> None:
+    """d = 1, dmin = 0.5. scales[0] = 0x45 -> sc0 = 5 (low 6 bits), its top bits 01 feed
+    sub-block 4's sc; scales[4] = 0x03 -> m0 = 3; scales[8] = 0x21 -> sc4 = 1 | (1 << 4) = 17,
+    m4 = 2 | (scales[4] >> 6 = 0) = 2. qs[0] = 0x7A: element 0 (sub-block 0, low nibble 0xA)
+    = 1*5*10 - 0.5*3 = 48.5; element 32 (sub-block 1, high nibble 7) uses sc1 = m1 = 0 -> 0.
+    qs[64] = 0x0C: element 128 (chunk 2, sub-block 4, low nibble 12) = 17*12 - 0.5*2 = 203."""
+    scales = [0x45, 0, 0, 0, 0x03, 0, 0, 0, 0x21, 0, 0, 0]
+    qs = [0] * 128
+    qs[0], qs[64] = 0x7A, 0x0C
+    x = dequantize(Q4_K, np.array([f16(1.0) + f16(0.5) + scales + qs], dtype=np.uint8))[0]
+    assert (x[0], x[32], x[128]) == (48.5, 0.0, 203.0)
+    assert x[1] == -1.5  # q = 0: -dmin * m0
+
+
+def test_mxfp4_hand_worked_block() -> None:
+    """e = 128 (scale 2): qs[0] = 0xF1 -> x[0] = fp4(0x1) * 2 = 0.5 * 2 = 1, x[16] = fp4(0xF) * 2
+    = -6 * 2 = -12; qs[1] = 0x35 -> x[1] = 3 * 2 = 6 (0b0101: exponent 2, mantissa 1 -> 3),
+    x[17] = 1.5 * 2 = 3."""
+    x = dequantize(MXFP4, np.array([[128, 0xF1, 0x35] + [0] * 14], dtype=np.uint8))[0]
+    assert (x[0], x[16], x[1], x[17]) == (1.0, -12.0, 6.0, 3.0)
+    codes = np.arange(16, dtype=np.uint8).view(ml_dtypes.float4_e2m1fn).astype(float)
+    assert list(codes[:8]) == [0, 0.5, 1, 1.5, 2, 3, 4, 6]
+
+
+@pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4])
+@pytest.mark.parametrize("comp", [ComponentType.float16, ComponentType.float32])
+def test_encoded_values_are_exact_in_the_output_type(fmt, comp) -> None:
+    """decision "decode-exact-scales": every decoded value survives the output type unchanged."""
+    x = dequantize(fmt, encode_blocks(fmt, 200, 7, comp))
+    assert np.isfinite(x).all()
+    np.testing.assert_array_equal(x.astype(comp.dtype).astype(np.float64), x)
+    if comp is ComponentType.float16:
+        assert (np.abs(x[x != 0]) >= 2.0**-14).all()  # no f16 subnormals
+
+
+@given(all_decode_cases(decoder="probe1"))
+def test_probe_round_trips_coordinates(c: DecodeCase) -> None:
+    """With all-zero data the probe is a known function of (blockCoord, coordInBlock): solving it
+    back for the tensor coordinate gives blockCoord * blockSize + coordInBlock, the clamped
+    coordinate the spec's spanCoordToTensorCoord computes."""
+    t = c.layout()
+    m = c.shader.matrix
+    a = tensor_addresses(t, m.rows, m.cols, is_store=False)
+    zero = np.zeros(max(1, t.extent()), dtype=np.uint32)
+    got = probe_values(a, zero, 1, ComponentType.uint32).astype(np.uint64)
+    want = np.zeros_like(got)
+    for i in range(t.LDim):
+        want += a.blockCoord[i].astype(np.uint64) * BC_MUL[i] + a.coordInBlock[i].astype(np.uint64) * CIB_MUL[i]
+    np.testing.assert_array_equal(got, want & np.uint64(0xFFFFFFFF))
+    bs = np.asarray(t.blockSize).reshape(-1, 1, 1)
+    np.testing.assert_array_equal((a.blockCoord * bs + a.coordInBlock)[:, a.valid], a.tensorCoord[:, a.valid])
+
+
+def test_probe_sees_the_pointer() -> None:
+    """A probe of 3 words at block index 2 reads word 2*3 + coordInBlock % 3."""
+    t = TensorLayout.create(1).set_block_size(2).set_dimension(8)
+    a = tensor_addresses(t, 1, 8, is_store=False)
+    words = np.arange(100, 112, dtype=np.uint32)
+    got = probe_values(a, words, 3, ComponentType.uint32).astype(np.int64)[0]
+    coord = np.arange(8)
+    want = (100 + 3 * (coord // 2) + (coord % 2) + (coord // 2) * BC_MUL[0] + (coord % 2) * CIB_MUL[0]) % 2**32
+    np.testing.assert_array_equal(got, want)
+
+
+def test_block_shapes() -> None:
+    assert block_shapes(1, 32) == [(32,)]
+    assert block_shapes(2, 32)[0] == (1, 32) and (4, 8) in block_shapes(2, 32)
+    assert all(np.prod(s) == 256 for s in block_shapes(3, 256))
+
+
+@pytest.mark.parametrize("what, pred", [
+    ("blockSize > 1 in several dims", lambda c: sum(b > 1 for b in (c.layout_case.blockSize or ())) >= 2),
+    ("format block straddling the slice edge", lambda c: c.shader.format is not None
+     and c.layout_case.offset is not None and any(o % b for o, b in zip(c.layout().offset, c.layout().blockSize))),
+    ("clamped probe", lambda c: c.shader.format is None and c.layout_case.clampValue is not None),
+])
+def test_reaches(what, pred) -> None:
+    find(FAMILY.cases(StrategyOptions()), pred, settings=REACH)
+
+
+def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
+    """One variant per stratum compiles and validates; each case's reference execute on its
+    initial buffers equals its expected output; JSON round-trips."""
+    from ctsgen.toolchain import compile_glsl, validate_spirv
+
+    cases = draw_cases(FAMILY, 30, 5, StrategyOptions(), cases_per_variant=1)
+    assert {c.shader.decoder for c in cases} == {"probe1", "probe3", "q8_0", "q4_0", "q4_k", "mxfp4"}
+    for c in cases:
+        v = c.variant()
+        validate_spirv(compile_glsl(v.glsl(), f"{v.id}.comp"))
+        d = c.data()
+        bufs = [x.copy() for x in d.initial]
+        v.execute(d.params[None, :], np.zeros((1, 2), dtype=np.int64), bufs)
+        np.testing.assert_array_equal(bufs[1].view(np.uint8), d.expected[1].view(np.uint8))
+        assert FAMILY.case_from_json(c.to_json()).name() == c.name()
