@@ -52,8 +52,10 @@ from typing import Any, Self
 
 import numpy as np
 
-from ctsgen.backends.base import BackendError, DeviceLost, Dispatch, DispatchTimeout, ShaderVariant
+from ctsgen.backends.base import (BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
+                                  ShaderVariant, matrix_conversions)
 from ctsgen.device.profile import DeviceProfile
+from ctsgen.model.types import coopvec_combination_features
 
 #: Vulkan API version requested of the instance and required of the device (VK_MAKE_API_VERSION(0, 1, 3, 0)).
 API_VERSION_1_3 = (1 << 22) | (3 << 12)
@@ -98,6 +100,9 @@ _CORE_FEATURES = {
 
 #: Core limits (VkPhysicalDeviceLimits field names) reported in ``DeviceProfile.properties``.
 _CORE_LIMITS = ("maxComputeWorkGroupInvocations", "maxComputeSharedMemorySize", "maxStorageBufferRange")
+
+#: Bytes of one element per VkComponentTypeKHR (cooperative-vector matrix conversions).
+_COMPONENT_BYTES = {0: 2, 1: 4, 3: 1, 5: 4, 7: 1, 9: 4, 1000491002: 1, 1000491003: 1}
 
 _VK_SUCCESS = 0
 _VK_TIMEOUT = 2
@@ -225,14 +230,25 @@ class VulkanBackend:
         t0 = time.perf_counter()
         pipeline = self._pipeline(variant)
         t1 = time.perf_counter()
+        conversions = matrix_conversions(variant)
+        params = arrays[0]
+        if conversions:
+            arrays = self._plan_conversions(variant, conversions, arrays, dispatch.workgroups)
         alloc = self._allocate(arrays, pipeline)
         try:
+            for conv in conversions:
+                self._convert(variant, conv, arrays, alloc, dispatch.workgroups, back=False)
             self._record_and_submit(pipeline, alloc, dispatch.workgroups)
             self._wait(variant, timeout_s)
+            for conv in conversions:
+                if conv.write_back:
+                    self._convert(variant, conv, arrays, alloc, dispatch.workgroups, back=True)
             self.stats["pipeline_s"] += t1 - t0
             self.stats["dispatch_s"] += time.perf_counter() - t1
             self.stats["dispatches"] += 1
-            return [self._read(alloc.mapped + off, a) for a, off in zip(arrays, alloc.offsets)]
+            out = [self._read(alloc.mapped + off, a) for a, off in zip(arrays, alloc.offsets)]
+            out[0] = params.copy()  # the caller's offsets, not the ones the conversions rewrote
+            return out
         except DispatchTimeout:
             alloc = None  # the GPU may still write into it: leak it (see the module docstring)
             raise
@@ -331,6 +347,9 @@ class VulkanBackend:
                                                   "vkGetPhysicalDeviceCooperativeVectorPropertiesNV",
                                                   "VkCooperativeVectorPropertiesNV"),
         )
+        # each advertised VkCooperativeVectorPropertiesNV combination becomes a feature a shader
+        # variant can require (ctsgen.model.types.coopvec_combination_feature)
+        self._profile.features.update(coopvec_combination_features(self._profile.coopvec_combinations))
         self._feature_chain = feature_chain
         families = self._enumerate(lambda n, a: inst.vkGetPhysicalDeviceQueueFamilyProperties(pdev, n, a),
                                    vk.VkQueueFamilyProperties, returns_result=False)
@@ -609,6 +628,74 @@ class VulkanBackend:
             self._hung = f"{variant.id} did not finish within {timeout_s:g} s"
             raise DispatchTimeout(f"shader variant {variant.id}: the dispatch did not finish within {timeout_s:g} s")
         self._check(res, f"shader variant {variant.id}: vkWaitForFences")
+
+    # -- cooperative-vector matrix conversions ----------------------------------
+    def _convert_info(self, conv: MatrixConversion, back: bool) -> Any:
+        """A VkConvertCooperativeVectorMatrixInfoNV between the row-major source and ``conv.dst_layout``
+        (reversed when ``back``); the caller sets srcSize, srcData, pDstSize and dstData."""
+        row_major = (conv.src_type, 0, conv.cols * _COMPONENT_BYTES[conv.src_type])  # (type, layout, stride)
+        optimal = (conv.dst_type, conv.dst_layout, 0)
+        (st, sl, ss), (dt, dl, ds) = (optimal, row_major) if back else (row_major, optimal)
+        return self._vk.VkConvertCooperativeVectorMatrixInfoNV(
+            srcComponentType=st, dstComponentType=dt, numRows=conv.rows, numColumns=conv.cols,
+            srcLayout=sl, srcStride=ss, dstLayout=dl, dstStride=ds)
+
+    def _converted_size(self, variant: ShaderVariant, conv: MatrixConversion) -> int:
+        """Bytes the driver needs for ``conv``'s destination (vkConvertCooperativeVectorMatrixNV
+        with a null dstData writes the size to pDstSize)."""
+        info = self._convert_info(conv, back=False)
+        size = ctypes.c_size_t(0)
+        info.pDstSize = ctypes.pointer(size)
+        info.srcSize = conv.rows * conv.cols * 4
+        self._check(self._device.vkConvertCooperativeVectorMatrixNV(info),
+                    f"{variant.id}: vkConvertCooperativeVectorMatrixNV (destination size query)")
+        return int(size.value)
+
+    def _plan_conversions(self, variant: ShaderVariant, conversions: Sequence[MatrixConversion],
+                          arrays: list[np.ndarray], workgroups: int) -> list[np.ndarray]:
+        """Size each conversion's destination buffer (64-byte aligned case regions, VUID-RuntimeSpirv-
+        OpCooperativeVectorMatrixMulNV-10097) and point the cases' offset words at their regions."""
+        arrays = list(arrays)
+        bindings = [b.binding for b in variant.buffers]
+        words = arrays[0].reshape(workgroups, -1).copy()
+        for conv in conversions:
+            slot = bindings.index(conv.dst_binding)
+            if arrays[slot + 1].dtype != np.uint8:
+                raise BackendError(f"{variant.id}: conversion destination binding {conv.dst_binding} must be a "
+                                   f"uint8 buffer, not {arrays[slot + 1].dtype}")
+            size = self._converted_size(variant, conv)
+            extra = words[:, conv.offset_word].astype(np.int64) if conv.offset_word is not None else \
+                np.zeros(workgroups, np.int64)
+            region = -(-(extra + size) // 64) * 64
+            starts = np.concatenate([[0], np.cumsum(region)[:-1]])
+            words[:, slot] = starts
+            arrays[slot + 1] = np.zeros(max(64, int(region.sum())), dtype=np.uint8)
+        arrays[0] = np.ascontiguousarray(words.ravel())
+        return arrays
+
+    def _convert(self, variant: ShaderVariant, conv: MatrixConversion, arrays: list[np.ndarray],
+                 alloc: _Allocation, workgroups: int, back: bool) -> None:
+        """Convert every case's matrix on the host, inside the mapped memory (source -> destination
+        layout before the dispatch; destination -> row-major source with ``back``)."""
+        bindings = [b.binding for b in variant.buffers]
+        src_slot, dst_slot = bindings.index(conv.src_binding) + 1, bindings.index(conv.dst_binding) + 1
+        words = arrays[0].reshape(workgroups, -1)
+        src_item = arrays[src_slot].dtype.itemsize
+        src_bytes = conv.rows * conv.cols * _COMPONENT_BYTES[conv.src_type]
+        size = self._converted_size(variant, conv)
+        for i in range(workgroups):
+            src = alloc.mapped + alloc.offsets[src_slot] + int(words[i, src_slot - 1]) * src_item
+            dst = alloc.mapped + alloc.offsets[dst_slot] + int(words[i, dst_slot - 1])
+            if conv.offset_word is not None:
+                dst += int(words[i, conv.offset_word])
+            info = self._convert_info(conv, back)
+            dst_size = ctypes.c_size_t(src_bytes if back else size)
+            info.pDstSize = ctypes.pointer(dst_size)
+            info.srcSize = size if back else src_bytes
+            info.srcData.hostAddress = dst if back else src
+            info.dstData.hostAddress = src if back else dst
+            self._check(self._device.vkConvertCooperativeVectorMatrixNV(info),
+                        f"{variant.id}: vkConvertCooperativeVectorMatrixNV (case {i}{', back' if back else ''})")
 
     @staticmethod
     def _read(address: int, like: np.ndarray) -> np.ndarray:

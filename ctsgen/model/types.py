@@ -110,3 +110,90 @@ class MatrixType:
     @property
     def elements(self) -> int:
         return self.rows * self.cols
+
+
+class CoopVecType(enum.Enum):
+    """A VkComponentTypeKHR as SPV_NV_cooperative_vector uses it: a vector's
+    component type or an Input/Matrix/Bias *interpretation*.
+
+    Kept apart from :class:`ComponentType` (cooperative matrix components):
+    the 8-bit float and packed interpretations have no GLSL scalar type and
+    are stored as bytes. ``dtype`` is the numpy type of one stored element
+    (ml_dtypes for E4M3 / E5M2; uint32 words for the packed interpretations,
+    four 8-bit values each, lowest component in the lowest bits).
+    """
+
+    float16 = (0, "Float16NV", "float16_t", "float16")
+    float32 = (1, "Float32NV", "float", "float32")
+    sint8 = (3, "SignedInt8NV", "int8_t", "int8")
+    sint32 = (5, "SignedInt32NV", "int32_t", "int32")
+    uint8 = (7, "UnsignedInt8NV", "uint8_t", "uint8")
+    uint32 = (9, "UnsignedInt32NV", "uint32_t", "uint32")
+    sint8packed = (1000491000, "SignedInt8PackedNV", "uint32_t", "uint32")
+    uint8packed = (1000491001, "UnsignedInt8PackedNV", "uint32_t", "uint32")
+    floate4m3 = (1000491002, "FloatE4M3NV", "", "float8_e4m3fn")
+    floate5m2 = (1000491003, "FloatE5M2NV", "", "float8_e5m2")
+
+    @property
+    def vk(self) -> int:
+        return self.value[0]
+
+    @property
+    def glsl_enum(self) -> str:
+        """The GL_NV_cooperative_vector constant, e.g. ``gl_ComponentTypeFloat16NV``."""
+        return f"gl_ComponentType{self.value[1]}"
+
+    @property
+    def glsl(self) -> str:
+        """The GLSL scalar type of a vector of this component type ('' if none)."""
+        return self.value[2]
+
+    @property
+    def dtype(self) -> np.dtype:
+        name = self.value[3]
+        return np.dtype(getattr(ml_dtypes, name)) if name.startswith("float8") else np.dtype(name)
+
+    @property
+    def is_float(self) -> bool:
+        return self in (CoopVecType.float16, CoopVecType.float32, CoopVecType.floate4m3, CoopVecType.floate5m2)
+
+    @property
+    def is_packed(self) -> bool:
+        return self in (CoopVecType.sint8packed, CoopVecType.uint8packed)
+
+    @property
+    def is_signed(self) -> bool:
+        return self in (CoopVecType.sint8, CoopVecType.sint32, CoopVecType.sint8packed)
+
+    @property
+    def bits(self) -> int:
+        """Bits of one logical value (8 for the packed interpretations)."""
+        return 8 if self.is_packed else 8 * self.dtype.itemsize
+
+    @classmethod
+    def from_vk(cls, value: int) -> CoopVecType:
+        for t in cls:
+            if t.vk == value:
+                return t
+        raise ValueError(f"VkComponentTypeKHR {value} is not a cooperative-vector type ctsgen models")
+
+
+def coopvec_combination_feature(inputType: int, inputInterpretation: int, matrixInterpretation: int,
+                                biasInterpretation: int, resultType: int, transpose: bool) -> str:
+    """The name under which a device profile advertises one VkCooperativeVectorPropertiesNV
+    combination as a feature (VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10089):
+    a shader variant lists it in its requirements' features, so a device that does not
+    advertise the combination reports the variant NotSupported."""
+    return (f"coopvecCombination({inputType},{inputInterpretation},{matrixInterpretation},"
+            f"{biasInterpretation},{resultType},{int(bool(transpose))})")
+
+
+def coopvec_combination_features(combinations: list[dict[str, int]]) -> dict[str, int]:
+    """Feature entries (name -> 1) for every advertised combination; an entry with
+    ``transpose`` 1 also allows Transpose false (the VUID's "if Transpose is true")."""
+    out: dict[str, int] = {}
+    for c in combinations:
+        for t in {False, bool(c["transpose"])}:
+            out[coopvec_combination_feature(c["inputType"], c["inputInterpretation"], c["matrixInterpretation"],
+                                            c["biasInterpretation"], c["resultType"], t)] = 1
+    return out

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctsgen.backends.base import Dispatch, ShaderVariant
+from ctsgen.backends.base import Dispatch, ShaderVariant, buffer_align
 
 ALIGN_BYTES = 16
 
@@ -38,7 +38,9 @@ def build_batch(variant: ShaderVariant, params: Sequence[np.ndarray],
     buffers = []
     for b, spec in enumerate(variant.buffers):
         dtype = np.dtype(spec.dtype)
-        step = max(1, ALIGN_BYTES // dtype.itemsize)
+        # a variant may ask for more (cooperative-vector matrices: 64 bytes, VUID-RuntimeSpirv-
+        # OpCooperativeVectorMatrixMulNV-10097)
+        step = max(1, buffer_align(variant, spec.binding, ALIGN_BYTES) // dtype.itemsize)
         pos = 0
         for i in range(n_cases):
             arr = initial[i][b]

@@ -1,0 +1,187 @@
+"""Test data of a coopvec case: drawn so float results are meaningful, with edge values.
+
+Floats: every value is exact in its interpretation (so the input and
+matrix conversions are exact whatever a faithful implementation does);
+magnitudes 2^-3..2 keep sums far from fp16 overflow; inputs are >= 0 and
+weights positive with probability 3/4, and any output whose condition
+number S/|y| (S = sum |w x| + |b|) exceeds 4 gets its weight row made
+positive: the tolerance, proportional to S, then stays within a small
+factor of |y| (no cancellation passing as agreement). Edge values: the
+interpretation's max normal in an input column paired with min-subnormal
+multiples in that weight column, min normals and subnormals.
+Integers: full range of the stored type, saturation boundaries of the
+conversion, biases near the int32 limits (wrapping).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ctsgen.families.base import CaseData
+from ctsgen.families.coopvec import oracle
+from ctsgen.families.coopvec.case import LOCAL, MATMUL_OPS, CoopVecCase, CoopVecVariant, outer_terms
+from ctsgen.model.types import CoopVecType
+
+T = CoopVecType
+
+
+def exact_floats(rng: np.random.Generator, shape: tuple[int, ...], t: CoopVecType, positive: float) -> np.ndarray:
+    """Values exact in ``t`` with magnitudes 2^-3..2, positive with probability ``positive``."""
+    mag = np.exp2(rng.uniform(-3, 1, shape))
+    sign = np.where(rng.random(shape) < positive, 1.0, -1.0)
+    return (sign * mag).astype(t.dtype).astype(np.float64)
+
+
+def _ints(rng: np.random.Generator, shape: tuple[int, ...], lo: int, hi: int, edges: list[int]) -> np.ndarray:
+    v = rng.integers(lo, hi, shape, endpoint=True, dtype=np.int64)
+    if edges:
+        mask = rng.random(shape) < 0.2
+        v = np.where(mask, rng.choice(np.asarray(edges, dtype=np.int64), shape), v)
+    return v
+
+
+def _stored_input(rng: np.random.Generator, v: CoopVecVariant, edges: bool) -> np.ndarray:
+    """Raw Input vectors (LOCAL x components) of the stored input type."""
+    shape = (LOCAL, v.in_components)
+    it, interp = v.inputType, v.inputInterpretation
+    if interp.is_packed:
+        return rng.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
+    if interp.is_float:
+        x = exact_floats(rng, shape, interp, 1.0)
+        if edges:
+            fi = ml_dtypes.finfo(interp.dtype)
+            x[:, -1] = float(fi.smallest_normal)
+            if v.K > 2:
+                x[:, -2] = float(fi.smallest_subnormal) * 3
+        return x.astype(it.dtype)
+    lo, hi = (-128, 127) if interp is T.sint8 else (0, 255)
+    if it.is_float:  # float -> int: halves test round-to-nearest-even, beyond-range values saturate
+        x = rng.integers(2 * lo - 80, 2 * hi + 80, shape) / 2.0
+        if edges:
+            x[:, :min(6, v.K)] = [lo - 0.5, hi + 0.5, 2.5, -3.5, 1e9, -1e9][:min(6, v.K)]
+        return x.astype(it.dtype)
+    tlo, thi = {T.sint8: (-128, 127), T.uint8: (0, 255), T.sint32: (-2**31, 2**31 - 1),
+                T.uint32: (0, 2**32 - 1)}[it]
+    wide = _ints(rng, shape, max(tlo, lo - 300), min(thi, hi + 300),
+                 [e for e in (tlo, thi, lo, hi, lo - 1, hi + 1, 0) if tlo <= e <= thi] if edges else [])
+    return wide.astype(it.dtype)
+
+
+def _matrix_values(rng: np.random.Generator, v: CoopVecVariant, edges: bool) -> np.ndarray:
+    """The effective M x K matrix values (float64 / int64) of MatrixInterpretation."""
+    mt = v.matrixInterpretation
+    if mt.is_float:
+        return exact_floats(rng, (v.M, v.K), mt, 0.75)
+    lo, hi = (-128, 127) if mt is T.sint8 else (0, 255)
+    return _ints(rng, (v.M, v.K), lo, hi, [lo, hi, 0, -1 if lo else 1] if edges else [])
+
+
+def _condition(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, mt: CoopVecType, it: CoopVecType,
+               rng: np.random.Generator, edges: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Apply float edge pairs, then make rows with condition number > 4 positive."""
+    if edges and v_k(w) > 3:
+        k = v_k(w) - 3  # an input column at its max normal, its weights min-subnormal multiples
+        x[:, k] = float(ml_dtypes.finfo(it.dtype).max)
+        w[:, k] = float(ml_dtypes.finfo(mt.dtype).smallest_subnormal) * rng.integers(1, 4, w.shape[0])
+    bias = 0 if b is None else np.abs(b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = (np.abs(x) @ np.abs(w).T + bias) / np.abs(x @ w.T + (0 if b is None else b))
+    bad = (kappa > 4).any(axis=0)
+    w[bad] = np.abs(w[bad])
+    return x, w
+
+
+def v_k(w: np.ndarray) -> int:
+    return w.shape[1]
+
+
+def _place_matrix(v: CoopVecVariant, stored: np.ndarray, moff: int, stride: int) -> np.ndarray:
+    """Bytes of the matrix buffer region: the strided RowMajor/ColumnMajor layout at
+    MatrixOffset, or a tight row-major source for an optimal layout."""
+    if v.optimal:
+        return np.ascontiguousarray(stored.astype(v.source_type.dtype)).view(np.uint8).ravel()
+    t = v.matrixInterpretation
+    lines = stored if v.layout == 0 else stored.T
+    raw = np.ascontiguousarray(lines.astype(t.dtype)).view(np.uint8)
+    buf = np.zeros(moff + (lines.shape[0] - 1) * stride + raw.shape[1], dtype=np.uint8)
+    idx = moff + np.arange(lines.shape[0])[:, None] * stride + np.arange(raw.shape[1])[None, :]
+    buf[idx] = raw
+    return buf
+
+
+def _vectors(v: CoopVecVariant, rows: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """LOCAL vectors laid out one per in_stride bytes."""
+    step = v.in_stride // np.dtype(dtype).itemsize
+    out = np.zeros((LOCAL, step), dtype=dtype)
+    out[:, :rows.shape[1]] = rows
+    return out.ravel()
+
+
+def case_data(case: CoopVecCase) -> CaseData:
+    v = case.shader
+    rng = np.random.default_rng(case.seed)
+    if v.op in MATMUL_OPS:
+        return _matmul_data(case, v, rng)
+    return _training_data(case, v, rng)
+
+
+def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
+    raw_x = _stored_input(rng, v, case.edges)
+    x = oracle.convert_input(raw_x, v.inputType, v.inputInterpretation)
+    w = _matrix_values(rng, v, case.edges)
+    bt = v.biasInterpretation
+    b = None
+    if v.op == "matmuladd":
+        if bt.is_float:
+            b = exact_floats(rng, (v.M,), bt, 1.0)
+        else:
+            b = _ints(rng, (v.M,), -2**31, 2**31 - 1, [2**31 - 1, -2**31, 2**31 - 200] if case.edges else [])
+    if v.resultType.is_float:
+        x, w = _condition(x.astype(np.float64), w, b, v.matrixInterpretation, v.inputInterpretation, rng,
+                          case.edges)
+        if v.inputType.is_float and not v.inputInterpretation.is_packed:
+            raw_x = x.astype(v.inputType.dtype)
+    stored = w.T if v.transpose else w
+    mbytes = _place_matrix(v, stored, case.matrixOffset, case.matrixStride)
+    bias = np.zeros(case.biasOffset + v.M * bt.dtype.itemsize, dtype=np.uint8)
+    if b is not None:
+        bias[case.biasOffset:] = np.ascontiguousarray(b.astype(bt.dtype)).view(np.uint8)
+    inp = _vectors(v, raw_x, v.inputType.dtype)
+    rt = v.resultType
+    step = v.out_stride // rt.dtype.itemsize
+    out0 = np.zeros(LOCAL * step, dtype=rt.dtype)
+    initial = [inp, mbytes, bias, out0] + ([np.zeros(0, np.uint8)] if v.optimal else [])
+    y = oracle.matmul(x, w, b, rt)
+    expected = out0.copy()
+    v.write_rows(expected, 0, y)
+    exp_list: list[np.ndarray | None] = [None, None, None, expected] + ([None] if v.optimal else [])
+    tol = None
+    if rt.is_float:
+        t = np.zeros(expected.shape, np.float64)
+        t.reshape(LOCAL, step)[:, :v.M] = oracle.matmul_tolerance(x, w, b, rt)
+        tol = [None, None, None, t] + ([None] if v.optimal else [])
+    return CaseData(case.params(), initial, exp_list, tol)
+
+
+def _training_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
+    f16 = np.float16
+    if v.op == "outer_product":
+        a = exact_floats(rng, (LOCAL, v.M), T.float16, 1.0).astype(f16)
+        b = exact_floats(rng, (LOCAL, v.K), T.float16, 1.0).astype(f16)
+        c0 = exact_floats(rng, (v.M, v.K), T.float16, 1.0).astype(f16)
+        terms = outer_terms(a, b)
+        expected = oracle.accumulate_f16(c0, terms).ravel()
+        tol = oracle.accumulate_tolerance(c0, terms, product_rounding=True).ravel()
+        return CaseData(case.params(), [_vectors(v, a, f16), c0.ravel(), _vectors(v, b, f16), np.zeros(0, np.uint8)],
+                        [None, expected, None, None], [None, tol, None, None])
+    vecs = exact_floats(rng, (LOCAL, v.K), T.float16, 1.0).astype(f16)
+    pad = case.biasOffset // 2
+    acc0 = np.zeros(pad + v.K, dtype=f16)
+    acc0[:pad] = np.float16(-1.5)  # elements before the offset must stay untouched
+    acc0[pad:] = exact_floats(rng, (v.K,), T.float16, 1.0)
+    expected = acc0.copy()
+    expected[pad:] = oracle.accumulate_f16(acc0[pad:], vecs)
+    tol = np.zeros(acc0.shape, np.float64)
+    tol[pad:] = oracle.accumulate_tolerance(acc0[pad:], vecs, product_rounding=False)
+    return CaseData(case.params(), [_vectors(v, vecs, f16), acc0], [None, expected], [None, tol])

@@ -1,0 +1,117 @@
+"""Strategies for coopvec cases, valid by construction and restricted to a device profile.
+
+:func:`coopvec_variants` draws a compile-time signature from the profile's
+advertised VkCooperativeVectorPropertiesNV combinations (the H100 read-out
+by default), a MemoryLayout allowed for its MatrixInterpretation (E4M3 /
+E5M2 only optimal: VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10090),
+Transpose only where the combination allows it and the layout is optimal,
+and M, K up to maxCooperativeVectorComponents (K a multiple of 4 for packed
+inputs). Training ops need cooperativeVectorTraining and fp16 accumulation
+(cooperativeVectorTrainingFloat16Accumulation), OuterProductAccumulate the
+TrainingOptimal layout (VUID-...-OuterProductAccumulateNV-10093).
+:func:`coopvec_cases` draws MatrixOffset (multiple of 64, VUID-...-10097),
+MatrixStride (a multiple of 16 at least the row/column length, VUID-...-10096),
+BiasOffset (multiple of 16, VUID-...-10098). Shrinks toward the first
+combination, RowMajor, small M and K, zero offsets, minimum stride.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.coopvec.case import LAYOUTS, MATMUL_OPS, CoopVecCase, CoopVecVariant, ceil_to
+from ctsgen.model.types import CoopVecType
+
+SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
+LARGE_SIZES = (256, 512)
+Combo = tuple[CoopVecType, CoopVecType, CoopVecType, CoopVecType, CoopVecType, bool]
+_FP8 = (CoopVecType.floate4m3, CoopVecType.floate5m2)
+
+
+def combinations(profile: DeviceProfile) -> list[Combo]:
+    """The profile's advertised combinations, in its order (types ctsgen does not model are left out)."""
+    out = []
+    for c in profile.coopvec_combinations:
+        try:
+            out.append((*(CoopVecType.from_vk(c[k]) for k in ("inputType", "inputInterpretation",
+                                                               "matrixInterpretation", "biasInterpretation",
+                                                               "resultType")), bool(c["transpose"])))
+        except ValueError:
+            continue
+    return out
+
+
+def valid_layouts(combo: Combo) -> list[int]:
+    return [2, 3] if combo[2] in _FP8 else [0, 1, 2, 3]
+
+
+def strata() -> list[dict[str, object]]:
+    """Every advertised combination (H100 read-out) x every valid layout, MatMul and MatMulAdd,
+    and the two training operations."""
+    combos = combinations(default_profile())
+    cells: list[dict[str, object]] = [{"op": op, "combo": i, "layout": lay}
+                                      for i, c in enumerate(combos) for lay in valid_layouts(c)
+                                      for op in MATMUL_OPS]
+    return cells + [{"op": "outer_product"}, {"op": "reduce_sum"}]
+
+
+def _profile(options: StrategyOptions) -> DeviceProfile:
+    return options.profile or default_profile()
+
+
+def _size(draw: st.DrawFn, limit: int, multiple: int = 1) -> int:
+    sizes = [s for s in SIZES + LARGE_SIZES if s <= limit and s % multiple == 0]
+    small = [s for s in sizes if s not in LARGE_SIZES]
+    return draw(st.sampled_from(small) | st.sampled_from(sizes))
+
+
+@st.composite
+def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *, op: str | None = None,
+                     combo: int | None = None, layout: int | None = None) -> CoopVecVariant:
+    """Draw a signature valid on the options' profile; keywords pin a part of it."""
+    prof = _profile(options)
+    limit = prof.properties.get("maxCooperativeVectorComponents", 0)
+    if limit <= 0 or not prof.has_feature("cooperativeVector"):
+        raise ValueError(f"profile {prof.name!r} has no cooperative vector support (maxCooperativeVectorComponents, "
+                         "cooperativeVector): pick a profile that advertises VK_NV_cooperative_vector")
+    training = prof.has_feature("cooperativeVectorTraining") and \
+        prof.properties.get("cooperativeVectorTrainingFloat16Accumulation", 0)
+    ops = list(MATMUL_OPS) + (["outer_product", "reduce_sum"] if training else [])
+    o = draw(st.sampled_from(ops)) if op is None else op
+    f16 = CoopVecType.float16
+    if o not in MATMUL_OPS:
+        if o not in ops:
+            raise ValueError(f"{o}: the profile lacks cooperativeVectorTraining with fp16 accumulation")
+        k = _size(draw, limit)
+        m = _size(draw, limit if k <= 128 else 64) if o == "outer_product" else 1
+        return CoopVecVariant(o, f16, f16, f16, f16, f16, 3 if o == "outer_product" else 0, False, m, k)
+    combos = combinations(prof)
+    c = combos[draw(st.integers(0, len(combos) - 1)) if combo is None else combo]
+    lay = draw(st.sampled_from(valid_layouts(c))) if layout is None else layout
+    transpose = draw(st.booleans()) if c[5] and lay >= 2 else False
+    k = _size(draw, limit, 4 if c[1].is_packed else 1)
+    # at most one large dimension: keeps a case's data (and a pack) small
+    return CoopVecVariant(o, *c[:5], lay, transpose, _size(draw, limit if k <= 16 else 128 if k <= 128 else 32), k)
+
+
+@st.composite
+def coopvec_cases(draw: st.DrawFn, v: CoopVecVariant, options: StrategyOptions = StrategyOptions()) -> CoopVecCase:
+    """Draw valid run-time operands for ``v`` (see the module docstring)."""
+    moff = stride = boff = 0
+    if v.op in MATMUL_OPS or v.op == "outer_product":
+        moff = 64 * draw(st.integers(0, 3))
+    if v.op in MATMUL_OPS and not v.optimal:
+        rows, cols = v.stored_shape
+        line = (cols if LAYOUTS[v.layout] == "RowMajor" else rows) * v.matrixInterpretation.dtype.itemsize
+        stride = ceil_to(line, 16) + 16 * draw(st.integers(0, 3))
+    if v.op == "matmuladd" or v.op == "reduce_sum":
+        boff = 16 * draw(st.integers(0, 3))
+    seed = draw(st.integers(0, 2**32 - 1))
+    edges = draw(st.booleans())
+    return CoopVecCase(v, moff, stride, boff, seed, edges)
+
+
+def all_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[CoopVecCase]:
+    return coopvec_variants(options, **pinned).flatmap(lambda v: coopvec_cases(v, options))

@@ -1,0 +1,73 @@
+"""Strategies restricted to the H100 profile; every sampled variant compiles and validates; reference passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from ctsgen.device.profile import parse_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.coopvec import FAMILY
+from ctsgen.families.coopvec.strategy import combinations, strata
+from ctsgen.model.types import CoopVecType, coopvec_combination_features
+from ctsgen.strategies.sampling import draw_examples
+from ctsgen.toolchain import compile_glsl, validate_spirv
+
+PROFILE = Path(__file__).resolve().parents[4] / "shared/device-profiles/nvidia-h100-driver580.txt"
+if not PROFILE.exists():
+    PROFILE = Path("/work/shared/device-profiles/nvidia-h100-driver580.txt")
+
+
+def _h100():
+    return parse_profile(PROFILE.read_text(), str(PROFILE))
+
+
+def test_h100_profile_gives_16_combinations_and_fp8_only_optimal() -> None:
+    combos = combinations(_h100())
+    assert len(combos) == 16
+    cells = strata()
+    fp8 = [c for c in cells if c.get("combo") in (14, 15)]
+    assert {c["layout"] for c in fp8} == {2, 3}
+
+
+@settings(max_examples=40)
+@given(FAMILY.cases(StrategyOptions(profile=_h100())))
+def test_drawn_variants_are_advertised_by_the_profile(case) -> None:
+    prof = _h100()
+    feats = coopvec_combination_features(prof.coopvec_combinations)
+    prof.features.update(feats)
+    assert prof.unsupported_reason(case.variant().requirements()) is None
+
+
+def test_unadvertised_combination_is_not_supported() -> None:
+    from ctsgen.families.coopvec.case import CoopVecVariant
+    T = CoopVecType
+    v = CoopVecVariant("matmul", T.float32, T.float32, T.float32, T.float32, T.float32, 0, False, 4, 4)
+    prof = _h100()
+    prof.features.update(coopvec_combination_features(prof.coopvec_combinations))
+    assert "coopvecCombination" in (prof.unsupported_reason(v.requirements()) or "")
+
+
+def test_sampled_variants_compile_validate_and_pass_on_the_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                    ) -> None:
+    monkeypatch.setenv("CTSGEN_CACHE_DIR", str(tmp_path))  # a private SPIR-V cache
+    from ctsgen.backends.reference import ReferenceBackend
+    from ctsgen.backends.base import ShaderVariant
+    from ctsgen.runner.batch import build_batch, case_outputs
+    from ctsgen.runner.verdict import judge_buffer
+    opts = StrategyOptions(profile=_h100())
+    cases = draw_examples(FAMILY.cases(opts), 30, 11)
+    for c in cases:
+        v = c.variant()
+        spirv = compile_glsl(v.glsl())
+        validate_spirv(spirv)
+        sv = ShaderVariant(v.id, spirv, v.local_size_x, v.buffers(), v.requirements(), "coopvec", v.to_json())
+        d = c.data()
+        batch = build_batch(sv, [d.params], [d.initial])
+        out = case_outputs(batch, ReferenceBackend().run(batch.dispatch, 10), 0)
+        for b, want in enumerate(d.expected):
+            if want is not None:
+                j = judge_buffer(out[b], want, c.compare_rule().to_json(), d.tolerance[b] if d.tolerance else None)
+                assert not j.bad.size, c.name()
