@@ -81,7 +81,8 @@ def _clip_trunc(v: np.ndarray, src: ComponentType, info: np.iinfo) -> np.ndarray
     can push e.g. 127.99 to 128.0) by the largest in-range value of ``src``."""
     t = np.trunc(v.astype(np.float64))
     bad = (t < info.min) | (t > info.max)
-    top = np.asarray([info.max], np.float64).astype(src.dtype)
+    with np.errstate(over="ignore"):  # info.max may exceed the source type; the loop steps down
+        top = np.asarray([info.max], np.float64).astype(src.dtype)
     while np.trunc(float(top[0])) > info.max:  # the largest value of src that truncates in range
         top = (top.view(src.bits_dtype) - 1).view(src.dtype)  # positive floats: one ulp down
     with np.errstate(over="ignore"):  # unused when the source type cannot reach info.min

@@ -66,5 +66,7 @@ def convert_cases_for(draw: st.DrawFn, variant: ConvertVariant,
     return ConvertCase(variant, draw(st.integers(0, 2**32 - 1)))
 
 
-def convert_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[ConvertCase]:
-    return convert_variants(options, **pinned).flatmap(lambda v: convert_cases_for(v, options))
+@st.composite
+def convert_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), **pinned: object) -> ConvertCase:
+    """A whole case: a variant (``pinned`` keywords fix parts of it), then its run-time draws."""
+    return draw(convert_cases_for(draw(convert_variants(options, **pinned)), options))

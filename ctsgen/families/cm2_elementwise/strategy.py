@@ -54,6 +54,8 @@ def per_element_cases_for(draw: st.DrawFn, variant: PerElementVariant,
     return PerElementCase(variant, s, r0, c0, draw(st.integers(0, 2**32 - 1)))
 
 
-def per_element_cases(options: StrategyOptions = StrategyOptions(), **pinned: object
-                      ) -> st.SearchStrategy[PerElementCase]:
-    return per_element_variants(options, **pinned).flatmap(lambda v: per_element_cases_for(v, options))
+@st.composite
+def per_element_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), **pinned: object
+                      ) -> PerElementCase:
+    """A whole case: a variant (``pinned`` keywords fix parts of it), then its run-time draws."""
+    return draw(per_element_cases_for(draw(per_element_variants(options, **pinned)), options))

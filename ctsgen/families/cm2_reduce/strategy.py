@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import default_profile
+from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
-from ctsgen.families.cm2_reduce.shapes import same_kind, supported_matrices
+from ctsgen.families.cm2_reduce.shapes import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
 
 
@@ -29,15 +29,25 @@ def strata() -> list[dict[str, object]]:
     return [{"mode": m, "combine": c} for m in ReduceMode for c in Combine]
 
 
-def _results(profile, source: MatrixType, mode: ReduceMode) -> list[MatrixType]:
+def _results(profile: DeviceProfile, source: MatrixType, mode: ReduceMode) -> list[MatrixType]:
     """Allowed result types, the source's own shape first (then simplest)."""
     out = [r for r in same_kind(profile, source, use=MatrixUse.Accumulator, component=source.component)
            if result_shape(mode, source.rows, source.cols, r.rows, r.cols) is None]
     return sorted(out, key=lambda r: (r.rows, r.cols) != (source.rows, source.cols))
 
 
-def sources(profile, mode: ReduceMode, combine: Combine) -> list[MatrixType]:
-    """Accumulator types that have at least one valid result for ``mode``."""
+_SOURCES: dict[tuple, list[MatrixType]] = {}
+
+
+def sources(profile: DeviceProfile, mode: ReduceMode, combine: Combine) -> list[MatrixType]:
+    """Accumulator types that have at least one valid result for ``mode`` (cached per profile)."""
+    key = (profile_key(profile), mode, combine)
+    if key not in _SOURCES:
+        _SOURCES[key] = _sources(profile, mode, combine)
+    return _SOURCES[key]
+
+
+def _sources(profile: DeviceProfile, mode: ReduceMode, combine: Combine) -> list[MatrixType]:
     return [m for m in supported_matrices(profile) if m.use is MatrixUse.Accumulator
             and not (combine is Combine.xor and m.component.is_float)
             and (combine is not Combine.sum or sum_is_meaningful(mode, m.rows, m.cols, m.component))
@@ -66,5 +76,7 @@ def reduce_cases_for(draw: st.DrawFn, variant: ReduceVariant,
     return ReduceCase(variant, draw(st.integers(0, 2**32 - 1)))
 
 
-def reduce_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[ReduceCase]:
-    return reduce_variants(options, **pinned).flatmap(lambda v: reduce_cases_for(v, options))
+@st.composite
+def reduce_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), **pinned: object) -> ReduceCase:
+    """A whole case: a variant (``pinned`` keywords fix parts of it), then its run-time draws."""
+    return draw(reduce_cases_for(draw(reduce_variants(options, **pinned)), options))

@@ -1,0 +1,102 @@
+"""cm2-convert: conversion rules against numpy/ml_dtypes, transpose, Use rules, compile + validate."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.cm2_convert import FAMILY
+from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
+from ctsgen.families.cm2_convert.oracle import Kind, expected_result, source_values
+from ctsgen.families.cm2_convert.strategy import pairs
+from ctsgen.families.cm2_convert.tests.conftest import profile_for_tests
+from ctsgen.model.types import ComponentType as C
+from ctsgen.model.types import MatrixType, MatrixUse, Scope
+from ctsgen.oracle.numeric import convert
+
+PROFILE = profile_for_tests()
+
+
+def test_float_to_int_truncates_toward_zero() -> None:
+    """OpConvertFToS / OpConvertFToU: round toward zero (hand-worked)."""
+    v = np.array([-127.9, -0.75, 0.75, 1.5, 126.99], np.float32)
+    assert convert(v, C.float32, C.sint8).tolist() == [-127, 0, 0, 1, 126]
+    assert convert(np.array([255.9, 0.2], np.float16), C.float16, C.uint8).tolist() == [255, 0]
+    with pytest.raises(ValueError, match="undefined"):
+        convert(np.array([128.0], np.float32), C.float32, C.sint8)
+
+
+def test_int_conversions_wrap_and_extend() -> None:
+    """OpSConvert / OpUConvert: narrowing keeps the low bits (no saturation); widening extends by the
+    source's signedness."""
+    assert convert(np.array([300, -129, 2**31 - 1], np.int32), C.sint32, C.sint8).tolist() == [44, 127, -1]
+    assert convert(np.array([-1, -128], np.int8), C.sint8, C.uint32).tolist() == [2**32 - 1, 2**32 - 128]
+    assert convert(np.array([255], np.uint8), C.uint8, C.sint32).tolist() == [255]
+
+
+def test_float_conversions_match_ml_dtypes_round_to_nearest_even() -> None:
+    x = source_values(C.float32, C.bfloat16, 4096, 5)
+    assert np.array_equal(convert(x, C.float32, C.bfloat16).view(np.uint16),
+                          x.astype(ml_dtypes.bfloat16).view(np.uint16))
+    y = source_values(C.float32, C.float16, 4096, 6)
+    assert np.array_equal(convert(y, C.float32, C.float16), y.astype(np.float16))
+    tie = np.array([1 + 2.0**-11, 1 + 3 * 2.0**-11], np.float32)  # halfway: to the even neighbour
+    assert convert(tie, C.float32, C.float16).tolist() == [1.0, 1 + 2.0**-9]
+
+
+@pytest.mark.parametrize(("src", "dst"), [(C.float32, C.sint8), (C.float16, C.uint8), (C.float32, C.uint32),
+                                          (C.float32, C.sint32), (C.sint32, C.float16), (C.float32, C.float16),
+                                          (C.bfloat16, C.float16)])
+def test_source_values_keep_conversions_defined(src: C, dst: C) -> None:
+    x = source_values(src, dst, 5000, 11)
+    out = convert(x, src, dst)  # raises if a float -> int conversion were undefined
+    if dst.is_float:
+        assert np.isfinite(out.astype(np.float64)).all()
+        assert (np.abs(out.astype(np.float64)) >= 2.0**-14).all() or dst is not C.float16
+
+
+def test_transpose_twice_is_identity() -> None:
+    m = source_values(C.float16, C.float16, 16 * 32, 3).reshape(16, 32)
+    t, _ = expected_result(Kind.transpose, m, C.float16, C.float16)
+    assert t.shape == (32, 16) and t[5, 3] == m[3, 5]
+    tt, _ = expected_result(Kind.transpose, t, C.float16, C.float16)
+    assert np.array_equal(tt.view(np.uint16), m.view(np.uint16))
+
+
+def test_use_rules() -> None:
+    acc = MatrixType(C.float16, Scope.Subgroup, 16, 16, MatrixUse.Accumulator)
+    a = MatrixType(C.float16, Scope.Subgroup, 16, 16, MatrixUse.A)
+    assert check_pair(Kind.use, acc, a) is None
+    assert check_pair(Kind.use, a, acc) is not None  # A -> Accumulator is not a conversion the spec allows
+    assert check_pair(Kind.convert, acc, a) is not None  # same component: that is ConvertNV's job
+    b_t = MatrixType(C.float16, Scope.Subgroup, 16, 16, MatrixUse.B)
+    assert check_pair(Kind.transpose, acc, b_t) is None
+    assert check_pair(Kind.transpose, acc, a) is not None
+    s32 = MatrixType(C.sint32, Scope.Subgroup, 16, 16, MatrixUse.Accumulator)
+    assert check_pair(Kind.convert, s32, MatrixType(C.uint32, Scope.Subgroup, 16, 16,
+                                                    MatrixUse.Accumulator)) is not None  # a bitcast
+
+
+def test_every_stratum_has_pairs_on_the_h100() -> None:
+    for s in FAMILY.strata():
+        assert pairs(PROFILE, s["kind"], s["to_use"]), s
+
+
+@given(FAMILY.cases(StrategyOptions(profile=PROFILE)))
+def test_cases_are_valid_and_round_trip(c: ConvertCase) -> None:
+    v = c.shader
+    assert PROFILE.supports_matrix(v.source) is None and PROFILE.supports_matrix(v.result) is None
+    assert FAMILY.case_from_json(c.to_json()) == c
+    d = c.data()
+    assert d.expected[1].dtype == v.result.component.dtype and d.expected[1].size == v.result.elements
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(FAMILY.strata()).flatmap(lambda s: FAMILY.variants(StrategyOptions(), **s)))
+def test_variants_compile_and_validate(v: ConvertVariant) -> None:
+    from ctsgen.toolchain import compile_glsl, validate_spirv
+    validate_spirv(compile_glsl(v.glsl(), v.id))
