@@ -149,30 +149,45 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                           time_s=args.time, seed=args.seed, max_batch=args.max_batch,
                           database=None if args.database == "none" else args.database,
                           expect_deviations=tuple(args.expect_deviation or ()),
-                          include_hazardous=args.include_hazardous,
+                          include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
+                          keep_going=args.keep_going,
                           run=RunOptions(timeout_base_s=args.timeout))
     for name in options.expect_deviations:
         from ctsgen.mutants import get_mutant
         get_mutant(name)
     backend = _backend(args.backend, args.isolation)
     show = Progress("fuzzing")
+
+    def found(failure) -> None:
+        print(f"found: {failure.result.status.value} in {failure.case.name()} ({failure.result.detail}); "
+              f"shrinking for at most {options.shrink_time_s:.0f} s", flush=True)
+
+    import signal
+
+    def stop(signum, frame) -> None:  # e.g. `timeout`: end like Ctrl-C, with a report and a repro
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         fuzzer = Fuzzer(backend, options, progress=lambda r: show(
-            r.examples, max(r.examples, options.max_examples), f"{r.cases} cases"))
+            r.examples, max(r.examples, options.max_examples), f"{r.cases} cases"), on_failure=found)
         report = fuzzer.run()
     finally:
+        signal.signal(signal.SIGTERM, previous)
         backend.close()
     print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
           f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
-    if report.case is None:
+    if not report.failures:
         print("no failure found")
         return 0
-    out = Path(args.repro_dir) / report.case.name()
-    export_case(report.case, out, failure=report.result.to_json(), backend=args.backend, overwrite=True,
-                origin={"fuzz": {"backend": args.backend, "seed": args.seed, "families": list(options.families)}})
-    print(f"{report.result.status.value} after {report.first_failure_example} examples, shrunk to "
-          f"{report.case.name()}\n  {report.result.detail}\nrepro: {out}/REPORT.md; replay: "
-          f"ctsgen run {out} --backend {args.backend}")
+    print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
+    for case, result in report.failures:
+        out = Path(args.repro_dir) / case.name()
+        export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
+                    origin={"fuzz": {"backend": args.backend, "seed": args.seed,
+                                     "families": list(options.families)}})
+        print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
+              f"replay: ctsgen run {out} --backend {args.backend}")
     return 1
 
 
@@ -264,6 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="expect a documented driver deviation (a mutant name) instead of the spec")
     f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
     f.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a dispatch")
+    f.add_argument("--keep-going", action="store_true",
+                   help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
+    f.add_argument("--shrink-time", type=float, default=120.0,
+                   help="stop shrinking this long after the first failure (default: 120)")
     f.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
                    help="run the backend in a supervised worker process (auto: all but the reference)")
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")

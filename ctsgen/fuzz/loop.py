@@ -23,7 +23,6 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
@@ -51,6 +50,8 @@ class FuzzOptions:
     database: str | None = ".ctsgen/fuzz-db"
     expect_deviations: tuple[str, ...] = ()
     include_hazardous: bool = False
+    shrink_time_s: float = 120.0  # after the first failure, stop shrinking after this long
+    keep_going: bool = False  # after a failure, record it and fuzz on (with --time) in fresh rounds
     run: RunOptions = field(default_factory=lambda: RunOptions(timeout_base_s=10.0))
 
 
@@ -62,10 +63,16 @@ class FuzzReport:
     first_failure_example: int | None = None  # 1-based index of the first failing example
     case: Case | None = None  # the minimal failing case, after shrinking
     result: CaseResult | None = None
+    failures: list[tuple[Case, CaseResult]] = field(default_factory=list)  # every failure, with keep_going
 
     @property
     def cases_per_s(self) -> float:
         return self.cases / self.wall_s if self.wall_s else 0.0
+
+
+class StopFuzzing(BaseException):
+    """Raised through Hypothesis (a BaseException, so it is not a test failure)
+    to end a run: the shrink budget is spent, or the process was told to stop."""
 
 
 class FuzzFailure(AssertionError):
@@ -101,8 +108,12 @@ class Fuzzer:
     """Runs Hypothesis against one backend (see the module docstring)."""
 
     def __init__(self, backend: Backend, options: FuzzOptions,
-                 progress: Callable[[FuzzReport], None] | None = None) -> None:
+                 progress: Callable[[FuzzReport], None] | None = None,
+                 on_failure: Callable[[FuzzFailure], None] | None = None) -> None:
         self.backend, self.options, self.progress = backend, options, progress
+        self.on_failure = on_failure
+        self._first_failure_at: float | None = None
+        self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
         self.families: list[Family] = [get_family(f) for f in options.families]
         live = backend.profile()
         # a software backend lists no matrix types: draw for the embedded H100 profile then
@@ -151,6 +162,9 @@ class Fuzzer:
     # -- one example -------------------------------------------------------
     def check(self, batch: tuple[Variant, list[Case]]) -> None:
         """Run one batch; raise FuzzFailure for the first failing case."""
+        if self._first_failure_at is not None and \
+                time.monotonic() - self._first_failure_at > self.options.shrink_time_s:
+            raise StopFuzzing("shrink budget spent")
         variant, cases = batch
         sv = self.shader(variant)
         assume(self.profile.unsupported_reason(sv.requirements) is None)
@@ -178,6 +192,11 @@ class Fuzzer:
         if failure is not None:
             if self.report.first_failure_example is None:
                 self.report.first_failure_example = self.report.examples
+                self._first_failure_at = time.monotonic()
+                if self.on_failure:
+                    self.on_failure(failure)
+            if self._smallest is None or _size(failure.case) < _size(self._smallest.case):
+                self._smallest = failure
             raise failure
 
     # -- the whole run -----------------------------------------------------
@@ -185,19 +204,40 @@ class Fuzzer:
         """Fuzz until a failure (shrunk to its minimal case) or the budget is spent."""
         start = time.monotonic()
         round_no = 0
+        use_database = True
         try:
             while True:
-                self._one_round(self.options.seed + round_no)
+                try:
+                    self._one_round(self.options.seed + round_no, use_database)
+                except FuzzFailure as final:  # Hypothesis re-raises the minimal example's failure last
+                    self._record(final.case, final.result)
+                    if not self.options.keep_going:
+                        break
+                    use_database = False  # a stored failure would replay at once in every new round
+                    self._first_failure_at = self._smallest = None
+                except StopFuzzing:  # shrink budget spent: keep the smallest failure seen
+                    if self._smallest is not None:
+                        self._record(self._smallest.case, self._smallest.result)
+                    if not self.options.keep_going:
+                        break
+                    use_database = False
+                    self._first_failure_at = self._smallest = None
                 round_no += 1
                 if self.options.time_s is None or time.monotonic() - start >= self.options.time_s:
                     break
-        except FuzzFailure as final:  # Hypothesis re-raises the minimal example's failure last
-            self.report.case, self.report.result = final.case, final.result
+        except KeyboardInterrupt:  # told to stop: report what there is
+            if self._smallest is not None:
+                self._record(self._smallest.case, self._smallest.result)
         self.report.wall_s = time.monotonic() - start
         return self.report
 
-    def _one_round(self, round_seed: int) -> None:
-        db = open_database(self.options.database)
+    def _record(self, case: Case, result: CaseResult) -> None:
+        self.report.failures.append((case, result))
+        if self.report.case is None:
+            self.report.case, self.report.result = case, result
+
+    def _one_round(self, round_seed: int, use_database: bool = True) -> None:
+        db = open_database(self.options.database) if use_database else None
 
         @settings(database=db, max_examples=self.options.max_examples, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
@@ -214,6 +254,5 @@ class Fuzzer:
         fuzz()
 
 
-def failure_record(report: FuzzReport) -> dict[str, Any] | None:
-    """The minimal failure as a results-file record (for REPORT.md)."""
-    return report.result.to_json() if report.result else None
+def _size(case: Case) -> int:
+    return int(sum(a.size for a in case.data().initial))

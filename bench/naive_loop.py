@@ -1,0 +1,71 @@
+"""The baseline the fuzzer is measured against: one case at a time.
+
+For ``--time`` seconds: draw a case (same strategies as ``ctsgen fuzz``),
+compile its shader from GLSL without any cache, build a fresh pipeline,
+dispatch that one case, read back and judge it. Prints cases per second;
+docs/validation.md puts it beside ``ctsgen fuzz``'s figure from the same
+device call.
+
+    CTSGEN_GLSLANG_LIBRARY=... python bench/naive_loop.py --backend vulkan --time 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+
+from ctsgen.backends.base import ShaderVariant
+from ctsgen.device.profile import default_profile
+from ctsgen.families import get_family
+from ctsgen.families.base import StrategyOptions
+from ctsgen.fuzz.loop import _as_pack_case
+from ctsgen.runner.batch import build_batch, case_outputs
+from ctsgen.runner.run import judge
+from ctsgen.strategies.sampling import draw_examples
+from ctsgen.toolchain import glslang
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--backend", default="reference", choices=["reference", "vulkan"])
+    p.add_argument("--family", default="tensor-layout")
+    p.add_argument("--time", type=float, default=60.0)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    if a.backend == "vulkan":
+        from ctsgen.backends.vulkan import VulkanBackend
+        backend = VulkanBackend()
+    else:
+        from ctsgen.backends.reference import ReferenceBackend
+        backend = ReferenceBackend()
+    live = backend.profile()
+    profile = live if live.coopmat_khr else default_profile()
+    family = get_family(a.family)
+    strategy = family.cases(StrategyOptions(profile=profile))
+    start, n, failures, chunk = time.monotonic(), 0, 0, 0
+    while time.monotonic() - start < a.time:
+        for case in draw_examples(strategy, 50, a.seed + chunk):
+            if time.monotonic() - start >= a.time:
+                break
+            v = case.variant()
+            if profile.unsupported_reason(v.requirements()):
+                continue
+            spirv = glslang.compile_glsl(v.glsl(), f"{v.id}.comp")  # no cache, on purpose
+            sv = ShaderVariant(f"{v.id}#{n}", spirv, v.local_size_x, v.buffers(), v.requirements(),
+                               case.family, v.to_json())  # a new id: a new pipeline, on purpose
+            d = case.data()
+            b = build_batch(sv, [d.params], [d.initial])
+            out = backend.run(b.dispatch, 10.0)
+            r = judge(_as_pack_case(case, replace(sv)), case_outputs(b, out, 0), d.expected, d.tolerance)
+            failures += r.status.is_failure
+            n += 1
+        chunk += 1
+    wall = time.monotonic() - start
+    backend.close()
+    print(f"naive loop on {a.backend}: {n} cases in {wall:.1f}s = {n / wall:.1f} cases/s "
+          f"({failures} failed; each case compiled and got a pipeline of its own)")
+
+
+if __name__ == "__main__":
+    main()
