@@ -58,8 +58,17 @@ def _backend_factory(name: str):
 
         from ctsgen.mutants import MutantBackend, get_mutant
         return functools.partial(MutantBackend, get_mutant(name.split(":", 1)[1]).name)
-    raise SystemExit(f"ctsgen: error: unknown backend {name!r}; use reference, vulkan or mutant:NAME "
-                     "(`ctsgen mutants` lists the names)")
+    if ":" in name:  # a third-party adapter, MODULE:CLASS (docs/third-party-backend.md)
+        import importlib
+
+        module, attr = name.split(":", 1)
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise SystemExit(f"ctsgen: error: backend {name!r}: cannot load {attr} from module {module} ({exc}); "
+                             "is the module on PYTHONPATH?") from None
+    raise SystemExit(f"ctsgen: error: unknown backend {name!r}; use reference, vulkan, mutant:NAME "
+                     "(`ctsgen mutants` lists the names) or MODULE:CLASS")
 
 
 def _backend(name: str, isolation: str):
@@ -118,7 +127,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{r.status.value}: {r.name}\n  {r.detail}")
         for m in r.mismatches[:4]:
             print(f"    {m}")
-    print(f"results: {results_path}")
+    from ctsgen.report import write_cts_results
+
+    cts_path = results_path.with_suffix(".txt")
+    write_cts_results(results_path, cts_path, f"ctsgen results: pack {args.pack}, backend {args.backend}")
+    print(f"results: {results_path} (CTS-style: {cts_path})")
     return 0 if summary.ok else 1
 
 
@@ -220,6 +233,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0 if all(r.killed == r.seeds for r in rows) else 1
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from ctsgen.report import compare, format_comparison, read_results
+
+    c = compare(read_results(args.a), read_results(args.b))
+    print(format_comparison(c, args.a, args.b))
+    return 1 if c.regressions else 0
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    from ctsgen.coverage import coverage_tables, format_tables, plot_coverage
+    from ctsgen.pack.read import load_pack
+
+    pack = load_pack(args.pack)
+    tables = coverage_tables(pack)
+    print(format_tables(tables, pack))
+    if args.plot:
+        if plot_coverage(tables, Path(args.plot), title=f"{args.pack}: {len(pack.cases)} cases"):
+            print(f"plot: {args.plot}")
+        else:
+            print("no plot: matplotlib is not installed (pip install 'ctsgen[plot]')")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from ctsgen.doctor import run_doctor
     return run_doctor()
@@ -246,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a pack on a backend")
     r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
-    r.add_argument("--backend", default="reference", help="reference (default) or vulkan")
+    r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
     r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl)")
     r.add_argument("--resume", action="store_true", help="skip cases already in the results file")
     r.add_argument("--batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
@@ -301,6 +337,16 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("--plot", default="docs/mutation.png", help="plot to write (needs matplotlib)")
     bm.add_argument("--no-reference", action="store_true", help="skip the dedicated minimal-case search")
     bm.set_defaults(func=cmd_bench)
+
+    rp = sub.add_parser("report", help="compare two results files: regressions, fixes, new and removed cases")
+    rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt)")
+    rp.add_argument("b", help="results file of the later run")
+    rp.set_defaults(func=cmd_report)
+
+    cv = sub.add_parser("coverage", help="tables (and a plot) of what a pack samples; lists empty cells")
+    cv.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
+    cv.add_argument("--plot", help="write a heat-map PNG here (needs matplotlib: pip install 'ctsgen[plot]')")
+    cv.set_defaults(func=cmd_coverage)
 
     d = sub.add_parser("doctor", help="report the toolchain, Vulkan loader and devices")
     d.set_defaults(func=cmd_doctor)

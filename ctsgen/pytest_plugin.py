@@ -1,0 +1,199 @@
+"""pytest plugin: a pack's cases as pytest items, so CI systems that speak pytest and JUnit run packs.
+
+    pytest --ctsgen-pack DIR [--ctsgen-backend reference|vulkan|mutant:NAME] [-k clamp_repeat] [--junitxml r.xml]
+
+One item per case, named by its CTS-style case name. Execution stays
+batched per shader variant: the first selected item of a variant runs all
+selected items of that variant through :func:`ctsgen.runner.run.run_pack`
+(one dispatch per batch, bisection of hangs and crashes, NotSupported for
+what the backend's profile lacks) and caches their verdicts; the others
+only report theirs. Verdicts map to outcomes by :func:`apply_verdict`.
+
+Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
+``ctsgen_backend`` (session scope, the ``--ctsgen-backend`` backend) and
+``ctsgen_case`` (a test taking it runs once per case of the pack, as a
+:class:`~ctsgen.pack.read.PackCase`; skipped without a pack).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctsgen.runner.verdict import CaseResult, Status
+
+_STATE = pytest.StashKey["_PackState"]()
+
+
+class CtsgenQualityWarning(UserWarning):
+    """A case passed within its tolerance, but close to the edge of it (Status.QualityWarning)."""
+
+
+class CaseFailed(Exception):
+    """A case's verdict is a failure; the message is the mismatch report."""
+
+
+def apply_verdict(result: CaseResult) -> None:
+    """Turn a verdict into a pytest outcome.
+
+    Pass -> return (pass); QualityWarning -> a CtsgenQualityWarning, then
+    pass; NotSupported -> pytest.skip with the reason; Fail, Timeout,
+    DeviceLost, Crash -> CaseFailed carrying the status, detail and first
+    mismatches.
+    """
+    if result.status is Status.Pass:
+        return
+    if result.status is Status.QualityWarning:
+        warnings.warn(CtsgenQualityWarning(f"{result.name}: {result.detail}"), stacklevel=2)
+        return
+    if result.status is Status.NotSupported:
+        pytest.skip(f"NotSupported: {result.detail}")
+    lines = [f"{result.status.value}: {result.detail}"]
+    lines += [f"  {m}" for m in result.mismatches]
+    raise CaseFailed("\n".join(lines))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ctsgen", "ctsgen conformance packs")
+    group.addoption("--ctsgen-pack", metavar="DIR", help="run the cases of this ctsgen pack as test items")
+    group.addoption("--ctsgen-backend", default="reference", metavar="NAME",
+                    help="backend: reference (default), vulkan or mutant:NAME")
+    group.addoption("--ctsgen-isolation", choices=["auto", "process", "none"], default="auto",
+                    help="run the backend in a supervised worker process (auto: all but the reference)")
+    group.addoption("--ctsgen-batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
+    group.addoption("--ctsgen-timeout", type=float, default=10.0,
+                    help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10)")
+
+
+class _PackState:
+    """The session's pack, backend and cached verdicts."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from ctsgen.pack.read import load_pack
+
+        self.config = config
+        path = config.getoption("ctsgen_pack")
+        self.pack = load_pack(path) if path else None
+        self._backend: Any = None
+        self.selected: dict[str, list[str]] = {}  # variant id -> names of the selected cases
+        self.verdicts: dict[str, CaseResult] = {}
+
+    @property
+    def backend(self) -> Any:
+        if self._backend is None:
+            from ctsgen.cli import _backend
+
+            self._backend = _backend(self.config.getoption("ctsgen_backend"),
+                                     self.config.getoption("ctsgen_isolation"))
+        return self._backend
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+
+    def verdict(self, name: str, variant_id: str) -> CaseResult:
+        if name not in self.verdicts:
+            self._run_variant(variant_id, self.selected.get(variant_id) or [name])
+        return self.verdicts[name]
+
+    def _run_variant(self, variant_id: str, names: list[str]) -> None:
+        """One run_pack over the selected cases of one variant (batched, bisected)."""
+        from ctsgen.runner.run import RunOptions, run_pack
+
+        wanted = set(names)
+        sub = dataclasses.replace(self.pack, cases=[c for c in self.pack.cases if c.name in wanted])
+        options = RunOptions(batch_size=self.config.getoption("ctsgen_batch_size"),
+                             timeout_base_s=self.config.getoption("ctsgen_timeout"))
+        out = io.StringIO()
+        run_pack(sub, self.backend, out, options)
+        for line in out.getvalue().splitlines():
+            rec = json.loads(line)
+            self.verdicts[rec["name"]] = CaseResult(rec["name"], Status(rec["status"]), rec.get("detail", ""),
+                                                    rec.get("mismatches", []), rec.get("max_error_ratio"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    state = _PackState(config)
+    config.stash[_STATE] = state
+    if state.pack is None:
+        return
+    manifest = str(state.pack.root.resolve() / "manifest.json")
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:  # testpaths / cwd: only the pack
+        config.args = [manifest]
+    elif manifest not in config.args:
+        config.args.append(manifest)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = parent.config.stash[_STATE]
+    if state.pack is not None and file_path.resolve() == (state.pack.root.resolve() / "manifest.json"):
+        return PackFile.from_parent(parent, path=file_path)
+    return None
+
+
+class PackFile(pytest.File):
+    """A pack's manifest: one item per case."""
+
+    def collect(self) -> Iterator[CaseItem]:
+        for case in self.config.stash[_STATE].pack.cases:
+            yield CaseItem.from_parent(self, name=case.name, variant_id=case.variant_id)
+
+
+class CaseItem(pytest.Item):
+    """One case; its verdict comes from its variant's batched run."""
+
+    def __init__(self, *, variant_id: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.variant_id = variant_id
+        self.user_properties.append(("variant", variant_id))
+
+    def runtest(self) -> None:
+        apply_verdict(self.config.stash[_STATE].verdict(self.name, self.variant_id))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.name} [{self.config.getoption('ctsgen_backend')}]"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Remember which cases of each variant survived selection (-k, -m, deselect)."""
+    state = session.config.stash[_STATE]
+    for item in session.items:
+        if isinstance(item, CaseItem):
+            state.selected.setdefault(item.variant_id, []).append(item.name)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    state = metafunc.config.stash[_STATE]
+    if "ctsgen_case" in metafunc.fixturenames and state.pack is not None:
+        cases = state.pack.cases
+        metafunc.parametrize("ctsgen_case", cases, ids=[c.name for c in cases])
+
+
+@pytest.fixture(scope="session")
+def ctsgen_backend(pytestconfig: pytest.Config) -> Any:
+    """The backend named by --ctsgen-backend (shared with the pack's items; closed at the end)."""
+    return pytestconfig.stash[_STATE].backend
+
+
+@pytest.fixture
+def ctsgen_case() -> None:
+    """Each case of --ctsgen-pack (parametrized by the plugin); without a pack the test is skipped."""
+    pytest.skip("no --ctsgen-pack given: ctsgen_case has no cases to run")
