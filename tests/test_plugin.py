@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,3 +138,21 @@ def test_given_cases_and_check_case_on_the_reference_backend(pytester: pytest.Py
             assert not result.status.is_failure, result.detail
     ''')
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_the_documented_third_party_adapter_passes_its_own_pack(
+        pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        session_spirv_cache: Path) -> None:
+    """docs/third-party-backend.md's adapter, run as the page says (in a supervised worker)."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "third-party-backend.md").read_text()
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.splitlines()) < 100
+    (pytester.path / "my_backend.py").write_text(code)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(pytester.path),
+                                                                    os.environ.get("PYTHONPATH")])))
+    pytester.syspathinsert()
+    small = tmp_path / "pack"
+    assert main(["generate", "--count", "3", "--seed", "0", "--out", str(small)]) == 0
+    res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(small),
+                             "--ctsgen-backend", "my_backend:HarnessBackend")
+    res.assert_outcomes(passed=3)
