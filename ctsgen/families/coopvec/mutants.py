@@ -1,0 +1,122 @@
+"""Plausible driver bugs in cooperative-vector matrix-vector products, for the mutation benchmark.
+
+The reference semantics (CoopVecVariant.execute) call ``oracle.convert_input``
+and ``oracle.matmul`` through this family's oracle module, which looks up
+``unpack_int8`` at call time; the backend rebuilds each variant with the
+``CoopVecVariant`` name of the family package (its ``variant_from_json``).
+Those are the names patched. The rules are SPV_NV_cooperative_vector's
+OpCooperativeVectorMatrixMulAddNV: the input is converted to
+InputInterpretation (float -> integer rounds to nearest even, integer ->
+integer saturates; docs/spec-decisions.md "coopvec-numeric-model"), packed
+int8 holds component 0 in the low byte, and the bias is added.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from ctsgen.model.types import CoopVecType
+from ctsgen.mutants import Mutant
+
+ORACLE = "ctsgen.families.coopvec.oracle"
+FAMILY = "coopvec"
+
+
+def _packed_bytes_reversed() -> dict[str, Any]:
+    """Packed int8 words are unpacked with component 0 in the high byte."""
+    from ctsgen.families.coopvec import oracle
+
+    original = oracle.unpack_int8
+
+    def unpack_int8(words: np.ndarray, signed: bool) -> np.ndarray:
+        out = original(words, signed)
+        return out.reshape(*out.shape[:-1], -1, 4)[..., ::-1].reshape(out.shape)
+
+    return {f"{ORACLE}:unpack_int8": unpack_int8}
+
+
+def _input_conversion(fault: Any) -> dict[str, Any]:
+    """Replace the non-packed integer input conversion by ``fault(x, stored, interp, lo, hi)``."""
+    from ctsgen.families.coopvec import oracle
+
+    original = oracle.convert_input
+
+    def convert_input(x: np.ndarray, stored: CoopVecType, interp: CoopVecType) -> np.ndarray:
+        if interp.is_packed or interp.is_float:
+            return original(x, stored, interp)
+        lo, hi = (-128, 127) if interp is CoopVecType.sint8 else \
+            (0, 255) if interp is CoopVecType.uint8 else (None, None)
+        out = fault(x, stored, interp, lo, hi)
+        return original(x, stored, interp) if out is None else out
+
+    return {f"{ORACLE}:convert_input": convert_input}
+
+
+def _truncating(x: np.ndarray, stored: CoopVecType, interp: CoopVecType, lo: int | None, hi: int | None
+                ) -> np.ndarray | None:
+    """float -> integer input truncates toward zero (then saturates) instead of rounding to nearest even."""
+    if not stored.is_float or lo is None:
+        return None
+    return np.clip(np.trunc(x.astype(np.float64)), lo, hi).astype(np.int64)
+
+
+def _wrapping(x: np.ndarray, stored: CoopVecType, interp: CoopVecType, lo: int | None, hi: int | None
+              ) -> np.ndarray | None:
+    """integer -> 8-bit integer input keeps the low byte instead of saturating."""
+    if stored.is_float or lo is None:
+        return None
+    return x.astype(np.int64).astype(np.int8 if lo < 0 else np.uint8).astype(np.int64)
+
+
+def _bias_ignored() -> dict[str, Any]:
+    """OpCooperativeVectorMatrixMulAddNV drops its bias (computes W x only)."""
+    from ctsgen.families.coopvec import oracle
+
+    original = oracle.matmul
+
+    def matmul(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, result: CoopVecType) -> np.ndarray:
+        return original(x, w, None, result)
+
+    return {f"{ORACLE}:matmul": matmul}
+
+
+def _e4m3_as_fnuz() -> dict[str, Any]:
+    """An E4M3 matrix is decoded as e4m3fnuz (exponent bias 8, not 7): every value halves."""
+    from ctsgen.families.coopvec.case import CoopVecVariant
+
+    def read_matrix(self: Any, buf: np.ndarray, moff: int, stride: int) -> np.ndarray:
+        w = CoopVecVariant.read_matrix(self, buf, moff, stride)
+        if self.matrixInterpretation is not CoopVecType.floate4m3:
+            return w
+        bits = w.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+        with np.errstate(invalid="ignore"):
+            return bits.view(ml_dtypes.float8_e4m3fnuz).astype(np.float64)
+
+    # the reference backend rebuilds variants through the family package's variant_from_json
+    return {"ctsgen.families.coopvec:CoopVecVariant":
+            type("CoopVecVariant", (CoopVecVariant,), {"read_matrix": read_matrix})}
+
+
+MUTANTS = [
+    Mutant("coopvec-packed-bytes-reversed", FAMILY,
+           "packed int8 input words are unpacked high byte first",
+           _packed_bytes_reversed,
+           "a matmul with a packed int8 input whose word holds unlike bytes"),
+    Mutant("coopvec-float-to-int-truncates", FAMILY,
+           "float -> int8 input conversion truncates instead of rounding to nearest even",
+           lambda: _input_conversion(_truncating),
+           "a float16 input interpreted as int8 with a fraction of 1/2"),
+    Mutant("coopvec-int-to-int-wraps", FAMILY,
+           "integer -> int8/uint8 input conversion wraps instead of saturating",
+           lambda: _input_conversion(_wrapping),
+           "a 32-bit integer input outside the 8-bit interpretation's range"),
+    Mutant("coopvec-bias-ignored", FAMILY, "MatrixMulAdd ignores its bias",
+           _bias_ignored,
+           "a matmuladd with a non-zero bias"),
+    Mutant("coopvec-e4m3-as-fnuz", FAMILY, "an E4M3 matrix is decoded as e4m3fnuz (bias 8)",
+           _e4m3_as_fnuz,
+           "a matmul with an E4M3 matrix (optimal layout) and a non-zero product"),
+]
