@@ -1,0 +1,96 @@
+"""Every family's catalogued driver bugs are found by the fuzzer within a small budget.
+
+Each mutant below patches one function of a family's reference semantics
+(ctsgen/families/<family>/mutants.py); the fuzzer, restricted to that
+family, must produce a failing case (and shrink it) within its budget. A
+mutant the fuzzer cannot kill measures nothing, so a regression here means
+either the family's strategy stopped drawing the cases that expose the
+fault or the patch no longer reaches the code execute() runs.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ctsgen.backends.base import Dispatch
+from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+from ctsgen.model.types import coopvec_combination_features
+from ctsgen.mutants import MutantBackend, catalogue
+from ctsgen.runner.supervise import SupervisedBackend
+
+#: mutant -> examples budget (150 unless the exposing cases are rarer draws)
+BUDGETS = {
+    "view-permutation-inverted": 150, "view-permutation-ignored": 150, "clip-row-col-swapped": 150,
+    "clip-width-ignores-span": 150, "view-span-as-layout-dimension": 150,
+    "view-set-dimension-strides-reversed": 150,
+    "decode-operands-swapped": 150, "decode-pointer-from-element": 150, "q4_0-nibbles-swapped": 150,
+    "mxfp4-scale-bias-off-by-one": 150,
+    "reduce-2x2-wrong-quad": 150, "reduce-column-reads-transposed": 150,
+    "per-element-col-row": 150, "per-element-select-row-only": 150,
+    "convert-float-to-int-rounds": 150, "convert-int-narrowing-saturates": 150, "transpose-ignored-float16": 150,
+    "gemm-ignores-beta": 150, "gemm-alpha-scales-c": 150,
+    # one of 16 advertised combinations (float32/sint32 -> 8-bit, E4M3) exposes each of these
+    "coopvec-packed-bytes-reversed": 150, "coopvec-bias-ignored": 150,
+    "coopvec-float-to-int-truncates": 400, "coopvec-int-to-int-wraps": 400, "coopvec-e4m3-as-fnuz": 400,
+}
+
+
+class H100Profiled:
+    """A backend that reports the embedded H100 profile as the Vulkan backend reports a
+    live one: with every advertised cooperative-vector combination as a feature
+    (ctsgen.backends.vulkan does the same), so the fuzzer keeps coopvec matmul variants."""
+
+    def __init__(self, inner: SupervisedBackend) -> None:
+        self.inner, self.name = inner, inner.name
+        p = default_profile()
+        self._profile = replace(p, features={**p.features, **coopvec_combination_features(p.coopvec_combinations)})
+
+    def profile(self) -> DeviceProfile:
+        return self._profile
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        return self.inner.run(dispatch, timeout_s)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_the_catalogue_covers_every_family() -> None:
+    mutants = catalogue()
+    families = {m.family for m in mutants.values()}
+    assert len(mutants) >= 30 and len(families) >= 6
+    assert set(BUDGETS) <= set(mutants), f"not in the catalogue: {set(BUDGETS) - set(mutants)}"
+    for fam in ("tensor-view", "decode", "cm2-reduce", "cm2-elementwise", "cm2-convert", "cm2-gemm", "coopvec"):
+        assert sum(m.family == fam for m in mutants.values()) >= (3 if fam == "tensor-view" else
+                                                                   2 if fam in ("decode", "coopvec") else 1)
+
+
+def test_applying_a_mutant_restores_the_original_afterwards() -> None:
+    from ctsgen.families import coopvec
+    from ctsgen.oracle import addressing
+
+    before = (addressing.view_matrix_linear_index, coopvec.CoopVecVariant)
+    with catalogue()["clip-row-col-swapped"].applied():
+        assert addressing.view_matrix_linear_index is not before[0]
+    with catalogue()["coopvec-e4m3-as-fnuz"].applied():
+        assert coopvec.CoopVecVariant is not before[1]
+    assert (addressing.view_matrix_linear_index, coopvec.CoopVecVariant) == before
+
+
+@pytest.mark.parametrize("name", sorted(BUDGETS))
+def test_the_fuzzer_kills_the_mutant(name: str, session_spirv_cache: object) -> None:
+    m = catalogue()[name]
+    backend = H100Profiled(SupervisedBackend(functools.partial(MutantBackend, name), name=f"mutant:{name}"))
+    try:
+        # finding it is what is measured here; tests/test_fuzz.py checks how far cases shrink
+        report = Fuzzer(backend, FuzzOptions(families=(m.family,), max_examples=BUDGETS[name],
+                                             database=None, shrink_time_s=0.5)).run()
+    finally:
+        backend.close()
+    assert report.case is not None, f"{name} ({m.family}) survived {BUDGETS[name]} examples"
+    assert report.case.family == m.family and report.result.status.value == "Fail"
