@@ -11,15 +11,10 @@ fault or the patch no longer reaches the code execute() runs.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 
-import numpy as np
 import pytest
 
-from ctsgen.backends.base import Dispatch
-from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.model.types import coopvec_combination_features
 from ctsgen.mutants import MutantBackend, catalogue
 from ctsgen.runner.supervise import SupervisedBackend
 
@@ -38,26 +33,6 @@ BUDGETS = {
     "coopvec-packed-bytes-reversed": 150, "coopvec-bias-ignored": 150,
     "coopvec-float-to-int-truncates": 400, "coopvec-int-to-int-wraps": 400, "coopvec-e4m3-as-fnuz": 400,
 }
-
-
-class H100Profiled:
-    """A backend that reports the embedded H100 profile as the Vulkan backend reports a
-    live one: with every advertised cooperative-vector combination as a feature
-    (ctsgen.backends.vulkan does the same), so the fuzzer keeps coopvec matmul variants."""
-
-    def __init__(self, inner: SupervisedBackend) -> None:
-        self.inner, self.name = inner, inner.name
-        p = default_profile()
-        self._profile = replace(p, features={**p.features, **coopvec_combination_features(p.coopvec_combinations)})
-
-    def profile(self) -> DeviceProfile:
-        return self._profile
-
-    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
-        return self.inner.run(dispatch, timeout_s)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def test_the_catalogue_covers_every_family() -> None:
@@ -85,7 +60,7 @@ def test_applying_a_mutant_restores_the_original_afterwards() -> None:
 @pytest.mark.parametrize("name", sorted(BUDGETS))
 def test_the_fuzzer_kills_the_mutant(name: str, session_spirv_cache: object) -> None:
     m = catalogue()[name]
-    backend = H100Profiled(SupervisedBackend(functools.partial(MutantBackend, name), name=f"mutant:{name}"))
+    backend = SupervisedBackend(functools.partial(MutantBackend, name), name=f"mutant:{name}")
     try:
         # finding it is what is measured here; tests/test_fuzz.py checks how far cases shrink
         report = Fuzzer(backend, FuzzOptions(families=(m.family,), max_examples=BUDGETS[name],

@@ -55,7 +55,6 @@ import numpy as np
 from ctsgen.backends.base import (BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
                                   ShaderVariant, matrix_conversions)
 from ctsgen.device.profile import DeviceProfile
-from ctsgen.model.types import coopvec_combination_features
 
 #: Vulkan API version requested of the instance and required of the device (VK_MAKE_API_VERSION(0, 1, 3, 0)).
 API_VERSION_1_3 = (1 << 22) | (3 << 12)
@@ -347,9 +346,6 @@ class VulkanBackend:
                                                   "vkGetPhysicalDeviceCooperativeVectorPropertiesNV",
                                                   "VkCooperativeVectorPropertiesNV"),
         )
-        # each advertised VkCooperativeVectorPropertiesNV combination becomes a feature a shader
-        # variant can require (ctsgen.model.types.coopvec_combination_feature)
-        self._profile.features.update(coopvec_combination_features(self._profile.coopvec_combinations))
         self._feature_chain = feature_chain
         families = self._enumerate(lambda n, a: inst.vkGetPhysicalDeviceQueueFamilyProperties(pdev, n, a),
                                    vk.VkQueueFamilyProperties, returns_result=False)

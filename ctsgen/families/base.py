@@ -9,7 +9,7 @@ files and edits nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -126,6 +126,46 @@ class Family(Protocol):
 
     def cases(self, options: StrategyOptions) -> st.SearchStrategy[Case]: ...
 
+    # Optional: ``hazardous(options, variants)`` draws the opt-in hazardous group.
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """A :class:`Family` made of a family package's own functions and types.
+
+    Every family package exports ``FAMILY = FamilySpec(...)``: its name, its
+    case and variant dataclasses (for ``from_json``), and its strategy
+    functions. ``hazardous`` draws the family's opt-in hazardous group,
+    if it has one (``ctsgen generate --include-hazardous``).
+    """
+
+    name: str
+    case_type: Any
+    variant_type: Any
+    strata_fn: Callable[[], list[dict[str, object]]]
+    variants_fn: Callable[..., st.SearchStrategy[Any]]
+    cases_for_fn: Callable[[Any, StrategyOptions], st.SearchStrategy[Any]]
+    cases_fn: Callable[[StrategyOptions], st.SearchStrategy[Any]]
+    hazardous: Callable[[StrategyOptions, Sequence[Any]], st.SearchStrategy[Any]] | None = None
+
+    def strata(self) -> list[dict[str, object]]:
+        return self.strata_fn()
+
+    def variants(self, options: StrategyOptions, **pinned: object) -> st.SearchStrategy[Any]:
+        return self.variants_fn(options, **pinned)
+
+    def cases_for(self, variant: Any, options: StrategyOptions) -> st.SearchStrategy[Any]:
+        return self.cases_for_fn(variant, options)
+
+    def cases(self, options: StrategyOptions) -> st.SearchStrategy[Any]:
+        return self.cases_fn(options)
+
+    def case_from_json(self, obj: dict[str, Any]) -> Any:
+        return self.case_type.from_json(obj)
+
+    def variant_from_json(self, obj: dict[str, Any]) -> Any:
+        return self.variant_type.from_json(obj)

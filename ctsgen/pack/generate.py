@@ -75,7 +75,7 @@ def draw_hazardous(family: Family, count: int, seed: int, options: StrategyOptio
                    beside: list[Case] = ()) -> list[Case]:
     """``count`` cases of the family's opt-in hazardous group (none if it has none),
     sharing shader variants with the cases ``beside`` them where the family can."""
-    strategy = getattr(family, "hazardous_cases", None)
+    strategy = getattr(family, "hazardous", None)
     if strategy is None or count <= 0:
         return []
     variants = [c.variant() for c in beside]

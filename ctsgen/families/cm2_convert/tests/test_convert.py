@@ -13,12 +13,12 @@ from ctsgen.families.cm2_convert import FAMILY
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
 from ctsgen.families.cm2_convert.oracle import Kind, expected_result, source_values
 from ctsgen.families.cm2_convert.strategy import pairs
-from ctsgen.families.cm2_convert.tests.conftest import profile_for_tests
+from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import MatrixType, MatrixUse, Scope
 from ctsgen.oracle.numeric import convert
 
-PROFILE = profile_for_tests()
+PROFILE = default_profile()
 
 
 def test_float_to_int_truncates_toward_zero() -> None:

@@ -10,11 +10,11 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_elementwise import FAMILY
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.oracle import Op, expected_per_element, op_allows
-from ctsgen.families.cm2_elementwise.tests.conftest import profile_for_tests
+from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C
 from ctsgen.toolchain import compile_glsl, validate_spirv
 
-PROFILE = profile_for_tests()
+PROFILE = default_profile()
 
 
 def test_affine_hand_worked() -> None:

@@ -10,12 +10,12 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_gemm import FAMILY
 from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant
 from ctsgen.families.cm2_gemm.oracle import expected_tile
-from ctsgen.families.cm2_gemm.tests.conftest import profile_for_tests
+from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import Scope
 from ctsgen.toolchain import compile_glsl, validate_spirv
 
-PROFILE = profile_for_tests()
+PROFILE = default_profile()
 
 
 def test_tile_matches_numpy_and_leaves_the_rest() -> None:
@@ -54,7 +54,7 @@ def test_cases_are_valid(c: GemmCase) -> None:
 
 
 def test_no_workgroup_scope_without_the_feature() -> None:
-    prof = profile_for_tests()
+    prof = default_profile()
     prof.features["cooperativeMatrixWorkgroupScope"] = 0
 
     @given(FAMILY.cases(StrategyOptions(profile=prof)))

@@ -8,7 +8,6 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.cm2_reduce.tests.conftest import profile_for_tests
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_reduce import FAMILY
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant, source_values
@@ -102,7 +101,7 @@ def test_cases_are_valid_and_round_trip(c: ReduceCase) -> None:
 
 
 def test_strategy_respects_a_profile_without_workgroup_scope() -> None:
-    prof = profile_for_tests()
+    prof = default_profile()
     prof.features["cooperativeMatrixWorkgroupScope"] = 0
     seen = find(FAMILY.cases(StrategyOptions(profile=prof)), lambda c: True,
                 settings=settings(database=None, max_examples=50, phases=[Phase.generate]))
