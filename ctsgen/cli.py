@@ -218,11 +218,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     mutants = [get_mutant(n) for n in args.mutant] if args.mutant else list(catalogue().values())
     seeds = list(range(args.seeds))
-    rows = run_bench(mutants, seeds, args.max_examples, reference=not args.no_reference,
+    rows = run_bench(mutants, seeds, args.max_examples, reference_budget=args.reference_budget,
                      progress=Progress("mutants"))
     command = "ctsgen bench mutation" + (f" --seeds {args.seeds}" if args.seeds != 3 else "") + \
-        (f" --max-examples {args.max_examples}" if args.max_examples != 300 else "")
-    text = markdown(rows, seeds, args.max_examples, command)
+        (f" --max-examples {args.max_examples}" if args.max_examples != 300 else "") + \
+        (f" --reference-budget {args.reference_budget}" if args.reference_budget != 3000 else "")
+    text = markdown(rows, seeds, args.max_examples, command, args.reference_budget)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
     print(text)
@@ -335,7 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("--mutant", action="append", help="only these mutants (repeatable)")
     bm.add_argument("--out", default="docs/mutation.md", help="table to write (default: docs/mutation.md)")
     bm.add_argument("--plot", default="docs/mutation.png", help="plot to write (needs matplotlib)")
-    bm.add_argument("--no-reference", action="store_true", help="skip the dedicated minimal-case search")
+    bm.add_argument("--reference-budget", type=int, default=3000,
+                    help="examples for the dedicated minimal-case search per mutant; 0 skips it (default: 3000)")
     bm.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("report", help="compare two results files: regressions, fixes, new and removed cases")
