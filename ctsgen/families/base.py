@@ -58,7 +58,13 @@ class CaseData:
 
 
 class Variant(Protocol):
-    """A compile-time signature: one shader serves every case that shares it."""
+    """A compile-time signature: one shader serves every case that shares it.
+
+    Optional members (read through :func:`variant_spirv` / :func:`variant_validator`):
+    ``spirv(compile_fn) -> bytes``, for a variant whose module is not glslang's output
+    as is (it compiles its GLSL with ``compile_fn(glsl, name)`` and transforms it), and
+    ``validator``, the name of the validator its module needs (default ``spirv-val``).
+    """
 
     @property
     def id(self) -> str: ...
@@ -83,6 +89,29 @@ class Variant(Protocol):
         ``params`` is cases x words (family words only), ``offsets`` is
         cases x len(buffers) element offsets into ``buffers``."""
         ...
+
+
+#: Validators a variant may name in its optional ``validator`` attribute: ``spirv-val``
+#: (the default: spirv-val --target-env vulkan1.3) or ``glslang-decode-vector`` (the
+#: glslang library's SPIRV-Tools, which knows SPV_NV_cooperative_matrix_decode_vector).
+VALIDATORS = ("spirv-val", "glslang-decode-vector")
+
+
+def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes]) -> bytes:
+    """The variant's module: ``v.spirv(compile_fn)`` where the variant provides one (a variant
+    whose shader needs a transformed module, e.g. decode-vector), else ``compile_fn(v.glsl(), name)``."""
+    provided = getattr(v, "spirv", None)
+    if provided is not None:
+        return provided(compile_fn)
+    return compile_fn(v.glsl(), f"{v.id}.comp")
+
+
+def variant_validator(v: Variant) -> str:
+    """The validator the variant's module needs (optional attribute ``validator``; see VALIDATORS)."""
+    name = getattr(v, "validator", "spirv-val")
+    if name not in VALIDATORS:
+        raise ValueError(f"variant {v.id} names validator {name!r}; use one of {VALIDATORS}")
+    return name
 
 
 class Case(Protocol):

@@ -31,7 +31,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from ctsgen.backends.base import Backend, BackendError, ShaderVariant
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families import get_family
-from ctsgen.families.base import Case, Family, StrategyOptions, Variant
+from ctsgen.families.base import Case, Family, StrategyOptions, Variant, variant_spirv, variant_validator
 from ctsgen.mutants import get_mutant
 from ctsgen.pack.read import PackCase
 from ctsgen.runner.batch import build_batch, case_outputs
@@ -138,9 +138,9 @@ class Fuzzer:
     def shader(self, v: Variant) -> ShaderVariant:
         """The compiled variant (compiled once; validated where a validator is installed)."""
         if v.id not in self._shaders:
-            spirv = compile_glsl(v.glsl(), f"{v.id}.comp")
+            spirv = variant_spirv(v, compile_glsl)
             try:
-                validate_spirv(spirv)
+                validate_spirv(spirv, decode_vector=variant_validator(v) == "glslang-decode-vector")
             except ToolchainError as exc:
                 if type(exc).__name__ == "SpirvValidationError":
                     raise

@@ -183,12 +183,19 @@ def load_pack(root: str | Path) -> Pack:
     return Pack(root, m, variants, family_variants, cases)
 
 
-def validate_shaders(pack: Pack, validate: Callable[[bytes], None]) -> None:
-    """Refuse a pack whose SPIR-V the validator rejects, with the validator's message."""
+def validate_shaders(pack: Pack, validate: Callable[..., None]) -> None:
+    """Refuse a pack whose SPIR-V the validator rejects, with the validator's message.
+
+    A variant recorded with ``"validator": "glslang-decode-vector"`` is validated with
+    ``validate(spirv, decode_vector=True)`` (see :func:`ctsgen.toolchain.validate_spirv`)."""
     from ctsgen.toolchain import SpirvValidationError
 
     for vid, v in pack.variants.items():
+        decode_vector = pack.manifest["variants"][vid].get("validator") == "glslang-decode-vector"
         try:
-            validate(v.spirv)
+            if decode_vector:
+                validate(v.spirv, decode_vector=True)
+            else:
+                validate(v.spirv)
         except SpirvValidationError as exc:
             raise PackError(f"{pack.root}: shader variant {vid} fails SPIR-V validation:\n{exc}") from None

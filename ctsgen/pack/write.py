@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen import __version__
-from ctsgen.families.base import Case, Variant
+from ctsgen.families.base import Case, Variant, variant_spirv, variant_validator
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 
@@ -70,13 +70,15 @@ def case_record(case: Case, v: Variant, data_files: dict[str, str]) -> dict[str,
 
 
 def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
-               compile_fn: Callable[[str, str], bytes], validate_fn: Callable[[bytes], None],
+               compile_fn: Callable[[str, str], bytes], validate_fn: Callable[..., None],
                overwrite: bool = False, progress: Callable[[int, int], None] | None = None,
                extra_files: dict[str, str | bytes] | None = None) -> Path:
     """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
-    ``compile_fn(glsl, name)`` and ``validate_fn(spirv)`` are the toolchain.
+    ``compile_fn(glsl, name)`` and ``validate_fn(spirv)`` are the toolchain; a variant
+    whose validator is ``glslang-decode-vector`` is validated with
+    ``validate_fn(spirv, decode_vector=True)`` (see :func:`ctsgen.toolchain.validate_spirv`).
     ``extra_files`` (relative path -> content) are written beside the
     manifest before the pack is published, e.g. a repro's report.
     """
@@ -101,7 +103,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
 
 
 def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
-                compile_fn: Callable[[str, str], bytes], validate_fn: Callable[[bytes], None],
+                compile_fn: Callable[[str, str], bytes], validate_fn: Callable[..., None],
                 progress: Callable[[int, int], None] | None) -> None:
     (root / "shaders").mkdir()
     (root / "cases").mkdir()
@@ -111,11 +113,15 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
         v = case.variant()
         if v.id not in variants:
             glsl = v.glsl()
-            spirv = compile_fn(glsl, f"{v.id}.comp")
-            validate_fn(spirv)
+            spirv = variant_spirv(v, compile_fn)
+            validator = variant_validator(v)
+            if validator == "spirv-val":
+                validate_fn(spirv)
+            else:  # "glslang-decode-vector"
+                validate_fn(spirv, decode_vector=True)
             (root / "shaders" / f"{v.id}.comp").write_text(glsl)
             (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
-            variants[v.id] = variant_record(case.family, v, spirv)
+            variants[v.id] = {**variant_record(case.family, v, spirv), "validator": validator}
         name = case.name()
         case_dir = root / "cases" / name
         case_dir.mkdir()

@@ -1,0 +1,71 @@
+"""Strategies for decode-vector loads, valid by construction.
+
+:func:`decode_vector_variants` draws a decode-family variant's parts and V, with a
+format's block shape restricted to those whose last side is a multiple of V
+(SPV_NV_cooperative_matrix_decode_vector: blockSize[LDim-1] % V == 0).
+:func:`decode_vector_cases` draws a decode-family layout; a probe's blockSize gets a
+last side of V or 2V (outer sides as drawn, or 1), with strides redrawn for it.
+The call pattern is drawn too (the reference backend's choice; the GPU ignores it).
+Shrinks toward V = 2, a one-word probe, Dim 1, blockSize (1, ..., V), Undefined
+clamping and the scalar call pattern.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import default_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.decode.formats import FORMATS
+from ctsgen.families.decode.strategy import DECODERS, FORMAT_TYPES, MAX_FORMAT_DIM, PROBE_TYPES, block_shapes
+from ctsgen.families.decode_vector.case import VS, DecodeVectorCase, DecodeVectorVariant
+from ctsgen.families.decode_vector.oracle import CALL_PATTERNS
+from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.families.tensor_layout.strategy import layout_cases
+from ctsgen.model.tensor import MAX_DIM, ClampMode
+from ctsgen.model.types import MatrixUse
+from ctsgen.strategies import matrix_types, strides
+
+
+def strata() -> list[dict[str, object]]:
+    """Every decoder x V."""
+    return [{"decoder": d, "V": V} for d in DECODERS for V in VS]
+
+
+@st.composite
+def decode_vector_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
+                           decoder: str | None = None, V: int | None = None, Dim: int | None = None,
+                           clampMode: ClampMode | None = None) -> DecodeVectorVariant:
+    v = draw(st.sampled_from(VS)) if V is None else V
+    dec = draw(st.sampled_from(DECODERS)) if decoder is None else decoder
+    fmt = FORMATS.get(dec)
+    d = draw(st.integers(1, MAX_FORMAT_DIM if fmt else MAX_DIM)) if Dim is None else Dim
+    mode = draw(st.sampled_from(list(ClampMode))) if clampMode is None else clampMode
+    types = FORMAT_TYPES if fmt else PROBE_TYPES
+    matrix = draw(matrix_types(options.profile or default_profile()).filter(
+        lambda m: m.component in types and (fmt is not None or m.use is MatrixUse.Accumulator)))
+    shape = None
+    if fmt is not None:
+        shape = draw(st.sampled_from([s for s in block_shapes(d, fmt.K) if s[-1] % v == 0]))
+    return DecodeVectorVariant(d, mode, matrix, dec, shape, v)
+
+
+@st.composite
+def decode_vector_cases(draw: st.DrawFn, variant: DecodeVectorVariant,
+                        options: StrategyOptions = StrategyOptions()) -> DecodeVectorCase:
+    lc = draw(layout_cases(variant.layout_variant(), StrategyOptions(profile=options.profile)))
+    if variant.blockShape is not None:
+        block = variant.blockShape
+    else:
+        outer = (lc.blockSize or (1,) * variant.Dim)[:-1]
+        block = (*outer, variant.V * draw(st.integers(1, 2)))
+    stride = draw(st.one_of(st.none(), strides(lc.layoutDimension, block)))
+    lc = TensorLayoutCase(lc.shader, lc.layoutDimension, block, stride, lc.offset, lc.span, lc.clampValue)
+    seed = draw(st.integers(0, 2**32 - 1))
+    pattern = draw(st.sampled_from(CALL_PATTERNS))
+    return DecodeVectorCase(variant, lc, seed, pattern)
+
+
+def all_decode_vector_cases(options: StrategyOptions = StrategyOptions(), **pinned: object
+                            ) -> st.SearchStrategy[DecodeVectorCase]:
+    return decode_vector_variants(options, **pinned).flatmap(lambda v: decode_vector_cases(v, options))
