@@ -71,11 +71,15 @@ def _backend_factory(name: str):
                      "(`ctsgen mutants` lists the names) or MODULE:CLASS")
 
 
-def _backend(name: str, isolation: str):
+def _backend(name: str, isolation: str, device_index: int | None = None):
     """The backend, in a supervised worker process unless isolation is 'none'
     ('auto': a worker for everything but the reference backend; a mutant
-    must run in a worker, or its fault would leak into the expectations)."""
+    must run in a worker, or its fault would leak into the expectations).
+    ``device_index`` picks the Vulkan device (software backends have one)."""
     factory = _backend_factory(name)
+    if device_index is not None and name == "vulkan":
+        import functools
+        factory = functools.partial(factory, device_index)
     if isolation == "process" or (isolation == "auto" and name != "reference"):
         from ctsgen.runner.supervise import SupervisedBackend
         return SupervisedBackend(factory, name=name)

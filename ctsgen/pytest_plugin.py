@@ -9,6 +9,14 @@ selected items of that variant through :func:`ctsgen.runner.run.run_pack`
 what the backend's profile lacks) and caches their verdicts; the others
 only report theirs. Verdicts map to outcomes by :func:`apply_verdict`.
 
+With pytest-xdist (``-n N``) the plugin switches ``--dist load`` to
+``loadgroup`` and groups each variant's items (an ``xdist_group`` mark), so a
+variant still runs in one dispatch on one worker; ``--ctsgen-devices 0,1``
+pins worker gwK to device ``devices[K % len(devices)]`` (the Vulkan
+backend's ``device_index``; software backends only record it, so CI can
+simulate several devices). Each item records its ``device`` and ``worker``
+as JUnit properties. Workers on other hosts are xdist's own ``--tx``.
+
 Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 ``ctsgen_backend`` (session scope, the ``--ctsgen-backend`` backend) and
 ``ctsgen_case`` (a test taking it runs once per case of the pack, as a
@@ -67,6 +75,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="backend: reference (default), vulkan or mutant:NAME")
     group.addoption("--ctsgen-isolation", choices=["auto", "process", "none"], default="auto",
                     help="run the backend in a supervised worker process (auto: all but the reference)")
+    group.addoption("--ctsgen-devices", metavar="I,J,...",
+                    help="with pytest-xdist: pin worker gwK to device number K mod the list's length")
     group.addoption("--ctsgen-batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
     group.addoption("--ctsgen-timeout", type=float, default=10.0,
                     help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10)")
@@ -82,6 +92,8 @@ class _PackState:
         path = config.getoption("ctsgen_pack")
         self.pack = load_pack(path) if path else None
         self._backend: Any = None
+        self.worker = getattr(config, "workerinput", {}).get("workerid")
+        self.device = _worker_device(config.getoption("ctsgen_devices"), self.worker)
         self.selected: dict[str, list[str]] = {}  # variant id -> names of the selected cases
         self.verdicts: dict[str, CaseResult] = {}
 
@@ -91,7 +103,7 @@ class _PackState:
             from ctsgen.cli import _backend
 
             self._backend = _backend(self.config.getoption("ctsgen_backend"),
-                                     self.config.getoption("ctsgen_isolation"))
+                                     self.config.getoption("ctsgen_isolation"), self.device)
         return self._backend
 
     def close(self) -> None:
@@ -119,16 +131,39 @@ class _PackState:
                                                     rec.get("mismatches", []), rec.get("max_error_ratio"))
 
 
+def _worker_device(devices: str | None, worker: str | None) -> int | None:
+    """The device of xdist worker ``worker`` ("gw3") from ``--ctsgen-devices`` ("0,1"); None without either."""
+    if not devices:
+        return None
+    try:
+        ids = [int(d) for d in devices.split(",")]
+    except ValueError:
+        raise pytest.UsageError(f"--ctsgen-devices {devices!r}: expected device numbers, e.g. 0,1") from None
+    k = int(worker[2:]) if worker and worker.startswith("gw") else 0
+    return ids[k % len(ids)]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     state = _PackState(config)
     config.stash[_STATE] = state
     if state.pack is None:
         return
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup runs a group on one worker")
+    if getattr(config.option, "dist", "no") == "load":  # xdist -n N: keep each variant on one worker
+        config.option.dist = "loadgroup"
+    if getattr(config, "workerinput", {}).get("ctsgen_loadgroup"):  # a worker re-parses the args without it
+        config.option.loadgroup = True
     manifest = str(state.pack.root.resolve() / "manifest.json")
     if config.args_source is not pytest.Config.ArgsSource.ARGS:  # testpaths / cwd: only the pack
         config.args = [manifest]
     elif manifest not in config.args:
         config.args.append(manifest)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist, on the controller: tell each worker to group items by variant."""
+    node.workerinput["ctsgen_loadgroup"] = node.config.getoption("dist") == "loadgroup"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -159,9 +194,13 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.variant_id = variant_id
         self.user_properties.append(("variant", variant_id))
+        self.add_marker(pytest.mark.xdist_group(variant_id))
 
     def runtest(self) -> None:
-        apply_verdict(self.config.stash[_STATE].verdict(self.name, self.variant_id))
+        state = self.config.stash[_STATE]
+        if state.worker is not None:
+            self.user_properties += [("worker", state.worker), ("device", str(state.device))]
+        apply_verdict(state.verdict(self.name, self.variant_id))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailed):

@@ -52,14 +52,38 @@ def test_k_selects_a_group_by_case_name(pytester: pytest.Pytester, pack: Path) -
     assert all("clamp_repeat" in line for line in ran) and len(ran) == len(want)
 
 
-def test_a_mutant_backend_fails_some_items_with_the_mismatch_report(pytester: pytest.Pytester,
-                                                                    pack: Path) -> None:
-    res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack),
-                             "--ctsgen-backend", "mutant:set-stride-ignored")
+def _junit_outcomes(xml: Path) -> dict[str, str]:
+    """case name -> passed/failed/skipped (an xdist group suffix '@variant' dropped)."""
+    out = {}
+    for tc in ET.parse(xml).getroot().iter("testcase"):
+        kind = next((c.tag for c in tc if c.tag in ("failure", "error", "skipped")), "passed")
+        out[tc.get("name").split("@", 1)[0]] = kind
+    return out
+
+
+def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pytest.Pytester,
+                                                                   pack: Path) -> None:
+    """Fail verdicts carry the mismatch report; two xdist workers pinned to two (simulated)
+    devices give every case the same outcome as one process, each variant on one worker."""
+    args = ["-p", "no:cacheprovider", "--ctsgen-pack", str(pack), "--ctsgen-backend", "mutant:set-stride-ignored"]
+    one = pytester.path / "one.xml"
+    res = pytester.runpytest(*args, f"--junitxml={one}")
     outcomes = res.parseoutcomes()
     assert outcomes.get("failed", 0) > 0 and outcomes.get("passed", 0) > 0
     assert outcomes["failed"] + outcomes["passed"] == COUNT
     res.stdout.fnmatch_lines(["*Fail: * elements of '*' differ*"])
+    pytest.importorskip("xdist", reason="scale-out is optional: pip install 'ctsgen[xdist]'")
+    two = pytester.path / "two.xml"
+    pytester.runpytest(*args, "-n", "2", "--ctsgen-devices", "0,1", f"--junitxml={two}").assert_outcomes(
+        passed=outcomes["passed"], failed=outcomes["failed"])
+    assert _junit_outcomes(two) == _junit_outcomes(one)
+    placed: dict[str, set[tuple[str, str]]] = {}
+    for tc in ET.parse(two).getroot().iter("testcase"):
+        props = {p.get("name"): p.get("value") for p in tc.iter("property")}
+        placed.setdefault(props["variant"], set()).add((props["worker"], props["device"]))
+    assert all(len(v) == 1 for v in placed.values())  # a variant never splits across workers
+    assert {d for v in placed.values() for _, d in v} == {"0", "1"}
+    assert all(d == w[2:] for v in placed.values() for w, d in v)  # gwK on device K
 
 
 def test_not_supported_is_a_skip_and_variants_run_batched(pytester: pytest.Pytester, pack: Path) -> None:
