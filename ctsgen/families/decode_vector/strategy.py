@@ -4,7 +4,8 @@
 format's block shape restricted to those whose last side is a multiple of V
 (SPV_NV_cooperative_matrix_decode_vector: blockSize[LDim-1] % V == 0).
 :func:`decode_vector_cases` draws a decode-family layout; a probe's blockSize gets a
-last side of V or 2V (outer sides as drawn, or 1), with strides redrawn for it.
+last side of V or 2V (outer sides as drawn, or 1), with strides redrawn for it; a
+last layoutDimension below V is widened to a multiple of V, so that V-groups exist.
 The call pattern is drawn too (the reference backend's choice; the GPU ignores it).
 Shrinks toward V = 2, a one-word probe, Dim 1, blockSize (1, ..., V), Undefined
 clamping and the scalar call pattern.
@@ -59,8 +60,11 @@ def decode_vector_cases(draw: st.DrawFn, variant: DecodeVectorVariant,
     else:
         outer = (lc.blockSize or (1,) * variant.Dim)[:-1]
         block = (*outer, variant.V * draw(st.integers(1, 2)))
-    stride = draw(st.one_of(st.none(), strides(lc.layoutDimension, block)))
-    lc = TensorLayoutCase(lc.shader, lc.layoutDimension, block, stride, lc.offset, lc.span, lc.clampValue)
+    dims = lc.layoutDimension
+    if dims[-1] < variant.V:  # room for a whole V-group along LDim-1 (widening keeps slices in bounds)
+        dims = (*dims[:-1], variant.V * draw(st.integers(1, 4)))
+    stride = draw(st.one_of(st.none(), strides(dims, block)))
+    lc = TensorLayoutCase(lc.shader, dims, block, stride, lc.offset, lc.span, lc.clampValue)
     seed = draw(st.integers(0, 2**32 - 1))
     pattern = draw(st.sampled_from(CALL_PATTERNS))
     return DecodeVectorCase(variant, lc, seed, pattern)
