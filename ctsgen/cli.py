@@ -133,7 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"    {m}")
     from ctsgen.report import write_cts_results
 
-    cts_path = results_path.with_suffix(".txt")
+    cts_path = results_path.with_suffix(".cts.txt" if results_path.suffix == ".txt" else ".txt")
     write_cts_results(results_path, cts_path, f"ctsgen results: pack {args.pack}, backend {args.backend}")
     print(f"results: {results_path} (CTS-style: {cts_path})")
     return 0 if summary.ok else 1
