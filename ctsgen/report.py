@@ -1,7 +1,8 @@
 """Results files a CTS user can diff, and the comparison of two runs.
 
 ``ctsgen run`` writes two results files: the JSON-lines file (one object per
-case, with the mismatches) and, next to it with the suffix ``.txt``, the
+case, with the mismatches) and, next to it with the suffix ``.txt`` (``.cts.txt`` when the
+JSON-lines file itself ends in ``.txt``), the
 CTS-style summary in the spirit of VK-GL-CTS's ``TestResults.qpa`` -> CSV
 summaries (``testlog-to-csv``): one line per case, sorted by name,
 
