@@ -32,7 +32,11 @@ from ctsgen.device.profile import DeviceProfile
 
 @dataclass(frozen=True)
 class Mutant:
-    """One injected fault: ``patches`` maps "module:attribute" to a replacement.
+    """One injected fault: ``factory()`` maps targets to replacements.
+
+    A target is "module:name" (a module-level name, replaced where the
+    reference semantics look it up at call time) or "module:Class.attr"
+    (an attribute of a class, e.g. one method, replaced on the class itself).
 
     ``factory`` builds the replacements lazily from the originals, so a
     mutant can wrap the function it replaces. ``killed_by`` describes the
@@ -52,14 +56,17 @@ class Mutant:
         saved = []
         try:
             for target, replacement in self.factory().items():
-                module_name, attr = target.split(":")
-                module = importlib.import_module(module_name)
-                saved.append((module, attr, getattr(module, attr)))
-                setattr(module, attr, replacement)
+                module_name, path = target.split(":")
+                owner: Any = importlib.import_module(module_name)
+                *outer, attr = path.split(".")
+                for name in outer:
+                    owner = getattr(owner, name)
+                saved.append((owner, attr, owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)))
+                setattr(owner, attr, replacement)
             yield
         finally:
-            for module, attr, original in reversed(saved):
-                setattr(module, attr, original)
+            for owner, attr, original in reversed(saved):
+                setattr(owner, attr, original)
 
 
 @cache

@@ -72,7 +72,6 @@ def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pyt
     assert outcomes.get("failed", 0) > 0 and outcomes.get("passed", 0) > 0
     assert outcomes["failed"] + outcomes["passed"] == COUNT
     res.stdout.fnmatch_lines(["*Fail: * elements of '*' differ*"])
-    pytest.importorskip("xdist", reason="scale-out is optional: pip install 'ctsgen[xdist]'")
     two = pytester.path / "two.xml"
     pytester.runpytest(*args, "-n", "2", "--ctsgen-devices", "0,1", f"--junitxml={two}").assert_outcomes(
         passed=outcomes["passed"], failed=outcomes["failed"])

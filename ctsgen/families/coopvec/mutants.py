@@ -3,7 +3,7 @@
 The reference semantics (CoopVecVariant.execute) call ``oracle.convert_input``
 and ``oracle.matmul`` through this family's oracle module, which looks up
 ``unpack_int8`` at call time; the backend rebuilds each variant with the
-``CoopVecVariant`` name of the family package (its ``variant_from_json``).
+``CoopVecVariant.read_matrix`` method itself (patched on the class).
 Those are the names patched. The rules are SPV_NV_cooperative_vector's
 OpCooperativeVectorMatrixMulAddNV: the input is converted to
 InputInterpretation (float -> integer rounds to nearest even, integer ->
@@ -87,8 +87,10 @@ def _e4m3_as_fnuz() -> dict[str, Any]:
     """An E4M3 matrix is decoded as e4m3fnuz (exponent bias 8, not 7): every value halves."""
     from ctsgen.families.coopvec.case import CoopVecVariant
 
+    original = CoopVecVariant.read_matrix
+
     def read_matrix(self: Any, buf: np.ndarray, moff: int, stride: int) -> np.ndarray:
-        w = CoopVecVariant.read_matrix(self, buf, moff, stride)
+        w = original(self, buf, moff, stride)
         if self.matrixInterpretation is not CoopVecType.floate4m3:
             return w
         bits = w.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
@@ -96,8 +98,7 @@ def _e4m3_as_fnuz() -> dict[str, Any]:
             return bits.view(ml_dtypes.float8_e4m3fnuz).astype(np.float64)
 
     # the reference backend rebuilds variants through the family package's variant_from_json
-    return {"ctsgen.families.coopvec:CoopVecVariant":
-            type("CoopVecVariant", (CoopVecVariant,), {"read_matrix": read_matrix})}
+    return {"ctsgen.families.coopvec.case:CoopVecVariant.read_matrix": read_matrix}
 
 
 MUTANTS = [
