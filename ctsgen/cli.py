@@ -162,6 +162,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.repro import export_case
     from ctsgen.runner.run import RunOptions
 
+    if args.workers > 1:
+        from ctsgen.fuzz.workers import run_workers
+
+        devices = [int(d) for d in args.devices.split(",")] if args.devices else []
+        return run_workers(sys.argv[1:], args.workers, args.seed, devices)
+
     options = FuzzOptions(families=tuple(args.family or ["tensor-layout"]), max_examples=args.max_examples,
                           time_s=args.time, seed=args.seed, max_batch=args.max_batch,
                           database=None if args.database == "none" else args.database,
@@ -172,7 +178,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     for name in options.expect_deviations:
         from ctsgen.mutants import get_mutant
         get_mutant(name)
-    backend = _backend(args.backend, args.isolation)
+    backend = _backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
 
     def found(failure) -> None:
@@ -327,6 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
                    help="run the backend in a supervised worker process (auto: all but the reference)")
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
+    f.add_argument("--workers", type=int, default=1,
+                   help="fuzzer processes sharing --database, each with its own seed (default: 1)")
+    f.add_argument("--devices", help="with --workers: GPU indices, worker K uses device K mod their number")
+    f.add_argument("--device", type=int, help="the Vulkan device to fuzz (default: 0)")
     f.set_defaults(func=cmd_fuzz)
 
     mu = sub.add_parser("mutants", help="list the catalogue of injected driver bugs")

@@ -110,3 +110,18 @@ def test_more_mutants_are_killed_within_a_small_budget(name: str) -> None:
     report = fuzz(name, max_examples=150)
     assert report.case is not None, f"{name} survived 150 examples"
     assert report.first_failure_example <= 150 and math.isfinite(report.wall_s)
+
+
+def test_workers_share_the_database_so_every_worker_replays_a_stored_failure(tmp_path: Path) -> None:
+    import re
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "ctsgen", "fuzz", "--backend", "mutant:set-stride-ignored", "--max-examples",
+            "100", "--database", str(tmp_path / "db"), "--repro-dir", str(tmp_path / "repros"), "--shrink-time", "3"]
+    first = subprocess.run(base + ["--seed", "3"], capture_output=True, text=True, timeout=300)
+    assert first.returncode == 1 and "first failure after" in first.stdout
+    both = subprocess.run(base + ["--workers", "2", "--seed", "77"], capture_output=True, text=True, timeout=300)
+    found = re.findall(r"\[worker (\d)\] first failure after (\d+) examples", both.stdout)
+    assert both.returncode == 1 and {w for w, _ in found} == {"0", "1"}, both.stdout
+    assert all(int(n) <= 3 for _, n in found)  # replayed from the shared database, not found afresh
