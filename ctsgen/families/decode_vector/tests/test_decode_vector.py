@@ -127,3 +127,16 @@ def test_an_inconsistent_vector_decode_is_caught(cases, tmp_path: Path, monkeypa
         assert counts["Fail"] == len(grouped), (pattern, counts)
     assert _run([dataclasses.replace(c, call_pattern="scalar") for c in grouped], tmp_path / "s") == Counter(
         {"Pass": len(grouped)})
+
+
+@pytest.mark.parametrize("V", [2, 8])
+def test_the_h100_profile_lacks_the_extension(V: int) -> None:
+    """The embedded H100 read-out has no VK_NV_cooperative_matrix_decode_vector, so a Vulkan
+    backend reports these variants NotSupported (the reference backend runs them)."""
+    from ctsgen.device.profile import default_profile
+
+    h100 = default_profile()
+    req = DecodeVectorVariant(1, ClampMode.Undefined, MATRIX, "probe1", None, V).requirements()
+    assert "VK_NV_cooperative_matrix_decode_vector" in set(req.extensions) - set(h100.extensions)
+    assert ("VK_EXT_shader_long_vector" in req.extensions) == (V == 8)
+    assert "is not exposed" in (h100.unsupported_reason(req) or "")
