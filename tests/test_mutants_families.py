@@ -46,15 +46,16 @@ def test_the_catalogue_covers_every_family() -> None:
 
 
 def test_applying_a_mutant_restores_the_original_afterwards() -> None:
-    from ctsgen.families import coopvec
+    from ctsgen.families.coopvec.case import CoopVecVariant
     from ctsgen.oracle import addressing
 
-    before = (addressing.view_matrix_linear_index, coopvec.CoopVecVariant)
+    # a module-level name, and a method patched on its class ("module:Class.attr")
+    before = (addressing.view_matrix_linear_index, CoopVecVariant.__dict__["read_matrix"])
     with catalogue()["clip-row-col-swapped"].applied():
         assert addressing.view_matrix_linear_index is not before[0]
     with catalogue()["coopvec-e4m3-as-fnuz"].applied():
-        assert coopvec.CoopVecVariant is not before[1]
-    assert (addressing.view_matrix_linear_index, coopvec.CoopVecVariant) == before
+        assert CoopVecVariant.__dict__["read_matrix"] is not before[1]
+    assert (addressing.view_matrix_linear_index, CoopVecVariant.__dict__["read_matrix"]) == before
 
 
 @pytest.mark.parametrize("name", sorted(BUDGETS))
