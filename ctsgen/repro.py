@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ctsgen.families import get_family
-from ctsgen.families.base import Case
+from ctsgen.families.base import Case, variant_spirv, variant_validator
 from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
 from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
@@ -75,10 +75,11 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
                 origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False) -> Path:
     """Write the standalone repro of ``case`` (with the observed ``failure``
     record, as in a results file, when there is one) to ``out_dir``."""
-    baked = [0] * len(case.variant().buffers()) + [int(w) for w in case.data().params]
-    glsl = case.variant().glsl(baked)
-    spirv = compile_glsl(glsl, "repro.comp")
-    validate_spirv(spirv)
+    v = case.variant()
+    baked = [0] * len(v.buffers()) + [int(w) for w in case.data().params]
+    glsl = v.glsl(baked)
+    spirv = variant_spirv(v, compile_glsl, baked)
+    validate_spirv(spirv, decode_vector=variant_validator(v) == "glslang-decode-vector")
     describe = getattr(case, "describe", None)
     header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},
               "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}}

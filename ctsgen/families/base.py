@@ -97,13 +97,15 @@ class Variant(Protocol):
 VALIDATORS = ("spirv-val", "glslang-decode-vector")
 
 
-def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes]) -> bytes:
-    """The variant's module: ``v.spirv(compile_fn)`` where the variant provides one (a variant
-    whose shader needs a transformed module, e.g. decode-vector), else ``compile_fn(v.glsl(), name)``."""
+def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes], baked: Sequence[int] | None = None
+                  ) -> bytes:
+    """The variant's module: ``v.spirv(compile_fn, baked)`` where the variant provides one (a
+    variant whose shader needs a transformed module, e.g. decode-vector), else
+    ``compile_fn(v.glsl(baked), name)``. ``baked``: a repro's parameter record (see Variant.glsl)."""
     provided = getattr(v, "spirv", None)
     if provided is not None:
-        return provided(compile_fn)
-    return compile_fn(v.glsl(), f"{v.id}.comp")
+        return provided(compile_fn, baked)
+    return compile_fn(v.glsl(baked), f"{v.id}.comp")
 
 
 def variant_validator(v: Variant) -> str:

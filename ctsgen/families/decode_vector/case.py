@@ -97,9 +97,10 @@ class DecodeVectorVariant(DecodeVariant):
                       F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
                              SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
 
-    def spirv(self, compile_fn: Callable[[str, str], bytes]) -> bytes:
-        """The glslang-compiled shader with DecodeVectorFunc added to its load."""
-        return add_decode_vector(compile_fn(self.glsl(), f"{self.id}.comp"), VECTOR_FUNCTION)
+    def spirv(self, compile_fn: Callable[[str, str], bytes], baked: Sequence[int] | None = None) -> bytes:
+        """The glslang-compiled shader (``baked``: a repro's constants) with DecodeVectorFunc
+        added to its load."""
+        return add_decode_vector(compile_fn(self.glsl(baked), f"{self.id}.comp"), VECTOR_FUNCTION)
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "V": self.V}
