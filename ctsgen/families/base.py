@@ -9,6 +9,9 @@ files and edits nothing else.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -18,6 +21,13 @@ from hypothesis import strategies as st
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import DeviceProfile, Requirements
+
+
+def case_name(variant_id: str, parameters: dict[str, Any]) -> str:
+    """CTS-style case name: the variant id, then 10 hex digits of the SHA-256 of the
+    case's parameters (JSON, sorted keys), stable across packs and runs."""
+    digest = hashlib.sha256(json.dumps(parameters, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{variant_id}.case_{digest}"
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,12 @@ class MatrixType:
     def elements(self) -> int:
         return self.rows * self.cols
 
+    @property
+    def label(self) -> str:
+        """The matrix part of CTS-style names: ``float16.a_16x16.subgroup`` (``workgroup128``)."""
+        scope = "subgroup" if self.scope is Scope.Subgroup else f"workgroup{self.workgroup_size}"
+        return f"{self.component.name}.{self.use.name.lower()}_{self.rows}x{self.cols}.{scope}"
+
 
 class CoopVecType(enum.Enum):
     """A VkComponentTypeKHR as SPV_NV_cooperative_vector uses it: a vector's

@@ -11,8 +11,6 @@ transposes (``coopMatTransposeNV``), and stores row-major to binding 2
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,10 +20,9 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_convert.oracle import Kind, expected_result, rounds, source_values
 from ctsgen.families.cm2_reduce.case import requirements_for
-from ctsgen.families.cm2_reduce.shapes import matrix_id
 from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
@@ -73,7 +70,7 @@ class ConvertVariant:
 
     @property
     def id(self) -> str:
-        return f"cm2_convert.{self.kind.value}.{matrix_id(self.source)}.to.{matrix_id(self.result)}"
+        return f"cm2_convert.{self.kind.value}.{self.source.label}.to.{self.result.label}"
 
     @property
     def local_size_x(self) -> int:
@@ -147,8 +144,7 @@ class ConvertCase:
         return cls(ConvertVariant.from_json(o["variant"]), int(o["seed"]))
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         """Result element -> (row, col) and the source element it comes from."""

@@ -9,8 +9,6 @@ operand of ``affine`` (unused by ``select``), 3 the result (poisoned first).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +18,9 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_elementwise.oracle import SMALL, Op, expected_per_element, op_allows
 from ctsgen.families.cm2_reduce.case import requirements_for
-from ctsgen.families.cm2_reduce.shapes import matrix_id
 from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
@@ -47,7 +44,7 @@ class PerElementVariant:
 
     @property
     def id(self) -> str:
-        return f"cm2_elementwise.{self.op.value}.{matrix_id(self.matrix)}"
+        return f"cm2_elementwise.{self.op.value}.{self.matrix.label}"
 
     @property
     def local_size_x(self) -> int:
@@ -143,8 +140,7 @@ class PerElementCase:
         return cls(v, s, int(o["r0"]), int(o["c0"]), int(o["seed"]))
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         if buffer != 2:

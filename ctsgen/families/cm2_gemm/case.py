@@ -11,8 +11,6 @@ of alpha and beta. Bindings: 1 A (M x K), 2 B (K x N), 3 C (M x N),
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +20,7 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_gemm.oracle import expected_tile
 from ctsgen.families.cm2_reduce.case import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
@@ -179,8 +177,7 @@ class GemmCase:
                    num(o["beta"]), int(o["seed"]))
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         if buffer != 3:

@@ -9,8 +9,6 @@ poisoned so an unwritten element is visible. No run-time family words.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +18,9 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce, result_shape,
                                                sum_is_meaningful)
-from ctsgen.families.cm2_reduce.shapes import matrix_id
 from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
@@ -82,7 +79,7 @@ class ReduceVariant:
     @property
     def id(self) -> str:
         r = self.result
-        return (f"cm2_reduce.{self.mode.snake}.{self.combine.value}.{matrix_id(self.source)}"
+        return (f"cm2_reduce.{self.mode.snake}.{self.combine.value}.{self.source.label}"
                 f".to_{r.rows}x{r.cols}")
 
     @property
@@ -179,8 +176,7 @@ class ReduceCase:
         return cls(ReduceVariant.from_json(o["variant"]), int(o["seed"]))
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         """Result element -> (row, col) and the source elements combined into it."""

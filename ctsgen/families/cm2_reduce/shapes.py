@@ -62,7 +62,3 @@ def with_shape(profile: DeviceProfile, like: MatrixType, rows: int, cols: int, *
     mt = replace(like, rows=rows, cols=cols, **kw)
     return mt if profile.supports_matrix(mt) is None else None
 
-
-def matrix_id(m: MatrixType) -> str:
-    scope = "subgroup" if m.scope is Scope.Subgroup else f"workgroup{m.workgroup_size}"
-    return f"{m.component.name}.{m.use.name.lower()}_{m.rows}x{m.cols}.{scope}"

@@ -16,8 +16,6 @@ M x K fp16 matrix, TrainingOptimal), ``reduce_sum``
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +25,7 @@ import numpy as np
 
 from ctsgen.backends.base import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec import oracle
 from ctsgen.model.types import CoopVecType, coopvec_combination_feature
 from ctsgen.templates import render
@@ -293,8 +291,7 @@ class CoopVecCase:
                    int(o["biasOffset"]), int(o["seed"]), bool(o["edges"]))
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def describe(self) -> dict[str, Any]:
         v = self.shader

@@ -11,8 +11,6 @@ blockSize to the block shape) and the seed of the tensor's data.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +21,7 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.decode.formats import FORMATS, Format, encode_blocks
 from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, expected_decode_load
 from ctsgen.families.tensor_layout.case import (
@@ -32,7 +30,7 @@ from ctsgen.families.tensor_layout.case import (
     LayoutVariant, Operation, TensorLayoutCase, decode_layout, matrix_from_json, matrix_to_json,
 )
 from ctsgen.model.tensor import ClampMode, TensorLayout
-from ctsgen.model.types import MatrixType, Scope
+from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import tensor_addresses
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
@@ -74,10 +72,9 @@ class DecodeVariant:
     @property
     def id(self) -> str:
         m = self.matrix
-        scope = "subgroup" if m.scope is Scope.Subgroup else f"workgroup{m.workgroup_size}"
         block = "" if self.blockShape is None else ".block" + "x".join(map(str, self.blockShape))
         return (f"decode.{self.decoder}.dim{self.Dim}{block}.clamp_{self.clampMode.snake}."
-                f"{m.component.name}.{m.use.name.lower()}_{m.rows}x{m.cols}.{scope}")
+                f"{m.label}")
 
     @property
     def local_size_x(self) -> int:
@@ -190,8 +187,7 @@ class DecodeCase:
         return cls(DecodeVariant.from_json(o["variant"]), TensorLayoutCase.from_json(o["layout"]), int(o["seed"]))
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         """Output element -> matrix (row, col), block index, blockCoord and coordInBlock."""

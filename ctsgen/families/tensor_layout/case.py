@@ -13,8 +13,6 @@ instruction is not executed, so the defaults the spec gives are tested too.
 from __future__ import annotations
 
 import enum
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +22,7 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
@@ -70,9 +68,8 @@ class LayoutVariant:
     @property
     def id(self) -> str:
         m = self.matrix
-        scope = "subgroup" if m.scope is Scope.Subgroup else f"workgroup{m.workgroup_size}"
         return (f"tensor_layout.{self.operation.value}.dim{self.Dim}.clamp_{self.clampMode.snake}."
-                f"{m.component.name}.{m.use.name.lower()}_{m.rows}x{m.cols}.{scope}")
+                f"{m.label}")
 
     @property
     def local_size_x(self) -> int:
@@ -260,8 +257,7 @@ class TensorLayoutCase:
                    o["data"]["pattern"], int(o["data"]["seed"]))
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def hazards(self) -> list[str]:
         """Known ways this case can take a driver down (it then belongs to the

@@ -14,8 +14,6 @@ tested too.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +23,7 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule
+from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.tensor_layout.case import (
     FAMILY_WORDS as LAYOUT_WORDS,
     FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
@@ -34,7 +32,7 @@ from ctsgen.families.tensor_layout.case import (
 )
 from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, TensorView
-from ctsgen.model.types import MatrixType, Scope
+from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.oracle.values import from_bits, pattern_values, sentinel_bits
 from ctsgen.templates import render
@@ -72,10 +70,9 @@ class ViewVariant:
     @property
     def id(self) -> str:
         m = self.matrix
-        scope = "subgroup" if m.scope is Scope.Subgroup else f"workgroup{m.workgroup_size}"
         view = f"view{self.VDim}_{'dims' if self.hasDimensions else 'span'}_p{''.join(map(str, self.permutation))}"
         return (f"tensor_view.{self.operation.value}.dim{self.Dim}.{view}.clamp_{self.clampMode.snake}."
-                f"{m.component.name}.{m.use.name.lower()}_{m.rows}x{m.cols}.{scope}")
+                f"{m.label}")
 
     @property
     def local_size_x(self) -> int:
@@ -238,8 +235,7 @@ class TensorViewCase:
                    tup("viewDimension"), tup("viewStride"), tup("clip"))  # type: ignore[arg-type]
 
     def name(self) -> str:
-        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.shader.id}.case_{digest}"
+        return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         """What element ``element`` of the output buffer means: for a load the matrix
