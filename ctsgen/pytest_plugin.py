@@ -96,6 +96,7 @@ class _PackState:
         self.device = _worker_device(config.getoption("ctsgen_devices"), self.worker)
         self.selected: dict[str, list[str]] = {}  # variant id -> names of the selected cases
         self.verdicts: dict[str, CaseResult] = {}
+        self._prepared = False
 
     @property
     def backend(self) -> Any:
@@ -115,10 +116,32 @@ class _PackState:
             self._run_variant(variant_id, self.selected.get(variant_id) or [name])
         return self.verdicts[name]
 
+    def _prepare_once(self) -> None:
+        """Build every selected variant's pipeline up front, on several threads, when this
+        process runs the whole selection; building them one variant at a time as items
+        come cost the H100 run 99% of its time (docs/validation.md). Under xdist each
+        worker builds only what it is given, at its first dispatch."""
+        if self._prepared or self.worker is not None:
+            return
+        self._prepared = True
+        prepare = getattr(self.backend, "prepare", None)
+        if prepare is None:
+            return
+        from ctsgen.backends.base import BackendError
+
+        profile = self.backend.profile()
+        variants = [self.pack.variants[v] for v in self.selected
+                    if not profile.unsupported_reason(self.pack.variants[v].requirements)]
+        try:
+            prepare(variants)
+        except BackendError:
+            pass  # each variant's own dispatch reports what is wrong with it
+
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
         from ctsgen.runner.run import RunOptions, run_pack
 
+        self._prepare_once()
         wanted = set(names)
         sub = dataclasses.replace(self.pack, cases=[c for c in self.pack.cases if c.name in wanted])
         options = RunOptions(batch_size=self.config.getoption("ctsgen_batch_size"),

@@ -103,9 +103,12 @@ def test_not_supported_is_a_skip_and_variants_run_batched(pytester: pytest.Pytes
             dispatches = []
             def profile(self):
                 return NoBfloat16(name="limited")
+            prepares = []
             def run(self, dispatch, timeout_s):
                 Limited.dispatches.append((dispatch.variant.id, dispatch.workgroups))
                 return super().run(dispatch, timeout_s)
+            def prepare(self, variants):
+                Limited.prepares.append(len(variants))
     ''')
     pytester.makeconftest('''
         import limited_backend
@@ -114,6 +117,7 @@ def test_not_supported_is_a_skip_and_variants_run_batched(pytester: pytest.Pytes
             ids = [v for v, _ in calls]
             assert len(ids) == len(set(ids)), "a variant was dispatched more than once"
             print("DISPATCHES", len(calls), sum(n for _, n in calls))
+            print("FIRST PREPARE", limited_backend.Limited.prepares[0])
     ''')
     pytester.syspathinsert()
     res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack), "-s", "-rs",
@@ -126,6 +130,7 @@ def test_not_supported_is_a_skip_and_variants_run_batched(pytester: pytest.Pytes
     res.stdout.fnmatch_lines(["*NotSupported: this device lacks VK_KHR_shader_bfloat16*"])
     n_variants = len({c["variant"] for c in manifest["cases"] if c not in bf16})
     res.stdout.fnmatch_lines([f"*DISPATCHES {n_variants} {COUNT - len(bf16)}"])
+    res.stdout.fnmatch_lines([f"*FIRST PREPARE {n_variants}"])  # every supported pipeline, up front
 
 
 def test_without_a_pack_the_plugin_collects_nothing(pytester: pytest.Pytester) -> None:
