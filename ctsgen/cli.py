@@ -1,4 +1,4 @@
-"""The ``ctsgen`` command line: generate packs, run them, check the toolchain."""
+"""The ``ctsgen`` command line: generate, run, fuzz, repro, report, coverage, bench and doctor."""
 
 from __future__ import annotations
 
