@@ -14,6 +14,7 @@ probe of one word, Dim 1, blockSize 1 (probes) or the flattest block shape
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ from ctsgen.families.decode.formats import FORMATS
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
 from ctsgen.model.tensor import MAX_DIM, ClampMode
-from ctsgen.model.types import ComponentType, MatrixUse
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.strategies import matrix_types, strides
 
 DECODERS = PROBES + tuple(FORMATS)
@@ -47,10 +48,12 @@ def block_shapes(dim: int, K: int) -> list[tuple[int, ...]]:
     return sorted(out, key=lambda s: (math.prod(s[:-1]), s))
 
 
-@st.composite
-def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
-                    decoder: str | None = None, Dim: int | None = None,
-                    clampMode: ClampMode | None = None) -> DecodeVariant:
+def draw_decode_parts(draw: st.DrawFn, options: StrategyOptions, decoder: str | None, Dim: int | None,
+                      clampMode: ClampMode | None, shape_ok: Callable[[tuple[int, ...]], bool] = lambda s: True
+                      ) -> tuple[str, int, ClampMode, MatrixType, tuple[int, ...] | None]:
+    """(decoder, Dim, clampMode, matrix, block shape) of a decode variant; a format's
+    block shape is one of :func:`block_shapes` that ``shape_ok`` accepts (the
+    decode-vector family asks for a last side that is a multiple of V)."""
     dec = draw(st.sampled_from(DECODERS)) if decoder is None else decoder
     fmt = FORMATS.get(dec)
     d = draw(st.integers(1, MAX_FORMAT_DIM if fmt else MAX_DIM)) if Dim is None else Dim
@@ -58,7 +61,15 @@ def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
     types = FORMAT_TYPES if fmt else PROBE_TYPES
     matrix = draw(matrix_types(options.profile or default_profile()).filter(
         lambda m: m.component in types and (fmt is not None or m.use is MatrixUse.Accumulator)))
-    shape = draw(st.sampled_from(block_shapes(d, fmt.K))) if fmt else None
+    shape = draw(st.sampled_from([s for s in block_shapes(d, fmt.K) if shape_ok(s)])) if fmt else None
+    return dec, d, mode, matrix, shape
+
+
+@st.composite
+def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
+                    decoder: str | None = None, Dim: int | None = None,
+                    clampMode: ClampMode | None = None) -> DecodeVariant:
+    dec, d, mode, matrix, shape = draw_decode_parts(draw, options, decoder, Dim, clampMode)
     return DecodeVariant(d, mode, matrix, dec, shape)
 
 

@@ -15,17 +15,14 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.decode.formats import FORMATS
-from ctsgen.families.decode.strategy import DECODERS, FORMAT_TYPES, MAX_FORMAT_DIM, PROBE_TYPES, block_shapes
+from ctsgen.families.decode.strategy import DECODERS, draw_decode_parts
 from ctsgen.families.decode_vector.case import VS, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
-from ctsgen.model.tensor import MAX_DIM, ClampMode
-from ctsgen.model.types import MatrixUse
-from ctsgen.strategies import matrix_types, strides
+from ctsgen.model.tensor import ClampMode
+from ctsgen.strategies import strides
 
 
 def strata() -> list[dict[str, object]]:
@@ -38,16 +35,8 @@ def decode_vector_variants(draw: st.DrawFn, options: StrategyOptions = StrategyO
                            decoder: str | None = None, V: int | None = None, Dim: int | None = None,
                            clampMode: ClampMode | None = None) -> DecodeVectorVariant:
     v = draw(st.sampled_from(VS)) if V is None else V
-    dec = draw(st.sampled_from(DECODERS)) if decoder is None else decoder
-    fmt = FORMATS.get(dec)
-    d = draw(st.integers(1, MAX_FORMAT_DIM if fmt else MAX_DIM)) if Dim is None else Dim
-    mode = draw(st.sampled_from(list(ClampMode))) if clampMode is None else clampMode
-    types = FORMAT_TYPES if fmt else PROBE_TYPES
-    matrix = draw(matrix_types(options.profile or default_profile()).filter(
-        lambda m: m.component in types and (fmt is not None or m.use is MatrixUse.Accumulator)))
-    shape = None
-    if fmt is not None:
-        shape = draw(st.sampled_from([s for s in block_shapes(d, fmt.K) if s[-1] % v == 0]))
+    dec, d, mode, matrix, shape = draw_decode_parts(draw, options, decoder, Dim, clampMode,
+                                                    shape_ok=lambda s: s[-1] % v == 0)
     return DecodeVectorVariant(d, mode, matrix, dec, shape, v)
 
 

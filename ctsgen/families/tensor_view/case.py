@@ -76,11 +76,10 @@ class ViewVariant:
 
     @property
     def local_size_x(self) -> int:
-        return self.matrix.workgroup_size
+        return self.layout_variant().local_size_x
 
     def buffers(self) -> tuple[BufferSpec, ...]:
-        dt = self.matrix.component.dtype.name
-        return (BufferSpec(1, "input", dt), BufferSpec(2, "output", dt))
+        return self.layout_variant().buffers()  # the same input/output pair as a plain layout
 
     def requirements(self) -> Requirements:
         return self.layout_variant().requirements()
