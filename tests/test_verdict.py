@@ -44,7 +44,7 @@ def test_quality_warning_near_the_edge(tmp_path, monkeypatch) -> None:
     from ctsgen.runner.verdict import Status
     from ctsgen.backends.base import BufferSpec
 
-    monkeypatch.setattr(run_module, "_explain", lambda case, buffer, element: {})  # no family model here
+    monkeypatch.setattr(run_module, "_locator", lambda case: lambda buffer, element: {})  # no family model here
     case = PackCase(tmp_path, {"name": "c", "family": "x", "compare": TOL, "files": {}, "param_words": []},
                     (BufferSpec(1, "out", "float32"),))
     e = np.array([1.0, 2.0], dtype=np.float32)

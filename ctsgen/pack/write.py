@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen import __version__
-from ctsgen.families.base import Case, Variant, variant_spirv, variant_validator
+from ctsgen.families.base import Case, CaseData, Variant, variant_spirv, variant_validator
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 
@@ -51,9 +51,9 @@ def variant_record(family: str, v: Variant, spirv: bytes) -> dict[str, Any]:
     }
 
 
-def case_record(case: Case, v: Variant, data_files: dict[str, str]) -> dict[str, Any]:
-    """The case file: parameters in spec vocabulary plus what a consumer needs to run it."""
-    d = case.data()
+def case_record(case: Case, v: Variant, d: CaseData, data_files: dict[str, str]) -> dict[str, Any]:
+    """The case file: parameters in spec vocabulary plus what a consumer needs to run it
+    (``d``: the case's data, computed once by the caller)."""
     rec = {
         "name": case.name(),
         "family": case.family,
@@ -137,7 +137,7 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
             if expected is not None:
                 files[f"{spec.name}.expected"] = f"cases/{name}/{spec.name}.expected.npy"
                 save_array(case_dir / f"{spec.name}.expected.npy", expected)
-        (case_dir / "case.json").write_text(_dump(case_record(case, v, files)))
+        (case_dir / "case.json").write_text(_dump(case_record(case, v, d, files)))
         entry = {"name": name, "family": case.family, "variant": v.id, "case": f"cases/{name}/case.json"}
         hazards = getattr(case, "hazards", lambda: [])()
         if hazards:

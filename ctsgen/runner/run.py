@@ -100,11 +100,10 @@ def _chunks(items: list[PackCase], size: int, limit: int | None = None) -> Itera
         yield batch
 
 
-def _explain(case: PackCase, buffer: int, element: int) -> dict[str, Any]:
-    family = get_family(case.record["family"])
-    model = family.case_from_json(case.record["parameters"])
-    locate = getattr(model, "locate", None)
-    return locate(buffer, element) if locate else {}
+def _locator(case: PackCase) -> Callable[[int, int], dict[str, Any]]:
+    """What the family says about (buffer, element) of ``case`` (built once per failing case)."""
+    model = get_family(case.record["family"]).case_from_json(case.record["parameters"])
+    return getattr(model, "locate", None) or (lambda buffer, element: {})
 
 
 def judge(case: PackCase, outputs: list, expected: list, tolerances: list | None = None) -> CaseResult:
@@ -124,6 +123,7 @@ def judge(case: PackCase, outputs: list, expected: list, tolerances: list | None
             worst = max(worst or 0.0, j.max_ratio)
         if j.bad.size:
             spec = case.buffers[b]
+            locate = _locator(case)
             mism = []
             for k in j.bad[:MAX_MISMATCHES]:
                 k = int(k)
@@ -131,7 +131,7 @@ def judge(case: PackCase, outputs: list, expected: list, tolerances: list | None
                          "expected": _scalar(want, k), "actual": _scalar(got, k)}
                 if tolerances and tolerances[b] is not None:
                     entry["tolerance"] = float(np.broadcast_to(tolerances[b], want.shape).ravel()[k])
-                entry.update(_explain(case, b, k))
+                entry.update(locate(b, k))
                 mism.append(entry)
             return CaseResult(case.name, Status.Fail,
                               f"{j.bad.size} of {want.size} elements of '{spec.name}' differ", mism, worst)
