@@ -49,7 +49,7 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     the runner's verdict (Pass, Fail with the mismatches, QualityWarning).
     """
     fuzzer = _fuzzer(backend, case.family)
-    sv = fuzzer.shader(case.variant())
+    sv = fuzzer.shader(case.variant(), case.family)
     reason = fuzzer.profile.unsupported_reason(sv.requirements)
     if reason:
         return CaseResult(case.name(), Status.NotSupported, reason)
