@@ -38,6 +38,7 @@ TRAINING_OPS = ("outer_product", "reduce_sum")
 W_MATRIX_OFFSET, W_STRIDE, W_BIAS_OFFSET = 0, 1, 2
 FAMILY_WORDS = 3
 F16 = CoopVecType.float16
+VALUE_KINDS = ("random", "edges", "grid", "special")  # how a case's data are drawn (CoopVecCase.values)
 
 
 def ceil_to(n: int, m: int) -> int:
@@ -73,6 +74,11 @@ class CoopVecVariant:
                              "(VUID-RuntimeSpirv-OpCooperativeVectorOuterProductAccumulateNV-10093)")
 
     # -- geometry ---------------------------------------------------------
+    @property
+    def takes_special_values(self) -> bool:
+        """Whether infinities can be fed in: a float MatMul with a float InputInterpretation."""
+        return self.op in MATMUL_OPS and self.resultType.is_float and self.inputInterpretation.is_float
+
     @property
     def optimal(self) -> bool:
         return self.layout >= 2
@@ -250,8 +256,12 @@ def outer_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class CoopVecCase:
     """One case: run-time operands in the spec's vocabulary and the data seed.
 
-    ``edges``: the data include edge values (saturation boundaries; fp8/fp16
-    max normals paired with min subnormals; min normals; int32 wrapping)."""
+    ``values`` names how the data are drawn (ctsgen/families/coopvec/data.py):
+    ``random`` (full-mantissa values, the tolerance model), ``edges`` (plus
+    saturation boundaries, fp8/fp16 max normals paired with min subnormals, min
+    normals, int32 wrapping), ``grid`` (every partial sum exact in the Result
+    Type in any order: compared bit for bit) or ``special`` (infinities and
+    overflow to infinity, float matmuls only)."""
 
     family: ClassVar[str] = FAMILY_NAME
 
@@ -260,7 +270,14 @@ class CoopVecCase:
     matrixStride: int = 0
     biasOffset: int = 0
     seed: int = 0
-    edges: bool = False
+    values: str = "random"
+
+    def __post_init__(self) -> None:
+        if self.values not in VALUE_KINDS:
+            raise ValueError(f"values {self.values!r}: use one of {VALUE_KINDS}")
+        if self.values == "special" and not self.shader.takes_special_values:
+            raise ValueError(f"values 'special' needs a float MatMul with a float InputInterpretation; "
+                             f"{self.shader.id} has none")
 
     def variant(self) -> CoopVecVariant:
         return self.shader
@@ -283,18 +300,19 @@ class CoopVecCase:
     def to_json(self) -> dict[str, Any]:
         return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "matrixOffset": self.matrixOffset,
                 "matrixStride": self.matrixStride, "biasOffset": self.biasOffset, "seed": self.seed,
-                "edges": self.edges}
+                "values": self.values}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> CoopVecCase:
+        values = o["values"] if "values" in o else ("edges" if o.get("edges") else "random")  # packs before "values"
         return cls(CoopVecVariant.from_json(o["variant"]), int(o["matrixOffset"]), int(o["matrixStride"]),
-                   int(o["biasOffset"]), int(o["seed"]), bool(o["edges"]))
+                   int(o["biasOffset"]), int(o["seed"]), str(values))
 
     def name(self) -> str:
         return case_name(self.shader.id, self.to_json())
 
     def describe(self) -> dict[str, Any]:
         v = self.shader
-        return {"layout": LAYOUTS[v.layout], "transpose": v.transpose, "M": v.M, "K": v.K,
+        return {"layout": LAYOUTS[v.layout], "transpose": v.transpose, "M": v.M, "K": v.K, "values": self.values,
                 "toleranceModel": "docs/spec-decisions.md#coopvec-numeric-model"}
 

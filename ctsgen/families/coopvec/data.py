@@ -11,6 +11,19 @@ interpretation's max normal in an input column paired with min-subnormal
 multiples in that weight column, min normals and subnormals.
 Integers: full range of the stored type, saturation boundaries of the
 conversion, biases near the int32 limits (wrapping).
+
+``grid`` data (float paths): multiples of 1/4 (exact in fp16, E4M3 and E5M2),
+sparse enough that the sum of |terms| of every output stays below
+:data:`GRID_SUM_LIMIT`; every partial sum is then a multiple of 1/16 below
+128, exact in fp16, so any accumulation order and precision gives the exact
+result: the tolerance is zero (only the sign of a zero may differ). This
+keeps a one-term error visible at K = 512, where the tolerance model of
+``random`` data is about 17 fp16 ulps wide.
+``special`` data (float MatMuls): invocation 0 has +Inf and invocation 1 -Inf
+in one input component (interpretations with infinities), invocation 2 has
+every component at the interpretation's max normal, which overflows an fp16
+result to +Inf for large enough row sums (a row that would land near the
+overflow threshold is scaled down by 8 instead, so no result is ambiguous).
 """
 
 from __future__ import annotations
@@ -31,6 +44,19 @@ def exact_floats(rng: np.random.Generator, shape: tuple[int, ...], t: CoopVecTyp
     mag = np.exp2(rng.uniform(-3, 1, shape))
     sign = np.where(rng.random(shape) < positive, 1.0, -1.0)
     return (sign * mag).astype(t.dtype).astype(np.float64)
+
+
+GRID = 0.25
+GRID_SUM_LIMIT = 120.0  # < 128 = 2^11 * 1/16: a multiple of 1/16 below it is exact in fp16
+SPECIAL_INVOCATIONS = (0, 1, 2)  # +Inf, -Inf, max normals (see the module docstring)
+
+
+def grid_floats(rng: np.random.Generator, shape: tuple[int, ...], limit: float = 2.0,
+                density: float = 1.0) -> np.ndarray:
+    """Multiples of 1/4 in [-limit, limit], each nonzero with probability at most ``density``."""
+    n = int(limit / GRID)
+    k = rng.integers(-n, n, shape, endpoint=True)
+    return np.where(rng.random(shape) < density, k, 0) * GRID
 
 
 def _ints(rng: np.random.Generator, shape: tuple[int, ...], lo: int, hi: int, edges: list[int]) -> np.ndarray:
@@ -126,22 +152,53 @@ def case_data(case: CoopVecCase) -> CaseData:
     return _training_data(case, v, rng)
 
 
+def _grid_matmul(rng: np.random.Generator, v: CoopVecVariant) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Grid inputs, weights and bias whose every output has sum |terms| <= GRID_SUM_LIMIT."""
+    x = grid_floats(rng, (LOCAL, v.K))
+    w = grid_floats(rng, (v.M, v.K), density=min(1.0, 48.0 / v.K))
+    b = grid_floats(rng, (v.M,)) if v.op == "matmuladd" else None
+    bound = np.cumsum(np.abs(w) * np.abs(x).max(axis=0), axis=1) + (0 if b is None else np.abs(b)[:, None])
+    w[bound > GRID_SUM_LIMIT] = 0.0
+    return x, w, b
+
+
+def _special_inputs(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, v: CoopVecVariant,
+                    rng: np.random.Generator) -> None:
+    """Infinities and max normals in the SPECIAL_INVOCATIONS' inputs (in place; see the module docstring)."""
+    fi = ml_dtypes.finfo(v.inputInterpretation.dtype)
+    if np.isinf(np.asarray(np.inf).astype(v.inputInterpretation.dtype)):  # E4M3 (fn) has no infinity
+        x[0, rng.integers(v.K)] = np.inf
+        x[1, rng.integers(v.K)] = -np.inf
+    x[2] = float(fi.max)
+    y = x[2] @ w.T + (0 if b is None else b)
+    res_max = float(ml_dtypes.finfo(v.resultType.dtype).max)
+    if ((np.abs(y) > res_max / 2) & (np.abs(y) < res_max * 2)).any():
+        x[2] /= 8  # an exact power-of-two scaling: every row far from the threshold
+
+
 def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
-    raw_x = _stored_input(rng, v, case.edges)
-    x = oracle.convert_input(raw_x, v.inputType, v.inputInterpretation)
-    w = _matrix_values(rng, v, case.edges)
+    edges = case.values == "edges"
+    if case.values == "grid":
+        x, w, b = _grid_matmul(rng, v)
+        raw_x = x.astype(v.inputType.dtype)
+    else:
+        raw_x = _stored_input(rng, v, edges)
+        x = oracle.convert_input(raw_x, v.inputType, v.inputInterpretation)
+        w = _matrix_values(rng, v, edges)
+        bt = v.biasInterpretation
+        b = None
+        if v.op == "matmuladd":
+            if bt.is_float:
+                b = exact_floats(rng, (v.M,), bt, 1.0)
+            else:
+                b = _ints(rng, (v.M,), -2**31, 2**31 - 1, [2**31 - 1, -2**31, 2**31 - 200] if edges else [])
+        if v.resultType.is_float:
+            x, w = _condition(x.astype(np.float64), w, b, v.matrixInterpretation, v.inputInterpretation, rng, edges)
+            if case.values == "special":
+                _special_inputs(x, w, b, v, rng)
+            if v.inputType.is_float and not v.inputInterpretation.is_packed:
+                raw_x = x.astype(v.inputType.dtype)
     bt = v.biasInterpretation
-    b = None
-    if v.op == "matmuladd":
-        if bt.is_float:
-            b = exact_floats(rng, (v.M,), bt, 1.0)
-        else:
-            b = _ints(rng, (v.M,), -2**31, 2**31 - 1, [2**31 - 1, -2**31, 2**31 - 200] if case.edges else [])
-    if v.resultType.is_float:
-        x, w = _condition(x.astype(np.float64), w, b, v.matrixInterpretation, v.inputInterpretation, rng,
-                          case.edges)
-        if v.inputType.is_float and not v.inputInterpretation.is_packed:
-            raw_x = x.astype(v.inputType.dtype)
     stored = w.T if v.transpose else w
     mbytes = _place_matrix(v, stored, case.matrixOffset, case.matrixStride)
     bias = np.zeros(case.biasOffset + v.M * bt.dtype.itemsize, dtype=np.uint8)
@@ -159,29 +216,39 @@ def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator)
     tol = None
     if rt.is_float:
         t = np.zeros(expected.shape, np.float64)
-        t.reshape(LOCAL, step)[:, :v.M] = oracle.matmul_tolerance(x, w, b, rt)
+        if case.values != "grid":
+            with np.errstate(invalid="ignore", over="ignore"):
+                t.reshape(LOCAL, step)[:, :v.M] = oracle.matmul_tolerance(x, w, b, rt)
         tol = [None, None, None, t] + ([None] if v.optimal else [])
     return CaseData(case.params(), initial, exp_list, tol)
 
 
 def _training_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
+    """fp16 vectors and matrix; ``grid`` values keep every partial sum exact (|sums| < 128 on the
+    1/16 grid: products of two multiples of 1/4 in [-1, 1], 32 of them, plus an initial value <= 2)."""
     f16 = np.float16
+    grid = case.values == "grid"
+
+    def values(shape: tuple[int, ...], limit: float) -> np.ndarray:
+        return (grid_floats(rng, shape, limit) if grid else exact_floats(rng, shape, T.float16, 1.0)).astype(f16)
+
     if v.op == "outer_product":
-        a = exact_floats(rng, (LOCAL, v.M), T.float16, 1.0).astype(f16)
-        b = exact_floats(rng, (LOCAL, v.K), T.float16, 1.0).astype(f16)
-        c0 = exact_floats(rng, (v.M, v.K), T.float16, 1.0).astype(f16)
+        a, b = values((LOCAL, v.M), 1.0), values((LOCAL, v.K), 1.0)
+        c0 = values((v.M, v.K), 2.0)
         terms = outer_terms(a, b)
         expected = oracle.accumulate_f16(c0, terms).ravel()
-        tol = oracle.accumulate_tolerance(c0, terms, product_rounding=True).ravel()
+        tol = np.zeros(expected.shape) if grid else \
+            oracle.accumulate_tolerance(c0, terms, product_rounding=True).ravel()
         return CaseData(case.params(), [_vectors(v, a, f16), c0.ravel(), _vectors(v, b, f16), np.zeros(0, np.uint8)],
                         [None, expected, None, None], [None, tol, None, None])
-    vecs = exact_floats(rng, (LOCAL, v.K), T.float16, 1.0).astype(f16)
+    vecs = values((LOCAL, v.K), 2.0)
     pad = case.biasOffset // 2
     acc0 = np.zeros(pad + v.K, dtype=f16)
     acc0[:pad] = np.float16(-1.5)  # elements before the offset must stay untouched
-    acc0[pad:] = exact_floats(rng, (v.K,), T.float16, 1.0)
+    acc0[pad:] = values((v.K,), 2.0)
     expected = acc0.copy()
     expected[pad:] = oracle.accumulate_f16(acc0[pad:], vecs)
     tol = np.zeros(acc0.shape, np.float64)
-    tol[pad:] = oracle.accumulate_tolerance(acc0[pad:], vecs, product_rounding=False)
+    if not grid:
+        tol[pad:] = oracle.accumulate_tolerance(acc0[pad:], vecs, product_rounding=False)
     return CaseData(case.params(), [_vectors(v, vecs, f16), acc0], [None, expected], [None, tol])

@@ -15,7 +15,9 @@ numeric model (docs/spec-decisions.md, "coopvec-numeric-model"):
   the 32-bit result.
 * Float paths: the exact product sum (float64; every product of two 16-bit or
   8-bit floats is exact there) rounded to the result type. The tolerance is
-  :func:`matmul_tolerance`.
+  :func:`matmul_tolerance`: accumulation may round partial sums to the Result
+  Type once every :data:`ACCUMULATION_BLOCK` products (the H100 does exactly
+  that for fp16 results, docs/validation.md "coopvec accumulation model").
 * Training ops: OuterProductAccumulate / ReduceSumAccumulate add into memory
   "as if ... a Relaxed atomic add": every add rounds to the matrix type, in an
   order the implementation picks; :func:`accumulate_tolerance` bounds all orders.
@@ -28,8 +30,10 @@ import numpy as np
 
 from ctsgen.model.types import CoopVecType
 
-#: unit roundoff of the accumulation the model assumes for float matmuls (binary32)
+#: unit roundoff of the accumulation inside a block of products (binary32)
 U_ACC = 2.0**-24
+#: products summed (at binary32 or better) between two roundings of the partial sum to the Result Type
+ACCUMULATION_BLOCK = 16
 #: fp16: unit roundoff and the spacing of its subnormals
 U_F16, F16_TINY = 2.0**-11, 2.0**-24
 
@@ -85,14 +89,25 @@ def matmul(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, result: CoopVe
         return y.astype(result.dtype)
 
 
+def accumulation_roundings(k: int, bias: bool) -> int:
+    """Roundings of the partial sum to the Result Type: one per block of
+    :data:`ACCUMULATION_BLOCK` products, one more for a bias added on its own."""
+    return -(-k // ACCUMULATION_BLOCK) + int(bias)
+
+
 def matmul_tolerance(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, result: CoopVecType) -> np.ndarray:
     """Per-element bound on |device - expected| for a float result (float64, invocations x M).
 
-    With S = sum_k |w_mk x_k| + |b_m| and K the number of terms:
-    gamma_{K+1}(U_ACC) * S covers any summation order at binary32 or better
-    (products are exact), 2 u_r |y| covers the device's and the oracle's
-    roundings to the result type (each at most half an ulp of a value within
-    that bound), and one result subnormal spacing covers results near zero.
+    OpCooperativeVectorMatrixMulAddNV: "The internal precision of floating-point
+    operations is defined by the client API", and Vulkan does not define it. The
+    model: products are exact, sums inside a block of at most ACCUMULATION_BLOCK
+    products are kept at binary32 or better, and the partial sum is rounded to the
+    Result Type after each block (r = :func:`accumulation_roundings` roundings, the
+    last of which is the final result's). With S = sum_k |w_mk x_k| + |b_m| every
+    partial sum is at most S, so in any order
+    |device - exact| <= gamma_r(u_r) S + gamma_{K+1}(U_ACC) S (1 + gamma_r(u_r)),
+    plus r subnormal spacings of the Result Type (a rounding near zero is absolute),
+    and the oracle's own rounding of the exact value adds u_r |y|.
     """
     s = np.abs(x.astype(np.float64)) @ np.abs(w.astype(np.float64)).T
     if bias is not None:
@@ -100,8 +115,10 @@ def matmul_tolerance(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, resu
     y = np.abs(x.astype(np.float64) @ w.astype(np.float64).T + (0 if bias is None else bias.astype(np.float64)))
     u_r = 2.0 ** -(ml_dtypes.finfo(result.dtype).nmant + 1)
     tiny = float(ml_dtypes.finfo(result.dtype).smallest_subnormal)
-    k = w.shape[1] + (bias is not None)
-    return (gamma(k, U_ACC) * s) * (1 + 2 * u_r) + 2 * u_r * y + tiny
+    k = w.shape[1]
+    r = accumulation_roundings(k, bias is not None)
+    g_r = gamma(r, u_r)
+    return g_r * s + gamma(k + 1, U_ACC) * s * (1 + g_r) + u_r * y + r * tiny
 
 
 def accumulate_f16(initial: np.ndarray, terms: np.ndarray) -> np.ndarray:

@@ -11,8 +11,9 @@ inputs). Training ops need cooperativeVectorTraining and fp16 accumulation
 TrainingOptimal layout (VUID-...-OuterProductAccumulateNV-10093).
 :func:`coopvec_cases` draws MatrixOffset (multiple of 64, VUID-...-10097),
 MatrixStride (a multiple of 16 at least the row/column length, VUID-...-10096),
-BiasOffset (multiple of 16, VUID-...-10098). Shrinks toward the first
-combination, RowMajor, small M and K, zero offsets, minimum stride.
+BiasOffset (multiple of 16, VUID-...-10098) and how the data are drawn
+(:func:`value_kinds`). Shrinks toward the first combination, RowMajor, small M
+and K, zero offsets, minimum stride, random data.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.coopvec.case import LAYOUTS, MATMUL_OPS, CoopVecCase, CoopVecVariant, ceil_to
+from ctsgen.families.coopvec.case import LAYOUTS, MATMUL_OPS, VALUE_KINDS, CoopVecCase, CoopVecVariant, ceil_to
 from ctsgen.model.types import CoopVecType
 
 SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
@@ -109,8 +110,15 @@ def coopvec_cases(draw: st.DrawFn, v: CoopVecVariant, options: StrategyOptions =
     if v.op == "matmuladd" or v.op == "reduce_sum":
         boff = 16 * draw(st.integers(0, 3))
     seed = draw(st.integers(0, 2**32 - 1))
-    edges = draw(st.booleans())
-    return CoopVecCase(v, moff, stride, boff, seed, edges)
+    return CoopVecCase(v, moff, stride, boff, seed, draw(st.sampled_from(value_kinds(v))))
+
+
+def value_kinds(v: CoopVecVariant) -> tuple[str, ...]:
+    """The data a variant can take (CoopVecCase.values), simplest first: ``grid`` and ``special``
+    need float arithmetic with a float InputInterpretation; the training ops are fp16."""
+    if v.op not in MATMUL_OPS:
+        return ("random", "grid")
+    return VALUE_KINDS if v.takes_special_values else ("random", "edges")
 
 
 def all_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[CoopVecCase]:
