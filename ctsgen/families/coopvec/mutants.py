@@ -101,6 +101,36 @@ def _e4m3_as_fnuz() -> dict[str, Any]:
     return {"ctsgen.families.coopvec.case:CoopVecVariant.read_matrix": read_matrix}
 
 
+def _last_product_dropped() -> dict[str, Any]:
+    """A K loop that stops one product early: component K-1 never reaches the sum (K > 1)."""
+    from ctsgen.families.coopvec import oracle
+
+    original = oracle.matmul
+
+    def matmul(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, result: CoopVecType) -> np.ndarray:
+        if w.shape[1] > 1:
+            x, w = x[:, :-1], w[:, :-1]
+        return original(x, w, bias, result)
+
+    return {f"{ORACLE}:matmul": matmul}
+
+
+def _infinity_saturates() -> dict[str, Any]:
+    """Float inputs are converted with saturation: an infinite component becomes the max normal."""
+    from ctsgen.families.coopvec import oracle
+
+    original = oracle.convert_input
+
+    def convert_input(x: np.ndarray, stored: CoopVecType, interp: CoopVecType) -> np.ndarray:
+        out = original(x, stored, interp)
+        if interp.is_float:
+            big = float(ml_dtypes.finfo(interp.dtype).max)
+            out = np.clip(out, -big, big)
+        return out
+
+    return {f"{ORACLE}:convert_input": convert_input}
+
+
 MUTANTS = [
     Mutant("coopvec-packed-bytes-reversed", FAMILY,
            "packed int8 input words are unpacked high byte first",
@@ -120,4 +150,11 @@ MUTANTS = [
     Mutant("coopvec-e4m3-as-fnuz", FAMILY, "an E4M3 matrix is decoded as e4m3fnuz (bias 8)",
            _e4m3_as_fnuz,
            "a matmul with an E4M3 matrix (optimal layout) and a non-zero product"),
+    Mutant("coopvec-last-product-dropped", FAMILY, "the K loop stops one product early",
+           _last_product_dropped,
+           "a float or integer matmul with K > 1 and a non-zero last product (grid data keep it "
+           "visible at any K)"),
+    Mutant("coopvec-infinity-saturates", FAMILY, "an infinite float input is clamped to the max normal",
+           _infinity_saturates,
+           "a float matmul with special values (an Inf input component)"),
 ]
