@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from coopvec_error_table import read_results  # bench/ is on sys.path when run as a script
-from ctsgen.families.coopvec.case import LOCAL, CoopVecCase
+from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.pack.read import load_pack
 
 BLOCKS = (1, 8, 16, 32, 64)
@@ -57,7 +57,7 @@ def fit(pack_dir: str, results_path: str) -> Counter:
         step = v.out_stride // 2
         for block in BLOCKS:
             for bias_first in (False, True):
-                pred = blocked(x, w, b, block, bias_first).reshape(LOCAL, -1)
+                pred = blocked(x, w, b, block, bias_first).reshape(v.invocations, -1)
                 for m in r["mismatches"]:
                     inv, row = divmod(m["element"], step)
                     if int(pred[inv, row].view(np.uint16)) == int(m["actual"]["bits"], 16):

@@ -19,7 +19,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -48,7 +48,6 @@ class Mutant:
     description: str
     factory: Callable[[], dict[str, Any]]
     killed_by: str = ""
-    tags: tuple[str, ...] = field(default=())
 
     @contextmanager
     def applied(self) -> Iterator[None]:

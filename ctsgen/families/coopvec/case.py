@@ -5,8 +5,11 @@ type combination (Input type, Input/Matrix/Bias interpretations, Result type),
 MemoryLayout, Transpose and the vector sizes M, K (constant operands of
 OpCooperativeVectorMatrixMulAddNV). A :class:`CoopVecCase` adds the run-time
 operands (MatrixOffset, MatrixStride, BiasOffset) and a data seed. Every
-workgroup of LOCAL invocations runs one case; each invocation has its own
-input vector(s), so one case checks LOCAL matrix-vector products.
+workgroup of ``invocations`` threads runs one case; each invocation has its
+own input vector(s), so one case checks that many matrix-vector products.
+The spec puts no condition on the workgroup size: a full subgroup (32 on the
+H100) is the default, and 1, 8 and 64 invocations (partial subgroups and
+several subgroups) are drawn too (docs/validation.md, coopvec run 1).
 
 Operations: ``matmul`` (OpCooperativeVectorMatrixMulNV), ``matmuladd``
 (...MulAddNV), ``outer_product`` (OpCooperativeVectorOuterProductAccumulateNV,
@@ -31,7 +34,7 @@ from ctsgen.model.types import CoopVecType, coopvec_combination_feature
 from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec"
-LOCAL = 32  # invocations per workgroup = input vectors per case: one full subgroup (see validation.md, coopvec run 1)
+LOCAL = 32  # default invocations per workgroup = input vectors per case: one full subgroup
 LAYOUTS = ("RowMajor", "ColumnMajor", "InferencingOptimal", "TrainingOptimal")  # VkCooperativeVectorMatrixLayoutNV 0..3
 MATMUL_OPS = ("matmul", "matmuladd")
 TRAINING_OPS = ("outer_product", "reduce_sum")
@@ -59,8 +62,12 @@ class CoopVecVariant:
     transpose: bool
     M: int
     K: int
+    invocations: int = LOCAL
 
     def __post_init__(self) -> None:
+        if not 1 <= self.invocations <= 1024:
+            raise ValueError(f"invocations {self.invocations}: a workgroup holds 1..1024 invocations "
+                             "(maxComputeWorkGroupSize.x)")
         if self.op in MATMUL_OPS:
             if self.transpose and self.layout < 2:
                 raise ValueError("Transpose is not supported for RowMajor/ColumnMajor (SPV_NV_cooperative_vector)")
@@ -116,13 +123,17 @@ class CoopVecVariant:
         t = (f"{self.inputType.name}_as_{self.inputInterpretation.name}.m_{self.matrixInterpretation.name}"
              f".b_{self.biasInterpretation.name}.r_{self.resultType.name}")
         if self.op == "reduce_sum":
-            return f"coopvec.reduce_sum.float16.k{self.K}"
+            return f"coopvec.reduce_sum.float16.k{self.K}{self.workgroup_suffix}"
         return (f"coopvec.{self.op}.{t}.{LAYOUTS[self.layout].lower()}"
-                f"{'.transpose' if self.transpose else ''}.m{self.M}_k{self.K}")
+                f"{'.transpose' if self.transpose else ''}.m{self.M}_k{self.K}{self.workgroup_suffix}")
+
+    @property
+    def workgroup_suffix(self) -> str:
+        return "" if self.invocations == LOCAL else f".wg{self.invocations}"
 
     @property
     def local_size_x(self) -> int:
-        return LOCAL
+        return self.invocations
 
     def buffers(self) -> tuple[BufferSpec, ...]:
         if self.op in MATMUL_OPS:
@@ -176,14 +187,14 @@ class CoopVecVariant:
                 "matrixInterpretation": self.matrixInterpretation.name,
                 "biasInterpretation": self.biasInterpretation.name, "resultType": self.resultType.name,
                 "layout": self.layout, "transpose": self.transpose, "M": self.M, "K": self.K,
-                DEVICE_LAYOUT_KEY: self.device_layout()}
+                "invocations": self.invocations, DEVICE_LAYOUT_KEY: self.device_layout()}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> CoopVecVariant:
         T = CoopVecType
         return cls(o["op"], T[o["inputType"]], T[o["inputInterpretation"]], T[o["matrixInterpretation"]],
                    T[o["biasInterpretation"]], T[o["resultType"]], int(o["layout"]), bool(o["transpose"]),
-                   int(o["M"]), int(o["K"]))
+                   int(o["M"]), int(o["K"]), int(o.get("invocations", LOCAL)))
 
     # -- reference semantics ----------------------------------------------
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
@@ -208,12 +219,12 @@ class CoopVecVariant:
                 acc[:] = oracle.accumulate_f16(acc, v)
 
     def rows_of(self, buf: np.ndarray, off: int, n: int) -> np.ndarray:
-        """LOCAL vectors of ``n`` fp16 components, one per in_stride bytes."""
+        """One vector of ``n`` components per invocation, one per in_stride bytes."""
         step = self.in_stride // buf.dtype.itemsize
-        return buf[off:off + LOCAL * step].reshape(LOCAL, step)[:, :n]
+        return buf[off:off + self.invocations * step].reshape(self.invocations, step)[:, :n]
 
     def input_vectors(self, buf: np.ndarray, off: int) -> np.ndarray:
-        """The invocations' inputs, converted to the InputInterpretation (LOCAL x K)."""
+        """The invocations' inputs, converted to the InputInterpretation (invocations x K)."""
         raw = self.rows_of(buf, off, self.in_components)
         return oracle.convert_input(raw, self.inputType, self.inputInterpretation)
 
@@ -244,7 +255,7 @@ class CoopVecVariant:
 
     def write_rows(self, buf: np.ndarray, off: int, y: np.ndarray) -> None:
         step = self.out_stride // buf.dtype.itemsize
-        buf[off:off + LOCAL * step].reshape(LOCAL, step)[:, :y.shape[1]] = y
+        buf[off:off + self.invocations * step].reshape(self.invocations, step)[:, :y.shape[1]] = y
 
 
 def outer_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ctsgen.families.base import CaseData
 from ctsgen.families.coopvec import oracle
-from ctsgen.families.coopvec.case import LOCAL, MATMUL_OPS, CoopVecCase, CoopVecVariant, outer_terms
+from ctsgen.families.coopvec.case import MATMUL_OPS, CoopVecCase, CoopVecVariant, outer_terms
 from ctsgen.model.types import CoopVecType
 
 T = CoopVecType
@@ -48,7 +48,6 @@ def exact_floats(rng: np.random.Generator, shape: tuple[int, ...], t: CoopVecTyp
 
 GRID = 0.25
 GRID_SUM_LIMIT = 120.0  # < 128 = 2^11 * 1/16: a multiple of 1/16 below it is exact in fp16
-SPECIAL_INVOCATIONS = (0, 1, 2)  # +Inf, -Inf, max normals (see the module docstring)
 
 
 def grid_floats(rng: np.random.Generator, shape: tuple[int, ...], limit: float = 2.0,
@@ -68,8 +67,8 @@ def _ints(rng: np.random.Generator, shape: tuple[int, ...], lo: int, hi: int, ed
 
 
 def _stored_input(rng: np.random.Generator, v: CoopVecVariant, edges: bool) -> np.ndarray:
-    """Raw Input vectors (LOCAL x components) of the stored input type."""
-    shape = (LOCAL, v.in_components)
+    """Raw Input vectors (invocations x components) of the stored input type."""
+    shape = (v.invocations, v.in_components)
     it, interp = v.inputType, v.inputInterpretation
     if interp.is_packed:
         return rng.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
@@ -137,9 +136,9 @@ def _place_matrix(v: CoopVecVariant, stored: np.ndarray, moff: int, stride: int)
 
 
 def _vectors(v: CoopVecVariant, rows: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """LOCAL vectors laid out one per in_stride bytes."""
+    """One vector per invocation, laid out one per in_stride bytes."""
     step = v.in_stride // np.dtype(dtype).itemsize
-    out = np.zeros((LOCAL, step), dtype=dtype)
+    out = np.zeros((v.invocations, step), dtype=dtype)
     out[:, :rows.shape[1]] = rows
     return out.ravel()
 
@@ -154,7 +153,7 @@ def case_data(case: CoopVecCase) -> CaseData:
 
 def _grid_matmul(rng: np.random.Generator, v: CoopVecVariant) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Grid inputs, weights and bias whose every output has sum |terms| <= GRID_SUM_LIMIT."""
-    x = grid_floats(rng, (LOCAL, v.K))
+    x = grid_floats(rng, (v.invocations, v.K))
     w = grid_floats(rng, (v.M, v.K), density=min(1.0, 48.0 / v.K))
     b = grid_floats(rng, (v.M,)) if v.op == "matmuladd" else None
     bound = np.cumsum(np.abs(w) * np.abs(x).max(axis=0), axis=1) + (0 if b is None else np.abs(b)[:, None])
@@ -164,16 +163,19 @@ def _grid_matmul(rng: np.random.Generator, v: CoopVecVariant) -> tuple[np.ndarra
 
 def _special_inputs(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, v: CoopVecVariant,
                     rng: np.random.Generator) -> None:
-    """Infinities and max normals in the SPECIAL_INVOCATIONS' inputs (in place; see the module docstring)."""
+    """Infinities and max normals in the inputs of invocations 0, 1 and 2 (in place; see the module docstring)."""
     fi = ml_dtypes.finfo(v.inputInterpretation.dtype)
+    n = x.shape[0]
     if np.isinf(np.asarray(np.inf).astype(v.inputInterpretation.dtype)):  # E4M3 (fn) has no infinity
         x[0, rng.integers(v.K)] = np.inf
-        x[1, rng.integers(v.K)] = -np.inf
-    x[2] = float(fi.max)
-    y = x[2] @ w.T + (0 if b is None else b)
-    res_max = float(ml_dtypes.finfo(v.resultType.dtype).max)
-    if ((np.abs(y) > res_max / 2) & (np.abs(y) < res_max * 2)).any():
-        x[2] /= 8  # an exact power-of-two scaling: every row far from the threshold
+        if n > 1:
+            x[1, rng.integers(v.K)] = -np.inf
+    if n > 2:
+        x[2] = float(fi.max)
+        y = x[2] @ w.T + (0 if b is None else b)
+        res_max = float(ml_dtypes.finfo(v.resultType.dtype).max)
+        if ((np.abs(y) > res_max / 2) & (np.abs(y) < res_max * 2)).any():
+            x[2] /= 8  # an exact power-of-two scaling: every row far from the threshold
 
 
 def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
@@ -207,7 +209,7 @@ def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator)
     inp = _vectors(v, raw_x, v.inputType.dtype)
     rt = v.resultType
     step = v.out_stride // rt.dtype.itemsize
-    out0 = np.zeros(LOCAL * step, dtype=rt.dtype)
+    out0 = np.zeros(v.invocations * step, dtype=rt.dtype)
     initial = [inp, mbytes, bias, out0] + ([np.zeros(0, np.uint8)] if v.optimal else [])
     y = oracle.matmul(x, w, b, rt)
     expected = out0.copy()
@@ -218,7 +220,7 @@ def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator)
         t = np.zeros(expected.shape, np.float64)
         if case.values != "grid":
             with np.errstate(invalid="ignore", over="ignore"):
-                t.reshape(LOCAL, step)[:, :v.M] = oracle.matmul_tolerance(x, w, b, rt)
+                t.reshape(v.invocations, step)[:, :v.M] = oracle.matmul_tolerance(x, w, b, rt)
         tol = [None, None, None, t] + ([None] if v.optimal else [])
     return CaseData(case.params(), initial, exp_list, tol)
 
@@ -233,7 +235,7 @@ def _training_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generato
         return (grid_floats(rng, shape, limit) if grid else exact_floats(rng, shape, T.float16, 1.0)).astype(f16)
 
     if v.op == "outer_product":
-        a, b = values((LOCAL, v.M), 1.0), values((LOCAL, v.K), 1.0)
+        a, b = values((v.invocations, v.M), 1.0), values((v.invocations, v.K), 1.0)
         c0 = values((v.M, v.K), 2.0)
         terms = outer_terms(a, b)
         expected = oracle.accumulate_f16(c0, terms).ravel()
@@ -241,7 +243,7 @@ def _training_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generato
             oracle.accumulate_tolerance(c0, terms, product_rounding=True).ravel()
         return CaseData(case.params(), [_vectors(v, a, f16), c0.ravel(), _vectors(v, b, f16), np.zeros(0, np.uint8)],
                         [None, expected, None, None], [None, tol, None, None])
-    vecs = values((LOCAL, v.K), 2.0)
+    vecs = values((v.invocations, v.K), 2.0)
     pad = case.biasOffset // 2
     acc0 = np.zeros(pad + v.K, dtype=f16)
     acc0[:pad] = np.float16(-1.5)  # elements before the offset must stay untouched

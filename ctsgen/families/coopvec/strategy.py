@@ -6,7 +6,7 @@ by default), a MemoryLayout allowed for its MatrixInterpretation (E4M3 /
 E5M2 only optimal: VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10090),
 Transpose only where the combination allows it and the layout is optimal,
 and M, K up to maxCooperativeVectorComponents (K a multiple of 4 for packed
-inputs). Training ops need cooperativeVectorTraining and fp16 accumulation
+inputs), and the workgroup size (INVOCATIONS). Training ops need cooperativeVectorTraining and fp16 accumulation
 (cooperativeVectorTrainingFloat16Accumulation), OuterProductAccumulate the
 TrainingOptimal layout (VUID-...-OuterProductAccumulateNV-10093).
 :func:`coopvec_cases` draws MatrixOffset (multiple of 64, VUID-...-10097),
@@ -27,6 +27,8 @@ from ctsgen.model.types import CoopVecType
 
 SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
 LARGE_SIZES = (256, 512)
+#: workgroup sizes: one full H100 subgroup first (the shrink target), then partial and several subgroups
+INVOCATIONS = (32, 8, 1, 64)
 Combo = tuple[CoopVecType, CoopVecType, CoopVecType, CoopVecType, CoopVecType, bool]
 _FP8 = (CoopVecType.floate4m3, CoopVecType.floate5m2)
 
@@ -87,14 +89,21 @@ def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
             raise ValueError(f"{o}: the profile lacks cooperativeVectorTraining with fp16 accumulation")
         k = _size(draw, limit)
         m = _size(draw, limit if k <= 128 else 64) if o == "outer_product" else 1
-        return CoopVecVariant(o, f16, f16, f16, f16, f16, 3 if o == "outer_product" else 0, False, m, k)
+        return CoopVecVariant(o, f16, f16, f16, f16, f16, 3 if o == "outer_product" else 0, False, m, k,
+                              draw(_invocations()))
     combos = combinations(prof)
     c = combos[draw(st.integers(0, len(combos) - 1)) if combo is None else combo]
     lay = draw(st.sampled_from(valid_layouts(c))) if layout is None else layout
     transpose = draw(st.booleans()) if c[5] and lay >= 2 else False
     k = _size(draw, limit, 4 if c[1].is_packed else 1)
     # at most one large dimension: keeps a case's data (and a pack) small
-    return CoopVecVariant(o, *c[:5], lay, transpose, _size(draw, limit if k <= 16 else 128 if k <= 128 else 32), k)
+    return CoopVecVariant(o, *c[:5], lay, transpose, _size(draw, limit if k <= 16 else 128 if k <= 128 else 32), k,
+                          draw(_invocations()))
+
+
+def _invocations() -> st.SearchStrategy[int]:
+    """Workgroup size: a full subgroup more often than not, any of INVOCATIONS otherwise."""
+    return st.just(INVOCATIONS[0]) | st.sampled_from(INVOCATIONS)
 
 
 @st.composite

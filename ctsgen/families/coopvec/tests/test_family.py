@@ -71,3 +71,25 @@ def test_sampled_variants_compile_validate_and_pass_on_the_reference(tmp_path: P
             if want is not None:
                 j = judge_buffer(out[b], want, c.compare_rule().to_json(), d.tolerance[b] if d.tolerance else None)
                 assert not j.bad.size, c.name()
+
+
+@pytest.mark.parametrize("invocations", [1, 8, 64])
+def test_workgroup_sizes_give_one_product_per_invocation(invocations: int) -> None:
+    """The spec puts no condition on the workgroup size: every invocation's own input, its own result row."""
+    from ctsgen.families.coopvec.case import CoopVecCase, CoopVecVariant
+    T = CoopVecType
+    v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 3, 8, invocations)
+    assert v.local_size_x == invocations and v.id.endswith(f".wg{invocations}")
+    assert f"local_size_x = {invocations}" in v.glsl()
+    d = CoopVecCase(v, 0, 16, 16, seed=5, values="grid").data()
+    x = v.input_vectors(d.initial[0], 0)
+    assert x.shape == (invocations, 8) and d.expected[3].size == invocations * v.out_stride // 2
+    assert CoopVecVariant.from_json(v.to_json()) == v
+
+
+def test_variants_written_before_workgroup_sizes_load_as_one_full_subgroup() -> None:
+    from ctsgen.families.coopvec.case import LOCAL, CoopVecVariant
+    T = CoopVecType
+    o = CoopVecVariant("matmul", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 4, 4).to_json()
+    del o["invocations"]
+    assert CoopVecVariant.from_json(o).invocations == LOCAL
