@@ -16,7 +16,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope, coopvec_combination_features
+from ctsgen.model.types import (
+    ComponentType,
+    MatrixType,
+    MatrixUse,
+    Scope,
+    coopvec_combination_features,
+    coopvec_component_type_features,
+)
 
 
 @dataclass(frozen=True)
@@ -43,10 +50,13 @@ class DeviceProfile:
     # -- queries -------------------------------------------------------
     def has_feature(self, name: str) -> bool:
         """A feature bit, or an advertised VkCooperativeVectorPropertiesNV combination
-        (named by ctsgen.model.types.coopvec_combination_feature), which a
-        cooperative-vector shader variant requires like a feature."""
+        (named by ctsgen.model.types.coopvec_combination_feature) or component type
+        (coopvec_component_type_feature), which a cooperative-vector shader variant
+        requires like a feature."""
         if name.startswith("coopvecCombination("):
             return name in coopvec_combination_features(self.coopvec_combinations)
+        if name.startswith("coopvecComponentType("):
+            return name in coopvec_component_type_features(self.coopvec_combinations)
         return bool(self.features.get(name, 0))
 
     def matrix_types(self) -> list[MatrixType]:

@@ -203,3 +203,20 @@ def coopvec_combination_features(combinations: list[dict[str, int]]) -> dict[str
             out[coopvec_combination_feature(c["inputType"], c["inputInterpretation"], c["matrixInterpretation"],
                                             c["biasInterpretation"], c["resultType"], t)] = 1
     return out
+
+
+#: The VkCooperativeVectorPropertiesNV members that name a component type.
+COOPVEC_TYPE_FIELDS = ("inputType", "inputInterpretation", "matrixInterpretation", "biasInterpretation", "resultType")
+
+
+def coopvec_component_type_feature(componentType: int) -> str:
+    """The name under which a device profile advertises a cooperative-vector component type:
+    ``OpTypeCooperativeVectorNV`` must have a Component Type "that is any supported type reported
+    by vkGetPhysicalDeviceCooperativeVectorPropertiesNV" (VUID-RuntimeSpirv-OpTypeCooperativeVector-10095),
+    so a variant declaring a vector of that type lists this name among its requirements' features."""
+    return f"coopvecComponentType({componentType})"
+
+
+def coopvec_component_type_features(combinations: list[dict[str, int]]) -> dict[str, int]:
+    """Feature entries (name -> 1) for every type any member of any advertised combination names."""
+    return {coopvec_component_type_feature(c[k]): 1 for c in combinations for k in COOPVEC_TYPE_FIELDS}
