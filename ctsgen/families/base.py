@@ -14,13 +14,16 @@ import json
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import DeviceProfile, Requirements
+
+if TYPE_CHECKING:
+    from ctsgen.coverage import Table
 
 
 def case_name(variant_id: str, parameters: dict[str, Any]) -> str:
@@ -167,7 +170,8 @@ class Family(Protocol):
 
     def cases(self, options: StrategyOptions) -> st.SearchStrategy[Case]: ...
 
-    # Optional: ``hazardous(options, variants)`` draws the opt-in hazardous group.
+    # Optional: ``hazardous(options, variants)`` draws the opt-in hazardous group;
+    # ``coverage(parameters)`` gives the family's ``ctsgen coverage`` tables.
 
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
@@ -181,7 +185,11 @@ class FamilySpec:
     Every family package exports ``FAMILY = FamilySpec(...)``: its name, its
     case and variant dataclasses (for ``from_json``), and its strategy
     functions. ``hazardous`` draws the family's opt-in hazardous group,
-    if it has one (``ctsgen generate --include-hazardous``).
+    if it has one (``ctsgen generate --include-hazardous``). ``coverage``
+    turns the ``parameters`` of a pack's cases of this family into the
+    count tables ``ctsgen coverage`` prints (:class:`ctsgen.coverage.Table`;
+    conventionally ``tables`` from the family's ``coverage.py``); without
+    it the family gets the generic signature-field tables.
     """
 
     name: str
@@ -192,6 +200,7 @@ class FamilySpec:
     cases_for_fn: Callable[[Any, StrategyOptions], st.SearchStrategy[Any]]
     cases_fn: Callable[[StrategyOptions], st.SearchStrategy[Any]]
     hazardous: Callable[[StrategyOptions, Sequence[Any]], st.SearchStrategy[Any]] | None = None
+    coverage: Callable[[list[dict[str, Any]]], list[Table]] | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

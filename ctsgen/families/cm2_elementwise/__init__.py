@@ -2,6 +2,7 @@
 
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.cm2_elementwise.case import FAMILY_NAME, PerElementCase, PerElementVariant
+from ctsgen.families.cm2_elementwise.coverage import tables
 from ctsgen.families.cm2_elementwise.strategy import (
     per_element_cases,
     per_element_cases_for,
@@ -11,5 +12,5 @@ from ctsgen.families.cm2_elementwise.strategy import (
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=PerElementCase, variant_type=PerElementVariant, strata_fn=strata,
-    variants_fn=per_element_variants, cases_for_fn=per_element_cases_for, cases_fn=per_element_cases,
+    variants_fn=per_element_variants, cases_for_fn=per_element_cases_for, cases_fn=per_element_cases, coverage=tables,
 )
