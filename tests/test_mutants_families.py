@@ -33,7 +33,7 @@ BUDGETS = {
     # one of 16 advertised combinations (float32/sint32 -> 8-bit, E4M3) exposes each of these
     "coopvec-packed-bytes-reversed": 150, "coopvec-bias-ignored": 150,
     "coopvec-float-to-int-truncates": 400, "coopvec-int-to-int-wraps": 400, "coopvec-e4m3-as-fnuz": 400,
-    "coopvec-infinity-saturates": 400, "coopvec-partial-subgroup-row0": 400,
+    "coopvec-infinity-saturates": 400,
 }
 #: the tensor-layout mutants are measured by `ctsgen bench mutation` and tests/test_fuzz.py (shrinking)
 FUZZED_HERE = sorted(n for n, m in catalogue().items() if m.family != "tensor-layout")

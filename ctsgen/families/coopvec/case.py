@@ -322,6 +322,15 @@ class CoopVecCase:
     def name(self) -> str:
         return case_name(self.shader.id, self.to_json())
 
+    def hazards(self) -> list[str]:
+        """Known ways this case can take a driver down (the opt-in "hazardous" group):
+        "partial-subgroup-row-column-major", a RowMajor / ColumnMajor MatMul in a workgroup
+        smaller than the H100's subgroup of 32, which hangs that driver (docs/validation.md)."""
+        v = self.shader
+        if v.op in MATMUL_OPS and not v.optimal and v.invocations < LOCAL:
+            return ["partial-subgroup-row-column-major"]
+        return []
+
     def describe(self) -> dict[str, Any]:
         v = self.shader
         return {"layout": LAYOUTS[v.layout], "transpose": v.transpose, "M": v.M, "K": v.K, "values": self.values,

@@ -131,26 +131,6 @@ def _infinity_saturates() -> dict[str, Any]:
     return {f"{ORACLE}:convert_input": convert_input}
 
 
-def _partial_subgroup_row0() -> dict[str, Any]:
-    """The deviation measured on the H100 (docs/validation.md, coopvec run 1): in a workgroup that
-    is a partial subgroup, a RowMajor / ColumnMajor fp16 matrix gives row r the product of row 0
-    wherever r mod 8 is 2..7, as if lanes past the workgroup were needed to load those rows."""
-    from ctsgen.families.coopvec.case import LOCAL, CoopVecVariant
-
-    original = CoopVecVariant.read_matrix
-
-    def read_matrix(self: Any, buf: np.ndarray, moff: int, stride: int) -> np.ndarray:
-        w = original(self, buf, moff, stride)
-        if self.invocations >= LOCAL or self.optimal or self.matrixInterpretation is not CoopVecType.float16:
-            return w
-        rows = np.arange(w.shape[0]) % 8 >= 2
-        w = w.copy()
-        w[rows] = w[0]
-        return w
-
-    return {"ctsgen.families.coopvec.case:CoopVecVariant.read_matrix": read_matrix}
-
-
 MUTANTS = [
     Mutant("coopvec-packed-bytes-reversed", FAMILY,
            "packed int8 input words are unpacked high byte first",
@@ -177,9 +157,4 @@ MUTANTS = [
     Mutant("coopvec-infinity-saturates", FAMILY, "an infinite float input is clamped to the max normal",
            _infinity_saturates,
            "a float matmul with special values (an Inf input component)"),
-    Mutant("coopvec-partial-subgroup-row0", FAMILY,
-           "a partial-subgroup workgroup gives rows r mod 8 in 2..7 of a row/column-major fp16 matrix "
-           "row 0's product (the H100 deviation of docs/validation.md)",
-           _partial_subgroup_row0,
-           "a RowMajor fp16 matmul with 8 invocations and M >= 3 whose rows 0 and 2 differ"),
 ]

@@ -6,7 +6,9 @@ by default), a MemoryLayout allowed for its MatrixInterpretation (E4M3 /
 E5M2 only optimal: VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10090),
 Transpose only where the combination allows it and the layout is optimal,
 and M, K up to maxCooperativeVectorComponents (K a multiple of 4 for packed
-inputs), and the workgroup size (INVOCATIONS). Training ops need cooperativeVectorTraining and fp16 accumulation
+inputs), and the workgroup size (INVOCATIONS; a RowMajor / ColumnMajor MatMul
+in a partial subgroup only with --include-hazardous, see
+:func:`hazardous_coopvec_cases`). Training ops need cooperativeVectorTraining and fp16 accumulation
 (cooperativeVectorTrainingFloat16Accumulation), OuterProductAccumulate the
 TrainingOptimal layout (VUID-...-OuterProductAccumulateNV-10093).
 :func:`coopvec_cases` draws MatrixOffset (multiple of 64, VUID-...-10097),
@@ -18,6 +20,8 @@ and K, zero offsets, minimum stride, random data.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile
@@ -28,7 +32,9 @@ from ctsgen.model.types import CoopVecType
 SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
 LARGE_SIZES = (256, 512)
 #: workgroup sizes: one full H100 subgroup first (the shrink target), then partial and several subgroups
-INVOCATIONS = (32, 8, 1, 64)
+FULL_SUBGROUPS = (32, 64)
+PARTIAL_SUBGROUPS = (8, 1)
+INVOCATIONS = FULL_SUBGROUPS + PARTIAL_SUBGROUPS
 Combo = tuple[CoopVecType, CoopVecType, CoopVecType, CoopVecType, CoopVecType, bool]
 _FP8 = (CoopVecType.floate4m3, CoopVecType.floate5m2)
 
@@ -72,7 +78,8 @@ def _size(draw: st.DrawFn, limit: int, multiple: int = 1) -> int:
 
 @st.composite
 def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *, op: str | None = None,
-                     combo: int | None = None, layout: int | None = None) -> CoopVecVariant:
+                     combo: int | None = None, layout: int | None = None,
+                     invocations: int | None = None) -> CoopVecVariant:
     """Draw a signature valid on the options' profile; keywords pin a part of it."""
     prof = _profile(options)
     limit = prof.properties.get("maxCooperativeVectorComponents", 0)
@@ -90,20 +97,39 @@ def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
         k = _size(draw, limit)
         m = _size(draw, limit if k <= 128 else 64) if o == "outer_product" else 1
         return CoopVecVariant(o, f16, f16, f16, f16, f16, 3 if o == "outer_product" else 0, False, m, k,
-                              draw(_invocations()))
+                              draw(_invocations(INVOCATIONS)) if invocations is None else invocations)
     combos = combinations(prof)
     c = combos[draw(st.integers(0, len(combos) - 1)) if combo is None else combo]
     lay = draw(st.sampled_from(valid_layouts(c))) if layout is None else layout
     transpose = draw(st.booleans()) if c[5] and lay >= 2 else False
     k = _size(draw, limit, 4 if c[1].is_packed else 1)
     # at most one large dimension: keeps a case's data (and a pack) small
+    if invocations is None:
+        safe = lay >= 2 or options.include_hazardous
+        invocations = draw(_invocations(INVOCATIONS if safe else FULL_SUBGROUPS))
     return CoopVecVariant(o, *c[:5], lay, transpose, _size(draw, limit if k <= 16 else 128 if k <= 128 else 32), k,
-                          draw(_invocations()))
+                          invocations)
 
 
-def _invocations() -> st.SearchStrategy[int]:
-    """Workgroup size: a full subgroup more often than not, any of INVOCATIONS otherwise."""
-    return st.just(INVOCATIONS[0]) | st.sampled_from(INVOCATIONS)
+def _invocations(sizes: tuple[int, ...]) -> st.SearchStrategy[int]:
+    """Workgroup size: a full subgroup more often than not, any of ``sizes`` otherwise."""
+    return st.just(sizes[0]) | st.sampled_from(sizes)
+
+
+@st.composite
+def hazardous_coopvec_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
+                            variants: Sequence[CoopVecVariant] = ()) -> CoopVecCase:
+    """Draw a case of hazard "partial-subgroup-row-column-major" (CoopVecCase.hazards): a
+    RowMajor / ColumnMajor MatMul in a workgroup smaller than a subgroup. The spec allows it;
+    on the H100 such dispatches return wrong values and hang when several workgroups run
+    (docs/validation.md, coopvec run 4). Opt-in only; its shaders differ from the ordinary
+    cases' (the workgroup size is compile-time), so ``variants`` is not used."""
+    prof = _profile(options)
+    combo = draw(st.sampled_from([i for i, c in enumerate(combinations(prof)) if 0 in valid_layouts(c)]))
+    v = draw(coopvec_variants(options, op=draw(st.sampled_from(MATMUL_OPS)), combo=combo,
+                              layout=draw(st.sampled_from((0, 1))),
+                              invocations=draw(st.sampled_from(PARTIAL_SUBGROUPS))))
+    return draw(coopvec_cases(v, options))
 
 
 @st.composite

@@ -93,3 +93,18 @@ def test_variants_written_before_workgroup_sizes_load_as_one_full_subgroup() -> 
     o = CoopVecVariant("matmul", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 4, 4).to_json()
     del o["invocations"]
     assert CoopVecVariant.from_json(o).invocations == LOCAL
+
+
+@settings(max_examples=60)
+@given(FAMILY.cases(StrategyOptions()))
+def test_ordinary_cases_keep_row_and_column_major_matmuls_in_full_subgroups(case) -> None:
+    """Partial subgroups with RowMajor / ColumnMajor matrices hang the H100: opt-in only."""
+    assert case.hazards() == []
+
+
+@settings(max_examples=30)
+@given(FAMILY.hazardous(StrategyOptions(), []))
+def test_hazardous_cases_are_row_or_column_major_matmuls_in_partial_subgroups(case) -> None:
+    v = case.variant()
+    assert case.hazards() == ["partial-subgroup-row-column-major"]
+    assert v.layout in (0, 1) and v.invocations < 32 and v.op in ("matmul", "matmuladd")
