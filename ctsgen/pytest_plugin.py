@@ -9,13 +9,26 @@ selected items of that variant through :func:`ctsgen.runner.run.run_pack`
 what the backend's profile lacks) and caches their verdicts; the others
 only report theirs. Verdicts map to outcomes by :func:`apply_verdict`.
 
-With pytest-xdist (``-n N``) the plugin switches ``--dist load`` to
-``loadgroup`` and groups each variant's items (an ``xdist_group`` mark), so a
-variant still runs in one dispatch on one worker; ``--ctsgen-devices 0,1``
-pins worker gwK to device ``devices[K % len(devices)]`` (the Vulkan
-backend's ``device_index``; software backends only record it, so CI can
-simulate several devices). Each item records its ``device`` and ``worker``
-as JUnit properties. Workers on other hosts are xdist's own ``--tx``.
+Before its first item a process asks the backend to build the pipelines of
+its variants up front (``prepare(variants)``, on several threads where the
+backend can: pipeline builds dominate a GPU run); the first item records
+``prepared`` (how many) and ``prepare_s`` as JUnit properties.
+
+With pytest-xdist (``-n N``) each variant's items form an ``xdist_group``
+and :class:`~ctsgen.xdist_schedule.VariantScheduling` replaces ``--dist
+load``: whole variants go to workers by a pure function of the collected
+node ids and N (largest variant first onto the worker with the fewest
+cases, :func:`~ctsgen.xdist_schedule.assign_groups`), each worker gets all
+of its items at once, and each worker evaluates the same function on its
+own collection (identical, as xdist checks), so it prepares exactly its
+own variants' pipelines, selection (``-k``) included, before its first
+item. Under another ``--dist`` (``loadgroup`` keeps variants whole) the
+verdicts are the same, but workers build each pipeline at its variant's
+first dispatch. ``--ctsgen-devices 0,1`` pins worker gwK to device
+``devices[K % len(devices)]`` (the Vulkan backend's ``device_index``;
+software backends only record it, so CI can simulate several devices).
+Each item records its ``device`` and ``worker`` as JUnit properties.
+Workers on other hosts are xdist's own ``--tx``.
 
 Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 ``ctsgen_backend`` (session scope, the ``--ctsgen-backend`` backend) and
@@ -28,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +50,7 @@ from typing import Any
 import pytest
 
 from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups, group_of
 
 _STATE = pytest.StashKey["_PackState"]()
 
@@ -92,11 +107,17 @@ class _PackState:
         path = config.getoption("ctsgen_pack")
         self.pack = load_pack(path) if path else None
         self._backend: Any = None
-        self.worker = getattr(config, "workerinput", {}).get("workerid")
+        workerinput = getattr(config, "workerinput", {})
+        self.worker = workerinput.get("workerid")
+        self.slot: int | None = workerinput.get(SLOT_KEY)  # this worker's place in the xdist plan
+        self.workers: int = workerinput.get("workercount", 1)
         self.device = _worker_device(config.getoption("ctsgen_devices"), self.worker)
         self.selected: dict[str, list[str]] = {}  # variant id -> names of the selected cases
+        self.plan: set[str] | None = None  # variants whose pipelines this process builds up front
         self.verdicts: dict[str, CaseResult] = {}
-        self._prepared = False
+        self.prepared: list[tuple[str, str]] | None = None  # what the up-front build did, as properties
+        self.partition = False  # controller: schedule with VariantScheduling
+        self.next_slot = 0  # controller: the slot of the next worker configured
 
     @property
     def backend(self) -> Any:
@@ -117,13 +138,13 @@ class _PackState:
         return self.verdicts[name]
 
     def _prepare_once(self) -> None:
-        """Build every selected variant's pipeline up front, on several threads, when this
-        process runs the whole selection; building them one variant at a time as items
-        come cost the H100 run 99% of its time (docs/validation.md). Under xdist each
-        worker builds only what it is given, at its first dispatch."""
-        if self._prepared or self.worker is not None:
+        """Build the pipelines of every variant in :attr:`plan` up front, on several threads;
+        building them one variant at a time as items come cost the H100 run 99% of its
+        time (docs/validation.md). Without a plan (an xdist worker under another
+        scheduler) each variant's pipeline is built at its first dispatch."""
+        if self.plan is None or self.prepared is not None:
             return
-        self._prepared = True
+        self.prepared = []
         prepare = getattr(self.backend, "prepare", None)
         if prepare is None:
             return
@@ -131,11 +152,13 @@ class _PackState:
 
         profile = self.backend.profile()
         variants = [self.pack.variants[v] for v in self.selected
-                    if not profile.unsupported_reason(self.pack.variants[v].requirements)]
+                    if v in self.plan and not profile.unsupported_reason(self.pack.variants[v].requirements)]
+        t0 = time.perf_counter()
         try:
             prepare(variants)
         except BackendError:
             pass  # each variant's own dispatch reports what is wrong with it
+        self.prepared = [("prepared", str(len(variants))), ("prepare_s", f"{time.perf_counter() - t0:.3f}")]
 
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
@@ -172,8 +195,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if state.pack is None:
         return
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup runs a group on one worker")
-    if getattr(config.option, "dist", "no") == "load":  # xdist -n N: keep each variant on one worker
-        config.option.dist = "loadgroup"
+    if getattr(config.option, "dist", "no") == "load":  # xdist -n N: whole variants, planned up front
+        config.option.dist = "loadgroup"  # what the workers see; VariantScheduling does the scheduling
+        state.partition = True
     if getattr(config, "workerinput", {}).get("ctsgen_loadgroup"):  # a worker re-parses the args without it
         config.option.loadgroup = True
     manifest = str(state.pack.root.resolve() / "manifest.json")
@@ -185,8 +209,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist, on the controller: tell each worker to group items by variant."""
+    """pytest-xdist, on the controller: tell each worker to group items by variant and,
+    under VariantScheduling, its slot in the plan (initial workers 0..N-1 in order;
+    a replacement for a crashed worker gets a slot past the plan)."""
+    state = node.config.stash[_STATE]
     node.workerinput["ctsgen_loadgroup"] = node.config.getoption("dist") == "loadgroup"
+    if state.partition:
+        node.workerinput[SLOT_KEY] = state.next_slot
+        state.next_slot += 1
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist, on the controller: plan whole variants per worker (when -n chose the scheduling)."""
+    if config.stash[_STATE].partition:
+        return VariantScheduling(config, log)
+    return None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -223,7 +261,11 @@ class CaseItem(pytest.Item):
         state = self.config.stash[_STATE]
         if state.worker is not None:
             self.user_properties += [("worker", state.worker), ("device", str(state.device))]
-        apply_verdict(state.verdict(self.name, self.variant_id))
+        result = state.verdict(self.name, self.variant_id)
+        if state.prepared:  # the first item of this process reports the up-front build
+            self.user_properties += state.prepared
+            state.prepared = []
+        apply_verdict(result)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailed):
@@ -235,11 +277,19 @@ class CaseItem(pytest.Item):
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Remember which cases of each variant survived selection (-k, -m, deselect)."""
+    """Remember which cases of each variant survived selection (-k, -m, deselect), and
+    plan which pipelines to build up front: all of them in one process; under
+    VariantScheduling, those of the variants :func:`assign_groups` gives this
+    worker's slot, computed from the same node ids the controller plans with."""
     state = session.config.stash[_STATE]
-    for item in session.items:
-        if isinstance(item, CaseItem):
-            state.selected.setdefault(item.variant_id, []).append(item.name)
+    cases = [item for item in session.items if isinstance(item, CaseItem)]
+    for item in cases:
+        state.selected.setdefault(item.variant_id, []).append(item.name)
+    if state.worker is None:
+        state.plan = set(state.selected)
+    elif state.slot is not None and state.slot < state.workers:
+        plan = assign_groups([item.nodeid for item in session.items], state.workers)
+        state.plan = {item.variant_id for item in cases if plan[group_of(item.nodeid)] == state.slot}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

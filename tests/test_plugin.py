@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import os
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctsgen.cli import main
 from ctsgen.pytest_plugin import CaseFailed, CtsgenQualityWarning, apply_verdict
 from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.xdist_schedule import assign_groups, group_of
 
 pytest_plugins = ["pytester"]
 
@@ -61,10 +65,12 @@ def _junit_outcomes(xml: Path) -> dict[str, str]:
     return out
 
 
-def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pytest.Pytester,
-                                                                   pack: Path) -> None:
-    """Fail verdicts carry the mismatch report; two xdist workers pinned to two (simulated)
-    devices give every case the same outcome as one process, each variant on one worker."""
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pytest.Pytester, pack: Path,
+                                                                   workers: int) -> None:
+    """Fail verdicts carry the mismatch report; two or three xdist workers pinned to two
+    (simulated) devices give every case the same outcome as one process, each variant on
+    one worker, worker gwK on device K mod 2."""
     args = ["-p", "no:cacheprovider", "--ctsgen-pack", str(pack), "--ctsgen-backend", "mutant:set-stride-ignored"]
     one = pytester.path / "one.xml"
     res = pytester.runpytest(*args, f"--junitxml={one}")
@@ -73,7 +79,7 @@ def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pyt
     assert outcomes["failed"] + outcomes["passed"] == COUNT
     res.stdout.fnmatch_lines(["*Fail: * elements of '*' differ*"])
     two = pytester.path / "two.xml"
-    pytester.runpytest(*args, "-n", "2", "--ctsgen-devices", "0,1", f"--junitxml={two}").assert_outcomes(
+    pytester.runpytest(*args, "-n", str(workers), "--ctsgen-devices", "0,1", f"--junitxml={two}").assert_outcomes(
         passed=outcomes["passed"], failed=outcomes["failed"])
     assert _junit_outcomes(two) == _junit_outcomes(one)
     placed: dict[str, set[tuple[str, str]]] = {}
@@ -81,8 +87,128 @@ def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pyt
         props = {p.get("name"): p.get("value") for p in tc.iter("property")}
         placed.setdefault(props["variant"], set()).add((props["worker"], props["device"]))
     assert all(len(v) == 1 for v in placed.values())  # a variant never splits across workers
+    assert {w for v in placed.values() for w, _ in v} == {f"gw{k}" for k in range(workers)}
     assert {d for v in placed.values() for _, d in v} == {"0", "1"}
-    assert all(d == w[2:] for v in placed.values() for w, d in v)  # gwK on device K
+    assert all(int(d) == int(w[2:]) % 2 for v in placed.values() for w, d in v)
+
+
+#: A reference backend that logs, per process, every prepare() and the variant of every run().
+RECORDING_BACKEND = '''
+import json, os
+from pathlib import Path
+from ctsgen.backends.reference import ReferenceBackend
+
+class Recording(ReferenceBackend):
+    name = "recording"
+
+    def _log(self, **rec):
+        log = Path(os.environ["RECORDING_LOG"]) / (os.environ.get("PYTEST_XDIST_WORKER", "main") + ".jsonl")
+        with log.open("a") as fh:
+            fh.write(json.dumps(rec) + "\\n")
+
+    def prepare(self, variants):
+        self._log(op="prepare", ids=[v.id for v in variants])
+
+    def run(self, dispatch, timeout_s):
+        self._log(op="run", id=dispatch.variant.id)
+        crash_once = Path(os.environ["RECORDING_LOG"]) / "crash-once"
+        if crash_once.exists() and os.environ.get("PYTEST_XDIST_WORKER") == "gw1":
+            crash_once.unlink()
+            os._exit(3)  # the pytest worker dies in its first dispatch
+        return super().run(dispatch, timeout_s)
+'''
+
+
+def _recorded(log: Path) -> dict[str, list[dict]]:
+    """process ("gw0", "main") -> its backend's prepare/run calls, in order."""
+    return {f.stem: [json.loads(line) for line in f.read_text().splitlines()] for f in sorted(log.glob("*.jsonl"))}
+
+
+def _run_recording(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path, *args: str,
+                   crash: bool = False) -> tuple[pytest.RunResult, dict[str, list[dict]], dict[str, dict[str, str]]]:
+    """Run the pack on the recording backend (in the pytest processes; with ``crash``, worker
+    gw1 dies in its first dispatch); what each process called, and each case's JUnit properties."""
+    log = pytester.mkdir(f"log{len(list(pytester.path.glob('log*')))}")
+    if crash:
+        (log / "crash-once").touch()
+    monkeypatch.setenv("RECORDING_LOG", str(log))
+    (pytester.path / "recording_backend.py").write_text(RECORDING_BACKEND)
+    pytester.makeconftest("")  # its directory goes on sys.path, in every xdist worker too
+    xml = log / "r.xml"
+    res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack), "--ctsgen-isolation", "none",
+                             "--ctsgen-backend", "recording_backend:Recording", f"--junitxml={xml}", *args)
+    props = {tc.get("name").split("@", 1)[0]: {p.get("name"): p.get("value") for p in tc.iter("property")}
+             for tc in ET.parse(xml).getroot().iter("testcase")}
+    return res, _recorded(log), props
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_each_xdist_worker_prepares_exactly_its_own_variants_up_front(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path, workers: int) -> None:
+    """Each worker's first backend call is one prepare() of every variant it then runs; every
+    later prepare() names only pipelines already built; over the workers every variant is
+    prepared once. Whole variants balance the workers' cases to within one variant's size."""
+    res, calls, props = _run_recording(pytester, monkeypatch, pack, "-n", str(workers))
+    res.assert_outcomes(passed=COUNT)
+    assert sorted(calls) == [f"gw{k}" for k in range(workers)]
+    manifest = json.loads((pack / "manifest.json").read_text())
+    sizes = Counter(c["variant"] for c in manifest["cases"])
+    prepared_by: dict[str, set[str]] = {}
+    for worker, log in calls.items():
+        assert log[0]["op"] == "prepare", f"{worker} dispatched before preparing"
+        first = set(log[0]["ids"])
+        assert len(first) == len(log[0]["ids"])
+        assert first == {c["id"] for c in log if c["op"] == "run"}
+        assert all(set(c["ids"]) <= first for c in log[1:] if c["op"] == "prepare")  # no build at a dispatch
+        prepared_by[worker] = first
+    assert sorted(v for ids in prepared_by.values() for v in ids) == sorted(sizes)
+    loads = [sum(sizes[v] for v in ids) for ids in prepared_by.values()]
+    assert max(loads) - min(loads) <= max(sizes.values())
+    reported = {p["worker"]: int(p["prepared"]) for p in props.values() if "prepared" in p}
+    assert reported == {w: len(ids) for w, ids in prepared_by.items()}  # once per worker, on its first item
+
+
+def test_k_under_xdist_prepares_only_the_selected_variants(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
+    want = {c["name"]: c["variant"] for c in json.loads((pack / "manifest.json").read_text())["cases"]
+            if "clamp_repeat" in c["name"]}
+    res, calls, props = _run_recording(pytester, monkeypatch, pack, "-n", "2", "-k", "clamp_repeat")
+    res.assert_outcomes(passed=len(want))
+    assert set(props) == set(want)
+    up_front = [log[0]["ids"] for log in calls.values()]
+    assert sorted(v for ids in up_front for v in ids) == sorted(set(want.values()))
+
+
+def test_an_explicit_dist_keeps_xdists_scheduler_and_builds_each_pipeline_at_its_dispatch(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
+    """--dist loadgroup is xdist's own scheduler: no plan, so no up-front prepare; each
+    variant's pipeline is prepared alone, just before that variant's only dispatch."""
+    res, calls, props = _run_recording(pytester, monkeypatch, pack, "-n", "2", "--dist", "loadgroup")
+    res.assert_outcomes(passed=COUNT)
+    for log in calls.values():
+        ops = [(c["op"], tuple(c.get("ids", [c.get("id")]))) for c in log]
+        assert ops[0::2] == [("prepare", ids) for _, ids in ops[1::2]]
+        assert all(op == "run" and len(ids) == 1 for op, ids in ops[1::2])
+    ran = [c["id"] for log in calls.values() for c in log if c["op"] == "run"]
+    assert sorted(ran) == sorted({c["variant"] for c in json.loads((pack / "manifest.json").read_text())["cases"]})
+    assert not any("prepared" in p for p in props.values())
+
+
+def test_a_crashed_workers_remaining_cases_run_on_its_replacement(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
+    """gw1 dies in its first dispatch: xdist fails the item it was running, the replacement
+    worker (gw2, outside the plan) runs every other case gw1 had, building each pipeline
+    at its dispatch; every case gets an outcome, no case of gw0's runs again."""
+    res, calls, props = _run_recording(pytester, monkeypatch, pack, "-n", "2", crash=True)
+    res.assert_outcomes(passed=COUNT - 1, failed=1)
+    assert sorted(calls) == ["gw0", "gw1", "gw2"]
+    died_in = calls["gw1"][-1]["id"]
+    assert [c["op"] for c in calls["gw1"]].count("run") == 1
+    assert not set(calls["gw1"][0]["ids"]) & {c["id"] for c in calls["gw0"] if c["op"] == "run"}
+    took_over = [c for c in calls["gw2"] if c["op"] == "run"]
+    assert {c["id"] for c in took_over} | {died_in} == set(calls["gw1"][0]["ids"])
+    assert all(c["op"] == "run" or len(c["ids"]) == 1 for c in calls["gw2"])  # no plan: one at a time
+    assert {p["worker"] for p in props.values() if "prepared" in p} == {"gw0"}  # gw1 died before reporting
 
 
 def test_not_supported_is_a_skip_and_variants_run_batched(pytester: pytest.Pytester, pack: Path) -> None:
@@ -131,6 +257,34 @@ def test_not_supported_is_a_skip_and_variants_run_batched(pytester: pytest.Pytes
     n_variants = len({c["variant"] for c in manifest["cases"] if c not in bf16})
     res.stdout.fnmatch_lines([f"*DISPATCHES {n_variants} {COUNT - len(bf16)}"])
     res.stdout.fnmatch_lines([f"*FIRST PREPARE {n_variants}"])  # every supported pipeline, up front
+
+
+def test_assign_groups_puts_the_largest_group_first_on_the_least_loaded_worker() -> None:
+    """Worked example: groups c (3 items, seen first), a (5), an ungrouped item (its own
+    group, 1; its '@' is inside a parameter id), b (3), d (1). Largest first: a -> 0 (load 5);
+    c before b (seen first) -> 1 (3); b -> 1 (6); the ungrouped item before d (seen first)
+    -> 0 (6); d ties at 6/6 and goes to the lower index, 0."""
+    nodeids = (["m.py::c1@c"] + [f"m.py::a{i}@a" for i in range(5)] + ["m.py::c2@c", "m.py::t[x@y]"]
+               + [f"m.py::b{i}@b" for i in range(3)] + ["m.py::d@d", "m.py::c3@c"])
+    assert assign_groups(nodeids, 2) == {"a": 0, "c": 1, "b": 1, "d": 0, "m.py::t[x@y]": 0}
+    assert assign_groups(nodeids, 1) == dict.fromkeys(["a", "c", "b", "d", "m.py::t[x@y]"], 0)
+    assert group_of("m.py::t[x@y]@v1") == "v1" and group_of("m.py::t[x@y]") == "m.py::t[x@y]"
+    with pytest.raises(ValueError, match="at least 1"):
+        assign_groups(nodeids, 0)
+
+
+@settings(max_examples=200)
+@given(sizes=st.lists(st.integers(1, 20), min_size=1, max_size=30), workers=st.integers(1, 6))
+def test_assign_groups_gives_each_group_one_worker_and_balances_within_a_group(sizes: list[int],
+                                                                                workers: int) -> None:
+    nodeids = [f"p::t{g}_{i}@g{g}" for g, n in enumerate(sizes) for i in range(n)]
+    plan = assign_groups(nodeids, workers)
+    assert set(plan) == {f"g{g}" for g in range(len(sizes))}
+    assert set(plan.values()) <= set(range(workers))
+    if len(sizes) >= workers:  # nobody idle while a group waits
+        assert set(plan.values()) == set(range(workers))
+    loads = [sum(n for g, n in enumerate(sizes) if plan[f"g{g}"] == w) for w in range(workers)]
+    assert max(loads) - min(loads) <= max(sizes)
 
 
 def test_without_a_pack_the_plugin_collects_nothing(pytester: pytest.Pytester) -> None:
