@@ -1,0 +1,19 @@
+"""Family ``coopvec-elementwise``: SPV_NV_cooperative_vector loads, stores, conversions, arithmetic and bit ops."""
+
+from ctsgen.families.base import FamilySpec
+from ctsgen.families.coopvec_elementwise.case import (
+    FAMILY_NAME,
+    ElementwiseCase,
+    ElementwiseVariant,
+)
+from ctsgen.families.coopvec_elementwise.strategy import (
+    all_cases,
+    elementwise_cases,
+    elementwise_variants,
+    strata,
+)
+
+FAMILY = FamilySpec(
+    name=FAMILY_NAME, case_type=ElementwiseCase, variant_type=ElementwiseVariant, strata_fn=strata,
+    variants_fn=elementwise_variants, cases_for_fn=elementwise_cases, cases_fn=all_cases,
+)
