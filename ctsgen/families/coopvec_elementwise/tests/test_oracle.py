@@ -1,0 +1,257 @@
+"""Oracle properties from the SPIR-V / GLSL.std.450 definitions and the Vulkan precision table,
+checked against numpy / ml_dtypes and hand-worked values (not against the oracle's own formulas)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from ctsgen.families.coopvec_elementwise import oracle
+from ctsgen.families.coopvec_elementwise.ops import FLOAT_TYPES, INT_TYPES, Op
+from ctsgen.model.types import CoopVecType as T
+
+NAN, INF = float("nan"), float("inf")
+F16 = T.float16
+
+
+def run(op: Op, *vals: object, t: T = F16, r: T | None = None, s: float = 0.0) -> np.ndarray:
+    operands = [np.asarray([v], dtype=t.dtype).reshape(1, -1) for v in vals]
+    return oracle.apply(op, operands, s, t, r or t)[0]
+
+
+def tol(op: Op, *vals: object, t: T = F16, r: T | None = None, s: float = 0.0, ieee: bool = False) -> np.ndarray:
+    operands = [np.asarray([v], dtype=t.dtype).reshape(1, -1) for v in vals]
+    e = oracle.apply(op, operands, s, t, r or t)
+    return oracle.tolerance(op, operands, s, t, r or t, e, ieee)[0]
+
+
+# -- NaN rules (GLSL.std.450) ----------------------------------------------------
+def test_nmin_nmax_return_the_operand_that_is_not_nan() -> None:
+    x = [NAN, 2.0, NAN, -INF]
+    y = [1.5, NAN, NAN, NAN]
+    assert run(Op.nmin, x, y).tolist()[:2] == [1.5, 2.0] and np.isnan(run(Op.nmin, x, y)[2])
+    assert run(Op.nmax, x, y).tolist()[:2] == [1.5, 2.0] and run(Op.nmax, x, y)[3] == -INF
+
+
+def test_nclamp_of_nan_is_the_lower_bound() -> None:
+    """NClamp = NMin(NMax(x, minVal), maxVal): NMax(NaN, lo) = lo."""
+    assert run(Op.nclamp, [NAN, 5.0], [-1.0, -1.0], [1.0, 1.0]).tolist() == [-1.0, 1.0]
+
+
+def test_fmin_fmax_pick_by_comparison() -> None:
+    """FMin: y if y < x, otherwise x; FMax: y if x < y, otherwise x (hand-worked, incl. infinities)."""
+    assert run(Op.fmin, [1.0, 3.0, -INF], [2.0, -3.0, 0.0]).tolist() == [1.0, -3.0, -INF]
+    assert run(Op.fmax, [1.0, 3.0, -INF], [2.0, -3.0, 0.0]).tolist() == [2.0, 3.0, 0.0]
+
+
+@given(hnp.arrays(np.float32, (3, 8), elements=st.floats(-1e6, 1e6, width=32)))
+def test_clamp_is_min_of_max(x: np.ndarray) -> None:
+    lo, hi = np.minimum(x[1], x[2]), np.maximum(x[1], x[2])
+    for op in (Op.fclamp, Op.nclamp):
+        got = oracle.apply(op, [x[:1], lo[None], hi[None]], 0, T.float32, T.float32)
+        assert np.array_equal(got[0], np.minimum(np.maximum(x[0], lo), hi))
+
+
+@pytest.mark.parametrize("t", INT_TYPES)
+def test_integer_clamp_is_min_of_max(t: T) -> None:
+    rng = np.random.default_rng(1)
+    info = np.iinfo(t.dtype)
+    x = rng.integers(info.min, info.max, (3, 64), endpoint=True).astype(t.dtype)
+    lo, hi = np.minimum(x[1], x[2]), np.maximum(x[1], x[2])
+    got = oracle.apply(Op.iclamp, [x[:1], lo[None], hi[None]], 0, t, t)[0]
+    assert np.array_equal(got, np.minimum(np.maximum(x[0], lo), hi))
+
+
+def test_step_is_one_at_the_edge_and_zero_just_below() -> None:
+    edge = np.float16(0.75)
+    below = np.nextafter(edge, np.float16(-INF))
+    assert run(Op.step, [edge, edge, edge], [edge, below, INF]).tolist() == [1.0, 0.0, 1.0]
+
+
+# -- integer rules ---------------------------------------------------------------
+def test_integer_arithmetic_wraps() -> None:
+    assert run(Op.iadd, 127, 1, t=T.sint8).tolist() == [-128]
+    assert run(Op.isub, 0, 1, t=T.uint32).tolist() == [2**32 - 1]
+    assert run(Op.imul, 2**31 - 1, 2**31 - 1, t=T.sint32).tolist() == [1]  # (2^31 - 1)^2 mod 2^32
+    assert run(Op.imul, 2**32 - 1, 2**32 - 1, t=T.uint32).tolist() == [1]
+    assert run(Op.ineg, -128, t=T.sint8).tolist() == [-128]
+    assert run(Op.ineg, 1, t=T.uint8).tolist() == [255]
+
+
+def test_signed_division_rounds_toward_zero() -> None:
+    """OpSDiv / OpUDiv (the quotient OpSRem's remainder, signed like Operand 1, implies)."""
+    assert run(Op.idiv, [-7, 7, -7, 7, -128], [2, -2, -2, 2, 1], t=T.sint8).tolist() == [-3, -3, 3, 3, -128]
+    assert run(Op.idiv, [250, 7], [7, 250], t=T.uint8).tolist() == [35, 0]
+
+
+@pytest.mark.parametrize("t", INT_TYPES)
+def test_shifts_match_numpy_with_explicit_masking(t: T) -> None:
+    rng = np.random.default_rng(2)
+    info = np.iinfo(t.dtype)
+    a = rng.integers(info.min, info.max, (1, 200), endpoint=True).astype(t.dtype)
+    b = rng.integers(0, t.bits, (1, 200)).astype(t.dtype)
+    mask = (1 << t.bits) - 1
+    wide = a.astype(np.int64)
+    left = (wide << b.astype(np.int64)) & mask
+    assert np.array_equal(oracle.apply(Op.shl, [a, b], 0, t, t).astype(np.int64) & mask, left)
+    if t.is_signed:
+        right = wide >> b.astype(np.int64)  # arithmetic: sign bits shifted in
+    else:
+        right = (wide & mask) >> b.astype(np.int64)
+    assert np.array_equal(oracle.apply(Op.shr, [a, b], 0, t, t).astype(np.int64), right)
+
+
+def test_shift_edges() -> None:
+    assert run(Op.shr, [-128, 64], [7, 7], t=T.sint8).tolist() == [-1, 0]
+    assert run(Op.shr, [2**31], [31], t=T.uint32).tolist() == [1]
+    assert run(Op.shl, [1], [31], t=T.sint32).tolist() == [-2**31]
+
+
+def test_bitwise_ops() -> None:
+    assert run(Op.band, 0b1100, 0b1010, t=T.uint8).tolist() == [0b1000]
+    assert run(Op.bor, 0b1100, 0b1010, t=T.uint8).tolist() == [0b1110]
+    assert run(Op.bxor, 0b1100, 0b1010, t=T.uint8).tolist() == [0b0110]
+    assert run(Op.bnot, 0, t=T.sint32).tolist() == [-1]
+
+
+# -- conversions -------------------------------------------------------------------
+def test_float_to_int_rounds_toward_zero() -> None:
+    v = [127.875, -128.875, -0.75, 2.75, -2.75, 0.5]
+    assert run(Op.convert, v, t=F16, r=T.sint8).tolist() == [127, -128, 0, 2, -2, 0]
+    assert run(Op.convert, [255.875, -0.875], t=F16, r=T.uint8).tolist() == [255, 0]
+    assert run(Op.convert, [2147483520.0, -2.0**31], t=T.float32, r=T.sint32).tolist() == [2147483520, -2**31]
+
+
+def test_integer_conversions_extend_by_the_source_and_truncate() -> None:
+    assert run(Op.convert, [-1, -128], t=T.sint8, r=T.uint32).tolist() == [0xFFFFFFFF, 0xFFFFFF80]
+    assert run(Op.convert, [255], t=T.uint8, r=T.sint32).tolist() == [255]
+    assert run(Op.convert, [0x1FF, 0x80], t=T.uint32, r=T.sint8).tolist() == [-1, -128]
+    assert run(Op.convert, [-1], t=T.sint32, r=T.uint32).tolist() == [0xFFFFFFFF]
+
+
+@pytest.mark.parametrize("t, vals, rte", [
+    # ties go to even; 65503 is beyond the last fp16 spacing below 65504 (32)
+    (T.float32, [1.0 + 2**-11, 1.0 + 3 * 2**-12, 65504.0, 2.0**-14, 2049.0, 4097.0],
+     [1.0, 1.0 + 2**-10, 65504.0, 2.0**-14, 2048.0, 4096.0]),
+    (T.sint32, [2049, 4097, -65504, 3, 65503], [2048.0, 4096.0, -65504.0, 3.0, 65504.0]),
+    (T.uint32, [2051, 65503], [2052.0, 65504.0]),
+])
+def test_conversions_to_fp16_round_to_nearest_even_within_one_spacing(t: T, vals: list, rte: list) -> None:
+    """The expected value is the hand-worked round-to-nearest-even result; the bound lets the
+    other neighbour pass where (and only where) the conversion is inexact."""
+    got = run(Op.convert, vals, t=t, r=F16)
+    assert got.tolist() == rte
+    bound = tol(Op.convert, vals, t=t, r=F16)
+    exact = np.asarray(vals, dtype=np.float64)
+    assert ((bound == 0) == (got.astype(np.float64) == exact)).all()
+    lower, upper = oracle.neighbours(exact, F16)
+    assert (np.abs(lower - got) <= bound).all() and (np.abs(upper - got) <= bound).all()
+
+
+# -- precision bounds ------------------------------------------------------------------
+def test_correctly_rounded_allows_either_neighbour_and_no_more() -> None:
+    """Vulkan "correctly rounded": the value closest to and no less than x, or no greater."""
+    a, b = 1.0, 2.0**-11 + 2.0**-13  # 1 + 0.625 ulp: neighbours 1 and 1 + 2^-10
+    bound = tol(Op.fadd, a, b)[0]
+    e = float(run(Op.fadd, a, b)[0])
+    assert e == 1.0 + 2**-10 and bound == 2**-10
+    assert abs(1.0 - e) <= bound and abs(1.0 - 2**-10 - e) > bound
+    assert tol(Op.fadd, 1.0, 2.0**-10)[0] == 0  # exact
+    assert tol(Op.fadd, a, b, ieee=True)[0] == 0  # RoundingModeRTE
+
+
+def test_vulkan_ulp_at_a_power_of_two_is_the_spacing_below() -> None:
+    assert oracle.vulkan_ulp(np.array([1.0, 1.5, 0.0]), F16).tolist() == [2**-11, 2**-10, 2**-24]
+
+
+def test_division_bound_is_two_and_a_half_ulp() -> None:
+    x = 1.0 / 3.0
+    e = float(run(Op.fdiv, 1.0, 3.0, t=T.float32)[0])
+    assert tol(Op.fdiv, 1.0, 3.0, t=T.float32)[0] == pytest.approx(2.5 * 2**-25 + abs(e - x))
+
+
+def test_vector_times_scalar_is_a_broadcast_multiply() -> None:
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-8, 8, (4, 17)).astype(np.float16)
+    s = np.float16(-1.375)
+    got = oracle.apply(Op.vts, [a], float(s), F16, F16)
+    assert np.array_equal(got, oracle.apply(Op.fmul, [a, np.full_like(a, s)], 0, F16, F16))
+    assert np.array_equal(got, (a.astype(np.float32) * np.float32(s)).astype(np.float16))
+
+
+@pytest.mark.parametrize("t", FLOAT_TYPES)
+def test_fma_bound_covers_fused_and_unfused_evaluation(t: T) -> None:
+    rng = np.random.default_rng(4)
+    a, b, c = (rng.uniform(-64, 64, (1, 500)).astype(t.dtype) for _ in range(3))
+    e = oracle.apply(Op.fma, [a, b, c], 0, t, t)
+    bound = oracle.tolerance(Op.fma, [a, b, c], 0, t, t, e, False)
+    unfused = ((a * b).astype(t.dtype) + c).astype(np.float64)
+    fused = (a.astype(np.float64) * b + c).astype(t.dtype).astype(np.float64)
+    assert (np.abs(unfused - e) <= bound).all() and (np.abs(fused - e) <= bound).all()
+
+
+def test_exp_and_log_are_inverse_within_their_bounds() -> None:
+    x = np.linspace(-6, 6, 97).astype(np.float16)[None]
+    ex = oracle.apply(Op.exp, [x], 0, F16, F16)
+    lx = oracle.apply(Op.log, [ex], 0, F16, F16)
+    t_exp = oracle.tolerance(Op.exp, [x], 0, F16, F16, ex, False)
+    t_log = oracle.tolerance(Op.log, [ex], 0, F16, F16, lx, False)
+    # log(exp(x)) - x: log's own error plus exp's error, scaled by d log / dy = 1 / y, plus x's rounding
+    err = np.abs(lx.astype(np.float64) - x)
+    assert (err <= t_log + t_exp / ex.astype(np.float64) + 2**-11 * np.abs(x)).all()
+
+
+def test_exp_bound_grows_with_the_argument() -> None:
+    """(1 + 2|x|) ULP for fp16: exp(4) may be 9 ULP off, exp(0) = 1 one ULP (the spacing below 1)."""
+    assert tol(Op.exp, 0.0)[0] == 2**-11
+    y = np.exp(4.0)
+    assert tol(Op.exp, 4.0)[0] == pytest.approx(9 * 2**-5 + abs(float(np.float16(y)) - y))
+
+
+def test_tanh_bound_covers_the_formula_evaluated_in_fp16() -> None:
+    """An implementation of tanh as (e^x - e^-x) / (e^x + e^-x) in fp16 arithmetic passes."""
+    x = np.linspace(-4, 4, 161).astype(np.float16)[None]
+    ep, em = np.exp(x), np.exp(-x)  # numpy fp16: correctly rounded in fp16
+    naive = ((ep - em) / (ep + em)).astype(np.float64)
+    e = oracle.apply(Op.tanh, [x], 0, F16, F16)
+    assert (np.abs(naive - e) <= oracle.tolerance(Op.tanh, [x], 0, F16, F16, e, False)).all()
+
+
+def test_a_subnormal_result_may_be_flushed_to_zero() -> None:
+    """1 - (1 - 2^-20) in fp32 is 2^-20, normal; fp16 2^-6 - (2^-6 - 2^-16) = 2^-16 is subnormal."""
+    e = float(run(Op.fsub, 2.0**-6, 2.0**-6 - 2.0**-16)[0])
+    assert e == 2.0**-16 and tol(Op.fsub, 2.0**-6, 2.0**-6 - 2.0**-16)[0] >= e
+
+
+# -- domain ----------------------------------------------------------------------
+@pytest.mark.parametrize("op, vals, t, ieee", [
+    (Op.idiv, ([1], [0]), T.sint32, False),
+    (Op.idiv, ([-128], [-1]), T.sint8, False),
+    (Op.shl, ([1], [8]), T.uint8, False),
+    (Op.fmin, ([NAN], [1.0]), F16, True),
+    (Op.fadd, ([INF], [1.0]), F16, False),
+    (Op.fadd, ([60000.0], [60000.0]), F16, False),
+    (Op.fclamp, ([0.0], [2.0], [1.0]), F16, False),
+    (Op.fmul, ([2.0**-20], [1.0]), F16, False),
+])
+def test_undefined_or_unspecified_inputs_are_refused(op: Op, vals: tuple, t: T, ieee: bool) -> None:
+    ops = [np.asarray(v, dtype=t.dtype)[None] for v in vals]
+    with pytest.raises(ValueError, match="domain"):
+        oracle.check_domain(op, ops, 0.0, t, t, ieee)
+
+
+def test_ieee_defines_overflow_and_division_by_zero() -> None:
+    ops = [np.asarray([60000.0, 1.0], np.float16)[None], np.asarray([60000.0, 2.0], np.float16)[None]]
+    oracle.check_domain(Op.fadd, ops, 0.0, F16, F16, True)
+    assert oracle.apply(Op.fadd, ops, 0.0, F16, F16)[0].tolist() == [INF, 3.0]
+    div = [np.asarray([-3.0], np.float16)[None], np.asarray([0.0], np.float16)[None]]
+    oracle.check_domain(Op.fdiv, div, 0.0, F16, F16, True)
+    assert oracle.apply(Op.fdiv, div, 0.0, F16, F16)[0].tolist() == [-INF]
+
+
+def test_unaligned_offsets_are_refused() -> None:
+    with pytest.raises(ValueError, match="10099"):
+        oracle.load(np.zeros(64, np.float16), np.asarray([8]), 4)
