@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.coopvec.case import LAYOUTS, MATMUL_OPS, VALUE_KINDS, CoopVecCase, CoopVecVariant, ceil_to
+from ctsgen.families.coopvec.case import (LAYOUTS, MATMUL_OPS, TRAINING_OPS, VALUE_KINDS, CoopVecCase, CoopVecVariant,
+                                          ceil_to)
 from ctsgen.model.types import CoopVecType
 
 SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
@@ -58,12 +59,13 @@ def valid_layouts(combo: Combo) -> list[int]:
 
 def strata() -> list[dict[str, object]]:
     """Every advertised combination (H100 read-out) x every valid layout, MatMul and MatMulAdd,
-    and the two training operations."""
+    and the two training operations x every workgroup size (atomic accumulation by 1 to 64
+    invocations)."""
     combos = combinations(default_profile())
     cells: list[dict[str, object]] = [{"op": op, "combo": i, "layout": lay}
                                       for i, c in enumerate(combos) for lay in valid_layouts(c)
                                       for op in MATMUL_OPS]
-    return cells + [{"op": "outer_product"}, {"op": "reduce_sum"}]
+    return cells + [{"op": op, "invocations": n} for op in TRAINING_OPS for n in INVOCATIONS]
 
 
 def _profile(options: StrategyOptions) -> DeviceProfile:
