@@ -4,6 +4,7 @@ repros that replay, and replays stored failures first."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 from pathlib import Path
 
@@ -125,3 +126,20 @@ def test_workers_share_the_database_so_every_worker_replays_a_stored_failure(tmp
     found = re.findall(r"\[worker (\d)\] first failure after (\d+) examples", both.stdout)
     assert both.returncode == 1 and {w for w, _ in found} == {"0", "1"}, both.stdout
     assert all(int(n) <= 3 for _, n in found)  # replayed from the shared database, not found afresh
+
+
+def test_a_repro_is_written_on_a_host_without_a_validator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU host compiles on the fly but may lack spirv-val: the fuzzer's repro must still be written
+    (an H100 session lost its two repros to this); an invalid module is still refused elsewhere."""
+    from ctsgen.toolchain import spirv_val
+    from ctsgen.families.coopvec import FAMILY
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.strategies.sampling import draw_examples
+
+    monkeypatch.setattr(spirv_val, "_candidate_dirs", lambda: [])
+    monkeypatch.setenv("PATH", str(tmp_path))
+    case = draw_examples(FAMILY.cases(StrategyOptions()), 1, 3)[0]
+    out = export_case(case, tmp_path / "repro")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["toolchain"]["spirv_val"] == "not installed"
+    assert (out / "repro.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number

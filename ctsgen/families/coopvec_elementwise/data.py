@@ -91,9 +91,10 @@ def _float_operands(op: Op, t: CoopVecType, rng: np.random.Generator, shape: tup
     if op in (Op.fmin, Op.fmax, Op.nmin, Op.nmax, Op.step):
         out[1] = np.where(rng.random(shape) < 0.2, out[0], out[1])  # ties
     if op is Op.step:
-        below = np.nextafter(out[0], t.dtype.type(-INF))
-        out[1] = np.where(rng.random(shape) < 0.1, np.where(np.abs(below) < np.finfo(t.dtype).tiny, 0, below),
-                          out[1]).astype(t.dtype)
+        with np.errstate(over="ignore"):
+            below = np.nextafter(out[0], t.dtype.type(-INF))  # -max has no finite neighbour below: kept as is
+        edge = np.isfinite(below) & (rng.random(shape) < 0.1)
+        out[1] = np.where(edge, np.where(np.abs(below) < np.finfo(t.dtype).tiny, 0, below), out[1]).astype(t.dtype)
     if op in (Op.fclamp, Op.nclamp):
         out[1], out[2] = np.minimum(out[1], out[2]), np.maximum(out[1], out[2])
     return out
