@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ctsgen.backends.reference import ReferenceBackend
@@ -143,3 +144,34 @@ def test_a_repro_is_written_on_a_host_without_a_validator(tmp_path: Path, monkey
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["toolchain"]["spirv_val"] == "not installed"
     assert (out / "repro.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number
+
+
+class _FailsOnce:
+    """The reference backend, except that its first dispatch of 2+ cases returns poison: a
+    failure Hypothesis cannot reproduce when it replays the example (as a one-off hang)."""
+
+    name = "fails-once"
+
+    def __init__(self) -> None:
+        self._ref = ReferenceBackend()
+        self._failed = False
+
+    def profile(self):
+        return self._ref.profile()
+
+    def run(self, dispatch, timeout_s):
+        out = self._ref.run(dispatch, timeout_s)
+        if not self._failed and dispatch.workgroups >= 2:
+            self._failed = True
+            out = [np.full_like(a, 0x7F) if i else a for i, a in enumerate(out)]
+        return out
+
+    def close(self) -> None:
+        self._ref.close()
+
+
+def test_a_failure_that_does_not_recur_is_reported_not_raised() -> None:
+    """Hypothesis raises FlakyFailure when a failing example passes on replay; the fuzzer
+    reports the failure it saw (an H100 session crashed on this after a one-off timeout)."""
+    report = Fuzzer(_FailsOnce(), FuzzOptions(max_examples=40, database=None, shrink_time_s=5)).run()
+    assert report.case is not None and report.result.status.value == "Fail"

@@ -27,6 +27,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.errors import Flaky
 
 from ctsgen.backends.base import Backend, BackendError, ShaderVariant
 from ctsgen.device.profile import DeviceProfile, default_profile
@@ -202,7 +203,8 @@ class Fuzzer:
                         break
                     use_database = False  # a stored failure would replay at once in every new round
                     self._first_failure_at = self._smallest = None
-                except StopFuzzing:  # shrink budget spent: keep the smallest failure seen
+                except (StopFuzzing, Flaky):  # shrink budget spent, or the failure did not recur when
+                    # Hypothesis replayed it (a dispatch that hung once): keep the smallest failure seen
                     if self._smallest is not None:
                         self._record(self._smallest.case, self._smallest.result)
                     if not self.options.keep_going:

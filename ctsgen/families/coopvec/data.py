@@ -19,11 +19,13 @@ sparse enough that the sum of |terms| of every output stays below
 result: the tolerance is zero (only the sign of a zero may differ). This
 keeps a one-term error visible at K = 512, where the tolerance model of
 ``random`` data is about 17 fp16 ulps wide.
-``special`` data (float MatMuls): invocation 0 has +Inf and invocation 1 -Inf
-in one input component (interpretations with infinities), invocation 2 has
-every component at the interpretation's max normal, which overflows an fp16
-result to +Inf for large enough row sums (a row that would land near the
-overflow threshold is scaled down by 8 instead, so no result is ambiguous).
+``special`` data (float MatMuls): every weight positive; invocation 0 has +Inf
+and invocation 1 -Inf in one input component (interpretations with infinities),
+invocation 2 has every component at the interpretation's max normal, which
+overflows an fp16 result to +Inf for large enough row sums (a row that would
+land near the overflow threshold is scaled down by 8 instead, so no result is
+ambiguous). With mixed signs an fp16 accumulator could overflow to the sign of
+an early partial sum, not of the total (an H100 fuzz session found exactly that).
 """
 
 from __future__ import annotations
@@ -166,6 +168,7 @@ def _special_inputs(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, v: CoopV
     """Infinities and max normals in the inputs of invocations 0, 1 and 2 (in place; see the module docstring)."""
     fi = ml_dtypes.finfo(v.inputInterpretation.dtype)
     n = x.shape[0]
+    w[:] = np.abs(w)  # partial sums then grow monotonically: where and how they overflow is order-independent
     if np.isinf(np.asarray(np.inf).astype(v.inputInterpretation.dtype)):  # E4M3 (fn) has no infinity
         x[0, rng.integers(v.K)] = np.inf
         if n > 1:

@@ -146,7 +146,8 @@ def test_grid_training_data_accumulate_exactly_in_every_order() -> None:
 
 def test_special_values_give_signed_infinities_and_no_nan() -> None:
     """Invocation 0 has +Inf, 1 has -Inf in one component: every row is +-Inf with the sign of its
-    weight (weights are nonzero), IEEE 754 as Vulkan's precision rules require for infinities."""
+    weight (weights are nonzero), IEEE 754 as Vulkan's precision rules require for infinities;
+    invocation 2 (max normals) overflows the same way in every accumulation order."""
     v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 8, 24)
     for seed in range(5):
         d = case_data(CoopVecCase(v, 0, 48, 0, seed=seed, values="special"))
@@ -157,6 +158,11 @@ def test_special_values_give_signed_infinities_and_no_nan() -> None:
         assert np.array_equal(y[0], np.sign(w[:, k0]) * np.inf)
         assert np.isinf(y[1]).all() and not np.isnan(y).any()
         assert np.isfinite(y[3:]).all()
+        b = v.read_bias(d.initial[2], 0)
+        with np.errstate(all="ignore"):  # fp16 accumulation in any block order overflows to the same infinities
+            for order in (np.arange(2), np.arange(2)[::-1]):
+                dev = blocked_f16_sum(x[:3], w, b, oracle.ACCUMULATION_BLOCK, order)
+                assert np.array_equal(np.isinf(dev), np.isinf(y[:3])) and (np.sign(dev) == np.sign(y[:3])).all()
 
 
 def test_special_values_are_refused_for_integer_paths() -> None:
