@@ -17,6 +17,11 @@
 # <run>.xml (JUnit), <run>.log (pytest output). Exit 0 when every run finished
 # (pytest exit 0 or 1: failing cases are results) with identical outcomes.
 #
+# The NVIDIA driver keeps built pipelines in an on-disk cache shared by every process, so
+# a later run would reuse the first run's builds (seen on an H200 pair: 12.5 s of builds in
+# the first run, 0.1 s in the next). Every run here starts cold: __GL_SHADER_DISK_CACHE=0
+# unless the caller sets it.
+#
 # Environment: BACKEND (vulkan; `reference` for a dry run without a GPU),
 # DEVICES (0,1: the devices of run n2), LEG_TIMEOUT (seconds per run, 150: three runs fit the device tool's 10 minutes),
 # PYTHON (python3). Needs numpy, ml_dtypes, hypothesis, jinja2, pytest,
@@ -31,6 +36,7 @@ DEVICES=${DEVICES:-0,1}
 LEG_TIMEOUT=${LEG_TIMEOUT:-150}
 PYTHON=${PYTHON:-python3}
 OUT=${OUT:-bench/results/xdist}
+export __GL_SHADER_DISK_CACHE=${__GL_SHADER_DISK_CACHE:-0}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 
 say() { echo "[xdist_scaling $(date +%H:%M:%S)] $*"; }
@@ -55,7 +61,8 @@ trap 'rm -rf "$WORK"' EXIT
     "$PYTHON" -c "import json,sys; m=json.load(open(sys.argv[1])); print(f\"cases: {len(m['cases'])}, variants: {len(m['variants'])}\")" "$PACK/manifest.json"
     echo "backend: $BACKEND, devices: $DEVICES, timeout per run: $LEG_TIMEOUT s"
     "$PYTHON" -c "import pytest, xdist; print(f'pytest {pytest.__version__}, pytest-xdist {xdist.__version__}')"
-    git rev-parse --short HEAD 2>/dev/null | sed 's/^/ctsgen commit: /'
+    "$PYTHON" -c "import ctsgen; print('ctsgen', ctsgen.__version__)"
+    echo "__GL_SHADER_DISK_CACHE=$__GL_SHADER_DISK_CACHE (0: no driver pipeline cache between runs)"
     command -v nvidia-smi >/dev/null && nvidia-smi -L
 } > "$OUT/environment.txt" 2>&1
 cat "$OUT/environment.txt"
