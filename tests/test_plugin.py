@@ -142,6 +142,20 @@ def _run_recording(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, p
     return res, _recorded(log), props
 
 
+def test_explicit_gateways_as_for_remote_hosts_plan_and_prepare_like_n(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
+    """Workers given as xdist gateways (``--tx 2*popen``, the form ``--tx ssh=HOST//python=python3``
+    takes for another host) get the same whole-variant plan and up-front builds as ``-n 2``."""
+    res, calls, _ = _run_recording(pytester, monkeypatch, pack, "--tx", "2*popen", "--dist", "load")
+    res.assert_outcomes(passed=COUNT)
+    assert sorted(calls) == ["gw0", "gw1"]
+    firsts = [set(log[0]["ids"]) for log in calls.values()]
+    assert all(log[0]["op"] == "prepare" for log in calls.values())
+    assert not firsts[0] & firsts[1]
+    manifest = json.loads((pack / "manifest.json").read_text())
+    assert firsts[0] | firsts[1] == {c["variant"] for c in manifest["cases"]}
+
+
 @pytest.mark.parametrize("workers", [2, 3])
 def test_each_xdist_worker_prepares_exactly_its_own_variants_up_front(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path, workers: int) -> None:
