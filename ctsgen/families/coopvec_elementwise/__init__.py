@@ -6,6 +6,7 @@ from ctsgen.families.coopvec_elementwise.case import (
     ElementwiseCase,
     ElementwiseVariant,
 )
+from ctsgen.families.coopvec_elementwise.coverage import tables
 from ctsgen.families.coopvec_elementwise.strategy import (
     all_cases,
     elementwise_cases,
@@ -16,4 +17,5 @@ from ctsgen.families.coopvec_elementwise.strategy import (
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ElementwiseCase, variant_type=ElementwiseVariant, strata_fn=strata,
     variants_fn=elementwise_variants, cases_for_fn=elementwise_cases, cases_fn=all_cases,
+    coverage=tables,
 )
