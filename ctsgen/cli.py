@@ -284,8 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--out", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
     g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile)")
     g.add_argument("--include-hazardous", action="store_true",
-                   help="add the hazardous group: cases known to hang drivers (RepeatMirrored loads out of "
-                        "bounds on an axis of layoutDimension 1; docs/spec-decisions.md, mirror-repeat-dim-1)")
+                   help="add the family's hazardous group: cases known to hang drivers (tensor-layout: "
+                        "RepeatMirrored loads out of bounds on an axis of layoutDimension 1, docs/spec-decisions.md "
+                        "mirror-repeat-dim-1; coopvec: RowMajor/ColumnMajor MatMuls in partial subgroups)")
     g.add_argument("--hazardous-count", type=int, default=8,
                    help="cases in the hazardous group (default: 8)")
     g.add_argument("--force", action="store_true", help="replace an existing pack at --out")

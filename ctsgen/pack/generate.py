@@ -24,6 +24,13 @@ def _sub_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "little")
 
 
+def _shuffled(items: list[Case], order_seed: int) -> list[Case]:
+    """``items`` in a seeded random order: Hypothesis draws its simplest example first, so
+    without this every variant's first case would be the minimal one (zero offsets, seed 0)."""
+    random.Random(order_seed).shuffle(items)
+    return items
+
+
 def _draw_distinct(strategy_for_attempt: Callable[[int], list[Case]], want: int, taken: dict[str, Case]
                    ) -> list[Case]:
     """Up to ``want`` cases not in ``taken``, retrying with new seeds a few times."""
@@ -42,9 +49,9 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
                progress: Callable[[int, int], None] | None = None) -> list[Case]:
     """``count`` distinct cases of ``family`` spread evenly over its strata.
 
-    Each stratum's variants are a seeded sample from a larger draw, so
-    Hypothesis's first (always the simplest) example does not stand in for
-    every small stratum.
+    Each stratum's variants, and each variant's cases, are a seeded sample
+    from a larger draw, so Hypothesis's first (always the simplest) example
+    does not stand in for every small stratum or fill every variant's first slot.
     """
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
@@ -62,8 +69,9 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
         shares = [quota // len(ordered) + (1 if j < quota % len(ordered) else 0) for j in range(len(ordered))]
         for v, share in zip(ordered, shares):
             for c in _draw_distinct(
-                    lambda attempt, v=v, share=share: draw_examples(
-                        family.cases_for(v, options), 2 * share, _sub_seed(seed, v.id, attempt)),
+                    lambda attempt, v=v, share=share: _shuffled(draw_examples(
+                        family.cases_for(v, options), 3 * share + 2, _sub_seed(seed, v.id, attempt)),
+                        _sub_seed(seed, v.id, attempt, "order")),
                     share, out):
                 out[c.name()] = c
         if progress:
