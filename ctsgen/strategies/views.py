@@ -60,11 +60,20 @@ def _clip_axis(extent: int) -> st.SearchStrategy[tuple[int, int]]:
     return axis()
 
 
+def _covering_axis(extent: int) -> st.SearchStrategy[tuple[int, int]]:
+    """(0, span) of one clip axis that keeps the whole matrix side: a span of exactly
+    ``extent``, a few past it, or the whole 32-bit range."""
+    return st.tuples(st.just(0), st.one_of(st.just(extent), st.integers(extent + 1, extent + 4),
+                                           st.just(UINT32_MAX)))
+
+
 @st.composite
 def clip_regions(draw: st.DrawFn, rows: int, cols: int, *, max_elements: int | None = None
                  ) -> tuple[int, int, int, int] | None:
     """``(clipRowOffset, clipRowSpan, clipColOffset, clipColSpan)`` for OpTensorViewSetClipNV,
-    or None (no clip; shrinks to it).
+    or None (no clip; shrinks to it). A window that covers the whole matrix (exactly, or
+    running past it) is drawn as such, both axes at once: axes drawn on their own
+    rarely both start at 0 with a span of at least the side.
 
     ``max_elements``: the view's linear indices inside the clip, ``(row - clipRowOffset) *
     min(cols, clipColSpan) + col - clipColOffset``, stay below it (a store must not wrap
@@ -72,7 +81,8 @@ def clip_regions(draw: st.DrawFn, rows: int, cols: int, *, max_elements: int | N
     Offset + span never passes 2^32-1 (decision "clip-no-wrap").
     """
     if max_elements is None or rows * cols <= max_elements:
-        got = draw(st.one_of(st.none(), st.tuples(_clip_axis(rows), _clip_axis(cols))))
+        got = draw(st.one_of(st.none(), st.tuples(_covering_axis(rows), _covering_axis(cols)),
+                             st.tuples(_clip_axis(rows), _clip_axis(cols))))
         return None if got is None else (*got[0], *got[1])
     col_span = draw(st.integers(1, min(cols, max_elements)))
     row_span = draw(st.integers(1, max(1, min(rows, max_elements // col_span))))

@@ -4,6 +4,8 @@ reference backend."""
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
@@ -12,7 +14,8 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import Operation
 from ctsgen.families.tensor_view import FAMILY
 from ctsgen.families.tensor_view.case import TensorViewCase, decode_view
-from ctsgen.families.tensor_view.strategy import tensor_view_cases
+from ctsgen.families.tensor_view.coverage import CLIPS, clip_class
+from ctsgen.families.tensor_view.strategy import tensor_view_cases, view_variants
 from ctsgen.model.tensor import UINT32_MAX
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.pack.generate import draw_cases
@@ -60,6 +63,25 @@ def test_cases_are_valid(c: TensorViewCase) -> None:
 ])
 def test_reaches(what: str, pred) -> None:
     find(CASES, pred, settings=REACH)
+
+
+@pytest.mark.parametrize("operation", list(Operation))
+@pytest.mark.parametrize("has", [False, True])
+@pytest.mark.parametrize("clip", [CLIPS[1], CLIPS[3]])
+def test_clip_windows_keeping_the_whole_matrix_are_reachable(operation: Operation, has: bool, clip: str) -> None:
+    """The coverage table's hasDimensions x clip region cells that independent axes missed, for
+    loads and stores: a window exactly the matrix (offsets 0, spans M and N) and one running
+    past it without cutting it (offsets 0, spans >= M and N, one larger: the clipped row
+    width is min(N, clipColSpan))."""
+    find(tensor_view_cases(operation=operation, hasDimensions=has),
+         lambda c: clip_class(c.clip, c.shader.matrix.rows, c.shader.matrix.cols) == clip, settings=REACH)
+
+
+@pytest.mark.parametrize("perm", [*permutations(range(4)), (4, 3, 2, 1, 0), (2, 0, 4, 1, 3)])
+def test_every_permutation_is_reachable(perm: tuple[int, ...]) -> None:
+    """Every p0..p3 of VDim 4 (and two of VDim 5) is drawn: a default pack's 20-odd VDim-4
+    variants hold only some of the 24."""
+    find(view_variants(Dim=len(perm), hasDimensions=False), lambda v: v.permutation == perm, settings=REACH)
 
 
 def test_shrinks_to_identity_view() -> None:
