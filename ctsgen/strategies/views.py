@@ -48,13 +48,15 @@ def view_strides(viewDimension: tuple[int, ...], *, max_stride: int = 64) -> st.
 
 
 def _clip_axis(extent: int) -> st.SearchStrategy[tuple[int, int]]:
-    """(offset, span) of one clip axis for a matrix side of ``extent``: inside, cutting,
-    past the end, empty, or the whole 32-bit range left after the offset."""
+    """(offset, span) of one clip axis for a matrix side of ``extent``: inside (ending at or
+    before the side's end), cutting, past the end, empty, or the whole 32-bit range left
+    after the offset."""
 
     @st.composite
     def axis(draw: st.DrawFn) -> tuple[int, int]:
         offset = draw(st.integers(0, extent + 2))
-        span = draw(st.one_of(st.integers(0, extent + 4), st.just(UINT32_MAX - offset)))
+        span = draw(st.one_of(st.integers(0, max(0, extent - offset)), st.integers(0, extent + 4),
+                              st.just(UINT32_MAX - offset)))
         return offset, span
 
     return axis()
