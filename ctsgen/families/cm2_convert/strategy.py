@@ -1,4 +1,4 @@
-"""Strategies for cm2-convert: a kind and Use change, then a source/result pair the device allows.
+"""Strategies for cm2-convert: a kind and Use change, a component pair, then a source/result pair the device allows.
 
 Valid by construction (see case.check_pair): same scope; conversions keep
 the shape; a Use change goes Accumulator -> A or B; ConvertNV keeps the
@@ -6,8 +6,11 @@ component type; transpose is Accumulator M x N -> B N x M of one component
 type; both types must be supported by the profile. Source data keeps every
 conversion defined (oracle.source_values).
 
-Shrinks toward a component conversion without Use change between the
-smallest float16 subgroup types, seed 0.
+The component pair is drawn uniformly from those the kind and Use change
+allow, before the shapes and scopes (a pair's share of matrix types would
+otherwise weigh it: float16 has three Uses and many shapes, the 8-bit types
+few). Shrinks toward a component conversion without Use change between the
+smallest subgroup types, seed 0.
 """
 
 from __future__ import annotations
@@ -19,26 +22,30 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
 from ctsgen.families.cm2_convert.oracle import Kind
 from ctsgen.families.cm2_reduce.shapes import profile_key, same_kind, supported_matrices
-from ctsgen.model.types import MatrixType, MatrixUse
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 
-#: Strata: kind x result Use ("same" = the source's Use).
-STRATA = [(Kind.convert, "same"), (Kind.convert, "A"), (Kind.convert, "B"),
-          (Kind.use, "A"), (Kind.use, "B"), (Kind.transpose, "B")]
+#: Kind x result Use ("same" = the source's Use): every conversion the family runs.
+KIND_USES = [(Kind.convert, "same"), (Kind.convert, "A"), (Kind.convert, "B"),
+         (Kind.use, "A"), (Kind.use, "B"), (Kind.transpose, "B")]
+
+#: A matrix type's scope and workgroup size (a subgroup of 32 for Subgroup scope).
+Scoping = tuple[Scope, int]
+Pair = tuple[MatrixType, MatrixType]
 
 
-def strata() -> list[dict[str, object]]:
-    return [{"kind": k, "to_use": u} for k, u in STRATA]
+def scoping(m: MatrixType) -> Scoping:
+    return m.scope, m.workgroup_size
 
 
 def _use_ok(s: MatrixType, r: MatrixType, to_use: str) -> bool:
     return r.use is s.use if to_use == "same" else r.use is MatrixUse[to_use] and s.use is not r.use
 
 
-_PAIRS: dict[tuple, tuple[tuple[MatrixType, MatrixType], ...]] = {}
+_PAIRS: dict[tuple, tuple[Pair, ...]] = {}
 
 
-def pairs(profile: DeviceProfile, kind: Kind, to_use: str) -> tuple[tuple[MatrixType, MatrixType], ...]:
-    """Every (source, result) pair of the stratum the profile supports, simplest first."""
+def pairs(profile: DeviceProfile, kind: Kind, to_use: str) -> tuple[Pair, ...]:
+    """Every (source, result) pair of the kind and result Use the profile supports, simplest first."""
     key = (profile_key(profile), kind, to_use)
     if key not in _PAIRS:
         _PAIRS[key] = tuple((s, r) for s in supported_matrices(profile) for r in same_kind(profile, s)
@@ -46,18 +53,67 @@ def pairs(profile: DeviceProfile, kind: Kind, to_use: str) -> tuple[tuple[Matrix
     return _PAIRS[key]
 
 
+def component_pairs(profile: DeviceProfile) -> list[tuple[ComponentType, ComponentType]]:
+    """The (source, result) component types of every component conversion the profile
+    supports with some Use change (the same Use, Accumulator -> A or B), simplest first."""
+    return list(dict.fromkeys((s.component, r.component) for k, u in KIND_USES if k is Kind.convert
+                              for s, r in pairs(profile, k, u)))
+
+
+def scopings(profile: DeviceProfile) -> list[Scoping]:
+    """The profile's scopes and workgroup sizes, subgroup first."""
+    return sorted({scoping(m) for m in supported_matrices(profile)},
+                  key=lambda sc: (sc[0] is Scope.Workgroup, sc[1]))
+
+
+def strata() -> list[dict[str, object]]:
+    """Every component pair the H100 profile can convert (the Use change drawn among those it
+    allows), and OpCooperativeMatrixConvertNV to A, to B and transpose in each of its scopes."""
+    h100 = default_profile()
+    cells: list[dict[str, object]] = [{"kind": Kind.convert, "source": s, "result": r}
+                                      for s, r in component_pairs(h100)]
+    return cells + [{"kind": k, "to_use": u, "scope": sc} for k, u in KIND_USES if k is not Kind.convert
+                    for sc in scopings(h100) if any(scoping(s) == sc for s, _ in pairs(h100, k, u))]
+
+
+_GROUPS: dict[tuple, dict[tuple[ComponentType, ComponentType], tuple[Pair, ...]]] = {}
+
+
+def _by_components(profile: DeviceProfile, kind: Kind, to_use: str
+                   ) -> dict[tuple[ComponentType, ComponentType], tuple[Pair, ...]]:
+    """:func:`pairs` grouped by their (source, result) component types, simplest first."""
+    key = (profile_key(profile), kind, to_use)
+    if key not in _GROUPS:
+        groups: dict[tuple[ComponentType, ComponentType], list[Pair]] = {}
+        for s, r in pairs(profile, kind, to_use):
+            groups.setdefault((s.component, r.component), []).append((s, r))
+        _GROUPS[key] = {c: tuple(ps) for c, ps in groups.items()}
+    return _GROUPS[key]
+
+
 @st.composite
 def convert_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
-                     kind: Kind | None = None, to_use: str | None = None) -> ConvertVariant:
+                     kind: Kind | None = None, to_use: str | None = None, source: ComponentType | None = None,
+                     result: ComponentType | None = None, scope: Scoping | None = None) -> ConvertVariant:
+    """Draw a signature: kind and result Use, then a component pair, then the matrix types;
+    keyword arguments pin a part of it (``scope``: (Scope, workgroup size))."""
     profile = options.profile or default_profile()
-    if kind is None or to_use is None:
-        kind, to_use = draw(st.sampled_from([(k, u) for k, u in STRATA if (kind in (None, k)) and
-                                             (to_use in (None, u))]))
-    cands = pairs(profile, kind, to_use)
-    if not cands:
-        raise ValueError(f"device profile {profile.name!r} supports no {kind.value} to {to_use} pair")
-    s, r = draw(st.sampled_from(cands))
-    return ConvertVariant(kind, s, r)
+
+    def groups(k: Kind, u: str) -> list[tuple[Pair, ...]]:
+        found = [ps if scope is None else tuple(p for p in ps if scoping(p[0]) == scope)
+                 for (sc, rc), ps in _by_components(profile, k, u).items()
+                 if source in (None, sc) and result in (None, rc)]
+        return [ps for ps in found if ps]
+
+    kinds = [(k, u) for k, u in KIND_USES if kind in (None, k) and to_use in (None, u) and groups(k, u)]
+    if not kinds:
+        pinned = {n: v for n, v in (("kind", kind), ("to_use", to_use), ("source", source), ("result", result),
+                                    ("scope", scope)) if v is not None}
+        raise ValueError(f"device profile {profile.name!r} has no matrix types for a conversion with {pinned}: "
+                         "pin a pair it supports (cm2_convert.strategy.component_pairs) or use a profile that has one")
+    k, u = draw(st.sampled_from(kinds))
+    s, r = draw(st.sampled_from(draw(st.sampled_from(groups(k, u)))))
+    return ConvertVariant(k, s, r)
 
 
 @st.composite

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from ctsgen.families.base import StrategyOptions
@@ -19,6 +19,8 @@ from ctsgen.model.types import MatrixType, MatrixUse, Scope
 from ctsgen.oracle.numeric import convert
 
 PROFILE = default_profile()
+REACH = settings(max_examples=1000, database=None, deadline=None, derandomize=True,
+                 suppress_health_check=list(HealthCheck), phases=[Phase.generate])
 
 
 def test_float_to_int_truncates_toward_zero() -> None:
@@ -81,9 +83,38 @@ def test_use_rules() -> None:
                                                     MatrixUse.Accumulator)) is not None  # a bitcast
 
 
-def test_every_stratum_has_pairs_on_the_h100() -> None:
-    for s in FAMILY.strata():
-        assert pairs(PROFILE, s["kind"], s["to_use"]), s
+@settings(max_examples=60)
+@given(st.sampled_from(FAMILY.strata()).flatmap(
+    lambda s: st.tuples(st.just(s), FAMILY.variants(StrategyOptions(profile=PROFILE), **s))))
+def test_every_stratum_draws_variants_of_its_cell_on_the_h100(cell: tuple[dict, ConvertVariant]) -> None:
+    s, v = cell
+    assert v.kind is s["kind"]
+    if "source" in s:
+        assert (v.source.component, v.result.component) == (s["source"], s["result"])
+    else:
+        assert v.result.use is MatrixUse[s["to_use"]] and (v.source.scope, v.source.workgroup_size) == s["scope"]
+
+
+def test_the_strata_hold_every_component_pair_the_h100_can_convert() -> None:
+    """Op*Convert keeps the Use or goes Accumulator -> A / B (3.49.11). On the H100 sint8 is an A / B
+    type and float32 an Accumulator only: sint8 A -> float16 A and float32 Accumulator -> sint8 A
+    (the extension's own example, f32 Accumulator -> u8 A) are strata, sint8 -> float32 is none.
+    Every off-diagonal component pair is a stratum or has no matrix types on the H100."""
+    cells = {(s["source"], s["result"]) for s in FAMILY.strata() if "source" in s}
+    assert {(C.sint8, C.float16), (C.float32, C.sint8), (C.float32, C.uint8), (C.sint32, C.sint8)} <= cells
+    assert (C.sint8, C.float32) not in cells and all(s is not r for s, r in cells)
+    allowed = {(s.component, r.component) for u in ("same", "A", "B") for s, r in pairs(PROFILE, Kind.convert, u)}
+    assert cells == allowed and len(cells) == 29
+    scopes = {s["scope"] for s in FAMILY.strata() if s["kind"] is Kind.transpose}
+    assert (Scope.Subgroup, 32) in scopes and len(scopes) == 5
+
+
+@pytest.mark.parametrize("pair", sorted({(s["source"], s["result"]) for s in FAMILY.strata() if "source" in s},
+                                        key=lambda p: (p[0].name, p[1].name)), ids=lambda p: f"{p[0].name}-{p[1].name}")
+def test_every_component_pair_is_reachable_unpinned(pair: tuple[C, C]) -> None:
+    """The fuzzer's unpinned draws reach every pair too (drawn uniformly before the shapes)."""
+    find(FAMILY.variants(StrategyOptions(profile=PROFILE)), lambda v: (v.source.component, v.result.component) == pair,
+         settings=REACH)
 
 
 @given(FAMILY.cases(StrategyOptions(profile=PROFILE)))
