@@ -16,18 +16,21 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.decode.strategy import DECODERS, draw_decode_parts
+from ctsgen.families.decode.strategy import draw_decode_parts, latin_strata
 from ctsgen.families.decode_vector.case import VS, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
-from ctsgen.model.tensor import ClampMode
+from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.strategies import strides
 
 
 def strata() -> list[dict[str, object]]:
-    """Every decoder x V."""
-    return [{"decoder": d, "V": V} for d in DECODERS for V in VS]
+    """Every decoder at every Dim, with every V (each decoder's five cells take two Vs twice)
+    and every clampMode; the 30 cells also pair every Dim with every V and every clampMode
+    (:func:`ctsgen.families.decode.strategy.latin_strata`). V comes before clampMode so that
+    Q8_0's and MXFP4's Dim-5 cells get V = 2, the only V a 2 x 2 x 2 x 2 x 2 block allows."""
+    return latin_strata(Dim=range(1, MAX_DIM + 1), V=VS, clampMode=list(ClampMode))
 
 
 @st.composite

@@ -14,8 +14,8 @@ from ctsgen.families.decode import FAMILY
 from ctsgen.families.decode.case import DecodeCase
 from ctsgen.families.decode.formats import MXFP4, Q4_0, Q4_K, Q8_0, dequantize, encode_blocks
 from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, probe_values
-from ctsgen.families.decode.strategy import all_decode_cases, block_shapes
-from ctsgen.model.tensor import TensorLayout
+from ctsgen.families.decode.strategy import DECODERS, all_decode_cases, block_shapes
+from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import tensor_addresses
 from ctsgen.pack.generate import draw_cases
@@ -126,13 +126,38 @@ def test_reaches(what, pred) -> None:
     find(FAMILY.cases(StrategyOptions()), pred, settings=REACH)
 
 
+def test_strata_give_every_decoder_every_dim_and_clamp_mode() -> None:
+    """latin_strata: decoder i's cell r has Dim r + 1 and the (r + i)-th clampMode, so probe3
+    (decoder 1) runs Dim 1 with Constant and Dim 5 with Undefined clamping; every decoder has
+    every Dim and every clampMode, and the 30 cells hold all 25 Dim x clampMode pairs."""
+    cells = FAMILY.strata()
+    assert len(cells) == 30
+    assert {"decoder": "probe3", "Dim": 1, "clampMode": ClampMode.Constant} in cells
+    assert {"decoder": "probe3", "Dim": 5, "clampMode": ClampMode.Undefined} in cells
+    for dec in DECODERS:
+        mine = [c for c in cells if c["decoder"] == dec]
+        assert sorted(c["Dim"] for c in mine) == [1, 2, 3, 4, 5]
+        assert {c["clampMode"] for c in mine} == set(ClampMode)
+    assert len({(c["Dim"], c["clampMode"]) for c in cells}) == 25
+
+
+@pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4], ids=lambda f: f.name)
+@pytest.mark.parametrize("dim", [4, 5])
+def test_formats_reach_dim_4_and_5_with_a_block_over_every_dimension(fmt, dim: int) -> None:
+    """A block format at Dim 4 and 5 (unpinned draws), and its K elements spread over all Dim
+    dimensions (blockSize > 1 in each, e.g. 2 x 2 x 2 x 2 x 2 for a 32-element block)."""
+    find(FAMILY.variants(StrategyOptions()), lambda v: (v.decoder, v.Dim) == (fmt.name, dim), settings=REACH)
+    find(FAMILY.variants(StrategyOptions(), decoder=fmt.name, Dim=dim),
+         lambda v: all(b > 1 for b in v.blockShape), settings=REACH)
+
+
 def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
-    """One variant per stratum compiles and validates; each case's reference execute on its
-    initial buffers equals its expected output; JSON round-trips."""
+    """One variant per stratum (every format at Dim 1..5 included) compiles and validates; each
+    case's reference execute on its initial buffers equals its expected output; JSON round-trips."""
     from ctsgen.toolchain import compile_glsl, validate_spirv
 
     cases = draw_cases(FAMILY, 30, 5, StrategyOptions(), cases_per_variant=1)
-    assert {c.shader.decoder for c in cases} == {"probe1", "probe3", "q8_0", "q4_0", "q4_k", "mxfp4"}
+    assert {(c.shader.decoder, c.shader.Dim) for c in cases} == {(d, n) for d in DECODERS for n in range(1, 6)}
     for c in cases:
         v = c.variant()
         validate_spirv(compile_glsl(v.glsl(), f"{v.id}.comp"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, Phase, find, given, settings
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.base import StrategyOptions
@@ -29,6 +29,8 @@ from ctsgen.pack.write import write_pack
 from ctsgen.runner.run import run_pack
 from ctsgen.toolchain import compile_glsl, validate_spirv
 
+REACH = settings(max_examples=1000, database=None, deadline=None, derandomize=True,
+                 suppress_health_check=list(HealthCheck), phases=[Phase.generate])
 MATRIX = MatrixType(ComponentType.uint32, Scope.Subgroup, 16, 16, MatrixUse.Accumulator)
 
 
@@ -83,6 +85,24 @@ def test_vector_decode_covers_what_scalar_decode_does() -> None:
         np.testing.assert_array_equal(oracle.reference_load(t, 16, 16, words, d, 4, pattern), expected)
 
 
+def test_strata_give_every_decoder_every_dim_clamp_mode_and_v() -> None:
+    """Five cells per decoder (latin_strata): Dim 1..5 each once, every clampMode once, and the
+    three Vs (one of them twice); over the 30 cells every Dim meets every clampMode and every V."""
+    cells = FAMILY.strata()
+    assert len(cells) == 30
+    for dec in {c["decoder"] for c in cells}:
+        mine = [c for c in cells if c["decoder"] == dec]
+        assert sorted(c["Dim"] for c in mine) == [1, 2, 3, 4, 5] and {c["clampMode"] for c in mine} == set(ClampMode)
+        assert {c["V"] for c in mine} == {2, 4, 8}
+    assert len({(c["Dim"], c["clampMode"]) for c in cells}) == 25 and len({(c["Dim"], c["V"]) for c in cells}) == 15
+
+
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_k", "mxfp4"])
+def test_formats_reach_dim_5_with_v_8(fmt: str) -> None:
+    """A block format at Dim 5 whose last block side is a multiple of 8 (unpinned draws)."""
+    find(FAMILY.variants(StrategyOptions()), lambda v: (v.decoder, v.Dim, v.V) == (fmt, 5, 8), settings=REACH)
+
+
 @pytest.fixture(scope="module")
 def cases() -> list[DecodeVectorCase]:
     return draw_cases(FAMILY, 54, 7, StrategyOptions(), cases_per_variant=1)
@@ -96,9 +116,11 @@ def _run(cases: list[DecodeVectorCase], root: Path) -> Counter:
 
 
 def test_every_stratum_validates_and_passes_in_every_call_pattern(cases, tmp_path: Path) -> None:
-    """Every decoder x V: the patched module validates (glslang's SPIRV-Tools, recorded in the
-    manifest), and the reference backend passes the pack in each call pattern."""
-    assert {(c.shader.decoder, c.shader.V) for c in cases} == {(s["decoder"], s["V"]) for s in FAMILY.strata()}
+    """Every stratum (decoder, Dim, clampMode, V; block formats at Dim 4 and 5 too): the patched
+    module validates (glslang's SPIRV-Tools, recorded in the manifest), and the reference backend
+    passes the pack in each call pattern."""
+    assert {(c.shader.decoder, c.shader.Dim, c.shader.clampMode, c.shader.V) for c in cases} == {
+        (s["decoder"], s["Dim"], s["clampMode"], s["V"]) for s in FAMILY.strata()}
     for pattern in CALL_PATTERNS:
         counts = _run([dataclasses.replace(c, call_pattern=pattern) for c in cases], tmp_path / pattern)
         assert counts == Counter({"Pass": len(cases)}), pattern
