@@ -34,7 +34,7 @@ def make(out: Path) -> None:
 
     from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase
     from ctsgen.families.tensor_layout.oracle import expected_load
-    from ctsgen.families.tensor_layout.strategy import tensor_layout_cases
+    from ctsgen.families.tensor_layout import FAMILY
     from ctsgen.pack.read import load_pack
     from ctsgen.pack.write import write_pack
     from ctsgen.repro import export_repro
@@ -55,7 +55,7 @@ def make(out: Path) -> None:
     # Dim is pinned to 2, the fewest dimensions with a stride that SetDimension
     # computes by division (a 1-D layout's only stride is the innermost, 1):
     # the shrinker cannot move between Dims, since each reinterprets later draws.
-    case = find(tensor_layout_cases(operation=Operation.load, Dim=2), deviates,
+    case = find(FAMILY.cases(operation=Operation.load, Dim=2), deviates,
                 settings=settings(max_examples=5000, database=None, suppress_health_check=list(HealthCheck)))
     print("minimal case:", case.to_json())
     src = out.with_name(out.name + "-pack")

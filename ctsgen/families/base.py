@@ -168,7 +168,9 @@ class Family(Protocol):
 
     def cases_for(self, variant: Variant, options: StrategyOptions) -> st.SearchStrategy[Case]: ...
 
-    def cases(self, options: StrategyOptions) -> st.SearchStrategy[Case]: ...
+    def cases(self, options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[Case]:
+        """A whole case: a variant (``pinned`` keywords fix parts of it), then its run-time draws."""
+        ...
 
     # Optional: ``hazardous(options, variants)`` draws the opt-in hazardous group;
     # ``coverage(parameters)`` gives the family's ``ctsgen coverage`` tables.
@@ -198,7 +200,6 @@ class FamilySpec:
     strata_fn: Callable[[], list[dict[str, object]]]
     variants_fn: Callable[..., st.SearchStrategy[Any]]
     cases_for_fn: Callable[[Any, StrategyOptions], st.SearchStrategy[Any]]
-    cases_fn: Callable[[StrategyOptions], st.SearchStrategy[Any]]
     hazardous: Callable[[StrategyOptions, Sequence[Any]], st.SearchStrategy[Any]] | None = None
     coverage: Callable[[list[dict[str, Any]]], list[Table]] | None = None
 
@@ -211,8 +212,10 @@ class FamilySpec:
     def cases_for(self, variant: Any, options: StrategyOptions) -> st.SearchStrategy[Any]:
         return self.cases_for_fn(variant, options)
 
-    def cases(self, options: StrategyOptions) -> st.SearchStrategy[Any]:
-        return self.cases_fn(options)
+    def cases(self, options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[Any]:
+        """A variant (``pinned`` keywords fix parts of it), then a case of that variant: shrinking
+        simplifies the shader first, then its run-time parameters."""
+        return self.variants(options, **pinned).flatmap(lambda v: self.cases_for(v, options))
 
     def case_from_json(self, obj: dict[str, Any]) -> Any:
         return self.case_type.from_json(obj)

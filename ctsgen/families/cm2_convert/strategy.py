@@ -120,9 +120,3 @@ def convert_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
 def convert_cases_for(draw: st.DrawFn, variant: ConvertVariant,
                       options: StrategyOptions = StrategyOptions()) -> ConvertCase:
     return ConvertCase(variant, draw(st.integers(0, 2**32 - 1)))
-
-
-@st.composite
-def convert_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), **pinned: object) -> ConvertCase:
-    """A whole case: a variant (``pinned`` keywords fix parts of it), then its run-time draws."""
-    return draw(convert_cases_for(draw(convert_variants(options, **pinned)), options))

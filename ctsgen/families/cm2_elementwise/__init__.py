@@ -4,7 +4,6 @@ from ctsgen.families.base import FamilySpec
 from ctsgen.families.cm2_elementwise.case import FAMILY_NAME, PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.coverage import tables
 from ctsgen.families.cm2_elementwise.strategy import (
-    per_element_cases,
     per_element_cases_for,
     per_element_variants,
     strata,
@@ -12,5 +11,5 @@ from ctsgen.families.cm2_elementwise.strategy import (
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=PerElementCase, variant_type=PerElementVariant, strata_fn=strata,
-    variants_fn=per_element_variants, cases_for_fn=per_element_cases_for, cases_fn=per_element_cases, coverage=tables,
+    variants_fn=per_element_variants, cases_for_fn=per_element_cases_for, coverage=tables,
 )

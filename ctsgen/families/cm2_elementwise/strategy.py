@@ -52,10 +52,3 @@ def per_element_cases_for(draw: st.DrawFn, variant: PerElementVariant,
     r0 = draw(st.integers(0, m.rows))  # == rows: no row selected
     c0 = draw(st.integers(0, m.cols))
     return PerElementCase(variant, s, r0, c0, draw(st.integers(0, 2**32 - 1)))
-
-
-@st.composite
-def per_element_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), **pinned: object
-                      ) -> PerElementCase:
-    """A whole case: a variant (``pinned`` keywords fix parts of it), then its run-time draws."""
-    return draw(per_element_cases_for(draw(per_element_variants(options, **pinned)), options))

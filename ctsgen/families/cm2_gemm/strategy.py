@@ -71,7 +71,3 @@ def gemm_cases_for(draw: st.DrawFn, variant: GemmVariant,
         scalar = st.one_of(st.integers(max(-3, int(info.min)), 3), st.integers(int(info.min), int(info.max)))
         alpha, beta = draw(scalar), draw(scalar)
     return GemmCase(variant, mt, nt, kt, ty, tx, alpha, beta, draw(st.integers(0, 2**32 - 1)))
-
-
-def gemm_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[GemmCase]:
-    return gemm_variants(options, **pinned).flatmap(lambda v: gemm_cases_for(v, options))

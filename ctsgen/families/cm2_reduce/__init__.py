@@ -3,9 +3,9 @@
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.cm2_reduce.case import FAMILY_NAME, ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.coverage import tables
-from ctsgen.families.cm2_reduce.strategy import reduce_cases, reduce_cases_for, reduce_variants, strata
+from ctsgen.families.cm2_reduce.strategy import reduce_cases_for, reduce_variants, strata
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ReduceCase, variant_type=ReduceVariant, strata_fn=strata,
-    variants_fn=reduce_variants, cases_for_fn=reduce_cases_for, cases_fn=reduce_cases, coverage=tables,
+    variants_fn=reduce_variants, cases_for_fn=reduce_cases_for, coverage=tables,
 )

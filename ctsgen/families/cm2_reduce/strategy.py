@@ -74,9 +74,3 @@ def reduce_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
 def reduce_cases_for(draw: st.DrawFn, variant: ReduceVariant,
                      options: StrategyOptions = StrategyOptions()) -> ReduceCase:
     return ReduceCase(variant, draw(st.integers(0, 2**32 - 1)))
-
-
-@st.composite
-def reduce_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), **pinned: object) -> ReduceCase:
-    """A whole case: a variant (``pinned`` keywords fix parts of it), then its run-time draws."""
-    return draw(reduce_cases_for(draw(reduce_variants(options, **pinned)), options))

@@ -3,11 +3,11 @@
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.coopvec.case import FAMILY_NAME, CoopVecCase, CoopVecVariant
 from ctsgen.families.coopvec.coverage import tables
-from ctsgen.families.coopvec.strategy import (all_cases, coopvec_cases, coopvec_variants,
+from ctsgen.families.coopvec.strategy import (coopvec_cases, coopvec_variants,
                                               hazardous_coopvec_cases, strata)
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=CoopVecCase, variant_type=CoopVecVariant, strata_fn=strata,
-    variants_fn=coopvec_variants, cases_for_fn=coopvec_cases, cases_fn=all_cases, coverage=tables,
+    variants_fn=coopvec_variants, cases_for_fn=coopvec_cases, coverage=tables,
     hazardous=hazardous_coopvec_cases,
 )

@@ -156,7 +156,3 @@ def value_kinds(v: CoopVecVariant) -> tuple[str, ...]:
     if v.op not in MATMUL_OPS:
         return ("random", "grid")
     return VALUE_KINDS if v.takes_special_values else ("random", "edges")
-
-
-def all_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[CoopVecCase]:
-    return coopvec_variants(options, **pinned).flatmap(lambda v: coopvec_cases(v, options))

@@ -8,7 +8,6 @@ from ctsgen.families.coopvec_elementwise.case import (
 )
 from ctsgen.families.coopvec_elementwise.coverage import tables
 from ctsgen.families.coopvec_elementwise.strategy import (
-    all_cases,
     elementwise_cases,
     elementwise_variants,
     strata,
@@ -16,6 +15,6 @@ from ctsgen.families.coopvec_elementwise.strategy import (
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ElementwiseCase, variant_type=ElementwiseVariant, strata_fn=strata,
-    variants_fn=elementwise_variants, cases_for_fn=elementwise_cases, cases_fn=all_cases,
+    variants_fn=elementwise_variants, cases_for_fn=elementwise_cases,
     coverage=tables,
 )

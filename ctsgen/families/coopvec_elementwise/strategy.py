@@ -131,7 +131,3 @@ def elementwise_cases(draw: st.DrawFn, v: ElementwiseVariant, options: StrategyO
         s = draw(scalars(v))
         bits = int(to_bits(np.asarray([s], dtype=v.componentType.dtype), component(v.componentType))[0])
     return ElementwiseCase(v, load, store, bits, draw(st.integers(0, 2**32 - 1)), draw(st.booleans()))
-
-
-def all_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[ElementwiseCase]:
-    return elementwise_variants(options, **pinned).flatmap(lambda v: elementwise_cases(v, options))

@@ -114,7 +114,3 @@ def decode_cases(draw: st.DrawFn, variant: DecodeVariant, options: StrategyOptio
                               lc.clampValue)
     seed = draw(st.integers(0, 2**32 - 1))
     return DecodeCase(variant, lc, seed)
-
-
-def all_decode_cases(options: StrategyOptions = StrategyOptions(), **pinned: object) -> st.SearchStrategy[DecodeCase]:
-    return decode_variants(options, **pinned).flatmap(lambda v: decode_cases(v, options))

@@ -4,11 +4,11 @@ from ctsgen.families.base import FamilySpec
 from ctsgen.families.decode_vector.case import FAMILY_NAME, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.coverage import tables
 from ctsgen.families.decode_vector.strategy import (
-    all_decode_vector_cases, decode_vector_cases, decode_vector_variants, strata,
+    decode_vector_cases, decode_vector_variants, strata,
 )
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=DecodeVectorCase, variant_type=DecodeVectorVariant, strata_fn=strata,
-    variants_fn=decode_vector_variants, cases_for_fn=decode_vector_cases, cases_fn=all_decode_vector_cases,
+    variants_fn=decode_vector_variants, cases_for_fn=decode_vector_cases,
     coverage=tables,
 )

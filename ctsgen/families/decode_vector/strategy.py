@@ -60,8 +60,3 @@ def decode_vector_cases(draw: st.DrawFn, variant: DecodeVectorVariant,
     seed = draw(st.integers(0, 2**32 - 1))
     pattern = draw(st.sampled_from(CALL_PATTERNS))
     return DecodeVectorCase(variant, lc, seed, pattern)
-
-
-def all_decode_vector_cases(options: StrategyOptions = StrategyOptions(), **pinned: object
-                            ) -> st.SearchStrategy[DecodeVectorCase]:
-    return decode_vector_variants(options, **pinned).flatmap(lambda v: decode_vector_cases(v, options))

@@ -8,11 +8,10 @@ from ctsgen.families.tensor_layout.strategy import (
     layout_cases,
     layout_variants,
     strata,
-    tensor_layout_cases,
 )
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorLayoutCase, variant_type=LayoutVariant, strata_fn=strata,
-    variants_fn=layout_variants, cases_for_fn=layout_cases, cases_fn=tensor_layout_cases,
+    variants_fn=layout_variants, cases_for_fn=layout_cases,
     hazardous=hazardous_layout_cases, coverage=tables,
 )

@@ -81,11 +81,6 @@ def layout_cases(draw: st.DrawFn, variant: LayoutVariant,
     return TensorLayoutCase(variant, dims, blockSize, stride, offset, span, clampValue, pattern, seed)
 
 
-def tensor_layout_cases(options: StrategyOptions = StrategyOptions(), **pinned: object
-                        ) -> st.SearchStrategy[TensorLayoutCase]:
-    """Draw a whole case: a variant (``pinned`` keywords fix parts of it), then its parameters."""
-    return layout_variants(options, **pinned).flatmap(lambda v: layout_cases(v, options))
-
 
 @st.composite
 def hazardous_layout_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),

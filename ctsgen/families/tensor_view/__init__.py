@@ -3,9 +3,9 @@
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.tensor_view.case import FAMILY_NAME, TensorViewCase, ViewVariant
 from ctsgen.families.tensor_view.coverage import tables
-from ctsgen.families.tensor_view.strategy import strata, tensor_view_cases, view_cases, view_variants
+from ctsgen.families.tensor_view.strategy import strata, view_cases, view_variants
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorViewCase, variant_type=ViewVariant, strata_fn=strata,
-    variants_fn=view_variants, cases_for_fn=view_cases, cases_fn=tensor_view_cases, coverage=tables,
+    variants_fn=view_variants, cases_for_fn=view_cases, coverage=tables,
 )

@@ -77,9 +77,3 @@ def view_cases(draw: st.DrawFn, variant: ViewVariant, options: StrategyOptions =
     else:
         clip = draw(clip_regions(m.rows, m.cols))
     return TensorViewCase(variant, lc, dims, stride, clip)
-
-
-def tensor_view_cases(options: StrategyOptions = StrategyOptions(), **pinned: object
-                      ) -> st.SearchStrategy[TensorViewCase]:
-    """Draw a whole case: a variant (``pinned`` keywords fix parts of it), then its parameters."""
-    return view_variants(options, **pinned).flatmap(lambda v: view_cases(v, options))

@@ -28,7 +28,6 @@ from ctsgen.families.coopvec_elementwise.ops import (
     Op,
     conversions,
 )
-from ctsgen.families.coopvec_elementwise.strategy import all_cases
 from ctsgen.model.types import CoopVecType as T
 from ctsgen.mutants import MutantBackend, catalogue
 from ctsgen.pack.generate import draw_cases
@@ -117,7 +116,7 @@ VTS16 = dict(op=Op.vts, componentType=T.float16, ieee=True)
      lambda c: abs(np.frexp(c.shader.scalar(c.scalarBits))[0]) not in (0.0, 0.5)),
 ])
 def test_the_strategy_reaches_the_edge(name: str, pinned: dict, predicate) -> None:
-    found = find(all_cases(OPTS, **pinned), predicate, settings=settings(max_examples=3000, database=None))
+    found = find(FAMILY.cases(OPTS, **pinned), predicate, settings=settings(max_examples=3000, database=None))
     assert predicate(found), name
 
 
@@ -208,7 +207,7 @@ def test_every_mutant_of_the_family_is_listed() -> None:
 
 @pytest.mark.parametrize("mutant", sorted(EXPOSED_BY))
 def test_the_mutant_fails_cases_the_reference_passes(mutant: str, tmp_path: Path) -> None:
-    cases = draw_examples(all_cases(OPTS, **EXPOSED_BY[mutant]), 6, 3)
+    cases = draw_examples(FAMILY.cases(OPTS, **EXPOSED_BY[mutant]), 6, 3)
     pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 3}, compile_fn=compile_glsl,
                                 validate_fn=validate_spirv))
     assert run_pack(pack, ReferenceBackend(), io.StringIO()).counts == Counter({"Pass": len(cases)})

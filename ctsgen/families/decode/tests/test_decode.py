@@ -14,7 +14,7 @@ from ctsgen.families.decode import FAMILY
 from ctsgen.families.decode.case import DecodeCase
 from ctsgen.families.decode.formats import MXFP4, Q4_0, Q4_K, Q8_0, dequantize, encode_blocks
 from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, probe_values
-from ctsgen.families.decode.strategy import DECODERS, all_decode_cases, block_shapes
+from ctsgen.families.decode.strategy import DECODERS, block_shapes
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import tensor_addresses
@@ -81,7 +81,7 @@ def test_encoded_values_are_exact_in_the_output_type(fmt, comp) -> None:
         assert (np.abs(x[x != 0]) >= 2.0**-14).all()  # no f16 subnormals
 
 
-@given(all_decode_cases(decoder="probe1"))
+@given(FAMILY.cases(decoder="probe1"))
 def test_probe_round_trips_coordinates(c: DecodeCase) -> None:
     """With all-zero data the probe is a known function of (blockCoord, coordInBlock): solving it
     back for the tensor coordinate gives blockCoord * blockSize + coordInBlock, the clamped

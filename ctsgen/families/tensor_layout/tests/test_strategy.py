@@ -14,7 +14,6 @@ from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
 from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase, decode_layout
-from ctsgen.families.tensor_layout.strategy import tensor_layout_cases as FAMILY_STRATEGY
 from ctsgen.model.tensor import ClampMode, ceil_div
 from ctsgen.model.types import ComponentType, Scope
 from ctsgen.oracle.addressing import tensor_addresses
@@ -138,7 +137,7 @@ def test_hazardous_mirror_dim1_is_reachable_only_when_asked():
             assert (a.tensorCoord[d] == 0).all()
     # and never without include_hazardous
     with pytest.raises(NoSuchExample):
-        find(FAMILY_STRATEGY(StrategyOptions(), clampMode=ClampMode.RepeatMirrored),
+        find(FAMILY.cases(StrategyOptions(), clampMode=ClampMode.RepeatMirrored),
              lambda c: 1 in c.layoutDimension, settings=settings(REACH, max_examples=60))
 
 
@@ -150,7 +149,7 @@ def test_shrinks_to_a_small_discarding_store():
             return False
         return not addresses(c).valid.all()
 
-    pinned = FAMILY_STRATEGY(StrategyOptions(), operation=Operation.store, clampMode=ClampMode.Constant)
+    pinned = FAMILY.cases(StrategyOptions(), operation=Operation.store, clampMode=ClampMode.Constant)
     c = find(pinned, discarding_store, settings=FIND)
     m = c.shader.matrix
     assert c.shader.Dim == 1
@@ -164,7 +163,7 @@ def test_shrinks_to_a_small_out_of_bounds_load():
     def oob_repeat(c):
         return c.shader.operation is Operation.load and c.shader.clampMode is ClampMode.Repeat and _oob(c)
 
-    pinned = FAMILY_STRATEGY(StrategyOptions(), operation=Operation.load, clampMode=ClampMode.Repeat)
+    pinned = FAMILY.cases(StrategyOptions(), operation=Operation.load, clampMode=ClampMode.Repeat)
     c = find(pinned, oob_repeat, settings=FIND)
     assert c.shader.Dim == 1 and c.blockSize is None and c.stride is None and c.clampValue is None
     assert c.data_pattern == "iota"

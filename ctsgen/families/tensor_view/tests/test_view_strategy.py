@@ -15,7 +15,7 @@ from ctsgen.families.tensor_layout.case import Operation
 from ctsgen.families.tensor_view import FAMILY
 from ctsgen.families.tensor_view.case import TensorViewCase, decode_view
 from ctsgen.families.tensor_view.coverage import CLIPS, clip_class
-from ctsgen.families.tensor_view.strategy import tensor_view_cases, view_variants
+from ctsgen.families.tensor_view.strategy import view_variants
 from ctsgen.model.tensor import UINT32_MAX
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.pack.generate import draw_cases
@@ -73,7 +73,7 @@ def test_clip_windows_keeping_the_whole_matrix_are_reachable(operation: Operatio
     loads and stores: a window exactly the matrix (offsets 0, spans M and N) and one running
     past it without cutting it (offsets 0, spans >= M and N, one larger: the clipped row
     width is min(N, clipColSpan))."""
-    find(tensor_view_cases(operation=operation, hasDimensions=has),
+    find(FAMILY.cases(operation=operation, hasDimensions=has),
          lambda c: clip_class(c.clip, c.shader.matrix.rows, c.shader.matrix.cols) == clip, settings=REACH)
 
 
@@ -85,7 +85,7 @@ def test_every_permutation_is_reachable(perm: tuple[int, ...]) -> None:
 
 
 def test_shrinks_to_identity_view() -> None:
-    c = find(tensor_view_cases(hasDimensions=True), lambda c: True, settings=FIND)
+    c = find(FAMILY.cases(hasDimensions=True), lambda c: True, settings=FIND)
     assert c.shader.permutation == (0,) and c.clip is None and c.viewStride is None
     assert c.viewDimension == (1,)
 
