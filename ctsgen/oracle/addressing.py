@@ -49,6 +49,31 @@ class TensorAddresses:
     blockCoord: np.ndarray
     coordInBlock: np.ndarray
 
+    def locate(self, element: int, *, is_store: bool, in_clip: np.ndarray | None = None) -> dict[str, object]:
+        """What element ``element`` of a test's output buffer means, for a failure report.
+
+        A load's output is the matrix, row-major: its (row, col), tensorCoord, whether it was out
+        of bounds, the tensor element it read (None for the clamp value) and, with a view's
+        ``in_clip``, whether it was clipped. A store's output is the tensor: which matrix element
+        stored to it (None: no element, so it must keep its initial value)."""
+        rows, cols = self.index.shape
+        if not is_store:
+            row, col = divmod(element, cols)
+            if row >= rows:
+                return {}
+            out: dict[str, object] = {"row": row, "col": col}
+            if in_clip is not None:
+                out["clipped"] = not bool(in_clip[row, col])
+            return {**out, "tensorCoord": [int(c) for c in self.tensorCoord[:, row, col]],
+                    "outOfBounds": bool(self.out_of_bounds[row, col]),
+                    "tensorElement": int(self.index[row, col]) if self.valid[row, col] else None}
+        hits = np.argwhere(self.valid & (self.index == element))
+        if not hits.size:
+            return {"tensorElement": element, "storedBy": None}
+        row, col = (int(x) for x in hits[0])
+        return {"tensorElement": element, "storedBy": {"row": row, "col": col},
+                "tensorCoord": [int(c) for c in self.tensorCoord[:, row, col]]}
+
 
 def matrix_linear_index(M: int, N: int) -> np.ndarray:
     """matrixCoordToLinear without a view: ``row * N + col`` for every element."""

@@ -281,20 +281,8 @@ class TensorLayoutCase:
         if buffer != 1:
             return {}
         m = self.shader.matrix
-        a = tensor_addresses(self.layout(), m.rows, m.cols, is_store=self.shader.operation is Operation.store)
-        if self.shader.operation is Operation.load:
-            row, col = divmod(element, m.cols)
-            if row >= m.rows:
-                return {}
-            return {"row": row, "col": col, "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]],
-                    "outOfBounds": bool(a.out_of_bounds[row, col]),
-                    "tensorElement": int(a.index[row, col]) if a.valid[row, col] else None}
-        hits = np.argwhere(a.valid & (a.index == element))
-        if not hits.size:
-            return {"tensorElement": element, "storedBy": None}
-        row, col = (int(x) for x in hits[0])
-        return {"tensorElement": element, "storedBy": {"row": row, "col": col},
-                "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]]}
+        is_store = self.shader.operation is Operation.store
+        return tensor_addresses(self.layout(), m.rows, m.cols, is_store=is_store).locate(element, is_store=is_store)
 
     def describe(self) -> dict[str, Any]:
         """The resulting layout state, for reports (what the oracle used)."""

@@ -245,20 +245,7 @@ class TensorViewCase:
         m = self.shader.matrix
         is_store = self.shader.operation is Operation.store
         a, in_clip = tensor_addresses_with_view(self.layout(), self.view(), m.rows, m.cols, is_store=is_store)
-        if not is_store:
-            row, col = divmod(element, m.cols)
-            if row >= m.rows:
-                return {}
-            return {"row": row, "col": col, "clipped": not bool(in_clip[row, col]),
-                    "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]],
-                    "outOfBounds": bool(a.out_of_bounds[row, col]),
-                    "tensorElement": int(a.index[row, col]) if a.valid[row, col] else None}
-        hits = np.argwhere(a.valid & (a.index == element))
-        if not hits.size:
-            return {"tensorElement": element, "storedBy": None}
-        row, col = (int(x) for x in hits[0])
-        return {"tensorElement": element, "storedBy": {"row": row, "col": col},
-                "tensorCoord": [int(c) for c in a.tensorCoord[:, row, col]]}
+        return a.locate(element, is_store=is_store, in_clip=in_clip)
 
     def describe(self) -> dict[str, Any]:
         """The layout and view state the oracle used, for reports."""

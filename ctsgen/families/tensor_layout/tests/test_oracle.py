@@ -437,3 +437,19 @@ def test_store_leaves_unaddressed_elements():
     want[[8, 9, 10, 14, 15, 16]] = [1, 2, 3, 4, 5, 6]
     np.testing.assert_array_equal(out, want)
     assert (tensor == -1).all(), "expected_store must not modify its input"
+
+
+def test_locate_names_a_failing_element_in_spec_terms() -> None:
+    """Hand-worked: a 2-D layout 4 x 6 (row stride 6), a 2 x 3 matrix loaded at offset (1, 2) with
+    ClampToEdge: output element 5 is matrix (1, 2), tensorCoord (2, 4), tensor element 2*6 + 4 = 16.
+    Sliced to start at column 4, matrix column 2 reads column 6, clamped to 5: out of bounds."""
+    t = TensorLayout.create(2, ClampMode.ClampToEdge).set_dimension(4, 6).slice((1, 2), (2, 3))
+    assert tensor_addresses(t, 2, 3, is_store=False).locate(5, is_store=False) == {
+        "row": 1, "col": 2, "tensorCoord": [2, 4], "outOfBounds": False, "tensorElement": 16}
+    edge = TensorLayout.create(2, ClampMode.ClampToEdge).set_dimension(4, 6).slice((0, 4), (2, 3))
+    assert tensor_addresses(edge, 2, 3, is_store=False).locate(2, is_store=False) == {
+        "row": 0, "col": 2, "tensorCoord": [0, 5], "outOfBounds": True, "tensorElement": 5}
+    store = tensor_addresses(t, 2, 3, is_store=True)
+    assert store.locate(16, is_store=True) == {"tensorElement": 16, "storedBy": {"row": 1, "col": 2},
+                                               "tensorCoord": [2, 4]}
+    assert store.locate(0, is_store=True) == {"tensorElement": 0, "storedBy": None}
