@@ -23,21 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from coopvec_error_table import read_results  # bench/ is on sys.path when run as a script
+from ctsgen.families.coopvec import oracle
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.pack.read import load_pack
 
 BLOCKS = (1, 8, 16, 32, 64)
-
-
-def blocked(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, block: int, bias_first: bool) -> np.ndarray:
-    prods = x[:, None, :] * w[None, :, :]
-    start = b if (b is not None and bias_first) else 0.0
-    acc = np.zeros(prods.shape[:2]) + start
-    for s in range(0, prods.shape[-1], block):
-        acc = (acc + prods[..., s:s + block].sum(-1).astype(np.float32)).astype(np.float16).astype(np.float64)
-    if b is not None and not bias_first:
-        acc = (acc + b).astype(np.float16).astype(np.float64)
-    return acc.astype(np.float16)
 
 
 def fit(pack_dir: str, results_path: str) -> Counter:
@@ -57,7 +47,7 @@ def fit(pack_dir: str, results_path: str) -> Counter:
         step = v.out_stride // 2
         for block in BLOCKS:
             for bias_first in (False, True):
-                pred = blocked(x, w, b, block, bias_first).reshape(v.invocations, -1)
+                pred = oracle.accumulate_blocks_f16(x, w, b, block, bias_first=bias_first).astype(np.float16)
                 for m in r["mismatches"]:
                     inv, row = divmod(m["element"], step)
                     if int(pred[inv, row].view(np.uint16)) == int(m["actual"]["bits"], 16):

@@ -80,19 +80,6 @@ def test_float_results_stay_within_their_derived_tolerance_and_well_conditioned(
     assert (tol[used] <= (4.01 * oracle.gamma(r, u) + 1.01 * u) * np.abs(exp[used]) + r * 2.0**-24).all()
 
 
-def blocked_f16_sum(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, block: int, order: np.ndarray
-                    ) -> np.ndarray:
-    """An fp16 accumulator (starting at the bias) that adds the binary32 sum of each block of
-    ``block`` products, blocks taken in ``order``: the accumulation model measured on the H100."""
-    prods = x[:, None, :] * w[None, :, :]
-    acc = np.zeros(prods.shape[:2]) if b is None else np.broadcast_to(b, prods.shape[:2]).astype(np.float64)
-    starts = np.arange(0, prods.shape[-1], block)[order]
-    for s0 in starts:
-        chunk = prods[..., s0:s0 + block].sum(-1).astype(np.float32).astype(np.float64)
-        acc = (acc + chunk).astype(np.float16).astype(np.float64)
-    return acc
-
-
 @pytest.mark.parametrize("k", [1, 15, 16, 17, 100, 512])
 def test_tolerance_covers_fp16_accumulation_per_block_in_any_block_order(k: int) -> None:
     """Every block order of the blocked fp16 model, and binary32 accumulation, stay within the bound."""
@@ -103,7 +90,7 @@ def test_tolerance_covers_fp16_accumulation_per_block_in_any_block_order(k: int)
     tol = oracle.matmul_tolerance(x, w, b, T.float16)
     blocks = -(-k // oracle.ACCUMULATION_BLOCK)
     for order in (np.arange(blocks), np.arange(blocks)[::-1], RNG.permutation(blocks)):
-        dev = blocked_f16_sum(x, w, b, oracle.ACCUMULATION_BLOCK, order)
+        dev = oracle.accumulate_blocks_f16(x, w, b, oracle.ACCUMULATION_BLOCK, order)
         assert (np.abs(dev - exact.astype(np.float16)) <= tol).all()
     f32 = (x.astype(np.float32) @ w.T.astype(np.float32) + b.astype(np.float32)).astype(np.float16)
     assert (np.abs(f32 - exact.astype(np.float16)) <= tol).all()
@@ -114,7 +101,7 @@ def test_per_product_fp16_rounding_exceeds_the_model_at_large_k() -> None:
     x = np.full((1, 512), 1.0)
     w = np.full((1, 512), 2.0**-12 + 2.0**-20)  # each add to a sum >= 1 is below half an fp16 ulp
     w[0, 0] = 1.0
-    dev = blocked_f16_sum(x, w, None, 1, np.arange(512))
+    dev = oracle.accumulate_blocks_f16(x, w, None, 1, np.arange(512))
     exact = x @ w.T
     assert (np.abs(dev - exact.astype(np.float16)) > oracle.matmul_tolerance(x, w, None, T.float16)).all()
 
@@ -131,7 +118,7 @@ def test_grid_data_are_exact_under_fp16_rounding_after_every_product(op: str, m:
         x = v.input_vectors(d.initial[0], 0)
         w = v.read_matrix(d.initial[1], 0, case.matrixStride)
         b = v.read_bias(d.initial[2], 0)
-        dev = blocked_f16_sum(x[:, ::-1], w[:, ::-1], b, 1, np.arange(k))
+        dev = oracle.accumulate_blocks_f16(x[:, ::-1], w[:, ::-1], b, 1, np.arange(k))
         exp = d.expected[3].reshape(32, -1)[:, :m].astype(np.float64)
         assert np.array_equal(dev, exp)
         assert np.count_nonzero(w) > 0
@@ -161,7 +148,7 @@ def test_special_values_give_signed_infinities_and_no_nan() -> None:
         b = v.read_bias(d.initial[2], 0)
         with np.errstate(all="ignore"):  # fp16 accumulation in any block order overflows to the same infinities
             for order in (np.arange(2), np.arange(2)[::-1]):
-                dev = blocked_f16_sum(x[:3], w, b, oracle.ACCUMULATION_BLOCK, order)
+                dev = oracle.accumulate_blocks_f16(x[:3], w, b, oracle.ACCUMULATION_BLOCK, order)
                 assert np.array_equal(np.isinf(dev), np.isinf(y[:3])) and (np.sign(dev) == np.sign(y[:3])).all()
 
 
