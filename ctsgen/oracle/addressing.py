@@ -49,6 +49,18 @@ class TensorAddresses:
     blockCoord: np.ndarray
     coordInBlock: np.ndarray
 
+    def store(self, matrix: np.ndarray, tensor: np.ndarray, where: str = "") -> np.ndarray:
+        """``tensor`` (1-D) after the valid elements of ``matrix`` are stored to ``index``.
+
+        Raises ValueError if two stored elements land on one tensor element (``where`` says
+        through what): the result would depend on the order of racing stores."""
+        targets = self.index[self.valid]
+        if np.unique(targets).size != targets.size:
+            raise ValueError(f"two matrix elements store to the same tensor element{where} (a data race)")
+        out = tensor.copy()
+        out[targets] = matrix[self.valid]
+        return out
+
     def locate(self, element: int, *, is_store: bool, in_clip: np.ndarray | None = None) -> dict[str, object]:
         """What element ``element`` of a test's output buffer means, for a failure report.
 

@@ -31,10 +31,4 @@ def expected_store(t: TensorLayout, matrix: np.ndarray, tensor: np.ndarray) -> n
     Raises ValueError if two stored elements land on one tensor element:
     the result would depend on the order of racing stores.
     """
-    a = tensor_addresses(t, *matrix.shape, is_store=True)
-    targets = a.index[a.valid]
-    if np.unique(targets).size != targets.size:
-        raise ValueError("two matrix elements store to the same tensor element (a data race)")
-    out = tensor.copy()
-    out[targets] = matrix[a.valid]
-    return out
+    return tensor_addresses(t, *matrix.shape, is_store=True).store(matrix, tensor)
