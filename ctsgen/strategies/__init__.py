@@ -6,6 +6,7 @@ generate valid values by construction and shrink toward the simplest
 readable case.
 """
 
+from ctsgen.strategies.counts import component_counts
 from ctsgen.strategies.matrices import matrix_types
 from ctsgen.strategies.tensor import (
     block_sizes,
@@ -17,5 +18,5 @@ from ctsgen.strategies.tensor import (
 )
 from ctsgen.strategies.views import clip_regions, permutations, store_safe_view, view_dimensions, view_strides
 
-__all__ = ["block_sizes", "clamp_values", "clip_regions", "layout_dimensions", "matrix_types", "permutations",
+__all__ = ["block_sizes", "clamp_values", "clip_regions", "component_counts", "layout_dimensions", "matrix_types", "permutations",
            "slices", "store_safe_view", "strides", "tensor_layouts", "view_dimensions", "view_strides"]

@@ -29,6 +29,7 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.coopvec.case import (LAYOUTS, MATMUL_OPS, TRAINING_OPS, VALUE_KINDS, CoopVecCase, CoopVecVariant,
                                           ceil_to)
 from ctsgen.model.types import CoopVecType
+from ctsgen.strategies.counts import component_counts
 
 SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
 LARGE_SIZES = (256, 512)
@@ -73,9 +74,7 @@ def _profile(options: StrategyOptions) -> DeviceProfile:
 
 
 def _size(draw: st.DrawFn, limit: int, multiple: int = 1) -> int:
-    sizes = [s for s in SIZES + LARGE_SIZES if s <= limit and s % multiple == 0]
-    small = [s for s in sizes if s not in LARGE_SIZES]
-    return draw(st.sampled_from(small) | st.sampled_from(sizes))
+    return draw(component_counts(SIZES, LARGE_SIZES, limit, multiple))
 
 
 @st.composite

@@ -38,6 +38,7 @@ from ctsgen.families.coopvec_elementwise.ops import (
 from ctsgen.families.coopvec_elementwise.oracle import component
 from ctsgen.model.types import CoopVecType, coopvec_component_type_feature
 from ctsgen.oracle.values import to_bits
+from ctsgen.strategies.counts import component_counts
 
 SIZES = (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 64, 65, 100, 127, 128)
 LARGE_SIZES = (255, 256, 511, 512)
@@ -74,12 +75,6 @@ def ieee_possible(profile: DeviceProfile, t: CoopVecType) -> bool:
     return not any(name in profile.features and not profile.features[name] for name in float_controls(t))
 
 
-def _size(draw: st.DrawFn, limit: int) -> int:
-    sizes = [s for s in SIZES + LARGE_SIZES if s <= limit]
-    small = [s for s in sizes if s not in LARGE_SIZES]
-    return draw(st.sampled_from(small) | st.sampled_from(sizes))
-
-
 @st.composite
 def elementwise_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *, op: Op | None = None,
                          componentType: CoopVecType | None = None, resultType: CoopVecType | None = None,
@@ -106,7 +101,7 @@ def elementwise_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOpt
         r = t
     if ieee is None:
         ieee = OPS[op].ieee and t.is_float and ieee_possible(prof, t) and draw(st.booleans())
-    return ElementwiseVariant(op, t, r, _size(draw, limit), ieee)
+    return ElementwiseVariant(op, t, r, draw(component_counts(SIZES, LARGE_SIZES, limit)), ieee)
 
 
 def scalars(v: ElementwiseVariant) -> st.SearchStrategy[float]:
