@@ -103,10 +103,29 @@ def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.nd
                              "which SPIR-V leaves undefined; draw values in range")
         return t.astype(np.int64).astype(dst.dtype)
     if dst.is_float:
-        exact = v.astype(np.float64)  # every 32-bit integer is exact in float64
-        return exact.astype(np.float32).astype(dst.dtype) if dst is ComponentType.bfloat16 \
-            else exact.astype(dst.dtype)
+        return round_to_nearest_even(v.astype(np.float64), dst)  # every 32-bit integer is exact in float64
     return v.astype(np.int64).astype(dst.dtype)  # numpy's C casts: extend by source sign, wrap when narrowing
+
+
+def round_to_nearest_even(exact: np.ndarray, dst: ComponentType) -> np.ndarray:
+    """``exact`` (float64 values taken as exact) rounded once to nearest even in ``dst``.
+
+    numpy and ml_dtypes reach bfloat16 from float64 through float32, rounding twice
+    (16842753 -> 16777216 instead of 16908288). Here the significand is cut at the
+    destination's precision directly: scaling by a power of two is exact, and
+    ``np.rint`` rounds half to even. Subnormal results use the smallest normal
+    exponent's spacing; values beyond the largest finite round to infinity the way
+    IEEE 754 does (by the same rint on the top binade's spacing)."""
+    x = np.asarray(exact, dtype=np.float64)
+    mant, emin, emax = float_format(dst)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _, e = np.frexp(x)  # x = f * 2^e, 0.5 <= |f| < 1: binade exponent e - 1
+        spacing_exp = np.maximum(e - 1, emin) - mant
+        r = np.ldexp(np.rint(np.ldexp(x, -spacing_exp)), spacing_exp)
+        r = np.where(np.isfinite(x), r, x)
+        top = np.ldexp(2.0 - 2.0 ** -mant, emax)
+        r = np.where(np.abs(r) > top, np.copysign(np.inf, x), r)
+    return r.astype(dst.dtype)  # representable now: the cast is exact
 
 
 def conversion_tolerance(values: np.ndarray, src: ComponentType, dst: ComponentType,
