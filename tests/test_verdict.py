@@ -53,3 +53,19 @@ def test_quality_warning_near_the_edge(tmp_path, monkeypatch) -> None:
     near = judge(case, [e + np.float32(0.9)], [e], [tol])
     assert near.status is Status.QualityWarning and near.max_error_ratio == pytest.approx(0.9)
     assert judge(case, [e + np.float32(1.5)], [e], [tol]).status is Status.Fail
+
+
+def test_signed_zero_flag_relaxes_bitwise_and_tightens_tolerance() -> None:
+    """Decision "signed-zero": bitwise with signed_zero false treats +0 and -0 as equal (and nothing
+    else); tolerance with signed_zero true needs an exact zero's sign (an ieee variant declares
+    SignedZeroInfNanPreserve)."""
+    from ctsgen.families.base import CompareRule
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = np.array([-0.0, 0.0, 1.0, np.nan], np.float32)
+    got = np.array([0.0, -0.0, 1.0, np.nan], np.float32)
+    assert judge_buffer(got, want, CompareRule("bitwise").to_json()).bad.tolist() == [0, 1]
+    assert judge_buffer(got, want, CompareRule("bitwise", signed_zero=False).to_json()).bad.tolist() == []
+    tol = np.zeros(4)
+    assert judge_buffer(got, want, CompareRule("tolerance").to_json(), tol).bad.tolist() == []
+    assert judge_buffer(got, want, CompareRule("tolerance", signed_zero=True).to_json(), tol).bad.tolist() == [0, 1]

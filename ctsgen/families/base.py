@@ -46,11 +46,21 @@ class CompareRule:
 
     rule: str = "bitwise"
     warn_fraction: float = 0.75
+    #: Whether the sign of a zero result is part of the verdict (decision "signed-zero" in
+    #: docs/spec-decisions.md). None keeps the rule's own default: ``bitwise`` compares bits
+    #: (the sign counts), ``tolerance`` compares values (+0 == -0). False on a bitwise rule:
+    #: float arithmetic in a shader without SignedZeroInfNanPreserve, where Vulkan lets the
+    #: implementation ignore the sign of zero. True on a tolerance rule: the shader declares
+    #: SignedZeroInfNanPreserve, so an exact zero must carry the expected sign.
+    signed_zero: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
-        if self.rule == "bitwise":
-            return {"rule": self.rule}
-        return {"rule": self.rule, "warn_fraction": self.warn_fraction}
+        out: dict[str, Any] = {"rule": self.rule}
+        if self.rule != "bitwise":
+            out["warn_fraction"] = self.warn_fraction
+        if self.signed_zero is not None:
+            out["signed_zero"] = self.signed_zero
+        return out
 
 
 @dataclass

@@ -51,21 +51,31 @@ class BufferJudgement:
     max_ratio: float = 0.0
 
 
+def _is_float(arr: np.ndarray) -> bool:
+    """numpy floats and ml_dtypes' (bfloat16, fp8: numpy kind 'V')."""
+    return arr.dtype.kind == "f" or arr.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
 def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
                  tolerance: np.ndarray | None = None) -> BufferJudgement:
     """Compare one buffer under ``rule``.
 
-    ``bitwise``: every element's bits are equal (data movement, integer paths).
+    ``bitwise``: every element's bits are equal (data movement, integer paths);
+    with ``signed_zero: false`` a float +0 and -0 count as equal.
     ``tolerance``: per element, |actual - expected| <= tolerance (a float64
     array the family derived and the pack stores); a NaN expected needs a
-    NaN, an infinity the same infinity.
+    NaN, an infinity the same infinity; with ``signed_zero: true`` an expected
+    zero whose tolerance is 0 needs a zero of the same sign.
     """
     if actual.shape != expected.shape:
         return BufferJudgement(np.arange(max(actual.size, expected.size)), float("inf"))
     kind = rule.get("rule")
     if kind == "bitwise":
         bits = np.dtype(f"uint{8 * expected.dtype.itemsize}")
-        return BufferJudgement(np.flatnonzero(actual.view(bits) != expected.view(bits)))
+        differ = actual.view(bits) != expected.view(bits)
+        if rule.get("signed_zero") is False and _is_float(expected):
+            differ &= ~((actual.astype(np.float64) == 0) & (expected.astype(np.float64) == 0))
+        return BufferJudgement(np.flatnonzero(differ))
     if kind == "tolerance":
         if tolerance is None:
             raise ValueError("a 'tolerance' rule needs the buffer's tolerance array")
@@ -76,6 +86,8 @@ def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
         with np.errstate(invalid="ignore", over="ignore"):
             err = np.abs(a - e)
             ok = np.where(finite, err <= tol, (np.isnan(e) & np.isnan(a)) | (a == e))
+            if rule.get("signed_zero") is True:
+                ok &= ~((e == 0) & (tol == 0) & (np.signbit(a) != np.signbit(e)))
             ratio = np.where(finite & (tol > 0), err / np.where(tol > 0, tol, 1), np.where(ok, 0.0, np.inf))
         return BufferJudgement(np.flatnonzero(~ok), float(np.nanmax(ratio)) if ratio.size else 0.0)
     raise ValueError(f"unknown compare rule {kind!r}; this ctsgen knows 'bitwise' and 'tolerance'")

@@ -233,7 +233,8 @@ class ElementwiseCase:
         v = self.shader
         if not v.resultType.is_float or (v.op is Op.load_store and not v.ieee):
             return CompareRule("bitwise")
-        return CompareRule("tolerance")
+        # ieee variants declare SignedZeroInfNanPreserve: an exact zero must keep its sign
+        return CompareRule("tolerance", signed_zero=True if v.ieee else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "loadOffset": self.loadOffset,

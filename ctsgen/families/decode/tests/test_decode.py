@@ -166,3 +166,23 @@ def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
         v.execute(d.params[None, :], np.zeros((1, 2), dtype=np.int64), bufs)
         np.testing.assert_array_equal(bufs[1].view(np.uint8), d.expected[1].view(np.uint8))
         assert FAMILY.case_from_json(c.to_json()).name() == c.name()
+
+
+@pytest.mark.parametrize("fmt, block", [
+    (Q8_0, f16(-0.5) + [0] * 32),                     # negative scale x zero quant
+    (Q4_0, f16(-2.0) + [0x88] * 16),                  # negative scale x (8 - 8)
+    (MXFP4, [127] + [0x88] * 16),                     # code 0b1000: -0 in OCP MX E2M1
+], ids=lambda v: getattr(v, "name", ""))
+def test_sign_of_zero_is_not_part_of_a_decode_verdict(fmt, block) -> None:
+    """Decision "signed-zero": the oracle's -0.0 and a device's +0.0 (llama.cpp's MXFP4 table,
+    or a device that ignores the sign as Vulkan allows without SignedZeroInfNanPreserve) both
+    pass; a nonzero difference still fails."""
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = dequantize(fmt, np.array([block], dtype=np.uint8))[0].astype(np.float32)
+    assert np.signbit(want).all() and (want == 0).all()
+    rule = DecodeCase.compare_rule(None).to_json()  # the rule does not depend on the case
+    got = np.zeros_like(want)
+    assert judge_buffer(got, want, rule).bad.size == 0
+    got[3] = np.float32(2.0 ** -20)
+    assert judge_buffer(got, want, rule).bad.tolist() == [3]
