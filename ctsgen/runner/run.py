@@ -32,7 +32,7 @@ from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.supervise import WorkerCrashed
-from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
+from ctsgen.runner.verdict import CaseResult, Status, judge_buffer, tolerance_at
 
 MAX_MISMATCHES = 8
 #: Culprits isolated per variant before the rest of its failing batches are
@@ -130,7 +130,7 @@ def judge(case: PackCase, outputs: list, expected: list, tolerances: list | None
                 entry = {"buffer": spec.name, "element": k,
                          "expected": _scalar(want, k), "actual": _scalar(got, k)}
                 if tolerances and tolerances[b] is not None:
-                    entry["tolerance"] = float(np.broadcast_to(tolerances[b], want.shape).ravel()[k])
+                    entry["tolerance"] = tolerance_at(tolerances[b], want.shape, k)
                 entry.update(locate(b, k))
                 mism.append(entry)
             return CaseResult(case.name, Status.Fail,

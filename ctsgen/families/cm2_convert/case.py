@@ -131,7 +131,7 @@ class ConvertCase:
         exp, tol = expected_result(self.shader.kind, src.reshape(s.rows, s.cols), s.component, r.component)
         poison = np.full(r.elements, from_bits(sentinel_bits(r.component), r.component), dtype=r.component.dtype)
         return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()],
-                        [None, tol.ravel()] if self._tolerant() else None)
+                        [None, tol.reshape(2, -1)] if self._tolerant() else None)
 
     def compare_rule(self) -> CompareRule:
         return CompareRule("tolerance") if self._tolerant() else CompareRule("bitwise")

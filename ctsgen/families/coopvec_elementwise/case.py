@@ -221,9 +221,9 @@ class ElementwiseCase:
         oracle.store(expected, where, res)
         tol = None
         if r.is_float:
-            t_arr = np.zeros(expected.shape, np.float64)
+            t_arr = np.zeros((2,) + expected.shape, np.float64)  # below / above the expected value
             idx = where[:, None] // r.dtype.itemsize + np.arange(v.N)
-            t_arr[idx] = oracle.tolerance(v.op, ops, s, t, r, res, v.ieee)
+            t_arr[:, idx] = oracle.tolerance(v.op, ops, s, t, r, res, v.ieee)
             tol = [None, t_arr]
         return CaseData(self.params(), [src, poison], [None, expected], tol)
 
