@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ctsgen import __version__
 from ctsgen.progress import Progress
+from ctsgen.oracle.models import MODELS
 
 DEFAULT_PACK = "generated/tensor-layout"
 
@@ -108,7 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     done_before = recover_results(results_path) if args.resume else {}
     backend = _backend(args.backend, args.isolation)
     try:
-        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
+        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics)
         with open(results_path, "a" if args.resume else "w") as fh:
             summary = run_pack(pack, backend, fh, opts, done_before=done_before,
                                progress=None if args.quiet else _run_progress())
@@ -304,6 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the backend in a supervised worker process (auto: for device backends)")
     r.add_argument("--show-failures", type=int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
+    r.add_argument("--numerics", choices=sorted(MODELS),
+                   help="also compare with a device numeric model bit for bit: a result within the spec's "
+                        "tolerance that the model does not reproduce is ModelMismatch (the spec verdict stays "
+                        "the conformance verdict)")
     r.set_defaults(func=cmd_run)
 
     x = sub.add_parser("repro", help="export one case of a pack as a standalone repro")

@@ -185,6 +185,9 @@ class Family(Protocol):
     # Optional: ``hazardous(options, variants)`` draws the opt-in hazardous group;
     # ``coverage(parameters)`` gives the family's ``ctsgen coverage`` tables.
 
+    #: A device numeric model's prediction of a case (see FamilySpec.numeric_model), or None.
+    numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -212,6 +215,10 @@ class FamilySpec:
     cases_for_fn: Callable[[Any, StrategyOptions], st.SearchStrategy[Any]]
     hazardous: Callable[[StrategyOptions, Sequence[Any]], st.SearchStrategy[Any]] | None = None
     coverage: Callable[[list[dict[str, Any]]], list[Table]] | None = None
+    #: ``numeric_model(case, params)``: the case's expected buffers (None where a buffer is not
+    #: predicted) under a device numeric model (ctsgen.oracle.models), bit for bit; None for a
+    #: case the model does not cover. Used by ``ctsgen run --numerics NAME`` (ModelMismatch).
+    numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

@@ -32,6 +32,7 @@ from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.supervise import WorkerCrashed
+from ctsgen.runner.model_verdict import model_verdict
 from ctsgen.runner.verdict import CaseResult, Status, judge_buffer, tolerance_at
 
 MAX_MISMATCHES = 8
@@ -48,6 +49,7 @@ class RunOptions:
     batch_size: int = 512
     timeout_base_s: float = 10.0
     timeout_per_case_s: float = 0.01
+    numerics: str | None = None  # a device numeric model (ctsgen.oracle.models): ModelMismatch verdicts
 
     def timeout_for(self, n_cases: int) -> float:
         """The bounded wait for a dispatch of ``n_cases`` cases."""
@@ -170,8 +172,12 @@ class _VariantRun:
             if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
                 self.summary.hang_detect_s.append(getattr(self.backend, "last_wait_s", time.monotonic() - start))
             return None, exc
-        return [judge(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
-                for i, c in enumerate(group)], None
+        results = [judge(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances()) for i, c in enumerate(group)]
+        if self.options.numerics:
+            results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
+                                     case_outputs(batch, out, i), self.options.numerics)
+                       for i, (r, c) in enumerate(zip(results, group))]
+        return results, None
 
     def run(self, group: list[PackCase]) -> None:
         results, exc = self.dispatch(group)

@@ -19,6 +19,9 @@ class Status(str, enum.Enum):
     Timeout = "Timeout"
     DeviceLost = "DeviceLost"
     Crash = "Crash"
+    #: Within the spec's tolerance, but not the bit-exact result of the device numeric model the
+    #: run selected (``--numerics``): changed from the known device behaviour, not a spec failure.
+    ModelMismatch = "ModelMismatch"
 
     @property
     def is_failure(self) -> bool:

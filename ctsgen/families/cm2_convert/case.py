@@ -155,3 +155,16 @@ class ConvertCase:
         s = self.source()[src[0] * self.shader.source.cols + src[1]]
         return {"row": row, "col": col, "sourceRowCol": list(src), "sourceValue": float(s) if
                 self.shader.source.component.is_float else int(s)}
+
+
+def h100_model(case: ConvertCase, params: Any) -> list[np.ndarray | None] | None:
+    """The result under a device model: conversions to bfloat16 truncate on the H100
+    (docs/validation.md), the others round to nearest even; Transpose and ConvertNV move bits
+    (nothing to model)."""
+    from ctsgen.oracle.models import h100  # noqa: PLC0415
+
+    v = case.shader
+    if v.kind is not Kind.convert or not v.result.component.is_float:
+        return None
+    out = h100.convert_values(case.source(), v.source.component, v.result.component, params)
+    return [None, out.reshape(v.source.rows, v.source.cols).ravel()]

@@ -186,3 +186,23 @@ class GemmCase:
         row, col = divmod(element, N)
         v = self.shader
         return {"row": row, "col": col, "inTile": row // v.tile_m == self.ty and col // v.tile_n == self.tx}
+
+
+def h100_model(case: GemmCase, params: Any) -> list[np.ndarray | None] | None:
+    """D under a device model (ctsgen.oracle.models.h100): MMA steps with aligned, truncated
+    terms and an fp32 accumulator rounded toward zero, then the fp32 epilogue. Float32
+    accumulators with float16 / bfloat16 inputs only (fp16 accumulation is not modelled yet)."""
+    from ctsgen.oracle.models import h100  # noqa: PLC0415
+
+    v = case.shader
+    if v.a_type not in h100.K_STEP or v.c_type is not ComponentType.float32:
+        return None
+    M, N, K = case.dims()
+    a, b, c = case.inputs()
+    rows = slice(case.ty * v.tile_m, (case.ty + 1) * v.tile_m)
+    cols = slice(case.tx * v.tile_n, (case.tx + 1) * v.tile_n)
+    r = h100.gemm(a.reshape(M, K)[rows], b.reshape(K, N)[:, cols], v.a_type, params)
+    alpha, beta = case._alpha_beta()
+    d = np.full((M, N), from_bits(sentinel_bits(v.c_type), v.c_type), dtype=v.c_type.dtype)
+    d[rows, cols] = h100.gemm_epilogue(r, c.reshape(M, N)[rows, cols], float(alpha), float(beta))
+    return [None, None, None, d.ravel()]
