@@ -125,3 +125,26 @@ def test_unknown_model_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="h100"):
         model_params("a100")
     assert set(MODELS) == {"h100"}
+
+
+def test_family_random_gemm_cases_model_passes_the_spec_and_mutants_are_seen() -> None:
+    """cm2-gemm's full-mantissa cases (values 'random'): the H100 model's D is within the spec
+    tolerance of every case, and the RNE-accumulation mutant differs from it somewhere."""
+    from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant, h100_model
+    from ctsgen.model.types import Scope
+
+    seen = 0
+    for a_type in (C.float16, C.bfloat16):
+        v = GemmVariant(a_type, C.float32, Scope.Workgroup, 128, 16, 16, 32)
+        for seed in range(3):
+            case = GemmCase(v, 2, 1, 3, 1, 0, 1.0, -0.5, seed, "random")
+            data = case.data()
+            model = h100_model(case, model_params("h100"))[3]
+            mutant = h100_model(case, replace(h100.H100, mma_rounding="rne"))[3]
+            rule = case.compare_rule().to_json()
+            assert judge_buffer(model, data.expected[3], rule, data.tolerance[3]).bad.size == 0
+            assert judge_buffer(mutant, data.expected[3], rule, data.tolerance[3]).bad.size == 0
+            seen += int((model.view(np.uint32) != mutant.view(np.uint32)).sum())
+    assert seen > 0
+    with pytest.raises(ValueError, match="float32 accumulator"):
+        GemmCase(GemmVariant(C.float16, C.float16, Scope.Workgroup, 128, 16, 16, 16), values="random")
