@@ -148,3 +148,24 @@ def test_family_random_gemm_cases_model_passes_the_spec_and_mutants_are_seen() -
     assert seen > 0
     with pytest.raises(ValueError, match="float32 accumulator"):
         GemmCase(GemmVariant(C.float16, C.float16, Scope.Workgroup, 128, 16, 16, 16), values="random")
+
+
+def test_coopvec_family_cases_under_the_model_pass_the_spec() -> None:
+    """Drawn coopvec cases the model covers (fp16 MatMul / MatMulAdd): the model's output is
+    within each case's spec tolerance; the 32-wide-block mutant differs from it somewhere."""
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.families.coopvec import FAMILY
+    from ctsgen.pack.generate import draw_cases
+
+    cases = [c for c in draw_cases(FAMILY, 60, 9, StrategyOptions(), cases_per_variant=2)
+             if FAMILY.numeric_model(c, h100.H100) is not None]
+    assert len(cases) >= 3
+    differ = 0
+    for c in cases:
+        d = c.data()
+        model = FAMILY.numeric_model(c, h100.H100)[3]
+        j = judge_buffer(model, d.expected[3], c.compare_rule().to_json(), d.tolerance[3] if d.tolerance else None)
+        assert j.bad.size == 0, c.name()
+        mutant = FAMILY.numeric_model(c, replace(h100.H100, coopvec_block=32))[3]
+        differ += int((mutant.view(np.uint16) != model.view(np.uint16)).sum())
+    assert differ > 0
