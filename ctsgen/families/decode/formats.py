@@ -60,11 +60,9 @@ Q4_0 = Format("q4_0", 32, 18, "float16_t d; uint16_t qs[8];", 2, """
     uint byte = (uint(b.qs[j >> 1]) >> (8u * (j & 1u))) & 0xFFu;
     uint q = (byte >> (4u * (e >> 4))) & 15u;
     float r = float(b.d) * float(int(q) - 8);""")
-Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]; uint16_t qs[64];", 2, """
-    uint c = e >> 6, l = e & 31u, high = (e >> 5) & 1u, s = 2u * c + high;
-    uint qi = 32u * c + l;
-    uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
-    uint q = (byte >> (4u * high)) & 15u;
+
+#: GLSL shared by Q4_K and Q5_K: get_scale_min_k4 for sub-block s, then d*sc*q - dmin*m
+_K4_SCALE_MIN = """
     uint sc, m;
     if (s < 4u) {
         sc = scaleByte(b, s) & 63u;
@@ -73,9 +71,16 @@ Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]
         sc = (scaleByte(b, s + 4u) & 15u) | ((scaleByte(b, s - 4u) >> 6) << 4);
         m = (scaleByte(b, s + 4u) >> 4) | ((scaleByte(b, s) >> 6) << 4);
     }
-    float r = float(b.d) * float(sc) * float(q) - float(b.dmin) * float(m);""",
-               helpers="uint scaleByte(const in BlockRef b, uint i) "
-                       "{ return (uint(b.scales[i >> 1]) >> (8u * (i & 1u))) & 0xFFu; }")
+    float r = float(b.d) * float(sc) * float(q) - float(b.dmin) * float(m);"""
+_SCALE_BYTE = "uint scaleByte(const in BlockRef b, uint i) { return (uint(b.scales[i >> 1]) >> (8u * (i & 1u))) & 0xFFu; }"
+
+Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]; uint16_t qs[64];", 2, """
+    uint c = e >> 6, l = e & 31u, high = (e >> 5) & 1u, s = 2u * c + high;
+    uint qi = 32u * c + l;
+    uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
+    uint q = (byte >> (4u * high)) & 15u;
+""" + _K4_SCALE_MIN,
+               helpers=_SCALE_BYTE)
 MXFP4 = Format("mxfp4", 32, 17, "uint8_t e; uint8_t qs[16];", 1, """
     uint q = (uint(b.qs[e & 15u]) >> (4u * (e >> 4))) & 15u;
     // E2M1: sign bit 3, exponent bits 2..1, mantissa bit 0 (subnormal at exponent 0)
@@ -90,17 +95,8 @@ Q5_K = Format("q5_k", 256, 176,
     uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
     uint hbyte = (uint(b.qh[l >> 1]) >> (8u * (l & 1u))) & 0xFFu;
     uint q = ((byte >> (4u * high)) & 15u) | (((hbyte >> s) & 1u) << 4);
-    uint sc, m;
-    if (s < 4u) {
-        sc = scaleByte(b, s) & 63u;
-        m = scaleByte(b, s + 4u) & 63u;
-    } else {
-        sc = (scaleByte(b, s + 4u) & 15u) | ((scaleByte(b, s - 4u) >> 6) << 4);
-        m = (scaleByte(b, s + 4u) >> 4) | ((scaleByte(b, s) >> 6) << 4);
-    }
-    float r = float(b.d) * float(sc) * float(q) - float(b.dmin) * float(m);""",
-               helpers="uint scaleByte(const in BlockRef b, uint i) "
-                       "{ return (uint(b.scales[i >> 1]) >> (8u * (i & 1u))) & 0xFFu; }")
+""" + _K4_SCALE_MIN,
+               helpers=_SCALE_BYTE)
 Q6_K = Format("q6_k", 256, 210, "uint16_t ql[64]; uint16_t qh[32]; uint16_t scales[8]; float16_t d;", 2, """
     uint h = e >> 7, g = (e >> 5) & 3u, l = e & 31u;
     uint li = 64u * h + l + 32u * (g & 1u), hi = 32u * h + l, si = 8u * h + (l >> 4) + 2u * g;
