@@ -3,7 +3,7 @@
     python bench/dump_device_outputs.py PACK OUT.npz --backend vulkan     # on the device
     python bench/fit_numeric_model.py PACK OUT.npz [--candidates all]      # anywhere
 
-For every case of a family that declares ``numeric_model`` (cm2-gemm, cm2-convert), each
+For every case of a family that declares ``numeric_model`` (cm2-gemm, cm2-convert, coopvec), each
 candidate (the H100 model and its one-knob variations, ctsgen.oracle.models.h100.H100Params)
 predicts the output buffers; the table gives, per family and type combination (the variant
 id's second field, e.g. ``float16_to_float32``), how many predicted elements the device
@@ -89,7 +89,7 @@ def main() -> int:
                                       f"model {float(want[k])!r}")
     if not totals:
         print("no modelled case of the pack has dumped outputs (families with a numeric model: "
-              "cm2-gemm, cm2-convert)")
+              "cm2-gemm, cm2-convert, coopvec)")
         return 1
     names = list(CANDIDATES)
     print("| family | types | elements | " + " | ".join(names) + " |")
