@@ -69,3 +69,18 @@ def test_signed_zero_flag_relaxes_bitwise_and_tightens_tolerance() -> None:
     tol = np.zeros(4)
     assert judge_buffer(got, want, CompareRule("tolerance").to_json(), tol).bad.tolist() == []
     assert judge_buffer(got, want, CompareRule("tolerance", signed_zero=True).to_json(), tol).bad.tolist() == [0, 1]
+
+
+def test_data_movement_keeps_nan_payloads_and_subnormals_bit_for_bit() -> None:
+    """Decision "data-movement-bits" (cited, not relaxed): a Constant-clamped element is moved, not
+    computed, so tensor-layout's rule compares its bits: a quietened NaN payload, a flushed
+    subnormal or a dropped sign of zero each fail; decode's relaxed rule forgives only the sign."""
+    from ctsgen.families.base import CompareRule
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = np.array([0x7FA00001, 0x00000001, 0x80000000], np.uint32).view(np.float32)
+    got = np.array([0x7FC00000, 0x00000000, 0x00000000], np.uint32).view(np.float32)
+    layout_rule = CompareRule("bitwise").to_json()  # tensor-layout / tensor-view compare_rule
+    assert judge_buffer(got, want, layout_rule).bad.tolist() == [0, 1, 2]
+    decode_rule = CompareRule("bitwise", signed_zero=False).to_json()
+    assert judge_buffer(got, want, decode_rule).bad.tolist() == [0, 1]
