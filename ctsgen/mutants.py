@@ -28,6 +28,7 @@ import numpy as np
 from ctsgen.backends.base import Dispatch
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
+from ctsgen.errors import UnknownNameError
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def catalogue() -> dict[str, Mutant]:
 def get_mutant(name: str) -> Mutant:
     found = catalogue()
     if name not in found:
-        raise KeyError(f"unknown mutant {name!r}; `ctsgen mutants` lists the {len(found)} known ones")
+        raise UnknownNameError(f"unknown mutant {name!r}; `ctsgen mutants` lists the {len(found)} known ones")
     return found[name]
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ctsgen.device.profile import DeviceProfile, Requirements
+from ctsgen.errors import CtsgenError
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class Dispatch:
     buffers: list[np.ndarray]
 
 
-class BackendError(RuntimeError):
+class BackendError(CtsgenError, RuntimeError):
     """A backend could not run a dispatch (not a wrong result: no result)."""
 
 

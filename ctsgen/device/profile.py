@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctsgen.errors import CtsgenError
 from ctsgen.model.types import (
     ComponentType,
     MatrixType,
@@ -144,7 +145,7 @@ def _entry_matrix_types(e: dict[str, int], m: int, n: int, k: int, scope: Scope,
     return out
 
 
-class ProfileFormatError(ValueError):
+class ProfileFormatError(CtsgenError, ValueError):
     """A device-profile file does not follow the read-out format."""
 
 

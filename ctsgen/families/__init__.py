@@ -12,6 +12,7 @@ import pkgutil
 from functools import cache
 from importlib.metadata import entry_points
 
+from ctsgen.errors import UnknownNameError
 from ctsgen.families.base import Family
 
 
@@ -36,5 +37,5 @@ def get_family(name: str) -> Family:
     """The family called ``name``; the error lists the known ones."""
     fams = families()
     if name not in fams:
-        raise KeyError(f"unknown family {name!r}; known families: {', '.join(sorted(fams)) or 'none'}")
+        raise UnknownNameError(f"unknown family {name!r}; known families: {', '.join(sorted(fams)) or 'none'}")
     return fams[name]

@@ -15,6 +15,8 @@ import enum
 import math
 from dataclasses import dataclass, replace
 
+from ctsgen.errors import CtsgenError
+
 MAX_DIM = 5
 UINT32_MAX = 2**32 - 1
 
@@ -40,7 +42,7 @@ class ClampMode(enum.IntEnum):
             self.name, self.name.lower())
 
 
-class InvalidLayoutError(ValueError):
+class InvalidLayoutError(CtsgenError, ValueError):
     """A tensor layout violates a rule of SPV_NV_tensor_addressing."""
 
 
@@ -174,7 +176,7 @@ class TensorLayout:
 CLIP_SPAN_NONE = UINT32_MAX
 
 
-class InvalidViewError(ValueError):
+class InvalidViewError(CtsgenError, ValueError):
     """A tensor view violates a rule of SPV_NV_tensor_addressing."""
 
 

@@ -20,13 +20,14 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec, ShaderVariant
 from ctsgen.device.profile import Requirements
+from ctsgen.errors import CtsgenError, UnknownNameError
 from ctsgen.families import get_family
 from ctsgen.families.base import Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import load_array
 
 
-class PackError(ValueError):
+class PackError(CtsgenError, ValueError):
     """A pack is malformed; the message names the file and the fix."""
 
 
@@ -144,8 +145,8 @@ def load_pack(root: str | Path) -> Pack:
         where = f"{mpath}: variant {vid}"
         try:
             fam = get_family(_require(rec, "family", str, where))
-        except KeyError as exc:
-            raise PackError(f"{where}: {exc.args[0]}") from None
+        except UnknownNameError as exc:
+            raise PackError(f"{where}: {exc}") from None
         try:
             fv = fam.variant_from_json(_require(rec, "signature", dict, where))
         except (KeyError, ValueError, TypeError) as exc:

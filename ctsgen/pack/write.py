@@ -21,12 +21,13 @@ from typing import Any
 import numpy as np
 
 from ctsgen import __version__
+from ctsgen.errors import CtsgenError
 from ctsgen.families.base import Case, CaseData, Variant, variant_spirv, variant_validator
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 
 
-class PackExistsError(FileExistsError):
+class PackExistsError(CtsgenError, FileExistsError):
     """The output directory exists and overwriting was not asked for."""
 
 
