@@ -15,8 +15,9 @@ import functools
 import pytest
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import MutantBackend, catalogue
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import catalogue
+from ctsgen.backends.supervise import SupervisedBackend
 
 #: examples budget of a mutant whose exposing cases are rarer draws (every other one: DEFAULT_BUDGET)
 DEFAULT_BUDGET = 150
