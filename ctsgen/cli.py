@@ -217,7 +217,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from ctsgen.coverage import coverage_tables, format_tables, plot_coverage
+    from ctsgen.coverage import plot_coverage
+    from ctsgen.pack.coverage import coverage_tables, format_tables
     from ctsgen.pack.read import load_pack
 
     pack = load_pack(args.pack)

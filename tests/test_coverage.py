@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from ctsgen.cli import main
-from ctsgen.coverage import Table, coverage_tables, format_tables, grid
+from ctsgen.coverage import Table, grid
+from ctsgen.pack.coverage import coverage_tables, format_tables
 from ctsgen.device.profile import default_profile
 from ctsgen.families import families, get_family
 from ctsgen.families.base import StrategyOptions
