@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ctsgen.families.coopvec.case import CoopVecCase, CoopVecVariant
+from ctsgen.families.coopvec.case import CoopVecCase
+from ctsgen.families.coopvec.variant import CoopVecVariant
 from ctsgen.model.types import CoopVecType
 from ctsgen.pack.write import write_pack
 from ctsgen.toolchain import toolchain_versions

@@ -53,7 +53,7 @@ def test_the_catalogue_covers_every_family() -> None:
 
 
 def test_applying_a_mutant_restores_the_original_afterwards() -> None:
-    from ctsgen.families.coopvec.case import CoopVecVariant
+    from ctsgen.families.coopvec.variant import CoopVecVariant
     from ctsgen.oracle import addressing
 
     # a module-level name, and a method patched on its class ("module:Class.attr")
