@@ -59,15 +59,6 @@ def default_strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...]
     return tuple(strides)
 
 
-def min_strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...],
-                innermost: int = 1) -> tuple[int, ...]:
-    """Smallest valid strides for a given innermost stride (see :meth:`TensorLayout.check`)."""
-    strides = [innermost] * len(layoutDimension)
-    for i in range(len(layoutDimension) - 2, -1, -1):
-        strides[i] = strides[i + 1] * ceil_div(layoutDimension[i + 1], blockSize[i + 1])
-    return tuple(strides)
-
-
 @dataclass(frozen=True)
 class TensorLayout:
     """Logical state of ``tensorLayoutNV<LDim, clampMode>`` (field names as in the spec)."""
