@@ -118,7 +118,8 @@ def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
         bits = np.dtype(f"uint{8 * expected.dtype.itemsize}")
         differ = actual.view(bits) != expected.view(bits)
         if rule.get("signed_zero") is False and _is_float(expected):
-            differ &= ~((actual.astype(np.float64) == 0) & (expected.astype(np.float64) == 0))
+            with np.errstate(invalid="ignore"):  # a signalling NaN's cast; it is not a zero either way
+                differ &= ~((actual.astype(np.float64) == 0) & (expected.astype(np.float64) == 0))
         return BufferJudgement(np.flatnonzero(differ))
     if kind == "tolerance":
         if tolerance is None:
