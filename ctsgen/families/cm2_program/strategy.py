@@ -3,10 +3,10 @@
 Valid by construction, no filtering: the program is drawn as a list of
 2-12 *steps* (three integers each) and one to three *stores*, and
 :func:`build` turns them into nodes in order. A step's first integer picks
-a node kind (the next one in :data:`KINDS` if that kind has no operands yet;
-a source always has),
+a node kind (if that kind has no operands yet, the step first adds sources
+of the types it needs, :func:`feeder`; at most 12 nodes in all),
 its second picks the operands among the values of the right types whose
-result stays in the exact domain (most recent first), its third the kind's
+result stays in the exact domain (the latest ones in half the draws), its third the kind's
 attributes (a source's type, clamp mode and Dim; a reduction's mode and
 CombineFunc; a per-element function; a conversion's target). Out-of-range
 picks wrap around, so any list of steps builds a valid program.
@@ -47,6 +47,8 @@ REDUCE_ATTRS = [(mode, comb) for mode in (ReduceMode.Row, ReduceMode.Column, Red
 #: Node kinds in the order a step's first integer picks them (sources first: the shrink target).
 KINDS = (Op.load, Op.const, Op.generate, Op.muladd, Op.scale, Op.add, Op.sub, Op.mul, Op.perelement, Op.reduce,
          Op.convert, Op.transpose)
+#: Operand picks at or above this read the latest values (half the draws: chains form).
+LATEST = 32
 STEP = st.tuples(st.integers(0, len(KINDS) - 1), st.integers(0, 63), st.integers(0, 63))
 STORE = st.tuples(st.integers(0, 63), st.integers(0, 63))
 
@@ -58,10 +60,11 @@ def _fits(node: Node, nodes: Sequence[Node], bounds: Sequence[int]) -> bool:
 
 def candidates(kind: Op, nodes: Sequence[Node], bounds: Sequence[int], attr: int) -> list[Node]:
     """Every valid node of ``kind`` over the values defined so far (attributes picked by
-    ``attr``), latest operands first."""
-    vals = [i for i in reversed(range(len(nodes))) if nodes[i].op is not Op.store]
-    if kind in SOURCES:  # successive sources cycle through the types, so MulAdd finds A, B and C
-        t = TYPES[(attr + sum(n.op in SOURCES for n in nodes)) % len(TYPES)]
+    ``attr``): operands no node has read yet first, then the latest first (chains form)."""
+    read = {a for n in nodes for a in n.args}
+    vals = sorted((i for i in range(len(nodes)) if nodes[i].op is not Op.store), key=lambda i: (i in read, -i))
+    if kind in SOURCES:
+        t = TYPES[attr % len(TYPES)]
         if kind is Op.load:
             mode, d = LAYOUT_ATTRS[(attr // len(TYPES)) % len(LAYOUT_ATTRS)]
             return [Node(Op.load, t, (), mode, d)]
@@ -86,21 +89,39 @@ def candidates(kind: Op, nodes: Sequence[Node], bounds: Sequence[int], attr: int
     return [n for n in out if _fits(n, nodes, bounds)]
 
 
+#: The operand types a kind needs (any type for a kind not listed).
+NEEDS = {Op.muladd: (A16, B16, ACC32), Op.transpose: (ACC16,), Op.convert: (ACC32,), Op.reduce: (ACC32,)}
+
+
+def feeder(kind: Op, nodes: Sequence[Node], attr: int) -> Node:
+    """A source of the first type ``kind`` needs that no value has yet."""
+    have = {n.type for n in nodes if n.op is not Op.store}
+    need = [t for t in NEEDS.get(kind, TYPES) if t not in have] or [TYPES[attr % len(TYPES)]]
+    src = SOURCES[attr % len(SOURCES)]
+    if src is Op.load:
+        mode, d = LAYOUT_ATTRS[(attr // len(SOURCES)) % len(LAYOUT_ATTRS)]
+        return Node(Op.load, need[0], (), mode, d)
+    return Node(src, need[0])
+
+
 def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int]]) -> Program:
     """The program the raw draws describe (see the module docstring); always valid."""
     nodes: list[Node] = []
     bounds: list[int] = []
     for kind_pick, operand_pick, attr in steps:
-        for k in range(len(KINDS)):  # the picked kind, else the next one that has operands now
-            cands = candidates(KINDS[(kind_pick + k) % len(KINDS)], nodes, bounds, attr)
-            if cands:
-                break
-        node = cands[operand_pick % len(cands)]
+        kind = KINDS[kind_pick % len(KINDS)]
+        while not (cands := candidates(kind, nodes, bounds, attr)) and len(nodes) < MAX_OPS:
+            nodes.append(feeder(kind, nodes, attr))  # a source of a type the kind needs
+            bounds.append(result_bound(nodes[-1], bounds))
+        if len(nodes) == MAX_OPS:
+            break
+        node = cands[0 if operand_pick >= LATEST else operand_pick % len(cands)]
         nodes.append(node)
         bounds.append(result_bound(node, bounds))
-    vals = [i for i in reversed(range(len(nodes)))]
-    for value_pick, attr in stores:
-        v = vals[value_pick % len(vals)]
+    values = len(nodes)
+    for value_pick, attr in stores:  # values nothing reads yet first, latest first
+        vals = sorted(range(values), key=lambda i: (any(i in n.args for n in nodes), -i))
+        v = vals[0 if value_pick >= LATEST else value_pick % len(vals)]
         mode, d = LAYOUT_ATTRS[attr % len(LAYOUT_ATTRS)]
         nodes.append(Node(Op.store, nodes[v].type, (v,), mode, d))
     return Program(tuple(nodes))
