@@ -30,7 +30,7 @@ from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.oracle import Run, evaluate
 from ctsgen.families.cm2_program.program import (ARITH, SMALL, W_C0, W_R0, W_S, WORDS, Node, Op, Program)
-from ctsgen.families.cm2_reduce.case import requirements_for
+from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.families.tensor_layout import case as tl
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
 from ctsgen.model.tensor import ClampMode

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, domain_size
-from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 
@@ -93,7 +92,7 @@ class Node:
     combine: Combine | None = None
 
     def to_json(self) -> dict[str, Any]:
-        o: dict[str, Any] = {"op": self.op.value, "type": matrix_to_json(self.type), "args": list(self.args)}
+        o: dict[str, Any] = {"op": self.op.value, "type": self.type.to_json(), "args": list(self.args)}
         if self.clampMode is not None:
             o.update(clampMode=self.clampMode.name, Dim=self.Dim)
         if self.fn:
@@ -104,7 +103,7 @@ class Node:
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> Node:
-        return cls(Op(o["op"]), matrix_from_json(o["type"]), tuple(int(a) for a in o["args"]),
+        return cls(Op(o["op"]), MatrixType.from_json(o["type"]), tuple(int(a) for a in o["args"]),
                    ClampMode[o["clampMode"]] if "clampMode" in o else None, int(o.get("Dim", 0)),
                    o.get("fn", ""), ReduceMode[o["mode"]] if "mode" in o else None,
                    Combine(o["combine"]) if "combine" in o else None)
