@@ -33,6 +33,7 @@ from ctsgen.backends.base import Backend, BackendError, ShaderVariant
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant, variant_spirv, variant_validator
+from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.mutants import get_mutant
 from ctsgen.pack.read import PackCase
@@ -176,7 +177,7 @@ class Fuzzer:
                 self._first_failure_at = time.monotonic()
                 if self.on_failure:
                     self.on_failure(failure)
-            if self._smallest is None or _size(failure.case) < _size(self._smallest.case):
+            if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
             raise failure
 
@@ -238,7 +239,3 @@ class Fuzzer:
         key = repr((sorted(self.options.families), self.backend.name, self.options.include_hazardous))
         fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
         fuzz()
-
-
-def _size(case: Case) -> int:
-    return int(sum(a.size for a in case.data().initial))
