@@ -11,6 +11,7 @@ from contextlib import contextmanager
 def user_errors() -> Iterator[None]:
     """Report errors a user can fix (bad pack, bad input, missing tool) as ``ctsgen: error: ...``."""
     from ctsgen.backends.base import BackendError
+    from ctsgen.campaign import CampaignError
     from ctsgen.device.profile import ProfileFormatError
     from ctsgen.model.tensor import InvalidLayoutError
     from ctsgen.pack.read import PackError
@@ -20,7 +21,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except (PackError, PackExistsError, ProfileFormatError, InvalidLayoutError, ToolchainError,
-            BackendError, KeyError) as exc:
+            BackendError, CampaignError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         sys.stderr.write(f"ctsgen: error: {msg}\n")
         raise SystemExit(2) from None
