@@ -92,3 +92,16 @@ def test_hangs_and_crashes_go_by_signature_one_bucket_per_kind(status: Status) -
     assert all(x.explained_by is None for x in b.buckets.values())
     assert kinds[status.value].count == len(cases)
     assert kinds[status.value].size == min(case_size(c) for c in cases)
+
+
+def test_a_fault_of_one_family_seen_through_another_lands_in_the_same_bucket() -> None:
+    """setdimension-floor is a tensor-layout mutant, but decode loads through a tensor layout:
+    the deviation seen in a decode case is the same bug."""
+    m = get_mutant("setdimension-floor")
+    decode = draw_examples(get_family("decode").cases(StrategyOptions()), 300, 2)
+    failing = [(c, r) for c in decode for r in [run_with_mutant(c, m)] if r.status is Status.Fail]
+    assert failing, "no decode case met the deviation"
+    b = Buckets()
+    for case, result in [*planted("setdimension-floor")[:3], *failing[:3]]:
+        b.add(case, result)
+    assert list(b.buckets) == ["mutant:setdimension-floor"]

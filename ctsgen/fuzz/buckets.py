@@ -6,9 +6,11 @@ A failing case goes into the bucket of what explains it:
    models both injected bugs and documented driver deviations such as
    ``setdimension-floor``): run on the reference backend with the mutant
    applied, the case fails with the same verdict, the same detail and the
-   same wrong elements holding the same bits (:func:`fingerprint`). Mutants
-   that already explain a bucket are tried first, so one bug seen in many
-   shapes stays one bucket. Bucket key ``mutant:NAME``.
+   same wrong elements holding the same bits (:func:`fingerprint`). Every
+   mutant is a candidate, whatever its family (a tensor-layout fault shows
+   in decode and tensor-view cases too); those that already explain a
+   bucket are tried first, so one bug seen in many shapes stays one
+   bucket. Bucket key ``mutant:NAME``.
 2. **Otherwise a signature**: the family, the operation, the failing
    parameter classes (the variant's categorical fields, e.g. clampMode and
    component types, and which optional run-time parameters the case sets,
@@ -36,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import BackendError, ShaderVariant
+from ctsgen.backends.base import ShaderVariant
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.base import Case
 from ctsgen.mutants import Mutant, catalogue, get_mutant
@@ -84,7 +86,7 @@ def run_with_mutant(case: Case, mutant: Mutant | None) -> CaseResult:
         else:
             with mutant.applied():
                 out = ReferenceBackend().run(batch.dispatch, 10.0)
-    except (BackendError, ArithmeticError, IndexError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - an injected fault may raise anything: its verdict is Crash
         return CaseResult(case.name(), Status.Crash, f"{type(exc).__name__}: {exc}")
     return judge(_pack_case(case, sv), case_outputs(batch, out, 0), data.expected, data.tolerance)
 
@@ -209,9 +211,10 @@ class Buckets:
         if result.status is not Status.Fail:
             return None
         want = fingerprint(result.to_json())
-        mine = [m for m in self.mutants if m.family == case.family]
         seen = {b.explained_by for b in self.buckets.values()}
-        for m in sorted(mine, key=lambda m: m.name not in seen):
+        # every mutant: one family's fault shows in others (decode and tensor-view load through
+        # tensor layouts); those explaining a bucket first, then the case's family's own
+        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, m.family != case.family)):
             if fingerprint(run_with_mutant(case, m).to_json()) == want:
                 return m
         return None
@@ -250,9 +253,8 @@ class Buckets:
             return None
         want = fingerprint(result.to_json())
         for b in self.buckets.values():
-            if b.explained_by and b.case.get("family") == case.family:
-                if fingerprint(run_with_mutant(case, get_mutant(b.explained_by)).to_json()) == want:
-                    return b
+            if b.explained_by and fingerprint(run_with_mutant(case, get_mutant(b.explained_by)).to_json()) == want:
+                return b
         return None
 
 
