@@ -157,7 +157,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
         if plot_coverage([t for t in tables if t.family == fam], path, title=f"{fam}: sampled cases"):
             images[f"coverage-{fam}"] = path
 
-    families = sorted(s["cases"])
+    families = sorted(set(s["cases"]) | set(cfg["families"]))  # a family never drawn shows as 0
     hours = s["per_hour"]
     hour_rows = [[h] + [c.get(f, 0) for f in families] for h, c in hours.items()]
     bucket_rows = [[b["count"], b["distinct_cases"], b["key"], b["title"], b["size"], b["name"]]
@@ -173,7 +173,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
              ("distinct bugs (buckets)", len(s["buckets"]))]
 
     md = [f"# {title}", "", f"Written by `ctsgen campaign report {cdir.root}` at "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "", *_md_table(["", ""], facts),
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "", *_md_table(["campaign", ""], facts),
           "## Buckets (distinct bugs)", "",
           "A failing case goes to the mutant that reproduces it exactly, else to its signature "
           "(family, operation, parameter classes, wrong elements, verdict); each bucket keeps its smallest repro.", ""]
@@ -186,7 +186,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
                f"`ctsgen run {repro} --backend {cfg['backend']}`", "",
                f"Observed: **{b['result']['status']}**: {b['result'].get('detail', '')}", "",
                "```json", json.dumps(b["case"], sort_keys=True), "```", ""]
-    md += ["## Cases per family", "", *_md_table(["family", "cases"], [[f, s["cases"][f]] for f in families]),
+    md += ["## Cases per family", "", *_md_table(["family", "cases"], [[f, s["cases"].get(f, 0)] for f in families]),
            "## Cases per hour (UTC)", "", *_md_table(["hour", *families], hour_rows), "## Throughput", ""]
     md += ["![throughput](throughput.png)", ""] if "throughput" in images else ["No checkpoint yet.", ""]
     md += ["## Coverage (sampled cases, one per batch)", ""]
@@ -204,7 +204,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
         data = base64.b64encode(images[key].read_bytes()).decode()
         return f'<img alt="{html.escape(key)}" src="data:image/png;base64,{data}">'
 
-    body = [f"<h1>{html.escape(title)}</h1>", _html_table(["", ""], facts), "<h2>Buckets (distinct bugs)</h2>"]
+    body = [f"<h1>{html.escape(title)}</h1>", _html_table(["campaign", ""], facts), "<h2>Buckets (distinct bugs)</h2>"]
     body.append(_html_table(["count", "distinct cases", "bucket", "what", "repro size", "smallest repro"],
                             bucket_rows) if bucket_rows else "<p>No failure found.</p>")
     for b in s["buckets"]:
@@ -216,7 +216,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
                  "<details><summary>REPORT.md</summary><pre>"
                  + html.escape(report_md.read_text() if report_md.exists() else json.dumps(b["case"], indent=1))
                  + "</pre></details>"]
-    body += ["<h2>Cases per family</h2>", _html_table(["family", "cases"], [[f, s["cases"][f]] for f in families]),
+    body += ["<h2>Cases per family</h2>", _html_table(["family", "cases"], [[f, s["cases"].get(f, 0)] for f in families]),
              "<h2>Cases per hour (UTC)</h2>", _html_table(["hour", *families], hour_rows), "<h2>Throughput</h2>",
              img("throughput") if "throughput" in images else "<p>No checkpoint yet.</p>",
              "<h2>Coverage (sampled cases, one per batch)</h2>"]
