@@ -13,8 +13,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from ctsgen.fuzz.database import FallbackDatabase, WriteOnlyDatabase, open_database
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import MutantBackend
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.backends.supervise import SupervisedBackend
 from tests.conftest import free_port
 
 

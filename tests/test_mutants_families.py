@@ -15,8 +15,9 @@ import functools
 import pytest
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import MutantBackend, catalogue
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import catalogue
+from ctsgen.backends.supervise import SupervisedBackend
 
 #: Examples budget per mutant: 10 x the mean examples-to-kill over seeds 0-3 (hypothesis 6.170),
 #: rounded up to 50, at least 150 (bench/mutant_kill_budgets.py prints the table). A kill is close to
@@ -45,7 +46,7 @@ def test_the_catalogue_covers_every_family() -> None:
 
 
 def test_applying_a_mutant_restores_the_original_afterwards() -> None:
-    from ctsgen.families.coopvec.case import CoopVecVariant
+    from ctsgen.families.coopvec.variant import CoopVecVariant
     from ctsgen.oracle import addressing
 
     # a module-level name, and a method patched on its class ("module:Class.attr")

@@ -6,6 +6,8 @@ fuzzing process, :mod:`ctsgen.campaign.run` the host's workers and their
 stopping, :mod:`ctsgen.campaign.report` the morning report.
 """
 
+from ctsgen.errors import CtsgenError
 
-class CampaignError(Exception):
+
+class CampaignError(CtsgenError):
     """A campaign directory or option that cannot be used; the message says what would fix it."""

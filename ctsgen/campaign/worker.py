@@ -36,7 +36,7 @@ from ctsgen.fuzz.buckets import Bucket, Buckets, case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions
 from ctsgen.repro import export_case
-from ctsgen.runner.run import RunOptions
+from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
 
 #: Seconds between a round's progress checkpoints in the journal.

@@ -33,18 +33,16 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ctsgen.backends.base import ShaderVariant
+from ctsgen.backends.mutant import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.base import Case
 from ctsgen.mutants import Mutant, catalogue, get_mutant
-from ctsgen.pack.read import PackCase
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.run import judge
+from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.verdict import CaseResult, Status
 
 #: Variant fields that name an operation, in the order they are looked for.
@@ -67,28 +65,18 @@ def fingerprint(record: dict[str, Any]) -> tuple:
              for m in record.get("mismatches", [])])
 
 
-def _pack_case(case: Case, sv: ShaderVariant) -> PackCase:
-    return PackCase(Path("."), {"name": case.name(), "family": case.family, "parameters": case.to_json(),
-                                "compare": case.compare_rule().to_json(), "files": {}, "param_words": []},
-                    sv.buffers)
-
-
 def run_with_mutant(case: Case, mutant: Mutant | None) -> CaseResult:
     """``case`` run in-process on the reference backend with ``mutant`` applied (None: as the spec
     says), judged as ``ctsgen run`` judges. The expectation is computed before the mutant is applied."""
     data = case.data()
     v = case.variant()
-    sv = ShaderVariant(v.id, b"", v.local_size_x, v.buffers(), v.requirements(), case.family, v.to_json())
-    batch = build_batch(sv, [data.params], [data.initial])
+    sv = ShaderVariant(id=v.id, spirv=b"", local_size_x=v.local_size_x, buffers=v.buffers(),
+                       requirements=v.requirements(), family=case.family, signature=v.to_json())
+    backend = ReferenceBackend() if mutant is None else MutantBackend(mutant.name)
     try:
-        if mutant is None:
-            out = ReferenceBackend().run(batch.dispatch, 10.0)
-        else:
-            with mutant.applied():
-                out = ReferenceBackend().run(batch.dispatch, 10.0)
+        return execute_cases(backend, sv, [case], [data], 10.0)[0]
     except Exception as exc:  # noqa: BLE001 - an injected fault may raise anything: its verdict is Crash
         return CaseResult(case.name(), Status.Crash, f"{type(exc).__name__}: {exc}")
-    return judge(_pack_case(case, sv), case_outputs(batch, out, 0), data.expected, data.tolerance)
 
 
 def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:

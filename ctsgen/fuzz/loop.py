@@ -22,30 +22,28 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
-from ctsgen.backends.base import Backend, BackendError, ShaderVariant
-from ctsgen.device.profile import DeviceProfile, default_profile
-from ctsgen.families import get_family
-from ctsgen.families.base import Case, Family, StrategyOptions, Variant, variant_spirv, variant_validator
+from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.device.profile import DeviceProfile, drawing_profile
+from ctsgen.families import DEFAULT_FAMILY, get_family
+from ctsgen.families.base import Case, Family, StrategyOptions, Variant
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.mutants import get_mutant
-from ctsgen.pack.read import PackCase
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.run import RunOptions, _status, judge
+from ctsgen.runner.execute import execute_cases
+from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
-from ctsgen.toolchain import compile_glsl, validate_if_installed
+from ctsgen.toolchain.variants import compile_variant
 
 
 @dataclass
 class FuzzOptions:
-    families: tuple[str, ...] = ("tensor-layout",)
+    families: tuple[str, ...] = (DEFAULT_FAMILY,)
     max_examples: int = 200
     time_s: float | None = None  # keep drawing fresh examples until this many seconds have passed
     seed: int = 0
@@ -55,7 +53,7 @@ class FuzzOptions:
     include_hazardous: bool = False
     shrink_time_s: float = 120.0  # after the first failure, stop shrinking after this long
     keep_going: bool = False  # after a failure, record it and fuzz on (with --time) in fresh rounds
-    run: RunOptions = field(default_factory=lambda: RunOptions(timeout_base_s=10.0))
+    run: RunOptions = field(default_factory=RunOptions)
 
 
 @dataclass
@@ -86,11 +84,6 @@ class FuzzFailure(AssertionError):
         self.case, self.result = case, result
 
 
-def _as_pack_case(case: Case, variant: ShaderVariant) -> PackCase:
-    """The runner's view of a drawn case, so fuzzing judges exactly as ``ctsgen run`` does."""
-    return PackCase(Path("."), {"name": case.name(), "family": case.family, "parameters": case.to_json(),
-                                "compare": case.compare_rule().to_json(), "files": {}, "param_words": []},
-                    variant.buffers)
 
 
 class Fuzzer:
@@ -108,9 +101,7 @@ class Fuzzer:
         self._first_failure_at: float | None = None
         self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
         self.families: list[Family] = [get_family(f) for f in options.families]
-        live = backend.profile()
-        # a software backend lists no matrix types: draw for the embedded H100 profile then
-        self.profile: DeviceProfile = live if live.coopmat_khr or live.flexible_dimensions else default_profile()
+        self.profile: DeviceProfile = drawing_profile(backend.profile())
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
         self.report = FuzzReport()
@@ -131,12 +122,8 @@ class Fuzzer:
     def shader(self, v: Variant, family: str) -> ShaderVariant:
         """The compiled variant of ``family`` (compiled once; validated where a validator is installed)."""
         if v.id not in self._shaders:
-            spirv = variant_spirv(v, compile_glsl)
             # no validator on a GPU host compiling on the fly: the module is then used as compiled
-            validate_if_installed(spirv, decode_vector=variant_validator(v) == "glslang-decode-vector")
-            self._shaders[v.id] = ShaderVariant(
-                id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
-                requirements=v.requirements(), family=family, signature=v.to_json())
+            self._shaders[v.id] = compile_variant(v, family, require_validator=False)
         return self._shaders[v.id]
 
     # -- one example -------------------------------------------------------
@@ -153,20 +140,9 @@ class Fuzzer:
             for name in self.options.expect_deviations:  # the documented behaviour is the expectation
                 stack.enter_context(get_mutant(name).applied())
             datas = [c.data() for c in cases]
-        b = build_batch(sv, [d.params for d in datas], [d.initial for d in datas])
         self.report.cases += len(cases)
-        failure: FuzzFailure | None = None
-        try:
-            out = self.backend.run(b.dispatch, self.options.run.timeout_for(len(cases)))
-        except BackendError as exc:
-            worst = cases[0]
-            failure = FuzzFailure(worst, CaseResult(worst.name(), _status(exc), f"{type(exc).__name__}: {exc}"))
-        else:
-            for i, (c, d) in enumerate(zip(cases, datas)):
-                r = judge(_as_pack_case(c, sv), case_outputs(b, out, i), d.expected, d.tolerance)
-                if r.status.is_failure:
-                    failure = FuzzFailure(c, r)
-                    break
+        results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)))
+        failure = next((FuzzFailure(c, r) for c, r in zip(cases, results) if r.status.is_failure), None)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
         if self.progress:
