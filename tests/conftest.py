@@ -26,6 +26,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def require_redis(what: str, fix: str) -> None:
+    """Fail (in CI: the env var CI is set) or skip (elsewhere) a test that needs ``what``."""
+    import os
+
+    why = f"{what} is not installed -> {fix}"
+    if os.environ.get("CI"):
+        pytest.fail(why)  # CI must run the Redis tests for real, never skip them
+    pytest.skip(why)
+
+
+@pytest.fixture
+def redis_package() -> None:
+    """The redis client package (``pip install 'ctsgen[redis]'``)."""
+    import importlib.util
+
+    if importlib.util.find_spec("redis") is None:
+        require_redis("the redis Python package", "pip install -e '.[plot,redis]'")
+
+
 class RedisServer:
     """A real ``redis-server`` on 127.0.0.1, in memory only, owned by one test."""
 
@@ -36,11 +55,7 @@ class RedisServer:
 
         exe = shutil.which("redis-server")
         if exe is None:
-            import os
-            why = "redis-server is not installed -> apt-get install -y redis-server (Debian's package)"
-            if os.environ.get("CI"):
-                pytest.fail(why)  # CI must run these tests against a real server, never skip them
-            pytest.skip(why)
+            require_redis("redis-server", "apt-get install -y redis-server (Debian's package)")
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc = subprocess.Popen([exe, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
@@ -66,7 +81,7 @@ class RedisServer:
 
 
 @pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+def redis_server(redis_package: None, tmp_path: Path) -> Iterator[RedisServer]:
     """A fresh ``redis-server`` on a free port, stopped after the test."""
     server = RedisServer(tmp_path)
     try:

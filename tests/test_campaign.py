@@ -145,7 +145,8 @@ def test_start_refuses_an_existing_campaign_and_resume_a_missing_one(tmp_path: P
     assert exc.value.code == 2 and "campaign start" in capsys.readouterr().err
 
 
-def test_a_redis_server_that_is_down_costs_one_line_and_the_findings_stay_in_the_campaign(tmp_path: Path) -> None:
+def test_a_redis_server_that_is_down_costs_one_line_and_the_findings_stay_in_the_campaign(
+        redis_package: None, tmp_path: Path) -> None:
     root = tmp_path / "c"
     done = subprocess.run([*CTSGEN, "start", str(root), "--family", "tensor-layout", "--backend",
                            "mutant:set-stride-ignored", "--round-examples", "60", "--shrink-time", "3",

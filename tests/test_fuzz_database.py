@@ -66,7 +66,7 @@ def test_a_failure_found_by_one_process_is_replayed_first_by_another(redis_serve
     assert "unreachable" not in first.stderr + second.stderr
 
 
-def test_a_server_that_is_down_costs_one_line_and_no_finding(tmp_path: Path) -> None:
+def test_a_server_that_is_down_costs_one_line_and_no_finding(redis_package: None, tmp_path: Path) -> None:
     lines: list[str] = []
     db = open_database(f"redis://127.0.0.1:{free_port()}/0", local=tmp_path / "mirror", on_fallback=lines.append)
     report = fuzz_mutant("set-stride-ignored", db, seed=3)

@@ -216,7 +216,8 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
                  "<details><summary>REPORT.md</summary><pre>"
                  + html.escape(report_md.read_text() if report_md.exists() else json.dumps(b["case"], indent=1))
                  + "</pre></details>"]
-    body += ["<h2>Cases per family</h2>", _html_table(["family", "cases"], [[f, s["cases"].get(f, 0)] for f in families]),
+    per_family = [[f, s["cases"].get(f, 0)] for f in families]
+    body += ["<h2>Cases per family</h2>", _html_table(["family", "cases"], per_family),
              "<h2>Cases per hour (UTC)</h2>", _html_table(["hour", *families], hour_rows), "<h2>Throughput</h2>",
              img("throughput") if "throughput" in images else "<p>No checkpoint yet.</p>",
              "<h2>Coverage (sampled cases, one per batch)</h2>"]
