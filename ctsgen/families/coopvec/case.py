@@ -29,7 +29,6 @@ from ctsgen.families.coopvec.data import case_data
 from ctsgen.families.coopvec.variant import (
     FAMILY_NAME,
     FAMILY_WORDS,
-    LAYOUTS,
     LOCAL,
     MATMUL_OPS,
     VALUE_KINDS,
@@ -109,6 +108,6 @@ class CoopVecCase:
 
     def describe(self) -> dict[str, Any]:
         v = self.shader
-        return {"layout": LAYOUTS[v.layout], "transpose": v.transpose, "M": v.M, "K": v.K, "values": self.values,
+        return {"layout": v.layout.name, "transpose": v.transpose, "M": v.M, "K": v.K, "values": self.values,
                 "toleranceModel": "docs/spec-decisions.md#coopvec-numeric-model"}
 
