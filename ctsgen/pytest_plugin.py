@@ -14,17 +14,19 @@ its variants up front (``prepare(variants)``, on several threads where the
 backend can: pipeline builds dominate a GPU run); the first item records
 ``prepared`` (how many) and ``prepare_s`` as JUnit properties.
 
-With pytest-xdist (``-n N``) each variant's items form an ``xdist_group``
-and :class:`~ctsgen.xdist_schedule.VariantScheduling` replaces ``--dist
-load``: whole variants go to workers by a pure function of the collected
-node ids and N (largest variant first onto the worker with the fewest
-cases, :func:`~ctsgen.xdist_schedule.assign_groups`), each worker gets all
-of its items at once, and each worker evaluates the same function on its
-own collection (identical, as xdist checks), so it prepares exactly its
+With pytest-xdist (``-n N``, ``--dist load`` or ``--dist loadgroup``)
+:class:`~ctsgen.xdist_schedule.VariantScheduling` schedules: whole variants
+go to workers by a pure function of the collected node ids and N (largest
+variant first onto the worker with the fewest cases,
+:func:`~ctsgen.xdist_schedule.assign_groups`; a node id's variant comes
+from the pack's manifest, :meth:`_PackState.group_of`), each worker gets
+all of its items at once, and each worker evaluates the same function on
+its own collection (identical, as xdist checks), so it prepares exactly its
 own variants' pipelines, selection (``-k``) included, before its first
-item. Under another ``--dist`` (``loadgroup`` keeps variants whole) the
-verdicts are the same, but workers build each pipeline at its variant's
-first dispatch. ``--ctsgen-devices 0,1`` pins worker gwK to device
+item. ``loadgroup`` is taken over because xdist's own grouping no longer
+works on pytest 9.2 (pytest-xdist issue #1386). Under another ``--dist``
+(``worksteal``, ``loadscope``, ...) the verdicts are the same, but workers
+build each pipeline at its variant's first dispatch. ``--ctsgen-devices 0,1`` pins worker gwK to device
 ``devices[K % len(devices)]`` (the Vulkan backend's ``device_index``;
 software backends only record it, so CI can simulate several devices).
 Each item records its ``device`` and ``worker`` as JUnit properties.
@@ -50,7 +52,7 @@ import pytest
 from ctsgen.errors import CtsgenError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.runner.verdict import CaseResult, Status
-from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups, group_of
+from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups
 
 _STATE = pytest.StashKey["_PackState"]()
 
@@ -107,6 +109,7 @@ class _PackState:
             self.pack = load_pack(path) if path else None
         except CtsgenError as exc:  # the one place a bad --ctsgen-pack is reported
             raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+        self.variant_of = {c.name: c.variant_id for c in self.pack.cases} if self.pack else {}
         self._backend: Any = None
         workerinput = getattr(config, "workerinput", {})
         self.worker = workerinput.get("workerid")
@@ -119,6 +122,11 @@ class _PackState:
         self.prepared: list[tuple[str, str]] | None = None  # what the up-front build did, as properties
         self.partition = False  # controller: schedule with VariantScheduling
         self.next_slot = 0  # controller: the slot of the next worker configured
+
+    def group_of(self, nodeid: str) -> str:
+        """The xdist scheduling group of a node id: its case's variant (a pack item's node id
+        is ``<manifest>::<case name>``), else the node id itself (the user's own tests)."""
+        return self.variant_of.get(nodeid.rsplit("::", 1)[-1], nodeid)
 
     @property
     def backend(self) -> Any:
@@ -191,12 +199,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = state
     if state.pack is None:
         return
-    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup runs a group on one worker")
-    if getattr(config.option, "dist", "no") == "load":  # xdist -n N: whole variants, planned up front
-        config.option.dist = "loadgroup"  # what the workers see; VariantScheduling does the scheduling
+    if getattr(config.option, "dist", "no") in ("load", "loadgroup"):  # whole variants, planned up front
         state.partition = True
-    if getattr(config, "workerinput", {}).get("ctsgen_loadgroup"):  # a worker re-parses the args without it
-        config.option.loadgroup = True
     manifest = str(state.pack.root.resolve() / "manifest.json")
     if config.args_source is not pytest.Config.ArgsSource.ARGS:  # testpaths / cwd: only the pack
         config.args = [manifest]
@@ -206,11 +210,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist, on the controller: tell each worker to group items by variant and,
-    under VariantScheduling, its slot in the plan (initial workers 0..N-1 in order;
-    a replacement for a crashed worker gets a slot past the plan)."""
+    """pytest-xdist, on the controller: under VariantScheduling, tell each worker its slot
+    in the plan (initial workers 0..N-1 in order; a replacement for a crashed worker
+    gets a slot past the plan)."""
     state = node.config.stash[_STATE]
-    node.workerinput["ctsgen_loadgroup"] = node.config.getoption("dist") == "loadgroup"
     if state.partition:
         node.workerinput[SLOT_KEY] = state.next_slot
         state.next_slot += 1
@@ -220,7 +223,7 @@ def pytest_configure_node(node: Any) -> None:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist, on the controller: plan whole variants per worker (when -n chose the scheduling)."""
     if config.stash[_STATE].partition:
-        return VariantScheduling(config, log)
+        return VariantScheduling(config, config.stash[_STATE].group_of, log)
     return None
 
 
@@ -252,7 +255,6 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.variant_id = variant_id
         self.user_properties.append(("variant", variant_id))
-        self.add_marker(pytest.mark.xdist_group(variant_id))
 
     def runtest(self) -> None:
         state = self.config.stash[_STATE]
@@ -287,8 +289,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if state.worker is None:
         state.plan = set(state.selected)
     elif state.slot is not None and state.slot < state.workers:
-        plan = assign_groups([item.nodeid for item in session.items], state.workers)
-        state.plan = {item.variant_id for item in cases if plan[group_of(item.nodeid)] == state.slot}
+        plan = assign_groups([item.nodeid for item in session.items], state.workers, state.group_of)
+        state.plan = {item.variant_id for item in cases if plan[state.group_of(item.nodeid)] == state.slot}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -88,3 +88,33 @@ def test_a_dispatch_without_result_maps_to_the_cts_codes() -> None:
     assert status_of(BackendError("x")) is Status.Crash  # no result, no better name for it
     assert error_result("c", DeviceLost("lost at fence 3")) == CaseResult("c", Status.DeviceLost,
                                                                           "DeviceLost: lost at fence 3")
+
+def test_signed_zero_flag_relaxes_bitwise_and_tightens_tolerance() -> None:
+    """Decision "signed-zero": bitwise with signed_zero false treats +0 and -0 as equal (and nothing
+    else); tolerance with signed_zero true needs an exact zero's sign (an ieee variant declares
+    SignedZeroInfNanPreserve)."""
+    from ctsgen.families.base import CompareRule
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = np.array([-0.0, 0.0, 1.0, np.nan], np.float32)
+    got = np.array([0.0, -0.0, 1.0, np.nan], np.float32)
+    assert judge_buffer(got, want, CompareRule("bitwise").to_json()).bad.tolist() == [0, 1]
+    assert judge_buffer(got, want, CompareRule("bitwise", signed_zero=False).to_json()).bad.tolist() == []
+    tol = np.zeros(4)
+    assert judge_buffer(got, want, CompareRule("tolerance").to_json(), tol).bad.tolist() == []
+    assert judge_buffer(got, want, CompareRule("tolerance", signed_zero=True).to_json(), tol).bad.tolist() == [0, 1]
+
+
+def test_data_movement_keeps_nan_payloads_and_subnormals_bit_for_bit() -> None:
+    """Decision "data-movement-bits" (cited, not relaxed): a Constant-clamped element is moved, not
+    computed, so tensor-layout's rule compares its bits: a quietened NaN payload, a flushed
+    subnormal or a dropped sign of zero each fail; decode's relaxed rule forgives only the sign."""
+    from ctsgen.families.base import CompareRule
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = np.array([0x7FA00001, 0x00000001, 0x80000000], np.uint32).view(np.float32)
+    got = np.array([0x7FC00000, 0x00000000, 0x00000000], np.uint32).view(np.float32)
+    layout_rule = CompareRule("bitwise").to_json()  # tensor-layout / tensor-view compare_rule
+    assert judge_buffer(got, want, layout_rule).bad.tolist() == [0, 1, 2]
+    decode_rule = CompareRule("bitwise", signed_zero=False).to_json()
+    assert judge_buffer(got, want, decode_rule).bad.tolist() == [0, 1]

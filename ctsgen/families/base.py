@@ -47,11 +47,21 @@ class CompareRule:
 
     rule: str = "bitwise"
     warn_fraction: float = DEFAULT_WARN_FRACTION
+    #: Whether the sign of a zero result is part of the verdict (decision "signed-zero" in
+    #: docs/spec-decisions.md). None keeps the rule's own default: ``bitwise`` compares bits
+    #: (the sign counts), ``tolerance`` compares values (+0 == -0). False on a bitwise rule:
+    #: float arithmetic in a shader without SignedZeroInfNanPreserve, where Vulkan lets the
+    #: implementation ignore the sign of zero. True on a tolerance rule: the shader declares
+    #: SignedZeroInfNanPreserve, so an exact zero must carry the expected sign.
+    signed_zero: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
-        if self.rule == "bitwise":
-            return {"rule": self.rule}
-        return {"rule": self.rule, "warn_fraction": self.warn_fraction}
+        out: dict[str, Any] = {"rule": self.rule}
+        if self.rule != "bitwise":
+            out["warn_fraction"] = self.warn_fraction
+        if self.signed_zero is not None:
+            out["signed_zero"] = self.signed_zero
+        return out
 
 
 @dataclass
@@ -157,6 +167,9 @@ class Family(Protocol):
     # Optional: ``hazardous(options, variants)`` draws the opt-in hazardous group;
     # ``coverage(parameters)`` gives the family's ``ctsgen coverage`` tables.
 
+    #: A device numeric model's prediction of a case (see FamilySpec.numeric_model), or None.
+    numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -184,6 +197,10 @@ class FamilySpec:
     cases_for_fn: Callable[[Any, StrategyOptions], st.SearchStrategy[Any]]
     hazardous: Callable[[StrategyOptions, Sequence[Any]], st.SearchStrategy[Any]] | None = None
     coverage: Callable[[list[dict[str, Any]]], list[Table]] | None = None
+    #: ``numeric_model(case, params)``: the case's expected buffers (None where a buffer is not
+    #: predicted) under a device numeric model (ctsgen.oracle.models), bit for bit; None for a
+    #: case the model does not cover. Used by ``ctsgen run --numerics NAME`` (ModelMismatch).
+    numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

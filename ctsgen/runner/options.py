@@ -24,6 +24,8 @@ class RunOptions:
     batch_size: int = 512
     timeout_base_s: float = 10.0
     timeout_per_case_s: float = 0.01
+    #: a device numeric model (ctsgen.oracle.models, ``ctsgen run --numerics``): ModelMismatch verdicts
+    numerics: str | None = None
 
     def timeout_for(self, n_cases: int) -> float:
         """The bounded wait for a dispatch of ``n_cases`` cases."""

@@ -33,6 +33,7 @@ from ctsgen.families import get_family
 from ctsgen.families.base import case_locator
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
+from ctsgen.runner.model_verdict import model_verdict
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult, Locator, Status, describe, judge, output_buffers, status_of
 
@@ -142,8 +143,13 @@ class _VariantRun:
                 waited = exc.waited_s
                 self.summary.hang_detect_s.append(time.monotonic() - start if waited is None else waited)
             return None, exc
-        return [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
-                for i, c in enumerate(group)], None
+        results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
+                   for i, c in enumerate(group)]
+        if self.options.numerics:  # the device-model verdict after the spec one (--numerics)
+            results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
+                                     case_outputs(batch, out, i), self.options.numerics)
+                       for i, (r, c) in enumerate(zip(results, group))]
+        return results, None
 
     def run(self, group: list[PackCase]) -> None:
         results, exc = self.dispatch(group)

@@ -40,6 +40,9 @@ class Status(str, enum.Enum):
     Timeout = "Timeout"
     DeviceLost = "DeviceLost"
     Crash = "Crash"
+    #: Within the spec's tolerance, but not the bit-exact result of the device numeric model the
+    #: run selected (``--numerics``): changed from the known device behaviour, not a spec failure.
+    ModelMismatch = "ModelMismatch"
 
     @property
     def is_failure(self) -> bool:
@@ -72,31 +75,66 @@ class BufferJudgement:
     max_ratio: float = 0.0
 
 
+def tolerance_sides(tolerance: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(below, above) of a tolerance array: an array broadcastable to ``shape`` is symmetric;
+    one of shape ``(2,) + shape`` holds how far below and how far above the expected value
+    the actual one may lie (a faithfully rounded result: one side is 0, the other the
+    distance to the exact value's other neighbour; decision "faithful-rounding")."""
+    tol = np.asarray(tolerance, dtype=np.float64)
+    if tol.ndim == len(shape) + 1 and tol.shape[0] == 2:
+        return np.broadcast_to(tol[0], shape), np.broadcast_to(tol[1], shape)
+    tol = np.broadcast_to(tol, shape)
+    return tol, tol
+
+
+def tolerance_at(tolerance: np.ndarray, shape: tuple[int, ...], k: int) -> float | list[float]:
+    """Element ``k``'s tolerance for a report: a number, or [below, above] for a two-sided one."""
+    below, above = tolerance_sides(tolerance, shape)
+    lo, hi = float(below.ravel()[k]), float(above.ravel()[k])
+    return lo if lo == hi else [lo, hi]
+
+
+def _is_float(arr: np.ndarray) -> bool:
+    """numpy floats and ml_dtypes' (bfloat16, fp8: numpy kind 'V')."""
+    return arr.dtype.kind == "f" or arr.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
 def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
                  tolerance: np.ndarray | None = None) -> BufferJudgement:
     """Compare one buffer under ``rule``.
 
-    ``bitwise``: every element's bits are equal (data movement, integer paths).
+    ``bitwise``: every element's bits are equal (data movement, integer paths);
+    with ``signed_zero: false`` a float +0 and -0 count as equal.
     ``tolerance``: per element, |actual - expected| <= tolerance (a float64
-    array the family derived and the pack stores); a NaN expected needs a
-    NaN, an infinity the same infinity.
+    array the family derived and the pack stores, two-sided as
+    :func:`tolerance_sides` describes); a NaN expected needs a
+    NaN, an infinity the same infinity; with ``signed_zero: true`` an expected
+    zero whose tolerance is 0 needs a zero of the same sign.
     """
     if actual.shape != expected.shape:
         return BufferJudgement(np.arange(max(actual.size, expected.size)), float("inf"))
     kind = rule.get("rule")
     if kind == "bitwise":
         bits = np.dtype(f"uint{8 * expected.dtype.itemsize}")
-        return BufferJudgement(np.flatnonzero(actual.view(bits) != expected.view(bits)))
+        differ = actual.view(bits) != expected.view(bits)
+        if rule.get("signed_zero") is False and _is_float(expected):
+            with np.errstate(invalid="ignore"):  # a signalling NaN's cast; it is not a zero either way
+                differ &= ~((actual.astype(np.float64) == 0) & (expected.astype(np.float64) == 0))
+        return BufferJudgement(np.flatnonzero(differ))
     if kind == "tolerance":
         if tolerance is None:
             raise ValueError("a 'tolerance' rule needs the buffer's tolerance array")
         a = actual.astype(np.float64)
         e = expected.astype(np.float64)
-        tol = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), e.shape)
+        below, above = tolerance_sides(tolerance, e.shape)
         finite = np.isfinite(e)
         with np.errstate(invalid="ignore", over="ignore"):
-            err = np.abs(a - e)
+            d = a - e
+            tol = np.where(d < 0, below, above)  # the side the actual value lies on
+            err = np.abs(d)
             ok = np.where(finite, err <= tol, (np.isnan(e) & np.isnan(a)) | (a == e))
+            if rule.get("signed_zero") is True:
+                ok &= ~((e == 0) & (tol == 0) & (np.signbit(a) != np.signbit(e)))
             ratio = np.where(finite & (tol > 0), err / np.where(tol > 0, tol, 1), np.where(ok, 0.0, np.inf))
         return BufferJudgement(np.flatnonzero(~ok), float(np.nanmax(ratio)) if ratio.size else 0.0)
     raise ValueError(f"unknown compare rule {kind!r}; this ctsgen knows 'bitwise' and 'tolerance'")
@@ -147,7 +185,7 @@ def judge(name: str, buffers: Sequence[OutputBuffer], rule: Mapping[str, Any],
                 entry = {"buffer": buf.name, "element": k,
                          "expected": _scalar(buf.expected, k), "actual": _scalar(buf.actual, k)}
                 if buf.tolerance is not None:
-                    entry["tolerance"] = float(np.broadcast_to(buf.tolerance, buf.expected.shape).ravel()[k])
+                    entry["tolerance"] = tolerance_at(buf.tolerance, buf.expected.shape, k)
                 if locate is not None:
                     entry.update(locate(b, k))
                 mism.append(entry)

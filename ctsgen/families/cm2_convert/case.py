@@ -130,7 +130,7 @@ class ConvertCase:
         exp, tol = expected_result(self.shader.kind, src.reshape(s.rows, s.cols), s.component, r.component)
         poison = np.full(r.elements, from_bits(sentinel_bits(r.component), r.component), dtype=r.component.dtype)
         return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()],
-                        [None, tol.ravel()] if self._tolerant() else None)
+                        [None, tol.reshape(2, -1)] if self._tolerant() else None)
 
     def compare_rule(self) -> CompareRule:
         return CompareRule("tolerance") if self._tolerant() else CompareRule("bitwise")
@@ -154,3 +154,16 @@ class ConvertCase:
         s = self.source()[src[0] * self.shader.source.cols + src[1]]
         return {"row": row, "col": col, "sourceRowCol": list(src), "sourceValue": float(s) if
                 self.shader.source.component.is_float else int(s)}
+
+
+def h100_model(case: ConvertCase, params: Any) -> list[np.ndarray | None] | None:
+    """The result under a device model: conversions to bfloat16 truncate on the H100
+    (docs/validation.md), the others round to nearest even; Transpose and ConvertNV move bits
+    (nothing to model)."""
+    from ctsgen.oracle.models import h100  # noqa: PLC0415
+
+    v = case.shader
+    if v.kind is not Kind.convert or not v.result.component.is_float:
+        return None
+    out = h100.convert_values(case.source(), v.source.component, v.result.component, params)
+    return [None, out.reshape(v.source.rows, v.source.cols).ravel()]

@@ -152,7 +152,11 @@ class ReduceCase:
         return self.shader.source.component.is_float and self.shader.combine is Combine.sum
 
     def compare_rule(self) -> CompareRule:
-        return CompareRule("tolerance") if self._tolerance() else CompareRule("bitwise")
+        """Float max/min/products bit for bit, but the sign of a zero does not count: combining
+        is float arithmetic in a shader without SignedZeroInfNanPreserve (decision "signed-zero")."""
+        if self._tolerance():
+            return CompareRule("tolerance")
+        return CompareRule("bitwise", signed_zero=False if self.shader.source.component.is_float else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "seed": self.seed}

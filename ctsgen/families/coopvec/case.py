@@ -26,6 +26,7 @@ import numpy as np
 
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec.data import case_data
+from ctsgen.model.types import CoopVecType
 from ctsgen.families.coopvec.variant import (
     FAMILY_NAME,
     FAMILY_WORDS,
@@ -111,3 +112,24 @@ class CoopVecCase:
         return {"layout": v.layout.name, "transpose": v.transpose, "M": v.M, "K": v.K, "values": self.values,
                 "toleranceModel": "docs/spec-decisions.md#coopvec-numeric-model"}
 
+
+
+def h100_model(case: CoopVecCase, params: Any) -> list[np.ndarray | None] | None:
+    """The output under a device model (ctsgen.oracle.models.h100): fp16 MatMul / MatMulAdd with
+    fp16 inputs and matrix, as measured on the H100 (an fp16 accumulator starting at the bias
+    adds the binary32 sum of each block of 16 products). Other paths (fp8 interpretations,
+    fp32 results, integers, the special-value cases) are not modelled yet."""
+    from ctsgen.oracle.models import h100  # noqa: PLC0415
+
+    v = case.shader
+    fp16 = CoopVecType.float16
+    if v.op not in MATMUL_OPS or case.values == "special" or \
+            (v.resultType, v.inputInterpretation, v.matrixInterpretation) != (fp16, fp16, fp16):
+        return None
+    d = case.data()
+    x = v.input_vectors(d.initial[0], 0)
+    w = v.read_matrix(d.initial[1], case.matrixOffset, case.matrixStride)
+    b = v.read_bias(d.initial[2], case.biasOffset)
+    out = np.array(d.initial[3], copy=True)
+    v.write_rows(out, 0, h100.coopvec_f16(x, w, b, params).astype(np.float16))
+    return [None, None, None, out]

@@ -85,9 +85,9 @@ def test_vector_decode_covers_what_scalar_decode_does() -> None:
 
 def test_strata_give_every_decoder_every_dim_clamp_mode_and_v() -> None:
     """Five cells per decoder (latin_strata): Dim 1..5 each once, every clampMode once, and the
-    three Vs (one of them twice); over the 30 cells every Dim meets every clampMode and every V."""
+    three Vs (one of them twice); over the 40 cells every Dim meets every clampMode and every V."""
     cells = FAMILY.strata()
-    assert len(cells) == 30
+    assert len(cells) == 40
     for dec in {c["decoder"] for c in cells}:
         mine = [c for c in cells if c["decoder"] == dec]
         assert sorted(c["Dim"] for c in mine) == [1, 2, 3, 4, 5] and {c["clampMode"] for c in mine} == set(ClampMode)
@@ -95,7 +95,7 @@ def test_strata_give_every_decoder_every_dim_clamp_mode_and_v() -> None:
     assert len({(c["Dim"], c["clampMode"]) for c in cells}) == 25 and len({(c["Dim"], c["V"]) for c in cells}) == 15
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_k", "mxfp4"])
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_k", "mxfp4", "q5_k", "q6_k"])
 def test_formats_reach_dim_5_with_v_8(fmt: str) -> None:
     """A block format at Dim 5 whose last block side is a multiple of 8 (unpinned draws)."""
     find(FAMILY.variants(StrategyOptions()), lambda v: (v.decoder, v.Dim, v.V) == (fmt, 5, 8), settings=REACH)
