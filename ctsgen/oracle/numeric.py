@@ -166,3 +166,23 @@ def conversion_tolerance(values: np.ndarray, src: ComponentType, dst: ComponentT
     e = np.asarray(expected, dtype=dst.dtype).astype(np.float64)
     lo, hi = neighbours(np.asarray(values, dtype=src.dtype).astype(np.float64), dst)
     return tolerance_sides(e, lo, hi)
+
+
+def accumulate_blocks_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, block: int,
+                          order: np.ndarray | None = None, bias_first: bool = True) -> np.ndarray:
+    """One accumulation coopvec's ``matmul_tolerance`` allows for an fp16 result (float64 values of fp16,
+    invocations x M): an fp16 accumulator that starts at the bias (with ``bias_first``; else at 0,
+    the bias added last) adds the binary32 sum of each block of ``block`` products, blocks taken in
+    ``order`` (default: K order). With coopvec's ACCUMULATION_BLOCK (16) in K order this is what the H100 computes
+    (docs/validation.md, "coopvec accumulation model")."""
+    prods = x.astype(np.float64)[:, None, :] * w.astype(np.float64)[None, :, :]
+    acc = np.zeros(prods.shape[:2])
+    if bias is not None and bias_first:
+        acc = acc + bias
+    starts = np.arange(0, prods.shape[-1], block)
+    for s0 in starts if order is None else starts[order]:
+        chunk = prods[..., s0:s0 + block].sum(-1).astype(np.float32).astype(np.float64)
+        acc = (acc + chunk).astype(np.float16).astype(np.float64)
+    if bias is not None and not bias_first:
+        acc = (acc + bias).astype(np.float16).astype(np.float64)
+    return acc

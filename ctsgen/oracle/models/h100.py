@@ -12,7 +12,7 @@ instructions, as pure vectorised numpy (issue 15, part 2).
 * **coopvec fp16 MatMul / MatMulAdd**, measured by this project (docs/validation.md, "coopvec
   accumulation model"): an fp16 accumulator starting at the bias adds the binary32 sum of each
   block of 16 products, rounding to fp16 (RNE) after each block
-  (:func:`ctsgen.families.coopvec.oracle.accumulate_blocks_f16`).
+  (:func:`ctsgen.oracle.numeric.accumulate_blocks_f16`).
 * **bfloat16 conversions** truncate (round toward zero), measured on the H100
   (docs/validation.md: cm2-convert's bfloat16 results).
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctsgen.model.types import ComponentType
-from ctsgen.oracle.numeric import convert, neighbours, round_to_nearest_even
+from ctsgen.oracle.numeric import accumulate_blocks_f16, convert, neighbours, round_to_nearest_even
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,6 @@ def gemm_epilogue(r: np.ndarray, c: np.ndarray, alpha: float, beta: float) -> np
 
 def coopvec_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, params: H100Params = H100) -> np.ndarray:
     """fp16 MatMul / MatMulAdd results (invocations x M, float64 values of fp16)."""
-    from ctsgen.families.coopvec.oracle import accumulate_blocks_f16  # noqa: PLC0415 (no cycle at import)
 
     n_blocks = -(-w.shape[-1] // params.coopvec_block)
     order = np.arange(n_blocks)[::-1] if params.coopvec_reverse else None
