@@ -12,7 +12,7 @@ instructions, as pure vectorised numpy (issue 15, part 2).
 * **coopvec fp16 MatMul / MatMulAdd**, measured by this project (docs/validation.md, "coopvec
   accumulation model"): an fp16 accumulator starting at the bias adds the binary32 sum of each
   block of 16 products, rounding to fp16 (RNE) after each block
-  (:func:`ctsgen.families.coopvec.oracle.accumulate_blocks_f16`).
+  (:func:`accumulate_blocks_f16`, which the coopvec family's bound tests and fit bench use too).
 * **bfloat16 conversions** truncate (round toward zero), measured on the H100
   (docs/validation.md: cm2-convert's bfloat16 results).
 
@@ -92,10 +92,28 @@ def gemm_epilogue(r: np.ndarray, c: np.ndarray, alpha: float, beta: float) -> np
     return (f(alpha) * r.astype(np.float32) + f(beta) * c.astype(np.float32)).astype(np.float64)
 
 
+def accumulate_blocks_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, block: int,
+                          order: np.ndarray | None = None, bias_first: bool = True) -> np.ndarray:
+    """One accumulation :func:`ctsgen.families.coopvec.oracle.matmul_tolerance` allows for an fp16 result (float64 values of fp16,
+    invocations x M): an fp16 accumulator that starts at the bias (with ``bias_first``; else at 0,
+    the bias added last) adds the binary32 sum of each block of ``block`` products, blocks taken in
+    ``order`` (default: K order). With blocks of 16 (coopvec ACCUMULATION_BLOCK) in K order this is what the H100 computes
+    (docs/validation.md, "coopvec accumulation model")."""
+    prods = x.astype(np.float64)[:, None, :] * w.astype(np.float64)[None, :, :]
+    acc = np.zeros(prods.shape[:2])
+    if bias is not None and bias_first:
+        acc = acc + bias
+    starts = np.arange(0, prods.shape[-1], block)
+    for s0 in starts if order is None else starts[order]:
+        chunk = prods[..., s0:s0 + block].sum(-1).astype(np.float32).astype(np.float64)
+        acc = (acc + chunk).astype(np.float16).astype(np.float64)
+    if bias is not None and not bias_first:
+        acc = (acc + bias).astype(np.float16).astype(np.float64)
+    return acc
+
+
 def coopvec_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, params: H100Params = H100) -> np.ndarray:
     """fp16 MatMul / MatMulAdd results (invocations x M, float64 values of fp16)."""
-    from ctsgen.families.coopvec.oracle import accumulate_blocks_f16  # noqa: PLC0415 (no cycle at import)
-
     n_blocks = -(-w.shape[-1] // params.coopvec_block)
     order = np.arange(n_blocks)[::-1] if params.coopvec_reverse else None
     return accumulate_blocks_f16(x, w, bias, params.coopvec_block, order)
