@@ -179,6 +179,66 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_campaign(args: argparse.Namespace) -> int:
+    from ctsgen.campaign.store import CampaignConfig, CampaignDir
+
+    cdir = CampaignDir(args.dir)
+    if args.action == "start":
+        from ctsgen.families import families, get_family
+
+        names = [get_family(f).name for f in args.family] if args.family else sorted(families())
+        from ctsgen.campaign import CampaignError
+        from ctsgen.campaign.store import round_seed
+
+        if args.workers < 1:
+            raise CampaignError(f"--workers {args.workers}: a campaign needs at least one worker -> --workers 1")
+        round_seed(args.seed, args.host_id, args.workers - 1, 0)  # host and worker ids within range
+        from ctsgen.backends.registry import backend_factory
+
+        backend_factory(args.backend)  # an unknown backend: one line now, not one per worker
+        cdir.create(CampaignConfig(
+            families=names, backend=args.backend, workers=args.workers, host=args.host_id, seed=args.seed,
+            devices=[int(d) for d in args.devices.split(",")] if args.devices else [],
+            database=args.database, round_examples=args.round_examples, max_batch=args.max_batch,
+            shrink_time_s=args.shrink_time, timeout_s=args.timeout, time_s=args.time,
+            include_hazardous=args.include_hazardous))
+    if args.action in ("start", "resume"):
+        from ctsgen.campaign.run import run_session
+
+        code = run_session(cdir, args.time if args.action == "resume" else None, args.action)
+        return code if code else (1 if cdir.buckets() else 0)
+    if args.action == "worker":
+        return _campaign_worker(cdir, args)
+    if args.action == "status":
+        from ctsgen.campaign.report import status_text
+
+        print(status_text(cdir))
+        return 0
+    from ctsgen.campaign.report import write_report
+
+    md, html = write_report(cdir, Path(args.out) if args.out else None)
+    print(f"wrote {md} and {html}")
+    return 0
+
+
+def _campaign_worker(cdir, args: argparse.Namespace) -> int:
+    """One device-owning worker process of a campaign session (started by start/resume)."""
+    import signal
+
+    from ctsgen.backends.registry import open_backend
+    from ctsgen.campaign.worker import Worker
+
+    backend = open_backend(cdir.config().backend, "auto", args.device)
+    try:
+        worker = Worker(cdir, args.index, backend, say=lambda line: print(line, flush=True))
+        for s in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(s, lambda signum, frame: worker.stop())
+        worker.run(None if args.time is None else time.monotonic() + args.time)
+    finally:
+        backend.close()
+    return 0
+
+
 def cmd_mutants(args: argparse.Namespace) -> int:
     from ctsgen.mutants import catalogue
 
@@ -305,6 +365,40 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--devices", help="with --workers: GPU indices, worker K uses device K mod their number")
     f.add_argument("--device", type=int, help="the Vulkan device to fuzz (default: 0)")
     f.set_defaults(func=cmd_fuzz)
+
+    ca = sub.add_parser("campaign", help="long fuzz campaigns over GPUs and hosts: start, resume, status, report")
+    casub = ca.add_subparsers(dest="action", required=True)
+    cs = casub.add_parser("start", help="create a campaign directory and fuzz until --time or SIGTERM/Ctrl-C")
+    cs.add_argument("dir", help="the campaign directory (new or empty)")
+    cs.add_argument("--family", action="append", help="family to fuzz (repeatable; default: every family)")
+    cs.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
+    cs.add_argument("--time", type=float, help="fuzzing budget in seconds over every session (default: until stopped)")
+    cs.add_argument("--workers", type=int, default=1, help="worker processes on this host, one per GPU (default: 1)")
+    cs.add_argument("--devices", help="GPU indices; worker K uses device K mod their number")
+    cs.add_argument("--host-id", type=int, default=0,
+                    help="this host's id when hosts share --database: seeds never overlap (default: 0)")
+    cs.add_argument("--seed", type=int, default=0, help="campaign seed; every round's seed derives from it")
+    cs.add_argument("--database", help="example database shared with other hosts: redis://HOST:PORT or a "
+                                       "directory (default: DIR/db; redis:// is mirrored there)")
+    cs.add_argument("--round-examples", type=int, default=200, help="examples per round (default: 200)")
+    cs.add_argument("--max-batch", type=int, default=16, help="cases per example, one dispatch (default: 16)")
+    cs.add_argument("--shrink-time", type=float, default=60.0, help="seconds to shrink a new failure (default: 60)")
+    cs.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a dispatch (default: 10)")
+    cs.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
+    cr = casub.add_parser("resume", help="continue a stopped campaign with its next rounds")
+    cr.add_argument("dir", help="the campaign directory")
+    cr.add_argument("--time", type=float, help="fuzz this many seconds more (default: what is left of the budget)")
+    ct = casub.add_parser("status", help="time spent, cases per family, buckets")
+    ct.add_argument("dir", help="the campaign directory")
+    cp = casub.add_parser("report", help="write DIR/report/report.md and a self-contained report.html")
+    cp.add_argument("dir", help="the campaign directory")
+    cp.add_argument("--out", help="report directory (default: DIR/report)")
+    cw = casub.add_parser("worker", help="(started by start/resume) one device-owning worker process")
+    cw.add_argument("dir")
+    cw.add_argument("--index", type=int, required=True)
+    cw.add_argument("--device", type=int)
+    cw.add_argument("--time", type=float)
+    ca.set_defaults(func=cmd_campaign)
 
     mu = sub.add_parser("mutants", help="list the catalogue of injected driver bugs")
     mu.set_defaults(func=cmd_mutants)

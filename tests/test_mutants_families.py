@@ -30,6 +30,11 @@ BUDGETS = {
     "coopvec-elementwise-vts-drops-last": 850, "coopvec-float-to-int-truncates": 800,
     "coopvec-packed-bytes-reversed": 300, "reduce-column-reads-transposed": 300,
     "view-permutation-inverted": 250, "view-set-dimension-strides-reversed": 300,
+    # cm2-program (issue 16): composition mutants, 10 x the mean over seeds 0-1
+    "program-convert-after-reduce-reads-source": 1550, "program-layout-clamp-inherited": 300,
+    "program-layout-clamp-value-inherited": 1700, "program-muladd-chain-drops-c": 1600,
+    "program-reduce-after-muladd-reads-c": 700, "program-register-reused-too-early": 1250,
+    "program-store-after-perelement-writes-source": 200, "program-transpose-after-muladd-skipped": 1800,
 }
 #: the tensor-layout mutants are measured by `ctsgen bench mutation` and tests/test_fuzz.py (shrinking)
 FUZZED_HERE = sorted(n for n, m in catalogue().items() if m.family != "tensor-layout")

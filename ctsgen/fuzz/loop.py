@@ -25,18 +25,19 @@ from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
 from ctsgen.backends.base import Backend, ShaderVariant
 from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
+from ctsgen.fuzz.buckets import case_size
+from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.mutants import get_mutant
 from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
-from ctsgen.toolchain import ToolchainError
 from ctsgen.toolchain.variants import compile_variant
 
 
@@ -47,7 +48,7 @@ class FuzzOptions:
     time_s: float | None = None  # keep drawing fresh examples until this many seconds have passed
     seed: int = 0
     max_batch: int = 16
-    database: str | None = ".ctsgen/fuzz-db"
+    database: str | ExampleDatabase | None = ".ctsgen/fuzz-db"  # a spec for open_database, or an open one
     expect_deviations: tuple[str, ...] = ()
     include_hazardous: bool = False
     shrink_time_s: float = 120.0  # after the first failure, stop shrinking after this long
@@ -83,18 +84,6 @@ class FuzzFailure(AssertionError):
         self.case, self.result = case, result
 
 
-def open_database(spec: str | None) -> ExampleDatabase | None:
-    """A directory database, or Hypothesis's Redis database for ``redis://`` URLs."""
-    if not spec:
-        return None
-    if spec.startswith("redis://"):
-        try:
-            import redis
-            from hypothesis.extra.redis import RedisExampleDatabase
-        except ImportError:
-            raise ToolchainError(f"--database {spec} needs the redis package -> fix: pip install redis") from None
-        return RedisExampleDatabase(redis.Redis.from_url(spec))
-    return DirectoryBasedExampleDatabase(spec)
 
 
 class Fuzzer:
@@ -102,9 +91,13 @@ class Fuzzer:
 
     def __init__(self, backend: Backend, options: FuzzOptions,
                  progress: Callable[[FuzzReport], None] | None = None,
-                 on_failure: Callable[[FuzzFailure], None] | None = None) -> None:
+                 on_failure: Callable[[FuzzFailure], None] | None = None,
+                 known: Callable[[FuzzFailure], bool] | None = None) -> None:
+        """``known(failure)`` True: a failure already accounted for (a campaign's bucket
+        with an exact explanation): it is counted there and the example passes."""
         self.backend, self.options, self.progress = backend, options, progress
-        self.on_failure = on_failure
+        self.on_failure, self.known = on_failure, known
+        self._database: ExampleDatabase | None = None
         self._first_failure_at: float | None = None
         self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
         self.families: list[Family] = [get_family(f) for f in options.families]
@@ -150,6 +143,8 @@ class Fuzzer:
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)))
         failure = next((FuzzFailure(c, r) for c, r in zip(cases, results) if r.status.is_failure), None)
+        if failure is not None and self.known is not None and self.known(failure):
+            failure = None
         if self.progress:
             self.progress(self.report)
         if failure is not None:
@@ -158,7 +153,7 @@ class Fuzzer:
                 self._first_failure_at = time.monotonic()
                 if self.on_failure:
                     self.on_failure(failure)
-            if self._smallest is None or _size(failure.case) < _size(self._smallest.case):
+            if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
             raise failure
 
@@ -176,7 +171,8 @@ class Fuzzer:
                     self._record(final.case, final.result)
                     if not self.options.keep_going:
                         break
-                    use_database = False  # a stored failure would replay at once in every new round
+                    use_database = False  # a stored failure would replay at once in every new round: later
+                    # rounds only save to the database
                     self._first_failure_at = self._smallest = None
                 except (StopFuzzing, Flaky):  # shrink budget spent, or the failure did not recur when
                     # Hypothesis replayed it (a dispatch that hung once): keep the smallest failure seen
@@ -201,7 +197,10 @@ class Fuzzer:
             self.report.case, self.report.result = case, result
 
     def _one_round(self, round_seed: int, use_database: bool = True) -> None:
-        db = open_database(self.options.database) if use_database else None
+        if self._database is None:  # opened once: a shared database that went away stays replaced
+            spec = self.options.database
+            self._database = spec if isinstance(spec, ExampleDatabase) else open_database(spec)
+        db = self._database if use_database or self._database is None else WriteOnlyDatabase(self._database)
 
         @settings(database=db, max_examples=self.options.max_examples, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
@@ -216,7 +215,3 @@ class Fuzzer:
         key = repr((sorted(self.options.families), self.backend.name, self.options.include_hazardous))
         fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
         fuzz()
-
-
-def _size(case: Case) -> int:
-    return int(sum(a.size for a in case.data().initial))

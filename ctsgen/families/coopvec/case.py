@@ -30,7 +30,6 @@ from ctsgen.model.types import CoopVecType
 from ctsgen.families.coopvec.variant import (
     FAMILY_NAME,
     FAMILY_WORDS,
-    LAYOUTS,
     LOCAL,
     MATMUL_OPS,
     VALUE_KINDS,
@@ -110,7 +109,7 @@ class CoopVecCase:
 
     def describe(self) -> dict[str, Any]:
         v = self.shader
-        return {"layout": LAYOUTS[v.layout], "transpose": v.transpose, "M": v.M, "K": v.K, "values": self.values,
+        return {"layout": v.layout.name, "transpose": v.transpose, "M": v.M, "K": v.K, "values": self.values,
                 "toleranceModel": "docs/spec-decisions.md#coopvec-numeric-model"}
 
 

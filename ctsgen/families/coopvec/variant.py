@@ -15,6 +15,7 @@ M x K fp16 matrix, TrainingOptimal), ``reduce_sum``
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,9 +31,34 @@ from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec"
 LOCAL = 32  # default invocations per workgroup = input vectors per case: one full subgroup
-LAYOUTS = ("RowMajor", "ColumnMajor", "InferencingOptimal", "TrainingOptimal")  # VkCooperativeVectorMatrixLayoutNV 0..3
-MATMUL_OPS = ("matmul", "matmuladd")
-TRAINING_OPS = ("outer_product", "reduce_sum")
+
+
+class CoopVecOp(enum.StrEnum):
+    """The instruction a variant tests (its value is the name in packs and case names)."""
+
+    matmul = "matmul"  # OpCooperativeVectorMatrixMulNV
+    matmuladd = "matmuladd"  # OpCooperativeVectorMatrixMulAddNV
+    outer_product = "outer_product"  # OpCooperativeVectorOuterProductAccumulateNV
+    reduce_sum = "reduce_sum"  # OpCooperativeVectorReduceSumAccumulateNV
+
+
+class MatrixLayout(enum.IntEnum):
+    """``VkCooperativeVectorMatrixLayoutNV`` / the SPIR-V MemoryLayout operand (its value in packs)."""
+
+    RowMajor = 0
+    ColumnMajor = 1
+    InferencingOptimal = 2
+    TrainingOptimal = 3
+
+    @property
+    def optimal(self) -> bool:
+        """An implementation-defined layout, written with vkConvertCooperativeVectorMatrixNV."""
+        return self >= MatrixLayout.InferencingOptimal
+
+
+LAYOUTS = tuple(lay.name for lay in MatrixLayout)  # names, indexed by the layout's value
+MATMUL_OPS = (CoopVecOp.matmul, CoopVecOp.matmuladd)
+TRAINING_OPS = (CoopVecOp.outer_product, CoopVecOp.reduce_sum)
 W_MATRIX_OFFSET, W_STRIDE, W_BIAS_OFFSET = 0, 1, 2
 FAMILY_WORDS = 3
 F16 = CoopVecType.float16
@@ -45,33 +71,36 @@ def ceil_to(n: int, m: int) -> int:
 
 @dataclass(frozen=True)
 class CoopVecVariant:
-    """Compile-time signature (see the module docstring)."""
+    """Compile-time signature (see the module docstring); ``op`` and ``layout`` given as their
+    values (a pack's JSON, a strategy's draw) become :class:`CoopVecOp` / :class:`MatrixLayout`."""
 
-    op: str
+    op: CoopVecOp
     inputType: CoopVecType
     inputInterpretation: CoopVecType
     matrixInterpretation: CoopVecType
     biasInterpretation: CoopVecType
     resultType: CoopVecType
-    layout: int
+    layout: MatrixLayout
     transpose: bool
     M: int
     K: int
     invocations: int = LOCAL
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "op", CoopVecOp(self.op))
+        object.__setattr__(self, "layout", MatrixLayout(self.layout))
         if not 1 <= self.invocations <= 1024:
             raise ValueError(f"invocations {self.invocations}: a workgroup holds 1..1024 invocations "
                              "(maxComputeWorkGroupSize.x)")
         if self.op in MATMUL_OPS:
-            if self.transpose and self.layout < 2:
+            if self.transpose and not self.layout.optimal:
                 raise ValueError("Transpose is not supported for RowMajor/ColumnMajor (SPV_NV_cooperative_vector)")
-            if self.matrixInterpretation in (CoopVecType.floate4m3, CoopVecType.floate5m2) and self.layout < 2:
+            if self.matrixInterpretation in (CoopVecType.floate4m3, CoopVecType.floate5m2) and not self.layout.optimal:
                 raise ValueError("an E4M3/E5M2 matrix needs an optimal layout "
                                  "(VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10090)")
             if self.inputInterpretation.is_packed and self.K % 4:
                 raise ValueError(f"K {self.K}: a packed int8 input holds K/4 uint32 words; K must be a multiple of 4")
-        elif self.op == "outer_product" and self.layout != 3:
+        elif self.op is CoopVecOp.outer_product and self.layout is not MatrixLayout.TrainingOptimal:
             raise ValueError("OuterProductAccumulate needs TrainingOptimal "
                              "(VUID-RuntimeSpirv-OpCooperativeVectorOuterProductAccumulateNV-10093)")
 
@@ -83,7 +112,7 @@ class CoopVecVariant:
 
     @property
     def optimal(self) -> bool:
-        return self.layout >= 2
+        return self.layout.optimal
 
     @property
     def in_components(self) -> int:
@@ -92,12 +121,12 @@ class CoopVecVariant:
     @property
     def in_stride(self) -> int:
         """Bytes between invocations' input vectors (16-aligned, VUID-...-OpCooperativeVectorLoadNV-10099)."""
-        n = max(self.M, self.K) if self.op == "outer_product" else self.in_components
+        n = max(self.M, self.K) if self.op is CoopVecOp.outer_product else self.in_components
         return ceil_to(n * self.inputType.dtype.itemsize, 16)
 
     @property
     def out_stride(self) -> int:
-        n = self.M if self.op in MATMUL_OPS or self.op == "outer_product" else self.K
+        n = self.M if self.op in MATMUL_OPS or self.op is CoopVecOp.outer_product else self.K
         t = self.resultType if self.op in MATMUL_OPS else F16
         return ceil_to(n * t.dtype.itemsize, 16)
 
@@ -117,7 +146,7 @@ class CoopVecVariant:
     def id(self) -> str:
         t = (f"{self.inputType.name}_as_{self.inputInterpretation.name}.m_{self.matrixInterpretation.name}"
              f".b_{self.biasInterpretation.name}.r_{self.resultType.name}")
-        if self.op == "reduce_sum":
+        if self.op is CoopVecOp.reduce_sum:
             return f"coopvec.reduce_sum.float16.k{self.K}{self.workgroup_suffix}"
         return (f"coopvec.{self.op}.{t}.{LAYOUTS[self.layout].lower()}"
                 f"{'.transpose' if self.transpose else ''}.m{self.M}_k{self.K}{self.workgroup_suffix}")
@@ -137,7 +166,7 @@ class CoopVecVariant:
             if self.optimal:
                 out.append(BufferSpec(5, "optimal", "uint8"))
             return tuple(out)
-        if self.op == "outer_product":
+        if self.op is CoopVecOp.outer_product:
             return (BufferSpec(1, "a", "float16"), BufferSpec(2, "matrix", "float16"),
                     BufferSpec(3, "b", "float16"), BufferSpec(4, "optimal", "uint8"))
         return (BufferSpec(1, "v", "float16"), BufferSpec(2, "sum", "float16"))
@@ -160,11 +189,12 @@ class CoopVecVariant:
             if self.optimal:
                 rows, cols = self.stored_shape
                 out["matrixConversions"] = [MatrixConversion(
-                    2, 5, rows, cols, self.source_type.vk, self.matrixInterpretation.vk, self.layout,
+                    2, 5, rows, cols, self.source_type.vk, self.matrixInterpretation.vk, int(self.layout),
                     n + W_MATRIX_OFFSET).to_json()]
             return out
-        if self.op == "outer_product":
-            return {"matrixConversions": [MatrixConversion(2, 4, self.M, self.K, F16.vk, F16.vk, 3,
+        if self.op is CoopVecOp.outer_product:
+            return {"matrixConversions": [MatrixConversion(2, 4, self.M, self.K, F16.vk, F16.vk,
+                                                           int(MatrixLayout.TrainingOptimal),
                                                            n + W_MATRIX_OFFSET, write_back=True).to_json()]}
         return {}
 
@@ -173,22 +203,22 @@ class CoopVecVariant:
         return render(Path(__file__).parent, "shader.comp.j2", v=self, H=n, words=n + FAMILY_WORDS,
                       baked=None if baked is None else [int(w) for w in baked],
                       W=dict(MOFF=W_MATRIX_OFFSET, STRIDE=W_STRIDE, BOFF=W_BIAS_OFFSET),
-                      layout_enum=f"gl_CooperativeVectorMatrixLayout{LAYOUTS[self.layout]}NV",
+                      layout_enum=f"gl_CooperativeVectorMatrixLayout{self.layout.name}NV",
                       in_es=self.inputType.dtype.itemsize,
                       res_es=(self.resultType if self.op in MATMUL_OPS else F16).dtype.itemsize)
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op, "inputType": self.inputType.name, "inputInterpretation": self.inputInterpretation.name,
+        return {"op": self.op.value, "inputType": self.inputType.name, "inputInterpretation": self.inputInterpretation.name,
                 "matrixInterpretation": self.matrixInterpretation.name,
                 "biasInterpretation": self.biasInterpretation.name, "resultType": self.resultType.name,
-                "layout": self.layout, "transpose": self.transpose, "M": self.M, "K": self.K,
+                "layout": int(self.layout), "transpose": self.transpose, "M": self.M, "K": self.K,
                 "invocations": self.invocations, DEVICE_LAYOUT_KEY: self.device_layout()}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> CoopVecVariant:
         T = CoopVecType
-        return cls(o["op"], T[o["inputType"]], T[o["inputInterpretation"]], T[o["matrixInterpretation"]],
-                   T[o["biasInterpretation"]], T[o["resultType"]], int(o["layout"]), bool(o["transpose"]),
+        return cls(CoopVecOp(o["op"]), T[o["inputType"]], T[o["inputInterpretation"]], T[o["matrixInterpretation"]],
+                   T[o["biasInterpretation"]], T[o["resultType"]], MatrixLayout(int(o["layout"])), bool(o["transpose"]),
                    int(o["M"]), int(o["K"]), int(o.get("invocations", LOCAL)))
 
     # -- reference semantics ----------------------------------------------
@@ -202,7 +232,7 @@ class CoopVecVariant:
                 b = self.read_bias(buffers[2][offs[2]:], int(words[W_BIAS_OFFSET]))
                 y = oracle.matmul(x, w, b, self.resultType)
                 self.write_rows(buffers[3], int(offs[3]), y)
-            elif self.op == "outer_product":
+            elif self.op is CoopVecOp.outer_product:
                 a = self.rows_of(buffers[0], int(offs[0]), self.M)
                 bv = self.rows_of(buffers[2], int(offs[2]), self.K)
                 c = buffers[1][offs[1]:offs[1] + self.M * self.K].reshape(self.M, self.K)
@@ -233,16 +263,16 @@ class CoopVecVariant:
         else:
             t = self.matrixInterpretation
             es = t.dtype.itemsize
-            lines, per = (rows, cols) if self.layout == 0 else (cols, rows)
+            lines, per = (rows, cols) if self.layout is MatrixLayout.RowMajor else (cols, rows)
             idx = moff + np.arange(lines)[:, None] * stride + np.arange(per * es)[None, :]
             stored = np.ascontiguousarray(buf[idx]).view(t.dtype).reshape(lines, per)
             stored = stored.astype(np.float64) if t.is_float else stored.astype(np.int64)
-            if self.layout == 1:
+            if self.layout is MatrixLayout.ColumnMajor:
                 stored = stored.T
         return stored.T if self.transpose else stored
 
     def read_bias(self, buf: np.ndarray, boff: int) -> np.ndarray | None:
-        if self.op != "matmuladd":
+        if self.op is not CoopVecOp.matmuladd:
             return None
         t = self.biasInterpretation
         b = buf[boff:boff + self.M * t.dtype.itemsize].view(t.dtype)
