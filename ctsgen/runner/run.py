@@ -27,12 +27,13 @@ from typing import IO, Any
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DeviceLost, DispatchTimeout, ShaderVariant
+from ctsgen.backends.base import Backend, BackendError, BuildTimeout, DeviceLost, DispatchTimeout, ShaderVariant
 from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.supervise import WorkerCrashed
 from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
+from ctsgen.timing import Breakdown
 
 MAX_MISMATCHES = 8
 #: Culprits isolated per variant before the rest of its failing batches are
@@ -40,7 +41,8 @@ MAX_MISMATCHES = 8
 #: pipeline that cannot be built), and bisecting every case would cost O(n).
 MAX_CULPRITS_PER_VARIANT = 4
 _STATUS: dict[type[BackendError], Status] = {
-    DispatchTimeout: Status.Timeout, DeviceLost: Status.DeviceLost, WorkerCrashed: Status.Crash}
+    DispatchTimeout: Status.Timeout, BuildTimeout: Status.BuildTimeout, DeviceLost: Status.DeviceLost,
+    WorkerCrashed: Status.Crash}
 
 
 @dataclass
@@ -63,6 +65,7 @@ class RunSummary:
     bisection_dispatches: int = 0
     hang_detect_s: list[float] = field(default_factory=list)
     resumed: int = 0  # cases whose verdict came from the results file of an earlier run
+    times: Breakdown = field(default_factory=Breakdown)  # where the time went, per stage
 
     @property
     def ok(self) -> bool:
@@ -160,18 +163,24 @@ class _VariantRun:
         self.culprits = 0
 
     def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
-        arrays = [c.arrays() for c in group]
-        batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
+        times = self.summary.times
+        with times.stage("data+oracle"):  # a pack's data and expected values, read from its files
+            arrays = [c.arrays() for c in group]
+            batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
         self.summary.dispatches += 1
         start = time.monotonic()
+        stats_before = dict(getattr(self.backend, "stats", None) or {})
         try:
             out = self.backend.run(batch.dispatch, self.options.timeout_for(len(group)))
         except BackendError as exc:
             if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
                 self.summary.hang_detect_s.append(getattr(self.backend, "last_wait_s", time.monotonic() - start))
+            times.add("dispatch", time.monotonic() - start)
             return None, exc
-        return [judge(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
-                for i, c in enumerate(group)], None
+        times.split_backend(time.monotonic() - start, stats_before, dict(getattr(self.backend, "stats", None) or {}))
+        with times.stage("judge"):
+            return [judge(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
+                    for i, c in enumerate(group)], None
 
     def run(self, group: list[PackCase]) -> None:
         results, exc = self.dispatch(group)
@@ -259,7 +268,8 @@ def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions
     prepare = getattr(backend, "prepare", None)
     if prepare is not None:  # optional: build every pipeline up front, in parallel
         try:
-            prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
+            with summary.times.stage("pipeline"):
+                prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
         except BackendError:
             pass  # each variant's own dispatch will say what is wrong with it
     limit = profile.properties.get("maxStorageBufferRange")
