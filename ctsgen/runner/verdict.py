@@ -17,12 +17,13 @@ class Status(str, enum.Enum):
     NotSupported = "NotSupported"
     QualityWarning = "QualityWarning"
     Timeout = "Timeout"
+    BuildTimeout = "BuildTimeout"  # the pipeline build exceeded its bound: a slow compile, not a hang
     DeviceLost = "DeviceLost"
     Crash = "Crash"
 
     @property
     def is_failure(self) -> bool:
-        return self in (Status.Fail, Status.Timeout, Status.DeviceLost, Status.Crash)
+        return self in (Status.Fail, Status.Timeout, Status.BuildTimeout, Status.DeviceLost, Status.Crash)
 
 
 @dataclass
