@@ -26,27 +26,16 @@ from ctsgen.strategies.sampling import draw_examples
 from ctsgen.toolchain import glslang
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="reference", choices=["reference", "vulkan"])
-    p.add_argument("--family", default="tensor-layout")
-    p.add_argument("--time", type=float, default=60.0)
-    p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args()
-    if a.backend == "vulkan":
-        from ctsgen.backends.vulkan import VulkanBackend
-        backend = VulkanBackend()
-    else:
-        from ctsgen.backends.reference import ReferenceBackend
-        backend = ReferenceBackend()
+def naive_loop(backend, family_name: str, seconds: float, seed: int = 0) -> tuple[int, float, int]:
+    """Run the naive loop on ``backend`` for ``seconds``: (cases, wall seconds, failures)."""
     live = backend.profile()
     profile = live if live.coopmat_khr else default_profile()
-    family = get_family(a.family)
+    family = get_family(family_name)
     strategy = family.cases(StrategyOptions(profile=profile))
     start, n, failures, chunk = time.monotonic(), 0, 0, 0
-    while time.monotonic() - start < a.time:
-        for case in draw_examples(strategy, 50, a.seed + chunk):
-            if time.monotonic() - start >= a.time:
+    while time.monotonic() - start < seconds:
+        for case in draw_examples(strategy, 50, seed + chunk):
+            if time.monotonic() - start >= seconds:
                 break
             v = case.variant()
             if profile.unsupported_reason(v.requirements()):
@@ -61,7 +50,23 @@ def main() -> None:
             failures += r.status.is_failure
             n += 1
         chunk += 1
-    wall = time.monotonic() - start
+    return n, time.monotonic() - start, failures
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--backend", default="reference", choices=["reference", "vulkan"])
+    p.add_argument("--family", default="tensor-layout")
+    p.add_argument("--time", type=float, default=60.0)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    if a.backend == "vulkan":
+        from ctsgen.backends.vulkan import VulkanBackend
+        backend = VulkanBackend()
+    else:
+        from ctsgen.backends.reference import ReferenceBackend
+        backend = ReferenceBackend()
+    n, wall, failures = naive_loop(backend, a.family, a.time, a.seed)
     backend.close()
     print(f"naive loop on {a.backend}: {n} cases in {wall:.1f}s = {n / wall:.1f} cases/s "
           f"({failures} failed; each case compiled and got a pipeline of its own)")
