@@ -9,9 +9,11 @@ import time
 from pathlib import Path
 
 from ctsgen import __version__
+from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
+from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 
-DEFAULT_PACK = "generated/tensor-layout"
+DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -20,7 +22,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.families.base import StrategyOptions
     from ctsgen.pack.generate import draw_cases, draw_hazardous
     from ctsgen.pack.write import PackExistsError, write_pack
-    from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+    from ctsgen.toolchain import toolchain_versions
 
     if Path(args.out).exists() and not args.force:
         raise PackExistsError(f"{args.out} already exists; choose another --out or pass --force to replace it")
@@ -46,8 +48,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
                     "hazardous": args.hazardous_count if args.include_hazardous else 0},
         "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")},
     }
-    write_pack(cases, Path(args.out), header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
-               overwrite=args.force, progress=Progress("writing cases"), jobs=args.jobs, times=times)
+    write_pack(cases, Path(args.out), header=header, overwrite=args.force, progress=Progress("writing cases"),
+               jobs=args.jobs, times=times)
     t2 = time.monotonic()
     n_variants = len({c.variant().id for c in cases})
     print(f"wrote {args.out}: {len(cases)} cases, {n_variants} shader variants in {t2 - t0:.1f}s "
@@ -57,71 +59,33 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _backend_factory(name: str):
-    if name == "reference":
-        from ctsgen.backends.reference import ReferenceBackend
-        return ReferenceBackend
-    if name == "vulkan":
-        from ctsgen.backends.vulkan import VulkanBackend
-        return VulkanBackend
-    if name.startswith("mutant:"):
-        import functools
-
-        from ctsgen.mutants import MutantBackend, get_mutant
-        return functools.partial(MutantBackend, get_mutant(name.split(":", 1)[1]).name)
-    if ":" in name:  # a third-party adapter, MODULE:CLASS (docs/third-party-backend.md)
-        import importlib
-
-        module, attr = name.split(":", 1)
-        try:
-            return getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise SystemExit(f"ctsgen: error: backend {name!r}: cannot load {attr} from module {module} ({exc}); "
-                             "is the module on PYTHONPATH?") from None
-    raise SystemExit(f"ctsgen: error: unknown backend {name!r}; use reference, vulkan, mutant:NAME "
-                     "(`ctsgen mutants` lists the names) or MODULE:CLASS")
-
-
-def _backend(name: str, isolation: str, device_index: int | None = None):
-    """The backend, in a supervised worker process unless isolation is 'none'
-    ('auto': a worker for everything but the reference backend; a mutant
-    must run in a worker, or its fault would leak into the expectations).
-    ``device_index`` picks the Vulkan device (software backends have one)."""
-    factory = _backend_factory(name)
-    if device_index is not None and name == "vulkan":
-        import functools
-        factory = functools.partial(factory, device_index)
-    if isolation == "process" or (isolation == "auto" and name != "reference"):
-        from ctsgen.runner.supervise import SupervisedBackend
-        return SupervisedBackend(factory, name=name)
-    return factory()
-
-
 def _revalidate(pack) -> None:
     """Validate every shader before a device sees it, where a validator is installed
     (a device machine may have none: the pack's checksums still guard the files)."""
     from ctsgen.pack.read import validate_shaders
-    from ctsgen.toolchain import ToolchainError, validate_spirv
+    from ctsgen.toolchain import ToolchainError
 
     try:
-        validate_shaders(pack, validate_spirv)  # a rejected module raises PackError
+        validate_shaders(pack)  # a rejected module raises PackError
     except ToolchainError as exc:  # no validator here
         sys.stderr.write(f"ctsgen: note: shaders not re-validated ({exc})\n")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from ctsgen.backends.registry import open_backend
     from ctsgen.pack.read import load_pack
-    from ctsgen.runner.run import RunOptions, recover_results, run_pack
+    from ctsgen.runner.options import RunOptions
+    from ctsgen.runner.run import JsonLinesSink, recover_results, run_pack
 
     pack = load_pack(args.pack)
     _revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{args.backend}.jsonl")
     done_before = recover_results(results_path) if args.resume else {}
-    backend = _backend(args.backend, args.isolation)
+    backend = open_backend(args.backend, args.isolation)
     try:
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
         with open(results_path, "a" if args.resume else "w") as fh:
-            summary = run_pack(pack, backend, fh, opts, done_before=done_before,
+            summary = run_pack(pack, backend, JsonLinesSink(fh), opts, done_before=done_before,
                                progress=None if args.quiet else _run_progress())
     finally:
         backend.close()
@@ -134,7 +98,7 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{min(summary.hang_detect_s):.1f}-{max(summary.hang_detect_s):.1f} s")
     for status, n in sorted(summary.counts.items()):
         print(f"  {status:15s} {n}")
-    stats = getattr(backend, "stats", None)
+    stats = backend.stats
     if stats:
         print("  backend: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
                                         for k, v in stats.items()))
@@ -170,9 +134,10 @@ def cmd_repro(args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
+    from ctsgen.backends.registry import open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
     from ctsgen.repro import export_case
-    from ctsgen.runner.run import RunOptions
+    from ctsgen.runner.options import RunOptions
 
     if args.workers > 1:
         from ctsgen.fuzz.workers import run_workers
@@ -180,7 +145,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         devices = [int(d) for d in args.devices.split(",")] if args.devices else []
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
 
-    options = FuzzOptions(families=tuple(args.family or ["tensor-layout"]), max_examples=args.max_examples,
+    options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
                           time_s=args.time, seed=args.seed, max_batch=args.max_batch,
                           database=None if args.database == "none" else args.database,
                           expect_deviations=tuple(args.expect_deviation or ()),
@@ -190,7 +155,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     for name in options.expect_deviations:
         from ctsgen.mutants import get_mutant
         get_mutant(name)
-    backend = _backend(args.backend, args.isolation, args.device)
+    backend = open_backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
 
     def found(failure) -> None:
@@ -266,7 +231,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from ctsgen.coverage import coverage_tables, format_tables, plot_coverage
+    from ctsgen.coverage import plot_coverage
+    from ctsgen.pack.coverage import coverage_tables, format_tables
     from ctsgen.pack.read import load_pack
 
     pack = load_pack(args.pack)
@@ -291,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="draw cases and write a test pack")
-    g.add_argument("--family", default="tensor-layout", help="test family (default: tensor-layout)")
+    g.add_argument("--family", default=DEFAULT_FAMILY, help=f"test family (default: {DEFAULT_FAMILY})")
     g.add_argument("--count", type=int, default=500, help="number of cases (default: 500)")
     g.add_argument("--seed", type=int, default=0, help="same seed, byte-identical pack (default: 0)")
     g.add_argument("--out", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
@@ -312,11 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
     r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl)")
     r.add_argument("--resume", action="store_true", help="skip cases already in the results file")
-    r.add_argument("--batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
-    r.add_argument("--timeout", type=float, default=10.0,
-                   help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10)")
-    r.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
-                   help="run the backend in a supervised worker process (auto: for device backends)")
+    for option in ("batch-size", "timeout", "isolation"):
+        r.add_argument(f"--{option}", **RUN_ARGUMENTS[option])
     r.add_argument("--show-failures", type=int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.set_defaults(func=cmd_run)
@@ -331,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
     f.add_argument("--backend", default="reference", help="reference (default), vulkan or mutant:NAME")
-    f.add_argument("--family", action="append", help="family to fuzz (repeatable; default: tensor-layout)")
+    f.add_argument("--family", action="append", help=f"family to fuzz (repeatable; default: {DEFAULT_FAMILY})")
     f.add_argument("--max-examples", type=int, default=200, help="examples per round (default: 200)")
     f.add_argument("--time", type=float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
@@ -341,13 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--expect-deviation", action="append",
                    help="expect a documented driver deviation (a mutant name) instead of the spec")
     f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
-    f.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a dispatch")
+    f.add_argument("--timeout", **RUN_ARGUMENTS["timeout"])
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
     f.add_argument("--shrink-time", type=float, default=120.0,
                    help="stop shrinking this long after the first failure (default: 120)")
-    f.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
-                   help="run the backend in a supervised worker process (auto: all but the reference)")
+    f.add_argument("--isolation", **RUN_ARGUMENTS["isolation"])
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
     f.add_argument("--workers", type=int, default=1,
                    help="fuzzer processes sharing --database, each with its own seed (default: 1)")

@@ -14,17 +14,19 @@ its variants up front (``prepare(variants)``, on several threads where the
 backend can: pipeline builds dominate a GPU run); the first item records
 ``prepared`` (how many) and ``prepare_s`` as JUnit properties.
 
-With pytest-xdist (``-n N``) each variant's items form an ``xdist_group``
-and :class:`~ctsgen.xdist_schedule.VariantScheduling` replaces ``--dist
-load``: whole variants go to workers by a pure function of the collected
-node ids and N (largest variant first onto the worker with the fewest
-cases, :func:`~ctsgen.xdist_schedule.assign_groups`), each worker gets all
-of its items at once, and each worker evaluates the same function on its
-own collection (identical, as xdist checks), so it prepares exactly its
+With pytest-xdist (``-n N``, ``--dist load`` or ``--dist loadgroup``)
+:class:`~ctsgen.xdist_schedule.VariantScheduling` schedules: whole variants
+go to workers by a pure function of the collected node ids and N (largest
+variant first onto the worker with the fewest cases,
+:func:`~ctsgen.xdist_schedule.assign_groups`; a node id's variant comes
+from the pack's manifest, :meth:`_PackState.group_of`), each worker gets
+all of its items at once, and each worker evaluates the same function on
+its own collection (identical, as xdist checks), so it prepares exactly its
 own variants' pipelines, selection (``-k``) included, before its first
-item. Under another ``--dist`` (``loadgroup`` keeps variants whole) the
-verdicts are the same, but workers build each pipeline at its variant's
-first dispatch. ``--ctsgen-devices 0,1`` pins worker gwK to device
+item. ``loadgroup`` is taken over because xdist's own grouping no longer
+works on pytest 9.2 (pytest-xdist issue #1386). Under another ``--dist``
+(``worksteal``, ``loadscope``, ...) the verdicts are the same, but workers
+build each pipeline at its variant's first dispatch. ``--ctsgen-devices 0,1`` pins worker gwK to device
 ``devices[K % len(devices)]`` (the Vulkan backend's ``device_index``;
 software backends only record it, so CI can simulate several devices).
 Each item records its ``device`` and ``worker`` as JUnit properties.
@@ -39,8 +41,6 @@ Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 from __future__ import annotations
 
 import dataclasses
-import io
-import json
 import time
 import warnings
 from collections.abc import Iterator
@@ -49,8 +49,10 @@ from typing import Any
 
 import pytest
 
+from ctsgen.errors import CtsgenError
+from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.runner.verdict import CaseResult, Status
-from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups, group_of
+from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups
 
 _STATE = pytest.StashKey["_PackState"]()
 
@@ -88,13 +90,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctsgen-pack", metavar="DIR", help="run the cases of this ctsgen pack as test items")
     group.addoption("--ctsgen-backend", default="reference", metavar="NAME",
                     help="backend: reference (default), vulkan or mutant:NAME")
-    group.addoption("--ctsgen-isolation", choices=["auto", "process", "none"], default="auto",
-                    help="run the backend in a supervised worker process (auto: all but the reference)")
+    group.addoption("--ctsgen-isolation", **RUN_ARGUMENTS["isolation"])
     group.addoption("--ctsgen-devices", metavar="I,J,...",
                     help="with pytest-xdist: pin worker gwK to device number K mod the list's length")
-    group.addoption("--ctsgen-batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
-    group.addoption("--ctsgen-timeout", type=float, default=10.0,
-                    help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10)")
+    group.addoption("--ctsgen-batch-size", **RUN_ARGUMENTS["batch-size"])
+    group.addoption("--ctsgen-timeout", **RUN_ARGUMENTS["timeout"])
 
 
 class _PackState:
@@ -105,7 +105,11 @@ class _PackState:
 
         self.config = config
         path = config.getoption("ctsgen_pack")
-        self.pack = load_pack(path) if path else None
+        try:
+            self.pack = load_pack(path) if path else None
+        except CtsgenError as exc:  # the one place a bad --ctsgen-pack is reported
+            raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+        self.variant_of = {c.name: c.variant_id for c in self.pack.cases} if self.pack else {}
         self._backend: Any = None
         workerinput = getattr(config, "workerinput", {})
         self.worker = workerinput.get("workerid")
@@ -119,13 +123,18 @@ class _PackState:
         self.partition = False  # controller: schedule with VariantScheduling
         self.next_slot = 0  # controller: the slot of the next worker configured
 
+    def group_of(self, nodeid: str) -> str:
+        """The xdist scheduling group of a node id: its case's variant (a pack item's node id
+        is ``<manifest>::<case name>``), else the node id itself (the user's own tests)."""
+        return self.variant_of.get(nodeid.rsplit("::", 1)[-1], nodeid)
+
     @property
     def backend(self) -> Any:
         if self._backend is None:
-            from ctsgen.cli import _backend
+            from ctsgen.backends.registry import open_backend
 
-            self._backend = _backend(self.config.getoption("ctsgen_backend"),
-                                     self.config.getoption("ctsgen_isolation"), self.device)
+            self._backend = open_backend(self.config.getoption("ctsgen_backend"),
+                                         self.config.getoption("ctsgen_isolation"), self.device)
         return self._backend
 
     def close(self) -> None:
@@ -145,9 +154,6 @@ class _PackState:
         if self.plan is None or self.prepared is not None:
             return
         self.prepared = []
-        prepare = getattr(self.backend, "prepare", None)
-        if prepare is None:
-            return
         from ctsgen.backends.base import BackendError
 
         profile = self.backend.profile()
@@ -155,26 +161,25 @@ class _PackState:
                     if v in self.plan and not profile.unsupported_reason(self.pack.variants[v].requirements)]
         t0 = time.perf_counter()
         try:
-            prepare(variants)
+            self.backend.prepare(variants)
         except BackendError:
             pass  # each variant's own dispatch reports what is wrong with it
         self.prepared = [("prepared", str(len(variants))), ("prepare_s", f"{time.perf_counter() - t0:.3f}")]
 
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
-        from ctsgen.runner.run import RunOptions, run_pack
+        from ctsgen.runner.options import RunOptions
+        from ctsgen.runner.run import run_pack
 
         self._prepare_once()
         wanted = set(names)
         sub = dataclasses.replace(self.pack, cases=[c for c in self.pack.cases if c.name in wanted])
         options = RunOptions(batch_size=self.config.getoption("ctsgen_batch_size"),
                              timeout_base_s=self.config.getoption("ctsgen_timeout"))
-        out = io.StringIO()
-        run_pack(sub, self.backend, out, options)
-        for line in out.getvalue().splitlines():
-            rec = json.loads(line)
-            self.verdicts[rec["name"]] = CaseResult(rec["name"], Status(rec["status"]), rec.get("detail", ""),
-                                                    rec.get("mismatches", []), rec.get("max_error_ratio"))
+        def keep(result: CaseResult) -> None:
+            self.verdicts[result.name] = result
+
+        run_pack(sub, self.backend, keep, options)
 
 
 def _worker_device(devices: str | None, worker: str | None) -> int | None:
@@ -194,12 +199,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = state
     if state.pack is None:
         return
-    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup runs a group on one worker")
-    if getattr(config.option, "dist", "no") == "load":  # xdist -n N: whole variants, planned up front
-        config.option.dist = "loadgroup"  # what the workers see; VariantScheduling does the scheduling
+    if getattr(config.option, "dist", "no") in ("load", "loadgroup"):  # whole variants, planned up front
         state.partition = True
-    if getattr(config, "workerinput", {}).get("ctsgen_loadgroup"):  # a worker re-parses the args without it
-        config.option.loadgroup = True
     manifest = str(state.pack.root.resolve() / "manifest.json")
     if config.args_source is not pytest.Config.ArgsSource.ARGS:  # testpaths / cwd: only the pack
         config.args = [manifest]
@@ -209,11 +210,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist, on the controller: tell each worker to group items by variant and,
-    under VariantScheduling, its slot in the plan (initial workers 0..N-1 in order;
-    a replacement for a crashed worker gets a slot past the plan)."""
+    """pytest-xdist, on the controller: under VariantScheduling, tell each worker its slot
+    in the plan (initial workers 0..N-1 in order; a replacement for a crashed worker
+    gets a slot past the plan)."""
     state = node.config.stash[_STATE]
-    node.workerinput["ctsgen_loadgroup"] = node.config.getoption("dist") == "loadgroup"
     if state.partition:
         node.workerinput[SLOT_KEY] = state.next_slot
         state.next_slot += 1
@@ -223,7 +223,7 @@ def pytest_configure_node(node: Any) -> None:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist, on the controller: plan whole variants per worker (when -n chose the scheduling)."""
     if config.stash[_STATE].partition:
-        return VariantScheduling(config, log)
+        return VariantScheduling(config, config.stash[_STATE].group_of, log)
     return None
 
 
@@ -255,7 +255,6 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.variant_id = variant_id
         self.user_properties.append(("variant", variant_id))
-        self.add_marker(pytest.mark.xdist_group(variant_id))
 
     def runtest(self) -> None:
         state = self.config.stash[_STATE]
@@ -270,6 +269,8 @@ class CaseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
+        if isinstance(excinfo.value, CtsgenError):  # e.g. a backend that cannot be opened
+            return f"ctsgen: error: {excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -288,8 +289,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if state.worker is None:
         state.plan = set(state.selected)
     elif state.slot is not None and state.slot < state.workers:
-        plan = assign_groups([item.nodeid for item in session.items], state.workers)
-        state.plan = {item.variant_id for item in cases if plan[group_of(item.nodeid)] == state.slot}
+        plan = assign_groups([item.nodeid for item in session.items], state.workers, state.group_of)
+        state.plan = {item.variant_id for item in cases if plan[state.group_of(item.nodeid)] == state.slot}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -98,5 +98,5 @@ class Breakdown:
             lines.append(f"  {s:<12} {secs:8.3f} s  {share:5.1f}%{per_case}")
         if wall_s and total < wall_s:
             other = wall_s - total
-            lines.append(f"  {'(other)':<12} {other:8.3f} s  (Hypothesis bookkeeping, progress, I/O)")
+            lines.append(f"  {'(other)':<12} {other:8.3f} s  (outside the stages: bookkeeping, progress, I/O)")
         return "\n".join(lines)

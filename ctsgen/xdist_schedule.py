@@ -1,20 +1,24 @@
 """pytest-xdist scheduling of a pack's items: whole shader variants per worker, decided up front.
 
-A variant's items carry an ``xdist_group`` mark named by the variant, so a
-worker's node ids end in ``@<variant id>`` (xdist's loadgroup convention).
-:func:`assign_groups` is a pure function of the collected node ids and the
-worker count: the controller's :class:`VariantScheduling` uses it to send
-each worker all of its items at once, and each worker evaluates it on its
-own (identical) collection to learn which pipelines it will need, so it can
-build them all in parallel before its first item. No message carries the
-plan, so the two sides cannot disagree about it.
+Each item's group (its shader variant) comes from a ``group_of`` function of
+its node id that the pytest plugin derives from the pack's manifest, on the
+controller and on every worker alike. Node ids are not rewritten for this:
+xdist's own ``loadgroup`` marks groups by appending ``@group`` to node ids,
+which pytest 9.2's structured node ids silently ignore (pytest-xdist issue
+#1386), so nothing here depends on that suffix. :func:`assign_groups` is a
+pure function of the collected node ids, ``group_of`` and the worker count:
+the controller's :class:`VariantScheduling` uses it to send each worker all
+of its items at once, and each worker evaluates it on its own (identical)
+collection to learn which pipelines it will need, so it can build them all
+in parallel before its first item. No message carries the plan, so the two
+sides cannot disagree about it.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 from xdist.remote import Producer
@@ -24,15 +28,11 @@ from xdist.workermanage import WorkerController, parse_tx_spec_config
 #: workerinput key under which the controller gives a worker its slot in the plan.
 SLOT_KEY = "ctsgen_slot"
 
-
-def group_of(nodeid: str) -> str:
-    """The group of a node id: its ``@group`` suffix (xdist loadgroup), else the node id itself."""
-    if nodeid.rfind("@") > nodeid.rfind("]"):  # a parametrize id may contain '@' inside [...]
-        return nodeid.rsplit("@", 1)[1]
-    return nodeid
+#: node id -> the group (shader variant) whose items one worker runs together.
+GroupOf = Callable[[str], str]
 
 
-def assign_groups(nodeids: Sequence[str], workers: int) -> dict[str, int]:
+def assign_groups(nodeids: Sequence[str], workers: int, group_of: GroupOf) -> dict[str, int]:
     """Each group of ``nodeids`` -> the worker index (0 .. workers-1) that runs all of it.
 
     Greedy, largest group first (ties: the group seen first in ``nodeids``)
@@ -63,8 +63,9 @@ class VariantScheduling:
     plan) and builds each pipeline at the variant's first dispatch.
     """
 
-    def __init__(self, config: pytest.Config, log: Producer | None = None) -> None:
+    def __init__(self, config: pytest.Config, group_of: GroupOf, log: Producer | None = None) -> None:
         self.config = config
+        self.group_of = group_of
         self.numnodes = len(parse_tx_spec_config(config))
         self.log = log.ctsgensched if log is not None else Producer("ctsgensched")
         self.collection: list[str] | None = None
@@ -140,10 +141,10 @@ class VariantScheduling:
 
     def _plan(self) -> None:
         assert self.collection is not None
-        plan = assign_groups(self.collection, self.numnodes)
+        plan = assign_groups(self.collection, self.numnodes, self.group_of)
         by_slot: dict[int, list[int]] = {}
         for i, nodeid in enumerate(self.collection):
-            by_slot.setdefault(plan[group_of(nodeid)], []).append(i)
+            by_slot.setdefault(plan[self.group_of(nodeid)], []).append(i)
         slots = {node.workerinput.get(SLOT_KEY): node for node in self._pending}
         for slot, items in sorted(by_slot.items()):
             node = slots[slot] if slot in slots else min(self._pending, key=lambda n: len(self._pending[n]))

@@ -15,27 +15,21 @@ import functools
 import pytest
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import MutantBackend, catalogue
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import catalogue
+from ctsgen.backends.supervise import SupervisedBackend
 
-#: examples budget of a mutant whose exposing cases are rarer draws (every other one: DEFAULT_BUDGET)
+#: Examples budget per mutant: 10 x the mean examples-to-kill over seeds 0-3 (hypothesis 6.170),
+#: rounded up to 50, at least 150 (bench/mutant_kill_budgets.py prints the table). A kill is close to
+#: a geometric trial, so a mutant survives its budget with probability about e^-10, whichever
+#: Hypothesis version orders the draws: a margin, not one version's draw order (issue 12).
 DEFAULT_BUDGET = 150
 BUDGETS = {
-    "view-permutation-inverted": 150, "view-permutation-ignored": 150, "clip-row-col-swapped": 150,
-    "clip-width-ignores-span": 150, "view-span-as-layout-dimension": 150,
-    "view-set-dimension-strides-reversed": 150,
-    "decode-operands-swapped": 150, "decode-pointer-from-element": 150, "q4_0-nibbles-swapped": 150,
-    "mxfp4-scale-bias-off-by-one": 150,
-    "reduce-2x2-wrong-quad": 150, "reduce-column-reads-transposed": 150,
-    "per-element-col-row": 150, "per-element-select-row-only": 150,
-    "convert-float-to-int-rounds": 150, "convert-int-narrowing-saturates": 150, "transpose-ignored-float16": 150,
-    "gemm-ignores-beta": 150, "gemm-alpha-scales-c": 150,
-    # one of 16 advertised combinations (float32/sint32 -> 8-bit, E4M3) exposes each of these
-    "coopvec-packed-bytes-reversed": 150, "coopvec-bias-ignored": 150,
-    "coopvec-float-to-int-truncates": 400, "coopvec-int-to-int-wraps": 400, "coopvec-e4m3-as-fnuz": 400,
-    "coopvec-infinity-saturates": 400,
-    # a conversion from fp16 to one of four integer types: about 1 variant in 50
-    "coopvec-elementwise-f16-to-int-rounds": 400,
+    "convert-int-narrowing-saturates": 250, "coopvec-e4m3-as-fnuz": 1150,
+    "coopvec-elementwise-f16-to-int-rounds": 600, "coopvec-elementwise-shift-masked-4-bits": 600,
+    "coopvec-elementwise-vts-drops-last": 850, "coopvec-float-to-int-truncates": 800,
+    "coopvec-packed-bytes-reversed": 300, "reduce-column-reads-transposed": 300,
+    "view-permutation-inverted": 250, "view-set-dimension-strides-reversed": 300,
 }
 #: the tensor-layout mutants are measured by `ctsgen bench mutation` and tests/test_fuzz.py (shrinking)
 FUZZED_HERE = sorted(n for n, m in catalogue().items() if m.family != "tensor-layout")
@@ -52,7 +46,7 @@ def test_the_catalogue_covers_every_family() -> None:
 
 
 def test_applying_a_mutant_restores_the_original_afterwards() -> None:
-    from ctsgen.families.coopvec.case import CoopVecVariant
+    from ctsgen.families.coopvec.variant import CoopVecVariant
     from ctsgen.oracle import addressing
 
     # a module-level name, and a method patched on its class ("module:Class.attr")

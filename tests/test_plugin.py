@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ctsgen.cli import main
 from ctsgen.pytest_plugin import CaseFailed, CtsgenQualityWarning, apply_verdict
 from ctsgen.runner.verdict import CaseResult, Status
-from ctsgen.xdist_schedule import assign_groups, group_of
+from ctsgen.xdist_schedule import assign_groups
 
 pytest_plugins = ["pytester"]
 
@@ -195,17 +195,31 @@ def test_k_under_xdist_prepares_only_the_selected_variants(
 
 def test_an_explicit_dist_keeps_xdists_scheduler_and_builds_each_pipeline_at_its_dispatch(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
-    """--dist loadgroup is xdist's own scheduler: no plan, so no up-front prepare; each
-    variant's pipeline is prepared alone, just before that variant's only dispatch."""
-    res, calls, props = _run_recording(pytester, monkeypatch, pack, "-n", "2", "--dist", "loadgroup")
+    """--dist worksteal is xdist's own scheduler: no plan, so no up-front prepare; each
+    dispatch's pipeline is prepared alone, just before it, and every variant runs."""
+    res, calls, props = _run_recording(pytester, monkeypatch, pack, "-n", "2", "--dist", "worksteal")
     res.assert_outcomes(passed=COUNT)
     for log in calls.values():
         ops = [(c["op"], tuple(c.get("ids", [c.get("id")]))) for c in log]
         assert ops[0::2] == [("prepare", ids) for _, ids in ops[1::2]]
         assert all(op == "run" and len(ids) == 1 for op, ids in ops[1::2])
-    ran = [c["id"] for log in calls.values() for c in log if c["op"] == "run"]
-    assert sorted(ran) == sorted({c["variant"] for c in json.loads((pack / "manifest.json").read_text())["cases"]})
+    ran = {c["id"] for log in calls.values() for c in log if c["op"] == "run"}
+    assert ran == {c["variant"] for c in json.loads((pack / "manifest.json").read_text())["cases"]}
     assert not any("prepared" in p for p in props.values())
+
+
+def test_dist_loadgroup_gets_the_whole_variant_plan(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
+    """--dist loadgroup means "keep groups whole"; xdist's own grouping is silently lost on
+    pytest 9.2 (pytest-xdist #1386), so the plugin schedules it: each variant on one worker,
+    prepared up front by that worker alone."""
+    res, calls, _ = _run_recording(pytester, monkeypatch, pack, "-n", "2", "--dist", "loadgroup")
+    res.assert_outcomes(passed=COUNT)
+    firsts = [log[0] for log in calls.values()]
+    assert all(first["op"] == "prepare" for first in firsts)
+    ran = [(worker, c["id"]) for worker, log in calls.items() for c in log if c["op"] == "run"]
+    assert len({v for _, v in ran}) == len(ran)  # one dispatch per variant, on one worker
+    assert {v for _, v in ran} == {c["variant"] for c in json.loads((pack / "manifest.json").read_text())["cases"]}
 
 
 def test_a_crashed_workers_remaining_cases_run_on_its_replacement(
@@ -273,26 +287,31 @@ def test_not_supported_is_a_skip_and_variants_run_batched(pytester: pytest.Pytes
     res.stdout.fnmatch_lines([f"*FIRST PREPARE {n_variants}"])  # every supported pipeline, up front
 
 
+def _group_by_letter(nodeid: str) -> str:
+    """Test grouping: ``m.py::a3`` is in group ``a``; ids with a parameter are their own group."""
+    name = nodeid.rsplit("::", 1)[1]
+    return nodeid if "[" in name else name[0]
+
+
 def test_assign_groups_puts_the_largest_group_first_on_the_least_loaded_worker() -> None:
     """Worked example: groups c (3 items, seen first), a (5), an ungrouped item (its own
-    group, 1; its '@' is inside a parameter id), b (3), d (1). Largest first: a -> 0 (load 5);
-    c before b (seen first) -> 1 (3); b -> 1 (6); the ungrouped item before d (seen first)
-    -> 0 (6); d ties at 6/6 and goes to the lower index, 0."""
-    nodeids = (["m.py::c1@c"] + [f"m.py::a{i}@a" for i in range(5)] + ["m.py::c2@c", "m.py::t[x@y]"]
-               + [f"m.py::b{i}@b" for i in range(3)] + ["m.py::d@d", "m.py::c3@c"])
-    assert assign_groups(nodeids, 2) == {"a": 0, "c": 1, "b": 1, "d": 0, "m.py::t[x@y]": 0}
-    assert assign_groups(nodeids, 1) == dict.fromkeys(["a", "c", "b", "d", "m.py::t[x@y]"], 0)
-    assert group_of("m.py::t[x@y]@v1") == "v1" and group_of("m.py::t[x@y]") == "m.py::t[x@y]"
+    group, 1), b (3), d (1). Largest first: a -> 0 (load 5); c before b (seen first) -> 1 (3);
+    b -> 1 (6); the ungrouped item before d (seen first) -> 0 (6); d ties at 6/6 and goes
+    to the lower index, 0."""
+    nodeids = (["m.py::c1"] + [f"m.py::a{i}" for i in range(5)] + ["m.py::c2", "m.py::t[x]"]
+               + [f"m.py::b{i}" for i in range(3)] + ["m.py::d", "m.py::c3"])
+    assert assign_groups(nodeids, 2, _group_by_letter) == {"a": 0, "c": 1, "b": 1, "d": 0, "m.py::t[x]": 0}
+    assert assign_groups(nodeids, 1, _group_by_letter) == dict.fromkeys(["a", "c", "b", "d", "m.py::t[x]"], 0)
     with pytest.raises(ValueError, match="at least 1"):
-        assign_groups(nodeids, 0)
+        assign_groups(nodeids, 0, _group_by_letter)
 
 
 @settings(max_examples=200)
 @given(sizes=st.lists(st.integers(1, 20), min_size=1, max_size=30), workers=st.integers(1, 6))
 def test_assign_groups_gives_each_group_one_worker_and_balances_within_a_group(sizes: list[int],
                                                                                 workers: int) -> None:
-    nodeids = [f"p::t{g}_{i}@g{g}" for g, n in enumerate(sizes) for i in range(n)]
-    plan = assign_groups(nodeids, workers)
+    nodeids = [f"p::g{g}_{i}" for g, n in enumerate(sizes) for i in range(n)]
+    plan = assign_groups(nodeids, workers, lambda nodeid: nodeid.rsplit("::", 1)[1].split("_")[0])
     assert set(plan) == {f"g{g}" for g in range(len(sizes))}
     assert set(plan.values()) <= set(range(workers))
     if len(sizes) >= workers:  # nobody idle while a group waits

@@ -5,10 +5,9 @@ cases of that variant, runs them in one dispatch, and judges each case
 with the same rules as ``ctsgen run``. Each case after the first is drawn
 as one unit with a "one more?" choice that rarely stops the batch
 (``st.lists`` would stop after about 6 cases whatever its bound), so one
-compiled shader checks up to ``max_batch`` cases; the shrinker deletes
-any case (its unit) or ends the batch early (the choice at its minimum), so
-shrinking still ends on a single case. Cases that come out identical are
-judged once. Any failure (a wrong element, a
+compiled shader checks about 50 cases; the shrinker deletes any case (its
+unit) or ends the batch early (the choice at its minimum), so shrinking
+still ends on a single case. Cases that come out identical are judged once. Any failure (a wrong element, a
 hang, a lost device, a crash of the supervised worker) fails the example,
 and Hypothesis shrinks it: to one case, then toward the smallest readable
 one (the family strategies decide what "small" means: fewer elements,
@@ -28,29 +27,28 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
-from ctsgen.backends.base import Backend, BackendError, ShaderVariant
-from ctsgen.device.profile import DeviceProfile, default_profile
-from ctsgen.families import get_family
-from ctsgen.families.base import Case, Family, StrategyOptions, Variant, variant_spirv
+from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.device.profile import DeviceProfile, drawing_profile
+from ctsgen.families import DEFAULT_FAMILY, get_family
+from ctsgen.families.base import Case, Family, StrategyOptions, Variant
 from ctsgen.mutants import get_mutant
-from ctsgen.pack.read import PackCase
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.run import RunOptions, _status, judge
+from ctsgen.runner.execute import execute_cases
+from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
 from ctsgen.timing import Breakdown
-from ctsgen.toolchain import ToolchainError, compile_glsl, validate_in_process
+from ctsgen.toolchain import ToolchainError, validate_in_process
+from ctsgen.toolchain.variants import variant_spirv
 
 
 @dataclass
 class FuzzOptions:
-    families: tuple[str, ...] = ("tensor-layout",)
+    families: tuple[str, ...] = (DEFAULT_FAMILY,)
     max_examples: int = 200
     time_s: float | None = None  # keep drawing fresh examples until this many seconds have passed
     seed: int = 0
@@ -60,7 +58,7 @@ class FuzzOptions:
     include_hazardous: bool = False
     shrink_time_s: float = 120.0  # after the first failure, stop shrinking after this long
     keep_going: bool = False  # after a failure, record it and fuzz on (with --time) in fresh rounds
-    run: RunOptions = field(default_factory=lambda: RunOptions(timeout_base_s=10.0))
+    run: RunOptions = field(default_factory=RunOptions)
 
 
 @dataclass
@@ -106,13 +104,6 @@ def open_database(spec: str | None) -> ExampleDatabase | None:
     return DirectoryBasedExampleDatabase(spec)
 
 
-def _as_pack_case(case: Case, variant: ShaderVariant) -> PackCase:
-    """The runner's view of a drawn case, so fuzzing judges exactly as ``ctsgen run`` does."""
-    return PackCase(Path("."), {"name": case.name(), "family": case.family, "parameters": case.to_json(),
-                                "compare": case.compare_rule().to_json(), "files": {}, "param_words": []},
-                    variant.buffers)
-
-
 class Fuzzer:
     """Runs Hypothesis against one backend (see the module docstring)."""
 
@@ -124,9 +115,7 @@ class Fuzzer:
         self._first_failure_at: float | None = None
         self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
         self.families: list[Family] = [get_family(f) for f in options.families]
-        live = backend.profile()
-        # a software backend lists no matrix types: draw for the embedded H100 profile then
-        self.profile: DeviceProfile = live if live.coopmat_khr or live.flexible_dimensions else default_profile()
+        self.profile: DeviceProfile = drawing_profile(backend.profile())
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
@@ -163,7 +152,7 @@ class Fuzzer:
         if v.id not in self._shaders:
             times = self.report.times
             with times.stage("compile"):
-                spirv = variant_spirv(v, compile_glsl)
+                spirv = variant_spirv(v)
             with times.stage("validate"):
                 validate_in_process(spirv)
             self._shaders[v.id] = ShaderVariant(
@@ -196,25 +185,10 @@ class Fuzzer:
             for name in self.options.expect_deviations:  # the documented behaviour is the expectation
                 stack.enter_context(get_mutant(name).applied())
             datas = [c.data() for c in cases]
-            b = build_batch(sv, [d.params for d in datas], [d.initial for d in datas])
         self.report.cases += len(cases)
-        failure: FuzzFailure | None = None
-        stats_before = dict(getattr(self.backend, "stats", None) or {})
-        t0 = time.perf_counter()
-        try:
-            out = self.backend.run(b.dispatch, self.options.run.timeout_for(len(cases)))
-        except BackendError as exc:
-            worst = cases[0]
-            failure = FuzzFailure(worst, CaseResult(worst.name(), _status(exc), f"{type(exc).__name__}: {exc}"))
-        else:
-            times.split_backend(time.perf_counter() - t0, stats_before,
-                                dict(getattr(self.backend, "stats", None) or {}))
-            with times.stage("judge"):
-                for i, (c, d) in enumerate(zip(cases, datas)):
-                    r = judge(_as_pack_case(c, sv), case_outputs(b, out, i), d.expected, d.tolerance)
-                    if r.status.is_failure:
-                        failure = FuzzFailure(c, r)
-                        break
+        results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
+                                times=times)
+        failure = next((FuzzFailure(c, r) for c, r in zip(cases, results) if r.status.is_failure), None)
         if self.progress:
             self.progress(self.report)
         if failure is not None:

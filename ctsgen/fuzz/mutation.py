@@ -26,9 +26,10 @@ from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, StrategyOptions
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import Mutant, MutantBackend
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import Mutant
 from ctsgen.runner.batch import build_batch
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.supervise import SupervisedBackend
 
 
 def case_size(case: Case) -> int:

@@ -25,13 +25,15 @@ from typing import Any
 import numpy as np
 
 from ctsgen import __version__
-from ctsgen.families.base import Case, CaseData, Variant, variant_spirv, variant_validator
+from ctsgen.errors import CtsgenError
+from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 from ctsgen.timing import Breakdown
+from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
 
 
-class PackExistsError(FileExistsError):
+class PackExistsError(CtsgenError, FileExistsError):
     """The output directory exists and overwriting was not asked for."""
 
 
@@ -75,20 +77,19 @@ def case_record(case: Case, v: Variant, d: CaseData, data_files: dict[str, str])
 
 
 def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
-               compile_fn: Callable[[str, str], bytes], validate_fn: Callable[..., None],
-               overwrite: bool = False, progress: Callable[[int, int], None] | None = None,
+               require_validator: bool = True, overwrite: bool = False,
+               progress: Callable[[int, int], None] | None = None,
                extra_files: dict[str, str | bytes] | None = None, jobs: int = 1,
                times: Breakdown | None = None) -> Path:
     """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
-    ``compile_fn(glsl, name)`` and ``validate_fn(spirv)`` are the toolchain; a variant
-    whose validator is ``glslang-decode-vector`` is validated with
-    ``validate_fn(spirv, decode_vector=True)`` (see :func:`ctsgen.toolchain.validate_spirv`).
+    Each variant is compiled and validated once, as
+    :func:`~ctsgen.toolchain.variants.compile_variant` does (``require_validator=False``:
+    a missing validator is not an error, e.g. a repro written on a GPU host).
     ``extra_files`` (relative path -> content) are written beside the
     manifest before the pack is published, e.g. a repro's report.
-    ``jobs``: worker processes (``compile_fn`` and ``validate_fn`` must then be
-    module-level functions); ``times`` receives the per-stage seconds.
+    ``jobs``: worker processes; ``times`` receives the per-stage seconds.
     """
     out_dir = Path(out_dir)
     if out_dir.exists() and not overwrite:
@@ -96,7 +97,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
-        _write_into(tmp, cases, header, compile_fn, validate_fn, progress, jobs,
+        _write_into(tmp, cases, header, require_validator, progress, jobs,
                     times if times is not None else Breakdown())
         for rel, content in (extra_files or {}).items():
             target = tmp / rel
@@ -111,15 +112,14 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     return out_dir
 
 
-def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
-                compile_fn: Callable[[str, str], bytes], validate_fn: Callable[..., None],
+def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], require_validator: bool,
                 progress: Callable[[int, int], None] | None, jobs: int, times: Breakdown) -> None:
     (root / "shaders").mkdir()
     (root / "cases").mkdir()
     groups: dict[str, list[tuple[int, Case]]] = {}  # variant id -> (case index, case), first-seen order
     for n, case in enumerate(cases):
         groups.setdefault(case.variant().id, []).append((n, case))
-    work = [(root, group, compile_fn, validate_fn) for group in groups.values()]
+    work = [(root, group, require_validator) for group in groups.values()]
     variants: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any] | None] = [None] * len(cases)
     done = 0
@@ -149,24 +149,20 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
         (root / "manifest.json").write_text(_dump(manifest))
 
 
-def _write_variant(work: tuple[Path, list[tuple[int, Case]], Callable[[str, str], bytes], Callable[..., None]]
-                   ) -> tuple[str, dict[str, Any], list[tuple[int, dict[str, Any]]], dict[str, float]]:
+def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str, dict[str, Any], list[tuple[int, dict[str, Any]]], dict[str, float]]:
     """Compile, validate and write one variant and its cases (a top-level function: it runs
     in worker processes). Returns the variant's id and manifest record, each case's index
     and manifest entry, and the seconds per stage."""
-    root, group, compile_fn, validate_fn = work
+    root, group, require_validator = work
     times = Breakdown()
     first = group[0][1]
     v = first.variant()
     with times.stage("compile"):
         glsl = v.glsl()
-        spirv = variant_spirv(v, compile_fn)
+        spirv = variant_spirv(v)
     validator = variant_validator(v)
-    with times.stage("validate"):
-        if validator == "spirv-val":
-            validate_fn(spirv)
-        else:  # "glslang-decode-vector"
-            validate_fn(spirv, decode_vector=True)
+    with times.stage("validate"):  # what compile_variant does, timed apart
+        validate_module(spirv, validator, required=require_validator)
     with times.stage("write"):
         (root / "shaders" / f"{v.id}.comp").write_text(glsl)
         (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)

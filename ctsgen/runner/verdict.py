@@ -1,12 +1,33 @@
-"""Verdicts (the CTS's result codes) and output comparison."""
+"""Verdicts (the CTS's result codes), output comparison, and the one judge.
+
+:func:`judge` is the execute-and-judge seam: ``ctsgen run``, ``ctsgen fuzz``,
+:func:`ctsgen.testing.check_case`, the pytest plugin and the benches all
+judge a case's output buffers with it, from what they hold (a name, the
+buffers, the compare rule, a locator), so a verdict is the same wherever
+it is reached. :func:`status_of` and :func:`describe` turn a backend error
+(no result at all) into the verdict and its detail.
+"""
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from ctsgen.backends.base import BackendError, BuildTimeout, DeviceLost, DispatchTimeout, WorkerCrashed
+
+#: A 'tolerance' rule's default: a passing element whose error exceeds this fraction of
+#: its tolerance makes the case a QualityWarning (``CompareRule.warn_fraction``).
+DEFAULT_WARN_FRACTION = 0.75
+#: Mismatching elements a failing case's result lists.
+MAX_MISMATCHES = 8
+
+#: What a family says about element ``element`` of buffer ``buffer`` of a case (e.g. the
+#: (row, col) and tensor coordinates the oracle used); ``{}`` when it says nothing.
+Locator = Callable[[int, int], dict[str, Any]]
 
 
 class Status(str, enum.Enum):
@@ -80,3 +101,91 @@ def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
             ratio = np.where(finite & (tol > 0), err / np.where(tol > 0, tol, 1), np.where(ok, 0.0, np.inf))
         return BufferJudgement(np.flatnonzero(~ok), float(np.nanmax(ratio)) if ratio.size else 0.0)
     raise ValueError(f"unknown compare rule {kind!r}; this ctsgen knows 'bitwise' and 'tolerance'")
+
+
+@dataclass(frozen=True)
+class OutputBuffer:
+    """One buffer of a case as the judge sees it: what came back, what must come back
+    (None: not checked) and, for a 'tolerance' rule, the per-element bound."""
+
+    name: str
+    actual: np.ndarray
+    expected: np.ndarray | None
+    tolerance: np.ndarray | None = None
+
+
+def output_buffers(names: Sequence[str], actual: Sequence[np.ndarray], expected: Sequence[np.ndarray | None],
+                   tolerance: Sequence[np.ndarray | None] | None = None) -> list[OutputBuffer]:
+    """The :class:`OutputBuffer` of each buffer, in binding order (``tolerance`` None: a bitwise rule)."""
+    tolerance = tolerance or [None] * len(expected)
+    return [OutputBuffer(n, a, e, t) for n, a, e, t in zip(names, actual, expected, tolerance)]
+
+
+def judge(name: str, buffers: Sequence[OutputBuffer], rule: Mapping[str, Any],
+          locate: Locator | None = None) -> CaseResult:
+    """The verdict of case ``name`` from its output ``buffers`` under compare ``rule``
+    (``CompareRule.to_json()``: ``{"rule": "bitwise"}`` or ``{"rule": "tolerance",
+    "warn_fraction": f}``).
+
+    The first buffer with elements outside the rule fails the case; its result lists
+    the first :data:`MAX_MISMATCHES` of them, each with what ``locate`` says about it
+    (called only for a failing case). A tolerance rule whose largest error exceeds
+    ``warn_fraction`` (default :data:`DEFAULT_WARN_FRACTION`) of the tolerance anywhere,
+    while staying within it, gives QualityWarning: acceptable, but close to the edge of
+    what the rule allows.
+    """
+    worst = None
+    for b, buf in enumerate(buffers):
+        if buf.expected is None:
+            continue
+        j = judge_buffer(buf.actual, buf.expected, rule, buf.tolerance)
+        if rule.get("rule") != "bitwise":
+            worst = max(worst or 0.0, j.max_ratio)
+        if j.bad.size:
+            mism = []
+            for k in j.bad[:MAX_MISMATCHES]:
+                k = int(k)
+                entry = {"buffer": buf.name, "element": k,
+                         "expected": _scalar(buf.expected, k), "actual": _scalar(buf.actual, k)}
+                if buf.tolerance is not None:
+                    entry["tolerance"] = float(np.broadcast_to(buf.tolerance, buf.expected.shape).ravel()[k])
+                if locate is not None:
+                    entry.update(locate(b, k))
+                mism.append(entry)
+            return CaseResult(name, Status.Fail,
+                              f"{j.bad.size} of {buf.expected.size} elements of '{buf.name}' differ", mism, worst)
+    if worst is not None and worst > rule.get("warn_fraction", DEFAULT_WARN_FRACTION):
+        return CaseResult(name, Status.QualityWarning,
+                          f"within tolerance, but an error reaches {worst:.2f} of it", max_error_ratio=worst)
+    return CaseResult(name, Status.Pass, max_error_ratio=worst)
+
+
+def _scalar(arr: np.ndarray, k: int) -> Any:
+    if k >= arr.size:
+        return None
+    v = arr[k]
+    bits = int(arr[k:k + 1].view(f"uint{8 * arr.dtype.itemsize}")[0])
+    return {"value": float(v) if arr.dtype.kind == "f" or arr.dtype.name == "bfloat16" else int(v),
+            "bits": f"0x{bits:0{2 * arr.dtype.itemsize}x}"}
+
+
+_STATUS: dict[type[BackendError], Status] = {
+    DispatchTimeout: Status.Timeout, BuildTimeout: Status.BuildTimeout, DeviceLost: Status.DeviceLost,
+    WorkerCrashed: Status.Crash}
+
+
+def status_of(exc: BackendError | None) -> Status:
+    """The verdict of a case whose dispatch gave no result because of ``exc``: Timeout,
+    BuildTimeout (its pipeline build exceeded its bound), DeviceLost, or Crash (a dead
+    worker, or any other backend error)."""
+    return _STATUS.get(type(exc), Status.Crash)
+
+
+def describe(exc: BackendError | None) -> str:
+    """The detail of such a verdict: the error's class and message."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+def error_result(name: str, exc: BackendError) -> CaseResult:
+    """The verdict of case ``name`` whose dispatch raised ``exc``."""
+    return CaseResult(name, status_of(exc), describe(exc))

@@ -22,8 +22,7 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_convert.oracle import Kind, expected_result, rounds, source_values
-from ctsgen.families.cm2_reduce.case import requirements_for
-from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
+from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
@@ -92,11 +91,11 @@ class ConvertVariant:
                       words=N_BUFFERS + FAMILY_WORDS, baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "source": matrix_to_json(self.source), "result": matrix_to_json(self.result)}
+        return {"kind": self.kind.value, "source": self.source.to_json(), "result": self.result.to_json()}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ConvertVariant:
-        return cls(Kind(o["kind"]), matrix_from_json(o["source"]), matrix_from_json(o["result"]))
+        return cls(Kind(o["kind"]), MatrixType.from_json(o["source"]), MatrixType.from_json(o["result"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: convert / transpose each case's source on host buffers."""

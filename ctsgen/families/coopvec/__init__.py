@@ -1,7 +1,8 @@
 """Family ``coopvec``: SPV_NV_cooperative_vector matrix-vector multiplies and training ops."""
 
 from ctsgen.families.base import FamilySpec
-from ctsgen.families.coopvec.case import FAMILY_NAME, CoopVecCase, CoopVecVariant
+from ctsgen.families.coopvec.case import CoopVecCase
+from ctsgen.families.coopvec.variant import FAMILY_NAME, CoopVecVariant
 from ctsgen.families.coopvec.coverage import tables
 from ctsgen.families.coopvec.strategy import (coopvec_cases, coopvec_variants,
                                               hazardous_coopvec_cases, strata)

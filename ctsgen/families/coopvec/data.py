@@ -35,7 +35,7 @@ import numpy as np
 
 from ctsgen.families.base import CaseData
 from ctsgen.families.coopvec import oracle
-from ctsgen.families.coopvec.case import MATMUL_OPS, CoopVecCase, CoopVecVariant, outer_terms
+from ctsgen.families.coopvec.variant import MATMUL_OPS, CaseOperands, CoopVecVariant, outer_terms
 from ctsgen.model.types import CoopVecType
 
 T = CoopVecType
@@ -145,7 +145,7 @@ def _vectors(v: CoopVecVariant, rows: np.ndarray, dtype: np.dtype) -> np.ndarray
     return out.ravel()
 
 
-def case_data(case: CoopVecCase) -> CaseData:
+def case_data(case: CaseOperands) -> CaseData:
     v = case.shader
     rng = np.random.default_rng(case.seed)
     if v.op in MATMUL_OPS:
@@ -181,7 +181,7 @@ def _special_inputs(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, v: CoopV
             x[2] /= 8  # an exact power-of-two scaling: every row far from the threshold
 
 
-def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
+def _matmul_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
     edges = case.values == "edges"
     if case.values == "grid":
         x, w, b = _grid_matmul(rng, v)
@@ -228,7 +228,7 @@ def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator)
     return CaseData(case.params(), initial, exp_list, tol)
 
 
-def _training_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
+def _training_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
     """fp16 vectors and matrix; ``grid`` values keep every partial sum exact (|sums| < 128 on the
     1/16 grid: products of two multiples of 1/4 in [-1, 1], 32 of them, plus an initial value <= 2)."""
     f16 = np.float16

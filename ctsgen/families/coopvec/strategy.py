@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.coopvec.case import (LAYOUTS, MATMUL_OPS, TRAINING_OPS, VALUE_KINDS, CoopVecCase, CoopVecVariant,
-                                          ceil_to)
+from ctsgen.families.coopvec.case import CoopVecCase
+from ctsgen.families.coopvec.variant import LAYOUTS, MATMUL_OPS, TRAINING_OPS, VALUE_KINDS, CoopVecVariant, ceil_to
 from ctsgen.model.types import CoopVecType
 from ctsgen.strategies.counts import component_counts
 

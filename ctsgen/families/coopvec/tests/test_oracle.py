@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ctsgen.families.coopvec import oracle
-from ctsgen.families.coopvec.case import CoopVecVariant, ceil_to
+from ctsgen.families.coopvec.variant import CoopVecVariant, ceil_to
 from ctsgen.families.coopvec.data import case_data
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.model.types import CoopVecType as T

@@ -20,8 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import (Backend, BackendError, BuildTimeout, DeviceLost, Dispatch, DispatchTimeout,
-                                  ShaderVariant)
+from ctsgen.backends.base import (
+    Backend,
+    BackendError,
+    BuildTimeout,
+    DeviceLost,
+    Dispatch,
+    DispatchTimeout,
+    ShaderVariant,
+    WorkerCrashed,
+    as_backend,
+)
 from ctsgen.device.profile import DeviceProfile
 
 #: Extra seconds the supervisor waits beyond a dispatch's own timeout, for
@@ -35,14 +44,10 @@ PREPARE_S_PER_VARIANT = 2.0
 BUILD_TIMEOUT_S = 300.0
 
 
-class WorkerCrashed(BackendError):
-    """The worker process died (a signal or an exit) while running a request."""
-
-
 def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
     """The worker: build the backend, then answer requests until told to close."""
     try:
-        backend = factory()
+        backend = as_backend(factory())
         conn.send(("ok", backend.profile()))
     except BaseException as exc:  # report anything, including missing drivers
         conn.send(("error", type(exc).__name__, str(exc)))
@@ -56,23 +61,20 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
         op = request[0]
         try:
             if op == "run":
-                prepare = getattr(backend, "prepare", None)
                 variant = request[1].variant
-                if prepare is not None and variant.id not in built:
+                if variant.id not in built:
                     conn.send(("phase", "build"))  # the supervisor bounds the build on its own
-                    prepare([variant])
+                    backend.prepare([variant])
                     built.add(variant.id)
                     conn.send(("phase", "dispatch"))
                 outputs = backend.run(request[1], request[2])
-                conn.send(("ok", (outputs, getattr(backend, "stats", None))))
+                conn.send(("ok", (outputs, dict(backend.stats))))
             elif op == "prepare":
-                prepare = getattr(backend, "prepare", None)
-                if prepare is not None:
-                    prepare(request[1])
-                    built.update(v.id for v in request[1])
-                conn.send(("ok", getattr(backend, "stats", None)))
+                backend.prepare(request[1])
+                built.update(v.id for v in request[1])
+                conn.send(("ok", dict(backend.stats)))
             elif op == "stats":
-                conn.send(("ok", getattr(backend, "stats", None)))
+                conn.send(("ok", dict(backend.stats)))
             elif op == "close":
                 backend.close()
                 conn.send(("ok", None))
@@ -86,7 +88,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
 _ERRORS: dict[str, type[BackendError]] = {"DispatchTimeout": DispatchTimeout, "DeviceLost": DeviceLost}
 
 
-class SupervisedBackend:
+class SupervisedBackend(Backend):
     """A :class:`~ctsgen.backends.base.Backend` whose work runs in a replaceable child process."""
 
     def __init__(self, factory: Callable[[], Backend], name: str = "supervised",
@@ -101,7 +103,6 @@ class SupervisedBackend:
         self._profile: DeviceProfile | None = None
         self.restarts = 0
         self.restart_s = 0.0  # time spent starting replacement workers
-        self.last_wait_s = 0.0  # how long the last request waited for its answer
         self._done_stats: dict[str, float] = {}  # summed over workers that are gone
         self._live_stats: dict[str, float] = {}  # the current worker's backend stats
         self._start()
@@ -146,6 +147,7 @@ class SupervisedBackend:
         when the worker says the dispatch begins."""
         assert self._conn is not None
         start = phase_start = time.monotonic()
+        waited: float | None = None  # how long this request waited for its answer
         phase, bound = "dispatch", wait_s
         try:
             if message is not None:
@@ -159,14 +161,16 @@ class SupervisedBackend:
                     break
                 phase, phase_start = reply[1], time.monotonic()
                 bound = self.build_timeout_s if phase == "build" else wait_s
-            self.last_wait_s = time.monotonic() - start
+            waited = time.monotonic() - phase_start  # the dispatch's own wait, after any build
         except (BrokenPipeError, EOFError, OSError):
             ready, reply = True, None  # the worker is gone; recv below says how
         if not ready:
             self._kill()
             if phase == "build":
                 raise BuildTimeout(variant_id or what, time.monotonic() - phase_start)
-            raise DispatchTimeout(f"{what}: no answer within {wait_s:.1f} s; the worker was killed")
+            timeout = DispatchTimeout(f"{what}: no answer within {wait_s:.1f} s; the worker was killed")
+            timeout.waited_s = waited
+            raise timeout
         try:
             if reply is None:
                 reply = self._conn.recv()
@@ -180,7 +184,10 @@ class SupervisedBackend:
             _, kind, text = reply
             if kind in _ERRORS:
                 self._kill()
-                raise _ERRORS[kind](text)
+                error = _ERRORS[kind](text)
+                if isinstance(error, DispatchTimeout):
+                    error.waited_s = waited
+                raise error
             if message is None:
                 self._kill()
             raise BackendError(f"{kind}: {text}")

@@ -1,0 +1,50 @@
+"""Examples each family mutant needs before the fuzzer kills it, over several seeds, and the
+test budget that follows: 10 x the mean, rounded up to 50, at least 150.
+
+A kill is (close to) a geometric trial: each example exposes the fault with some
+probability p, so the examples to the first kill average 1/p and the chance of
+surviving a budget of 10/p is about e^-10. A budget set this way does not depend
+on one Hypothesis version's draw order (issue 12: 150 examples held on
+hypothesis 6.155 and failed on 6.170). tests/test_mutants_families.py carries
+the budgets this prints.
+
+    python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+from ctsgen.mutants import MutantBackend, catalogue
+
+
+def examples_to_kill(name: str, seed: int, max_examples: int) -> int | None:
+    backend = MutantBackend(name)
+    try:
+        report = Fuzzer(backend, FuzzOptions(families=(catalogue()[name].family,), max_examples=max_examples,
+                                             seed=seed, database=None, shrink_time_s=0.1)).run()
+    finally:
+        backend.close()
+    return report.first_failure_example
+
+
+def budget(mean: float) -> int:
+    return max(150, math.ceil(10 * mean / 50) * 50)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=4)
+    ap.add_argument("--max-examples", type=int, default=1500)
+    args = ap.parse_args()
+    print("| mutant | examples to kill, per seed | mean | budget |\n|---|---|---|---|")
+    for name in sorted(n for n, m in catalogue().items() if m.family != "tensor-layout"):
+        firsts = [examples_to_kill(name, s, args.max_examples) for s in range(args.seeds)]
+        mean = sum(f or args.max_examples for f in firsts) / len(firsts)
+        print(f"| {name} | {firsts} | {mean:.0f} | {budget(mean)} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
