@@ -25,21 +25,15 @@ from ctsgen.toolchain import glslang
 from ctsgen.toolchain.variants import variant_spirv
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="reference", choices=["reference", "vulkan"])
-    p.add_argument("--family", default=DEFAULT_FAMILY)
-    p.add_argument("--time", type=float, default=60.0)
-    p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args()
-    backend = open_backend(a.backend, isolation="none")
+def naive_loop(backend, family_name: str, seconds: float, seed: int = 0) -> tuple[int, float, int]:
+    """Run the naive loop on ``backend`` for ``seconds``: (cases, wall seconds, failures)."""
     profile = drawing_profile(backend.profile())
-    family = get_family(a.family)
+    family = get_family(family_name)
     strategy = family.cases(StrategyOptions(profile=profile))
     start, n, failures, chunk = time.monotonic(), 0, 0, 0
-    while time.monotonic() - start < a.time:
-        for case in draw_examples(strategy, 50, a.seed + chunk):
-            if time.monotonic() - start >= a.time:
+    while time.monotonic() - start < seconds:
+        for case in draw_examples(strategy, 50, seed + chunk):
+            if time.monotonic() - start >= seconds:
                 break
             v = case.variant()
             if profile.unsupported_reason(v.requirements()):
@@ -51,7 +45,18 @@ def main() -> None:
             failures += r.status.is_failure
             n += 1
         chunk += 1
-    wall = time.monotonic() - start
+    return n, time.monotonic() - start, failures
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--backend", default="reference", choices=["reference", "vulkan"])
+    p.add_argument("--family", default=DEFAULT_FAMILY)
+    p.add_argument("--time", type=float, default=60.0)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    backend = open_backend(a.backend, isolation="none")
+    n, wall, failures = naive_loop(backend, a.family, a.time, a.seed)
     backend.close()
     print(f"naive loop on {a.backend}: {n} cases in {wall:.1f}s = {n / wall:.1f} cases/s "
           f"({failures} failed; each case compiled and got a pipeline of its own)")

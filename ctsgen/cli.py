@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,11 +29,19 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise PackExistsError(f"{args.out} already exists; choose another --out or pass --force to replace it")
     profile = load_profile(args.profile) if args.profile else default_profile()
     family = get_family(args.family)
+    from ctsgen.timing import Breakdown
+
+    if args.jobs < 1:
+        raise SystemExit(f"ctsgen: error: --jobs {args.jobs} is not a number of processes -> "
+                         "give 1 or more (default: all cores)")
     options = StrategyOptions(profile=profile)
+    times = Breakdown()
     t0 = time.monotonic()
-    cases = draw_cases(family, args.count, args.seed, options, progress=Progress("drawing cells"))
-    if args.include_hazardous:
-        cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
+    with times.stage("draw"):
+        cases = draw_cases(family, args.count, args.seed, options, progress=Progress("drawing cells"),
+                           jobs=args.jobs)
+        if args.include_hazardous:
+            cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
     t1 = time.monotonic()
     header = {
         "seed": args.seed, "count": len(cases), "families": [family.name],
@@ -40,11 +49,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
                     "hazardous": args.hazardous_count if args.include_hazardous else 0},
         "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")},
     }
-    write_pack(cases, Path(args.out), header=header, overwrite=args.force, progress=Progress("writing cases"))
+    write_pack(cases, Path(args.out), header=header, overwrite=args.force, progress=Progress("writing cases"),
+               jobs=args.jobs, times=times)
     t2 = time.monotonic()
     n_variants = len({c.variant().id for c in cases})
-    print(f"wrote {args.out}: {len(cases)} cases, {n_variants} shader variants "
-          f"(draw {t1 - t0:.1f}s, compile+write {t2 - t1:.1f}s)")
+    print(f"wrote {args.out}: {len(cases)} cases, {n_variants} shader variants in {t2 - t0:.1f}s "
+          f"({len(cases) / max(t2 - t0, 1e-9):.0f} cases/s; draw {t1 - t0:.1f}s, compile+write {t2 - t1:.1f}s, "
+          f"{args.jobs} jobs)")
+    print(times.summary(t2 - t0, len(cases)))
     return 0
 
 
@@ -91,6 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if stats:
         print("  backend: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
                                         for k, v in stats.items()))
+    print(summary.times.summary(summary.wall_s, ran))
     for r in summary.failures[:args.show_failures]:
         print(f"{r.status.value}: {r.name}\n  {r.detail}")
         for m in r.mismatches[:4]:
@@ -165,6 +178,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         backend.close()
     print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
           f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
+    print(report.times.summary(report.wall_s, report.cases))
     if not report.failures:
         print("no failure found")
         return 0
@@ -316,6 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--hazardous-count", type=int, default=8,
                    help="cases in the hazardous group (default: 8)")
     g.add_argument("--force", action="store_true", help="replace an existing pack at --out")
+    g.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="worker processes drawing and writing (default: all cores); the pack is the same for any")
     g.set_defaults(func=cmd_generate)
 
     r = sub.add_parser("run", help="run a pack on a backend")
@@ -347,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--max-examples", type=int, default=200, help="examples per round (default: 200)")
     f.add_argument("--time", type=float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
-    f.add_argument("--max-batch", type=int, default=16, help="cases per example, one dispatch (default: 16)")
+    f.add_argument("--max-batch", type=int, default=256, help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)")
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     f.add_argument("--expect-deviation", action="append",

@@ -153,3 +153,25 @@ def test_a_case_larger_than_the_device_allows_is_not_supported(pack12: Path) -> 
             assert r["status"] == "Pass"
     assert any(s > 600 for s in sizes.values()) and any(s <= 600 for s in sizes.values())
     assert summary.dispatches > 1  # batches were split to stay under the limit
+
+
+def test_a_slow_pipeline_build_is_a_build_timeout_naming_the_variant_not_a_timeout(pack12: Path) -> None:
+    backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=30.0), build_timeout_s=1.0)
+    try:
+        results, _ = run(pack12, backend)
+    finally:
+        backend.close()
+    variant = load_pack(pack12).cases[0].variant_id
+    assert {r["status"] for r in results.values()} == {"BuildTimeout"}
+    detail = next(iter(results.values()))["detail"]
+    assert variant in detail and "took more than 1." in detail and "no dispatch was submitted" in detail
+
+
+def test_a_build_within_its_bound_does_not_eat_the_dispatch_bound(pack12: Path) -> None:
+    """The dispatch bound (1 s here) starts when the build ends: a 1.5 s build passes."""
+    backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=1.5), build_timeout_s=10.0)
+    try:
+        results, _ = run(pack12, backend)
+    finally:
+        backend.close()
+    assert {r["status"] for r in results.values()} == {"Pass"}

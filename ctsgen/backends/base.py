@@ -127,6 +127,16 @@ class DispatchTimeout(BackendError):
     waited_s: float | None = None
 
 
+class BuildTimeout(BackendError):
+    """Building a variant's pipeline (the driver compiling its SPIR-V) took longer than its
+    bound. Not a hang of the dispatch: the message names the variant and the seconds."""
+
+    def __init__(self, variant_id: str, seconds: float) -> None:
+        super().__init__(f"building the pipeline of shader variant {variant_id} took more than "
+                         f"{seconds:.1f} s (no dispatch was submitted); the worker was killed")
+        self.variant_id, self.seconds = variant_id, seconds
+
+
 class DeviceLost(BackendError):
     """The device reported VK_ERROR_DEVICE_LOST (or its equivalent)."""
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DeviceLost, Dispatch
+from ctsgen.backends.base import Backend, BackendError, DeviceLost, Dispatch, ShaderVariant
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
 
@@ -28,16 +29,21 @@ class FaultyBackend(Backend):
 
     name = "faulty"
 
-    def __init__(self, faults: dict[tuple[int, ...], str], hang_s: float = 3600.0) -> None:
+    def __init__(self, faults: dict[tuple[int, ...], str], hang_s: float = 3600.0, build_s: float = 0.0) -> None:
         unknown = set(faults.values()) - set(FAULTS)
         if unknown:
             raise ValueError(f"unknown fault(s) {sorted(unknown)}; known: {', '.join(FAULTS)}")
         self.faults = {tuple(int(w) for w in k): v for k, v in faults.items()}
         self.hang_s = hang_s
+        self.build_s = build_s  # each pipeline build takes this long, like a driver's slow compile
         self._ref = ReferenceBackend()
 
     def profile(self) -> DeviceProfile:
         return self._ref.profile()
+
+    def prepare(self, variants: Sequence[ShaderVariant]) -> None:
+        """"Build" the pipelines of ``variants``: ``build_s`` seconds each."""
+        time.sleep(self.build_s * len(variants))
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         n_buf = len(dispatch.variant.buffers)

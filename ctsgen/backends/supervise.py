@@ -23,6 +23,7 @@ import numpy as np
 from ctsgen.backends.base import (
     Backend,
     BackendError,
+    BuildTimeout,
     DeviceLost,
     Dispatch,
     DispatchTimeout,
@@ -37,6 +38,10 @@ from ctsgen.device.profile import DeviceProfile
 GRACE_S = 20.0
 START_TIMEOUT_S = 120.0
 PREPARE_S_PER_VARIANT = 2.0
+#: Bound on building one variant's pipeline before its first dispatch. The H100 takes 45 s
+#: for some 48x48 flexible-size pipelines through 5-D layouts and over 190 s for 64x64
+#: (issue 14): past this bound the verdict is BuildTimeout, not a dispatch Timeout.
+BUILD_TIMEOUT_S = 300.0
 
 
 def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
@@ -47,6 +52,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
     except BaseException as exc:  # report anything, including missing drivers
         conn.send(("error", type(exc).__name__, str(exc)))
         return
+    built: set[str] = set()  # variants whose pipeline this worker has built (or tried to)
     while True:
         try:
             request = conn.recv()
@@ -55,10 +61,17 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
         op = request[0]
         try:
             if op == "run":
+                variant = request[1].variant
+                if variant.id not in built:
+                    conn.send(("phase", "build"))  # the supervisor bounds the build on its own
+                    backend.prepare([variant])
+                    built.add(variant.id)
+                    conn.send(("phase", "dispatch"))
                 outputs = backend.run(request[1], request[2])
                 conn.send(("ok", (outputs, dict(backend.stats))))
             elif op == "prepare":
                 backend.prepare(request[1])
+                built.update(v.id for v in request[1])
                 conn.send(("ok", dict(backend.stats)))
             elif op == "stats":
                 conn.send(("ok", dict(backend.stats)))
@@ -79,10 +92,11 @@ class SupervisedBackend(Backend):
     """A :class:`~ctsgen.backends.base.Backend` whose work runs in a replaceable child process."""
 
     def __init__(self, factory: Callable[[], Backend], name: str = "supervised",
-                 grace_s: float = GRACE_S) -> None:
+                 grace_s: float = GRACE_S, build_timeout_s: float = BUILD_TIMEOUT_S) -> None:
         self.name = name
         self.factory = factory
         self.grace_s = grace_s
+        self.build_timeout_s = build_timeout_s
         self._ctx = mp.get_context("spawn")
         self._proc: Any = None
         self._conn: Connection | None = None
@@ -124,25 +138,42 @@ class SupervisedBackend(Backend):
             self._start()
             self.restart_s += time.monotonic() - t0
 
-    def _request(self, message: tuple | None, wait_s: float, what: str) -> Any:
-        """Send ``message`` (None: just wait for the greeting) and wait at most ``wait_s``."""
+    def _request(self, message: tuple | None, wait_s: float, what: str, variant_id: str | None = None) -> Any:
+        """Send ``message`` (None: just wait for the greeting) and wait at most ``wait_s``.
+
+        A worker about to build a pipeline says so (``("phase", "build")``): the build
+        then has its own bound, ``build_timeout_s``, and exceeding it raises
+        :class:`BuildTimeout` naming ``variant_id``; the ``wait_s`` bound restarts
+        when the worker says the dispatch begins."""
         assert self._conn is not None
-        start = time.monotonic()
+        start = phase_start = time.monotonic()
         waited: float | None = None  # how long this request waited for its answer
+        phase, bound = "dispatch", wait_s
         try:
             if message is not None:
                 self._conn.send(message)
-            ready = self._conn.poll(wait_s)
-            waited = time.monotonic() - start
+            while True:
+                ready = self._conn.poll(max(0.0, phase_start + bound - time.monotonic()))
+                if not ready:
+                    break
+                reply = self._conn.recv()
+                if reply[0] != "phase":
+                    break
+                phase, phase_start = reply[1], time.monotonic()
+                bound = self.build_timeout_s if phase == "build" else wait_s
+            waited = time.monotonic() - phase_start  # the dispatch's own wait, after any build
         except (BrokenPipeError, EOFError, OSError):
-            ready = True  # the worker is gone; recv below says how
+            ready, reply = True, None  # the worker is gone; recv below says how
         if not ready:
             self._kill()
+            if phase == "build":
+                raise BuildTimeout(variant_id or what, time.monotonic() - phase_start)
             timeout = DispatchTimeout(f"{what}: no answer within {wait_s:.1f} s; the worker was killed")
             timeout.waited_s = waited
             raise timeout
         try:
-            reply = self._conn.recv()
+            if reply is None:
+                reply = self._conn.recv()
         except (EOFError, OSError):
             self._proc.join(5)
             code = self._proc.exitcode
@@ -171,12 +202,14 @@ class SupervisedBackend(Backend):
         """Forward to the worker's backend (building pipelines ahead, where it can)."""
         self._ensure()
         self._fold_stats(self._request(("prepare", list(variants)),
-                                       30.0 + PREPARE_S_PER_VARIANT * len(variants), "preparing pipelines"))
+                                       self.build_timeout_s + PREPARE_S_PER_VARIANT * len(variants),
+                                       "preparing pipelines"))
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         self._ensure()
         outputs, stats = self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
-                                       f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases")
+                                       f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases",
+                                       variant_id=dispatch.variant.id)
         self._fold_stats(stats)
         return outputs
 

@@ -247,11 +247,13 @@ class VulkanBackend(Backend):
             for conv in conversions:
                 if conv.write_back:
                     self._convert(variant, conv, arrays, alloc, dispatch.workgroups, back=True)
+            t2 = time.perf_counter()
             self.stats["pipeline_s"] += t1 - t0
-            self.stats["dispatch_s"] += time.perf_counter() - t1
+            self.stats["dispatch_s"] += t2 - t1
             self.stats["dispatches"] += 1
             out = [self._read(alloc.mapped + off, a) for a, off in zip(arrays, alloc.offsets)]
             out[0] = params.copy()  # the caller's offsets, not the ones the conversions rewrote
+            self.stats["readback_s"] = self.stats.get("readback_s", 0.0) + time.perf_counter() - t2
             return out
         except DispatchTimeout:
             alloc = None  # the GPU may still write into it: leak it (see the module docstring)

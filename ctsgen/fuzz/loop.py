@@ -2,7 +2,12 @@
 
 An example draws a family, a shader variant of it, then 1..``max_batch``
 cases of that variant, runs them in one dispatch, and judges each case
-with the same rules as ``ctsgen run``. Any failure (a wrong element, a
+with the same rules as ``ctsgen run``. Each case after the first is drawn
+as one unit with a "one more?" choice that rarely stops the batch
+(``st.lists`` would stop after about 6 cases whatever its bound), so one
+compiled shader checks about 50 cases; the shrinker deletes any case (its
+unit) or ends the batch early (the choice at its minimum), so shrinking
+still ends on a single case. Cases that come out identical are judged once. Any failure (a wrong element, a
 hang, a lost device, a crash of the supervised worker) fails the example,
 and Hypothesis shrinks it: to one case, then toward the smallest readable
 one (the family strategies decide what "small" means: fewer elements,
@@ -38,7 +43,9 @@ from ctsgen.mutants import get_mutant
 from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.timing import Breakdown
+from ctsgen.toolchain import ToolchainError, validate_in_process
+from ctsgen.toolchain.variants import variant_spirv
 
 
 @dataclass
@@ -47,7 +54,7 @@ class FuzzOptions:
     max_examples: int = 200
     time_s: float | None = None  # keep drawing fresh examples until this many seconds have passed
     seed: int = 0
-    max_batch: int = 16
+    max_batch: int = 256
     database: str | ExampleDatabase | None = ".ctsgen/fuzz-db"  # a spec for open_database, or an open one
     expect_deviations: tuple[str, ...] = ()
     include_hazardous: bool = False
@@ -65,6 +72,7 @@ class FuzzReport:
     case: Case | None = None  # the minimal failing case, after shrinking
     result: CaseResult | None = None
     failures: list[tuple[Case, CaseResult]] = field(default_factory=list)  # every failure, with keep_going
+    times: Breakdown = field(default_factory=Breakdown)  # where the time went, per stage
 
     @property
     def cases_per_s(self) -> float:
@@ -104,26 +112,46 @@ class Fuzzer:
         self.profile: DeviceProfile = drawing_profile(backend.profile())
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
+        self._check_ended: float | None = None  # perf_counter when the last check ended
         self.report = FuzzReport()
 
     # -- strategies ------------------------------------------------------
     def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
-        """A family, a variant of it, then 1..max_batch distinct cases of that variant."""
-        opts = self.strategy_options
+        """A family, a variant of it, then 1..max_batch cases of that variant (see the module docstring)."""
+        opts, max_batch = self.strategy_options, self.options.max_batch
 
-        def of_family(fam: Family) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
-            return fam.variants(opts).flatmap(
-                lambda v: st.tuples(st.just(v), st.lists(fam.cases_for(v, opts), min_size=1,
-                                                         max_size=self.options.max_batch,
-                                                         unique_by=lambda c: c.name())))
+        @st.composite
+        def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
+            fam = draw(st.sampled_from(self.families))
+            v = draw(fam.variants(opts))
+            cases = fam.cases_for(v, opts)
+            more = _more(cases)
+            drawn = [draw(cases)]
+            while len(drawn) < max_batch:
+                c = draw(more)
+                if c is None:
+                    break
+                drawn.append(c)
+            return v, drawn
 
-        return st.sampled_from(self.families).flatmap(of_family)
+        return batch()
 
     def shader(self, v: Variant, family: str) -> ShaderVariant:
-        """The compiled variant of ``family`` (compiled once; validated where a validator is installed)."""
+        """The compiled variant of ``family``, compiled and validated once per process.
+
+        Validation is the glslang library's in-process SPIRV-Tools (universal
+        SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
+        keep ``spirv-val --target-env vulkan1.3`` (see ctsgen.toolchain).
+        """
         if v.id not in self._shaders:
-            # no validator on a GPU host compiling on the fly: the module is then used as compiled
-            self._shaders[v.id] = compile_variant(v, family, require_validator=False)
+            times = self.report.times
+            with times.stage("compile"):
+                spirv = variant_spirv(v)
+            with times.stage("validate"):
+                validate_in_process(spirv)
+            self._shaders[v.id] = ShaderVariant(
+                id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
+                requirements=v.requirements(), family=family, signature=v.to_json())
         return self._shaders[v.id]
 
     # -- one example -------------------------------------------------------
@@ -132,16 +160,28 @@ class Fuzzer:
         if self._first_failure_at is not None and \
                 time.monotonic() - self._first_failure_at > self.options.shrink_time_s:
             raise StopFuzzing("shrink budget spent")
-        variant, cases = batch
+        times = self.report.times
+        if self._check_ended is not None:  # Hypothesis drew this example since the last check ended
+            times.add("draw", time.perf_counter() - self._check_ended)
+        try:
+            self._check(batch)
+        finally:
+            self._check_ended = time.perf_counter()
+
+    def _check(self, batch: tuple[Variant, list[Case]]) -> None:
+        variant, drawn = batch
+        cases = list({c.name(): c for c in drawn}.values())  # an identical case is judged once
         sv = self.shader(variant, cases[0].family)
         assume(self.profile.unsupported_reason(sv.requirements) is None)
         self.report.examples += 1
-        with ExitStack() as stack:
+        times = self.report.times
+        with times.stage("data+oracle"), ExitStack() as stack:
             for name in self.options.expect_deviations:  # the documented behaviour is the expectation
                 stack.enter_context(get_mutant(name).applied())
             datas = [c.data() for c in cases]
         self.report.cases += len(cases)
-        results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)))
+        results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
+                                times=times)
         failure = next((FuzzFailure(c, r) for c, r in zip(cases, results) if r.status.is_failure), None)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
@@ -201,6 +241,7 @@ class Fuzzer:
             spec = self.options.database
             self._database = spec if isinstance(spec, ExampleDatabase) else open_database(spec)
         db = self._database if use_database or self._database is None else WriteOnlyDatabase(self._database)
+        self._check_ended = time.perf_counter()  # the first example's draw starts now
 
         @settings(database=db, max_examples=self.options.max_examples, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
@@ -215,3 +256,18 @@ class Fuzzer:
         key = repr((sorted(self.options.families), self.backend.name, self.options.include_hazardous))
         fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
         fuzz()
+
+
+#: "one more case?": 0 of 0..255 stops the batch (and is where the shrinker takes it). Hypothesis
+#: draws a range's bounds far more often than uniformly, so batches average about 50 cases: enough
+#: to amortise the per-example work, few enough that shrinking a batch to one case stays fast.
+_MORE = st.integers(0, 255)
+
+
+def _more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[Case | None]:
+    """None (the batch ends) or one more case, drawn as one unit the shrinker can delete whole."""
+    @st.composite
+    def one_more(draw: st.DrawFn) -> Case | None:
+        return None if draw(_MORE) == 0 else draw(cases)
+    return one_more()
+

@@ -13,9 +13,11 @@ import hashlib
 import math
 import random
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 
+from ctsgen.families import get_family
 from ctsgen.families.base import Case, Family, StrategyOptions
-from ctsgen.strategies.sampling import draw_examples
+from ctsgen.strategies.sampling import draw_examples, draw_many
 
 CASES_PER_VARIANT = 8
 
@@ -46,36 +48,53 @@ def _draw_distinct(strategy_for_attempt: Callable[[int], list[Case]], want: int,
 
 def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
                cases_per_variant: int = CASES_PER_VARIANT,
-               progress: Callable[[int, int], None] | None = None) -> list[Case]:
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> list[Case]:
     """``count`` distinct cases of ``family`` spread evenly over its strata.
 
     Each stratum's variants, and each variant's cases, are a seeded sample
     from a larger draw, so Hypothesis's first (always the simplest) example
     does not stand in for every small stratum or fill every variant's first slot.
+    ``jobs`` > 1 draws the strata in that many processes; the result is the same.
     """
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
     strata = family.strata()
+    work = [(family.name, i, stratum, count // len(strata) + (1 if i < count % len(strata) else 0),
+             seed, options, cases_per_variant) for i, stratum in enumerate(strata)]
+    work = [w for w in work if w[3] > 0]
     out: dict[str, Case] = {}
-    for i, stratum in enumerate(strata):
-        quota = count // len(strata) + (1 if i < count % len(strata) else 0)
-        if quota == 0:
-            continue
-        n_variants = math.ceil(quota / cases_per_variant)
-        pool = {v.id: v for v in draw_examples(family.variants(options, **stratum), 2 * n_variants + 4,
-                                               _sub_seed(seed, family.name, i))}
-        rng = random.Random(_sub_seed(seed, family.name, i, "pick"))
-        ordered = rng.sample(sorted(pool.values(), key=lambda v: v.id), min(n_variants, len(pool)))
-        shares = [quota // len(ordered) + (1 if j < quota % len(ordered) else 0) for j in range(len(ordered))]
-        for v, share in zip(ordered, shares):
-            for c in _draw_distinct(
-                    lambda attempt, v=v, share=share: _shuffled(draw_examples(
-                        family.cases_for(v, options), 3 * share + 2, _sub_seed(seed, v.id, attempt)),
-                        _sub_seed(seed, v.id, attempt, "order")),
-                    share, out):
-                out[c.name()] = c
-        if progress:
-            progress(i + 1, len(strata))
+    if jobs > 1 and len(work) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+            for n, drawn in enumerate(pool.map(_draw_stratum, work), 1):
+                out.update((c.name(), c) for c in drawn if c.name() not in out)
+                if progress:
+                    progress(n, len(work))
+    else:
+        for n, w in enumerate(work, 1):
+            out.update((c.name(), c) for c in _draw_stratum(w) if c.name() not in out)
+            if progress:
+                progress(n, len(work))
+    return list(out.values())
+
+
+def _draw_stratum(work: tuple[str, int, dict[str, object], int, int, StrategyOptions, int]) -> list[Case]:
+    """The ``quota`` cases of stratum ``i`` (a top-level function: it runs in worker processes)."""
+    family_name, i, stratum, quota, seed, options, cases_per_variant = work
+    family = get_family(family_name)
+    n_variants = math.ceil(quota / cases_per_variant)
+    pool = {v.id: v for v in draw_examples(family.variants(options, **stratum), 2 * n_variants + 4,
+                                           _sub_seed(seed, family.name, i))}
+    rng = random.Random(_sub_seed(seed, family.name, i, "pick"))
+    ordered = rng.sample(sorted(pool.values(), key=lambda v: v.id), min(n_variants, len(pool)))
+    shares = [quota // len(ordered) + (1 if j < quota % len(ordered) else 0) for j in range(len(ordered))]
+    out: dict[str, Case] = {}
+    for v, share in zip(ordered, shares):
+        for c in _draw_distinct(
+                lambda attempt, v=v, share=share: _shuffled(draw_many(
+                    family.cases_for(v, options), 3 * share + 2, _sub_seed(seed, v.id, attempt)),
+                    _sub_seed(seed, v.id, attempt, "order")),
+                share, out):
+            out[c.name()] = c
     return list(out.values())
 
 

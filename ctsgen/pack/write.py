@@ -4,7 +4,10 @@ Everything goes into a temporary sibling directory first and is renamed
 into place only when complete, so an interrupted or failed generate
 leaves no half-written pack (and an existing pack is replaced only with
 ``overwrite``). Output is byte-identical for the same cases: JSON with
-sorted keys, no timestamps.
+sorted keys, no timestamps. With ``jobs`` > 1 the variants (each with its
+cases) are compiled and written by worker processes; every file depends
+only on its own variant or case, and the manifest is assembled in case
+order, so the bytes do not depend on ``jobs``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +29,8 @@ from ctsgen.errors import CtsgenError
 from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
-from ctsgen.toolchain.variants import compile_variant, variant_validator
+from ctsgen.timing import Breakdown
+from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
 
 
 class PackExistsError(CtsgenError, FileExistsError):
@@ -74,15 +79,17 @@ def case_record(case: Case, v: Variant, d: CaseData, data_files: dict[str, str])
 def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
                require_validator: bool = True, overwrite: bool = False,
                progress: Callable[[int, int], None] | None = None,
-               extra_files: dict[str, str | bytes] | None = None) -> Path:
+               extra_files: dict[str, str | bytes] | None = None, jobs: int = 1,
+               times: Breakdown | None = None) -> Path:
     """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
-    Each variant is compiled and validated once by
-    :func:`~ctsgen.toolchain.variants.compile_variant` (``require_validator=False``:
+    Each variant is compiled and validated once, as
+    :func:`~ctsgen.toolchain.variants.compile_variant` does (``require_validator=False``:
     a missing validator is not an error, e.g. a repro written on a GPU host).
     ``extra_files`` (relative path -> content) are written beside the
     manifest before the pack is published, e.g. a repro's report.
+    ``jobs``: worker processes; ``times`` receives the per-stage seconds.
     """
     out_dir = Path(out_dir)
     if out_dir.exists() and not overwrite:
@@ -90,7 +97,8 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
-        _write_into(tmp, cases, header, require_validator, progress)
+        _write_into(tmp, cases, header, require_validator, progress, jobs,
+                    times if times is not None else Breakdown())
         for rel, content in (extra_files or {}).items():
             target = tmp / rel
             if isinstance(content, bytes):
@@ -105,46 +113,92 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
 
 
 def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], require_validator: bool,
-                progress: Callable[[int, int], None] | None) -> None:
+                progress: Callable[[int, int], None] | None, jobs: int, times: Breakdown) -> None:
     (root / "shaders").mkdir()
     (root / "cases").mkdir()
+    groups: dict[str, list[tuple[int, Case]]] = {}  # variant id -> (case index, case), first-seen order
+    for n, case in enumerate(cases):
+        groups.setdefault(case.variant().id, []).append((n, case))
+    work = [(root, group, require_validator) for group in groups.values()]
     variants: dict[str, dict[str, Any]] = {}
-    entries = []
-    for n, case in enumerate(cases, 1):
-        v = case.variant()
-        if v.id not in variants:
-            spirv = compile_variant(v, case.family, require_validator=require_validator).spirv
-            (root / "shaders" / f"{v.id}.comp").write_text(v.glsl())
-            (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
-            variants[v.id] = {**variant_record(case.family, v, spirv), "validator": variant_validator(v)}
-        name = case.name()
-        case_dir = root / "cases" / name
-        case_dir.mkdir()
-        d = case.data()
-        files: dict[str, str] = {}
-        tolerance = d.tolerance or [None] * len(d.expected)
-        for spec, initial, expected, tol in zip(v.buffers(), d.initial, d.expected, tolerance):
-            if tol is not None:
-                files[f"{spec.name}.tolerance"] = f"cases/{name}/{spec.name}.tolerance.npy"
-                save_array(case_dir / f"{spec.name}.tolerance.npy", np.asarray(tol, dtype=np.float64))
-            files[f"{spec.name}.initial"] = f"cases/{name}/{spec.name}.initial.npy"
-            save_array(case_dir / f"{spec.name}.initial.npy", initial)
-            if expected is not None:
-                files[f"{spec.name}.expected"] = f"cases/{name}/{spec.name}.expected.npy"
-                save_array(case_dir / f"{spec.name}.expected.npy", expected)
-        (case_dir / "case.json").write_text(_dump(case_record(case, v, d, files)))
-        entry = {"name": name, "family": case.family, "variant": v.id, "case": f"cases/{name}/case.json"}
-        hazards = getattr(case, "hazards", lambda: [])()
-        if hazards:
-            entry["group"] = "hazardous"
-            entry["hazards"] = hazards
-        entries.append(entry)
+    entries: list[dict[str, Any] | None] = [None] * len(cases)
+    done = 0
+
+    def collect(result: tuple[str, dict[str, Any], list[tuple[int, dict[str, Any]]], dict[str, float]]) -> None:
+        nonlocal done
+        vid, record, written, seconds = result
+        variants[vid] = record
+        for n, entry in written:
+            entries[n] = entry
+        times.merge(seconds)
+        done += len(written)
         if progress:
-            progress(n, len(cases))
+            progress(done, len(cases))
+
+    if jobs > 1 and len(work) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for result in pool.map(_write_variant, work, chunksize=max(1, len(work) // (8 * jobs))):
+                collect(result)
+    else:
+        for w in work:
+            collect(_write_variant(w))
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
                 "generator": {"name": "ctsgen", "version": __version__},
                 **header, "variants": variants, "cases": entries}
-    (root / "manifest.json").write_text(_dump(manifest))
+    with times.stage("write"):
+        (root / "manifest.json").write_text(_dump(manifest))
+
+
+def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str, dict[str, Any], list[tuple[int, dict[str, Any]]], dict[str, float]]:
+    """Compile, validate and write one variant and its cases (a top-level function: it runs
+    in worker processes). Returns the variant's id and manifest record, each case's index
+    and manifest entry, and the seconds per stage."""
+    root, group, require_validator = work
+    times = Breakdown()
+    first = group[0][1]
+    v = first.variant()
+    with times.stage("compile"):
+        glsl = v.glsl()
+        spirv = variant_spirv(v)
+    validator = variant_validator(v)
+    with times.stage("validate"):  # what compile_variant does, timed apart
+        validate_module(spirv, validator, required=require_validator)
+    with times.stage("write"):
+        (root / "shaders" / f"{v.id}.comp").write_text(glsl)
+        (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
+    record = {**variant_record(first.family, v, spirv), "validator": validator}
+    written = []
+    for n, case in group:
+        with times.stage("data+oracle"):
+            d = case.data()
+        with times.stage("write"):
+            written.append((n, _write_case(root, case, v, d)))
+    return v.id, record, written, times.seconds
+
+
+def _write_case(root: Path, case: Case, v: Variant, d: CaseData) -> dict[str, Any]:
+    """Write one case's directory; return its manifest entry."""
+    name = case.name()
+    case_dir = root / "cases" / name
+    case_dir.mkdir()
+    files: dict[str, str] = {}
+    tolerance = d.tolerance or [None] * len(d.expected)
+    for spec, initial, expected, tol in zip(v.buffers(), d.initial, d.expected, tolerance):
+        if tol is not None:
+            files[f"{spec.name}.tolerance"] = f"cases/{name}/{spec.name}.tolerance.npy"
+            save_array(case_dir / f"{spec.name}.tolerance.npy", np.asarray(tol, dtype=np.float64))
+        files[f"{spec.name}.initial"] = f"cases/{name}/{spec.name}.initial.npy"
+        save_array(case_dir / f"{spec.name}.initial.npy", initial)
+        if expected is not None:
+            files[f"{spec.name}.expected"] = f"cases/{name}/{spec.name}.expected.npy"
+            save_array(case_dir / f"{spec.name}.expected.npy", expected)
+    (case_dir / "case.json").write_text(_dump(case_record(case, v, d, files)))
+    entry = {"name": name, "family": case.family, "variant": v.id, "case": f"cases/{name}/case.json"}
+    hazards = getattr(case, "hazards", lambda: [])()
+    if hazards:
+        entry["group"] = "hazardous"
+        entry["hazards"] = hazards
+    return entry
 
 
 def _publish(tmp: Path, out_dir: Path) -> None:

@@ -8,6 +8,7 @@ in :func:`ctsgen.runner.verdict.judge`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,6 +17,7 @@ from ctsgen.backends.base import Backend, BackendError, ShaderVariant
 from ctsgen.families.base import Case, CaseData, case_locator
 from ctsgen.runner.batch import build_batch, case_outputs
 from ctsgen.runner.verdict import CaseResult, error_result, judge, output_buffers
+from ctsgen.timing import Breakdown
 
 
 def judge_case(case: Case, variant: ShaderVariant, outputs: list[np.ndarray], data: CaseData) -> CaseResult:
@@ -26,13 +28,22 @@ def judge_case(case: Case, variant: ShaderVariant, outputs: list[np.ndarray], da
 
 
 def execute_cases(backend: Backend, variant: ShaderVariant, cases: Sequence[Case], data: Sequence[CaseData],
-                  timeout_s: float) -> list[CaseResult]:
+                  timeout_s: float, times: Breakdown | None = None) -> list[CaseResult]:
     """Run ``cases`` (all of ``variant``; ``data[i]`` is ``cases[i].data()``) in one dispatch
     and judge each. A dispatch that gives no result (:class:`BackendError`) gives every
-    case that error's verdict (Timeout, DeviceLost or Crash)."""
-    batch = build_batch(variant, [d.params for d in data], [d.initial for d in data])
+    case that error's verdict (Timeout, DeviceLost or Crash). ``times`` receives the
+    seconds of packing the data, pipeline, dispatch, read-back and judging."""
+    times = times if times is not None else Breakdown()
+    with times.stage("data+oracle"):
+        batch = build_batch(variant, [d.params for d in data], [d.initial for d in data])
+    before = dict(backend.stats)
+    t0 = time.perf_counter()
     try:
         out = backend.run(batch.dispatch, timeout_s)
     except BackendError as exc:
+        times.add("dispatch", time.perf_counter() - t0)
         return [error_result(c.name(), exc) for c in cases]
-    return [judge_case(c, variant, case_outputs(batch, out, i), d) for i, (c, d) in enumerate(zip(cases, data))]
+    times.split_backend(time.perf_counter() - t0, before, dict(backend.stats))
+    with times.stage("judge"):
+        return [judge_case(c, variant, case_outputs(batch, out, i), d)
+                for i, (c, d) in enumerate(zip(cases, data))]

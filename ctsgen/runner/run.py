@@ -36,6 +36,7 @@ from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.model_verdict import model_verdict
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult, Locator, Status, describe, judge, output_buffers, status_of
+from ctsgen.timing import Breakdown
 
 #: Culprits isolated per variant before the rest of its failing batches are
 #: recorded as they are: beyond that the failure looks variant-wide (a
@@ -68,6 +69,7 @@ class RunSummary:
     bisection_dispatches: int = 0
     hang_detect_s: list[float] = field(default_factory=list)
     resumed: int = 0  # cases whose verdict came from the results file of an earlier run
+    times: Breakdown = field(default_factory=Breakdown)  # where the time went, per stage
 
     @property
     def ok(self) -> bool:
@@ -132,23 +134,29 @@ class _VariantRun:
         self.culprits = 0
 
     def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
-        arrays = [c.arrays() for c in group]
-        batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
+        times = self.summary.times
+        with times.stage("data+oracle"):  # a pack's data and expected values, read from its files
+            arrays = [c.arrays() for c in group]
+            batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
         self.summary.dispatches += 1
         start = time.monotonic()
+        stats_before = dict(self.backend.stats)
         try:
             out = self.backend.run(batch.dispatch, self.options.timeout_for(len(group)))
         except BackendError as exc:
             if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
                 waited = exc.waited_s
                 self.summary.hang_detect_s.append(time.monotonic() - start if waited is None else waited)
+            times.add("dispatch", time.monotonic() - start)
             return None, exc
-        results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
-                   for i, c in enumerate(group)]
-        if self.options.numerics:  # the device-model verdict after the spec one (--numerics)
-            results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
-                                     case_outputs(batch, out, i), self.options.numerics)
-                       for i, (r, c) in enumerate(zip(results, group))]
+        times.split_backend(time.monotonic() - start, stats_before, dict(self.backend.stats))
+        with times.stage("judge"):
+            results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
+                       for i, c in enumerate(group)]
+            if self.options.numerics:  # the device-model verdict after the spec one (--numerics)
+                results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
+                                         case_outputs(batch, out, i), self.options.numerics)
+                           for i, (r, c) in enumerate(zip(results, group))]
         return results, None
 
     def run(self, group: list[PackCase]) -> None:
@@ -229,7 +237,8 @@ def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, optio
     supported = {vid: pack.variants[vid].requirements for vid in by_variant}
     reasons = {vid: profile.unsupported_reason(req) for vid, req in supported.items()}
     try:  # build every pipeline up front, in parallel, where the backend can
-        backend.prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
+        with summary.times.stage("pipeline"):
+            backend.prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
     except BackendError:
         pass  # each variant's own dispatch will say what is wrong with it
     limit = profile.properties.get("maxStorageBufferRange")

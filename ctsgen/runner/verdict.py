@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import BackendError, DeviceLost, DispatchTimeout, WorkerCrashed
+from ctsgen.backends.base import BackendError, BuildTimeout, DeviceLost, DispatchTimeout, WorkerCrashed
 
 #: A 'tolerance' rule's default: a passing element whose error exceeds this fraction of
 #: its tolerance makes the case a QualityWarning (``CompareRule.warn_fraction``).
@@ -38,6 +38,7 @@ class Status(str, enum.Enum):
     NotSupported = "NotSupported"
     QualityWarning = "QualityWarning"
     Timeout = "Timeout"
+    BuildTimeout = "BuildTimeout"  # the pipeline build exceeded its bound: a slow compile, not a hang
     DeviceLost = "DeviceLost"
     Crash = "Crash"
     #: Within the spec's tolerance, but not the bit-exact result of the device numeric model the
@@ -46,7 +47,7 @@ class Status(str, enum.Enum):
 
     @property
     def is_failure(self) -> bool:
-        return self in (Status.Fail, Status.Timeout, Status.DeviceLost, Status.Crash)
+        return self in (Status.Fail, Status.Timeout, Status.BuildTimeout, Status.DeviceLost, Status.Crash)
 
 
 @dataclass
@@ -207,12 +208,14 @@ def _scalar(arr: np.ndarray, k: int) -> Any:
 
 
 _STATUS: dict[type[BackendError], Status] = {
-    DispatchTimeout: Status.Timeout, DeviceLost: Status.DeviceLost, WorkerCrashed: Status.Crash}
+    DispatchTimeout: Status.Timeout, BuildTimeout: Status.BuildTimeout, DeviceLost: Status.DeviceLost,
+    WorkerCrashed: Status.Crash}
 
 
 def status_of(exc: BackendError | None) -> Status:
     """The verdict of a case whose dispatch gave no result because of ``exc``: Timeout,
-    DeviceLost, or Crash (a dead worker, or any other backend error)."""
+    BuildTimeout (its pipeline build exceeded its bound), DeviceLost, or Crash (a dead
+    worker, or any other backend error)."""
     return _STATUS.get(type(exc), Status.Crash)
 
 

@@ -10,6 +10,7 @@ SetDimension would set, offset 0.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from hypothesis import strategies as st
@@ -19,12 +20,18 @@ from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, ceil_div
 #: Largest side per number of dimensions, so a tensor stays a few thousand elements.
 DEFAULT_MAX_SIDE = {1: 600, 2: 40, 3: 14, 4: 7, 5: 5}
 
+#: Strategy factories are memoised (their arguments are small tuples and ints): a
+#: strategy object built once is validated once, where a fresh one per draw cost
+#: Hypothesis about half of each case's draw time (bench/throughput.py).
+reused = functools.lru_cache(maxsize=8192)
+
 #: clampValue bit patterns worth hitting: zero, one, float 1.0, the sign and
 #: top bits of 8/16/32-bit types, all ones.
 EDGE_CLAMP_VALUES = (0, 1, 0x3F800000, 0x7F, 0x80, 0xFF, 0x3C00, 0x7FFF, 0x8000, 0xFFFF, 0x10000,
                      0x7FFFFFFF, 0x80000000, 0xFFFFFFFF)
 
 
+@reused
 def layout_dimensions(dim: int, *, min_side: int = 1, max_side: int | None = None
                       ) -> st.SearchStrategy[tuple[int, ...]]:
     """Draw ``layoutDimension`` for a ``dim``-dimensional layout (each in [min_side, max_side])."""
@@ -36,11 +43,13 @@ def layout_dimensions(dim: int, *, min_side: int = 1, max_side: int | None = Non
     return st.tuples(*[st.integers(min_side, hi)] * dim)
 
 
+@reused
 def block_sizes(dim: int, *, max_block: int = 8) -> st.SearchStrategy[tuple[int, ...]]:
     """Draw ``blockSize`` (each in [1, max_block]; may exceed the dimension)."""
     return st.tuples(*[st.integers(1, max_block)] * dim)
 
 
+@reused
 def strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...], *, max_padding: int = 3
             ) -> st.SearchStrategy[tuple[int, ...]]:
     """Draw valid explicit strides: each ``stride[i]`` is the minimum allowed,
@@ -58,6 +67,7 @@ def strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...], *, max
     return st.tuples(*[st.integers(0, max_padding)] * dim).map(build)
 
 
+@reused
 @st.composite
 def slices(draw: st.DrawFn, layoutDimension: tuple[int, ...], *, in_bounds: bool = False,
            min_elements: int = 1, max_span: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -92,6 +102,7 @@ def slices(draw: st.DrawFn, layoutDimension: tuple[int, ...], *, in_bounds: bool
     return offset, span
 
 
+@reused
 def clamp_values() -> st.SearchStrategy[int]:
     """Draw a 32-bit clampValue, often an edge bit pattern (shrinks to 0)."""
     return st.one_of(st.sampled_from(EDGE_CLAMP_VALUES), st.integers(0, 2**32 - 1))

@@ -13,9 +13,10 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.model.tensor import MAX_DIM, UINT32_MAX
-from ctsgen.strategies.tensor import strides
+from ctsgen.strategies.tensor import reused, strides
 
 
+@reused
 def permutations(dim: int) -> st.SearchStrategy[tuple[int, ...]]:
     """A permutation of [0, dim) (the p0..p<Dim-1> of OpTypeTensorViewNV); shrinks to the identity."""
     if not 1 <= dim <= MAX_DIM:
@@ -23,6 +24,7 @@ def permutations(dim: int) -> st.SearchStrategy[tuple[int, ...]]:
     return st.permutations(list(range(dim))).map(tuple)
 
 
+@reused
 @st.composite
 def view_dimensions(draw: st.DrawFn, dim: int, *, max_side: int = 8, max_elements: int = 4096
                     ) -> tuple[int, ...]:
@@ -38,6 +40,7 @@ def view_dimensions(draw: st.DrawFn, dim: int, *, max_side: int = 8, max_element
     return tuple(out)
 
 
+@reused
 def view_strides(viewDimension: tuple[int, ...], *, max_stride: int = 64) -> st.SearchStrategy[tuple[int, ...]]:
     """Explicit ``viewStride`` for OpTensorViewSetStrideNV: packed-plus-padding strides
     (injective over the view, shrinking to SetDimension's packed strides) or any small
@@ -47,6 +50,7 @@ def view_strides(viewDimension: tuple[int, ...], *, max_stride: int = 64) -> st.
                      st.tuples(*[st.integers(0, max_stride)] * dim))
 
 
+@reused
 def _clip_axis(extent: int) -> st.SearchStrategy[tuple[int, int]]:
     """(offset, span) of one clip axis for a matrix side of ``extent``: inside (ending at or
     before the side's end), cutting, past the end, empty, or the whole 32-bit range left
@@ -62,6 +66,7 @@ def _clip_axis(extent: int) -> st.SearchStrategy[tuple[int, int]]:
     return axis()
 
 
+@reused
 def _covering_axis(extent: int) -> st.SearchStrategy[tuple[int, int]]:
     """(0, span) of one clip axis that keeps the whole matrix side: a span of exactly
     ``extent``, a few past it, or the whole 32-bit range."""
@@ -69,6 +74,7 @@ def _covering_axis(extent: int) -> st.SearchStrategy[tuple[int, int]]:
                                            st.just(UINT32_MAX)))
 
 
+@reused
 @st.composite
 def clip_regions(draw: st.DrawFn, rows: int, cols: int, *, max_elements: int | None = None
                  ) -> tuple[int, int, int, int] | None:

@@ -111,6 +111,13 @@ def library_path() -> Path:
     )
 
 
+def library_version(path: Path) -> str:
+    """The version in the library's file name (``libslang-glslang-2026.12.so`` -> ``2026.12``),
+    or the file name itself where it carries none."""
+    match = re.fullmatch(r"libslang-glslang-(.+)\.so(?:\..*)?", path.name)
+    return match.group(1) if match else path.name
+
+
 @functools.cache
 def _library() -> ctypes.CDLL:
     """Load the glslang library once, with the prototypes of its exports."""

@@ -28,6 +28,7 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
 from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
 from ctsgen.strategies import block_sizes, clamp_values, layout_dimensions, matrix_types, slices, strides
+from ctsgen.strategies.tensor import reused
 
 
 def strata() -> list[dict[str, object]]:
@@ -48,6 +49,10 @@ def layout_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
     return LayoutVariant(op, d, mode, matrix)
 
 
+_PATTERNS = st.sampled_from(("iota", "random"))
+
+
+@reused
 def _optional(strategy: st.SearchStrategy) -> st.SearchStrategy:
     """None (the instruction is not executed) or a drawn value; shrinks to None."""
     return st.one_of(st.none(), strategy)
@@ -76,7 +81,7 @@ def layout_cases(draw: st.DrawFn, variant: LayoutVariant,
     if sliced:
         offset, span = draw(slices(dims, in_bounds=in_bounds, min_elements=need))
     clampValue = draw(_optional(clamp_values()))
-    pattern = draw(st.sampled_from(["iota", "random"]))
+    pattern = draw(_PATTERNS)
     seed = draw(st.integers(0, 2**32 - 1)) if pattern == "random" else 0
     return TensorLayoutCase(variant, dims, blockSize, stride, offset, span, clampValue, pattern, seed)
 

@@ -1,0 +1,103 @@
+"""Issue 14's CPU-side levers: the time breakdown, batches of many cases, parallel
+generation that does not change the pack, and the glslang version without slangpy.
+Speed is printed here, never asserted (targets live in bench/throughput.py)."""
+
+from __future__ import annotations
+
+import filecmp
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.cli import main
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+from ctsgen.timing import Breakdown
+from ctsgen.toolchain import SpirvValidationError, glslang, toolchain_versions, validate_in_process
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+
+def test_breakdown_sums_stages_and_splits_backend_time() -> None:
+    t = Breakdown()
+    t.add("draw", 1.0)
+    t.merge({"draw": 0.5, "judge": 0.25})
+    t.split_backend(2.0, {"pipeline_s": 1.0, "readback_s": 0.0}, {"pipeline_s": 1.5, "readback_s": 0.25})
+    assert t.to_json() == {"draw": 1.5, "pipeline": 0.5, "dispatch": 1.25, "read-back": 0.25, "judge": 0.25}
+    summary = t.summary(wall_s=4.0, cases=100)
+    assert "draw" in summary and "15.000 ms/case" in summary  # 1.5 s over 100 cases
+    with pytest.raises(ValueError, match="unknown stage"):
+        with t.stage("drawing"):
+            pass
+
+
+def test_a_fuzz_example_checks_many_cases_of_one_shader_and_times_every_stage() -> None:
+    report = Fuzzer(ReferenceBackend(), FuzzOptions(max_examples=12, database=None)).run()
+    assert report.case is None
+    assert report.cases >= 20 * report.examples  # today's loop averaged about 4 cases an example
+    assert {"draw", "data+oracle", "compile", "validate", "dispatch", "judge"} <= set(report.times.to_json())
+
+
+def _tree_identical(a: Path, b: Path) -> bool:
+    cmp = filecmp.dircmp(a, b)
+    if cmp.left_only or cmp.right_only or cmp.funny_files:
+        return False
+    _, mismatch, errors = filecmp.cmpfiles(a, b, cmp.common_files, shallow=False)
+    return not mismatch and not errors and all(_tree_identical(a / d, b / d) for d in cmp.common_dirs)
+
+
+@pytest.mark.parametrize("family", ["tensor-layout", "decode-vector"])
+def test_generate_makes_the_same_bytes_for_any_number_of_jobs(tmp_path: Path, family: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    for jobs in (1, 2):
+        assert main(["generate", "--family", family, "--count", "60", "--seed", "7",
+                     "--out", str(tmp_path / f"jobs{jobs}"), "--jobs", str(jobs)]) == 0
+    out = capsys.readouterr().out
+    assert "where the time went" in out and "validate" in out
+    assert _tree_identical(tmp_path / "jobs1", tmp_path / "jobs2")
+
+
+def test_generate_refuses_zero_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["generate", "--count", "4", "--out", str(tmp_path / "p"), "--jobs", "0"])
+    assert "--jobs 0" in str(exc.value) and not (tmp_path / "p").exists()
+
+
+def test_toolchain_versions_name_the_library_when_only_the_library_is_carried(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    real = metadata.version
+
+    def without_slangpy(name: str) -> str:
+        if name == "slangpy":
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(metadata, "version", without_slangpy)
+    versions = toolchain_versions()
+    assert "slangpy" not in versions
+    assert versions["glslang_library_version"] == glslang.library_version(glslang.library_path())
+    assert glslang.library_version(Path("libslang-glslang-2026.12.so")) == "2026.12"
+
+
+def test_in_process_validation_rejects_what_spirv_val_rejects() -> None:
+    from ctsgen.toolchain import compile_glsl
+
+    spirv = compile_glsl("#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n")
+    validate_in_process(spirv)
+    broken = spirv[:20] + (0xFFFF).to_bytes(4, "little") + spirv[24:]  # the first instruction's word
+    with pytest.raises(SpirvValidationError):
+        validate_in_process(broken)
+
+
+def test_reference_fuzz_against_the_naive_loop_prints_the_ratio() -> None:
+    """Goal 2 of issue 14, printed (not asserted: speed lives in bench/throughput.py)."""
+    from naive_loop import naive_loop
+
+    backend = ReferenceBackend()
+    n, wall, failures = naive_loop(backend, "tensor-layout", 3.0)
+    report = Fuzzer(backend, FuzzOptions(max_examples=10**9, time_s=3.0, database=None)).run()
+    assert n > 0 and failures == 0 and report.cases > 0 and report.case is None
+    ratio = report.cases_per_s / (n / wall)
+    print(f"\nreference fuzz {report.cases_per_s:.0f} cases/s vs naive loop {n / wall:.0f} cases/s: {ratio:.1f}x")
