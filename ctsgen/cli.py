@@ -8,23 +8,49 @@ import time
 from pathlib import Path
 
 from ctsgen import __version__
+from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_writable_dir,
+                            exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd, nonneg_float, nonneg_int,
+                            positive_float, positive_int)
 from ctsgen.progress import Progress
 
 DEFAULT_PACK = "generated/tensor-layout"
+#: Where ``generate`` writes when no --out is given: one directory per family.
+DEFAULT_OUT = "generated/{family}"
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.device.profile import default_profile, load_profile
     from ctsgen.families import get_family
-    from ctsgen.families.base import StrategyOptions
-    from ctsgen.pack.generate import draw_cases, draw_hazardous
-    from ctsgen.pack.write import PackExistsError, write_pack
-    from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+    from ctsgen.pack.lock import out_lock
 
-    if Path(args.out).exists() and not args.force:
-        raise PackExistsError(f"{args.out} already exists; choose another --out or pass --force to replace it")
+    out = Path(args.out or DEFAULT_OUT.format(family=args.family))
     profile = load_profile(args.profile) if args.profile else default_profile()
     family = get_family(args.family)
+    with out_lock(out):
+        try:
+            return _generate_locked(args, out, profile, family)
+        except KeyboardInterrupt as exc:
+            raise Interrupted(getattr(exc, "signum", 2), f"nothing was written to {out}") from None
+
+
+def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> int:
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.pack.generate import draw_cases, draw_hazardous
+    from ctsgen.pack.reuse import request_differences
+    from ctsgen.pack.write import PackExistsError, check_replaceable, is_ctsgen_pack, write_pack
+    from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+
+    toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
+    if out.is_dir() and not args.force and is_ctsgen_pack(out):
+        differ = request_differences(out, family=family.name, count=args.count, seed=args.seed,
+                                     profile=profile.name, toolchain=toolchain,
+                                     hazardous=args.hazardous_count if args.include_hazardous else 0)
+        if not differ:
+            print(f"{out} is up to date (same family, count, seed, profile and ctsgen); nothing to do")
+            return 0
+        raise PackExistsError(f"{out} holds a pack generated with other options ({differ}) -> pass --force "
+                              "to replace it, or choose another --out")
+    check_replaceable(out, args.force)
     options = StrategyOptions(profile=profile)
     t0 = time.monotonic()
     cases = draw_cases(family, args.count, args.seed, options, progress=Progress("drawing cells"))
@@ -35,18 +61,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
         "seed": args.seed, "count": len(cases), "families": [family.name],
         "options": {"profile": profile.name,
                     "hazardous": args.hazardous_count if args.include_hazardous else 0},
-        "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")},
+        "toolchain": toolchain,
     }
-    write_pack(cases, Path(args.out), header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
+    write_pack(cases, out, header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
                overwrite=args.force, progress=Progress("writing cases"))
     t2 = time.monotonic()
     n_variants = len({c.variant().id for c in cases})
-    print(f"wrote {args.out}: {len(cases)} cases, {n_variants} shader variants "
+    print(f"wrote {out}: {len(cases)} cases, {n_variants} shader variants "
           f"(draw {t1 - t0:.1f}s, compile+write {t2 - t1:.1f}s)")
     return 0
 
 
 def _backend_factory(name: str):
+    from ctsgen.backends.base import BackendError
+
     if name == "reference":
         from ctsgen.backends.reference import ReferenceBackend
         return ReferenceBackend
@@ -65,10 +93,10 @@ def _backend_factory(name: str):
         try:
             return getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as exc:
-            raise SystemExit(f"ctsgen: error: backend {name!r}: cannot load {attr} from module {module} ({exc}); "
-                             "is the module on PYTHONPATH?") from None
-    raise SystemExit(f"ctsgen: error: unknown backend {name!r}; use reference, vulkan, mutant:NAME "
-                     "(`ctsgen mutants` lists the names) or MODULE:CLASS")
+            raise BackendError(f"backend {name!r}: cannot load {attr} from module {module} ({exc}) -> put the "
+                               "module on PYTHONPATH, or check the MODULE:CLASS spelling") from None
+    raise BackendError(f"unknown backend {name!r} -> use reference, vulkan, mutant:NAME "
+                       "(`ctsgen mutants` lists the names) or MODULE:CLASS")
 
 
 def _backend(name: str, isolation: str, device_index: int | None = None):
@@ -100,18 +128,20 @@ def _revalidate(pack) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.pack.read import load_pack
-    from ctsgen.runner.run import RunOptions, recover_results, run_pack
+    from ctsgen.runner import run as runner
+    from ctsgen.runner.results_file import check_results_file, partial_path, results_output, safe_name
 
     pack = load_pack(args.pack)
     _revalidate(pack)
-    results_path = Path(args.results or Path(args.pack) / f"results-{args.backend}.jsonl")
-    done_before = recover_results(results_path) if args.resume else {}
+    results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
+    check_results_file(results_path)  # before a backend starts
+    check_results_file(partial_path(results_path))
     backend = _backend(args.backend, args.isolation)
     try:
-        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
-        with open(results_path, "a" if args.resume else "w") as fh:
-            summary = run_pack(pack, backend, fh, opts, done_before=done_before,
-                               progress=None if args.quiet else _run_progress())
+        opts = runner.RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
+        with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
+            summary = runner.run_pack(pack, backend, fh, opts, done_before=done_before,
+                                      progress=None if args.quiet else _run_progress())
     finally:
         backend.close()
     ran = len(pack.cases) - summary.resumed
@@ -152,9 +182,30 @@ def cmd_repro(args: argparse.Namespace) -> int:
     from ctsgen.repro import export_repro
 
     results = Path(args.results) if args.results else None
-    out = export_repro(load_pack(args.pack), args.case, Path(args.out), results=results, overwrite=args.force)
-    print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend vulkan")
+    if results is not None and not results.is_file():
+        from ctsgen.errors import UserError
+        raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
+                        "(PACK/results-BACKEND.jsonl), or leave --results out")
+    backend = args.backend or _backend_of_results(results)
+    out = export_repro(load_pack(args.pack), args.case, Path(args.out), results=results, overwrite=args.force,
+                       backend=backend)
+    print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend {backend}")
     return 0
+
+
+def _backend_of_results(results: Path | None) -> str:
+    """The backend a results file came from, by the name `ctsgen run` gives it
+    (results-BACKEND.jsonl); vulkan when it says nothing."""
+    from ctsgen.mutants import catalogue
+
+    stem = results.name.split(".")[0] if results else ""
+    if stem.startswith("results-"):
+        name = stem[len("results-"):]
+        if name.startswith("mutant-") and name[len("mutant-"):] in catalogue():
+            return "mutant:" + name[len("mutant-"):]
+        if name in ("reference", "vulkan"):
+            return name
+    return "vulkan"
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -178,6 +229,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     for name in options.expect_deviations:
         from ctsgen.mutants import get_mutant
         get_mutant(name)
+    check_database(options.database)  # a failure found and not stored would be lost
+    check_writable_dir(args.repro_dir, "--repro-dir")
     backend = _backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
 
@@ -232,7 +285,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
                      progress=Progress("mutants"))
     command = "ctsgen bench mutation" + (f" --seeds {args.seeds}" if args.seeds != 3 else "") + \
         (f" --max-examples {args.max_examples}" if args.max_examples != 300 else "") + \
-        (f" --reference-budget {args.reference_budget}" if args.reference_budget != 3000 else "")
+        (f" --reference-budget {args.reference_budget}" if args.reference_budget != 3000 else "") + \
+        (f" --out {args.out}" if args.out != ".ctsgen/bench/mutation.md" else "") + \
+        (f" --plot {args.plot}" if args.plot != ".ctsgen/bench/mutation.png" else "")
     text = markdown(rows, seeds, args.max_examples, command, args.reference_budget)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
@@ -273,36 +328,44 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ctsgen", description=__doc__)
+    from ctsgen.families import families
+
+    names = ", ".join(sorted(families()))
+    p = OneLineParser(prog="ctsgen", description=__doc__)
     p.add_argument("--version", action="version", version=f"ctsgen {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="draw cases and write a test pack")
-    g.add_argument("--family", default="tensor-layout", help="test family (default: tensor-layout)")
-    g.add_argument("--count", type=int, default=500, help="number of cases (default: 500)")
+    g.add_argument("--family", default="tensor-layout", help=f"test family: {names} (default: tensor-layout)")
+    g.add_argument("--count", type=positive_int, default=500, help="number of cases (default: 500)")
     g.add_argument("--seed", type=int, default=0, help="same seed, byte-identical pack (default: 0)")
-    g.add_argument("--out", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
+    g.add_argument("--out", help="pack directory (default: generated/FAMILY); an identical pack there is kept "
+                   "as it is")
     g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile)")
     g.add_argument("--include-hazardous", action="store_true",
                    help="add the family's hazardous group: cases known to hang drivers (tensor-layout: "
                         "RepeatMirrored loads out of bounds on an axis of layoutDimension 1, docs/spec-decisions.md "
                         "mirror-repeat-dim-1; coopvec: RowMajor/ColumnMajor MatMuls in partial subgroups)")
-    g.add_argument("--hazardous-count", type=int, default=8,
+    g.add_argument("--hazardous-count", type=nonneg_int, default=8,
                    help="cases in the hazardous group (default: 8)")
-    g.add_argument("--force", action="store_true", help="replace an existing pack at --out")
+    g.add_argument("--force", action="store_true",
+                   help="replace a ctsgen pack at --out (anything else there is refused)")
     g.set_defaults(func=cmd_generate)
 
     r = sub.add_parser("run", help="run a pack on a backend")
     r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
     r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
-    r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl)")
-    r.add_argument("--resume", action="store_true", help="skip cases already in the results file")
-    r.add_argument("--batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
-    r.add_argument("--timeout", type=float, default=10.0,
-                   help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10)")
+    r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl, ':' written as '-'); "
+                   "written as FILE.partial and renamed over FILE when the run ends")
+    r.add_argument("--resume", action="store_true",
+                   help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
+    r.add_argument("--batch-size", type=positive_int, default=512, help="cases per dispatch (default: 512)")
+    r.add_argument("--timeout", type=positive_float, default=10.0,
+                   help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10); a supervised "
+                        "worker gets 20 s more to report the timeout itself before it is killed")
     r.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
                    help="run the backend in a supervised worker process (auto: for device backends)")
-    r.add_argument("--show-failures", type=int, default=10, help="failing cases to print (default: 10)")
+    r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.set_defaults(func=cmd_run)
 
@@ -311,33 +374,38 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("case", help="case name")
     x.add_argument("--out", required=True, help="repro directory to write")
     x.add_argument("--results", help="results file whose record of the case goes into REPORT.md")
-    x.add_argument("--force", action="store_true", help="replace an existing --out")
+    x.add_argument("--backend", help="the backend that failed, for REPORT.md's replay line (default: from the "
+                   "--results file's name, results-BACKEND.jsonl, else vulkan)")
+    x.add_argument("--force", action="store_true", help="replace a ctsgen repro or pack at --out")
     x.set_defaults(func=cmd_repro)
 
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
     f.add_argument("--backend", default="reference", help="reference (default), vulkan or mutant:NAME")
-    f.add_argument("--family", action="append", help="family to fuzz (repeatable; default: tensor-layout)")
-    f.add_argument("--max-examples", type=int, default=200, help="examples per round (default: 200)")
-    f.add_argument("--time", type=float, help="keep fuzzing in fresh rounds for this many seconds")
+    f.add_argument("--family", action="append",
+                   help=f"family to fuzz (repeatable; default: tensor-layout): {names}")
+    f.add_argument("--max-examples", type=positive_int, default=200, help="examples per round (default: 200)")
+    f.add_argument("--time", type=positive_float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
-    f.add_argument("--max-batch", type=int, default=16, help="cases per example, one dispatch (default: 16)")
+    f.add_argument("--max-batch", type=positive_int, default=16, help="cases per example, one dispatch (default: 16)")
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     f.add_argument("--expect-deviation", action="append",
                    help="expect a documented driver deviation (a mutant name) instead of the spec")
     f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
-    f.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a dispatch")
+    f.add_argument("--timeout", type=positive_float, default=10.0,
+                   help="seconds to wait for a dispatch (default: 10); a supervised worker gets 20 s more "
+                        "to report the timeout itself before it is killed")
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
-    f.add_argument("--shrink-time", type=float, default=120.0,
+    f.add_argument("--shrink-time", type=nonneg_float, default=120.0,
                    help="stop shrinking this long after the first failure (default: 120)")
     f.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
                    help="run the backend in a supervised worker process (auto: all but the reference)")
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
-    f.add_argument("--workers", type=int, default=1,
+    f.add_argument("--workers", type=positive_int, default=1,
                    help="fuzzer processes sharing --database, each with its own seed (default: 1)")
     f.add_argument("--devices", help="with --workers: GPU indices, worker K uses device K mod their number")
-    f.add_argument("--device", type=int, help="the Vulkan device to fuzz (default: 0)")
+    f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
     f.set_defaults(func=cmd_fuzz)
 
     mu = sub.add_parser("mutants", help="list the catalogue of injected driver bugs")
@@ -346,12 +414,14 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)
     bm = bsub.add_parser("mutation", help="fuzz every mutant; write the mutation-score table")
-    bm.add_argument("--seeds", type=int, default=3, help="seeds per mutant (default: 3)")
-    bm.add_argument("--max-examples", type=int, default=300, help="fuzz budget per seed (default: 300)")
+    bm.add_argument("--seeds", type=positive_int, default=3, help="seeds per mutant (default: 3)")
+    bm.add_argument("--max-examples", type=positive_int, default=300, help="fuzz budget per seed (default: 300)")
     bm.add_argument("--mutant", action="append", help="only these mutants (repeatable)")
-    bm.add_argument("--out", default="docs/mutation.md", help="table to write (default: docs/mutation.md)")
-    bm.add_argument("--plot", default="docs/mutation.png", help="plot to write (needs matplotlib)")
-    bm.add_argument("--reference-budget", type=int, default=3000,
+    bm.add_argument("--out", default=".ctsgen/bench/mutation.md",
+                    help="table to write (default: .ctsgen/bench/mutation.md; docs/mutation.md is the tracked one)")
+    bm.add_argument("--plot", default=".ctsgen/bench/mutation.png",
+                    help="plot to write (needs matplotlib; default: .ctsgen/bench/mutation.png)")
+    bm.add_argument("--reference-budget", type=nonneg_int, default=3000,
                     help="examples for the dedicated minimal-case search per mutant; 0 skips it (default: 3000)")
     bm.set_defaults(func=cmd_bench)
 
@@ -374,9 +444,12 @@ def main(argv: list[str] | None = None) -> int:
     from ctsgen.errors import user_errors
 
     args = build_parser().parse_args(argv)
-    with user_errors():
-        return args.func(args)
-    return 2
+    keep_hypothesis_out_of_cwd()
+    try:
+        with interrupts_as_one_line(), user_errors():
+            return args.func(args)
+    except BrokenPipeError:
+        exit_quietly_on_broken_pipe()
 
 
 if __name__ == "__main__":

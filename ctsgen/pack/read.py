@@ -23,7 +23,7 @@ from ctsgen.device.profile import Requirements
 from ctsgen.families import get_family
 from ctsgen.families.base import Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
-from ctsgen.pack.arrays import load_array
+from ctsgen.pack.arrays import array_shape, load_array
 
 
 class PackError(ValueError):
@@ -59,20 +59,37 @@ class PackCase:
                 raise PackError(f"case {self.name}: no '{spec.name}.initial' entry in its files; regenerate the pack")
             path = self.root / rel
             try:
-                out.append(np.load(path, mmap_mode="r", allow_pickle=False).shape)
+                shape = array_shape(path)
             except FileNotFoundError:
-                raise PackError(f"{path}: missing (case {self.name}); regenerate the pack") from None
+                raise PackError(f"{path}: missing (case {self.name}) -> regenerate the pack") from None
             except ValueError as exc:
-                raise PackError(f"{path}: {exc}") from None
+                raise PackError(f"{exc} -> regenerate the pack") from None
+            self._check_size(path, spec, int(np.prod(shape)))
+            out.append(shape)
         return out
+
+    def _check_size(self, path: Path, spec: BufferSpec, size: int) -> None:
+        """Refuse an array whose element count is not the one the case's record gives its buffer."""
+        want = self.record.get("elements", {}).get(spec.name)
+        if want is not None and size != want:
+            raise PackError(f"{path}: {size} elements, but case {self.name} needs {want} elements "
+                            f"({spec.dtype}) for buffer {spec.name} -> regenerate the pack")
 
     def arrays(self) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
         """(initial, expected) per buffer, in binding order."""
         files = self.record["files"]
         initial, expected = [], []
         for spec in self.buffers:
-            initial.append(self._load(files, f"{spec.name}.initial", spec.dtype, required=True))
-            expected.append(self._load(files, f"{spec.name}.expected", spec.dtype, required=False))
+            init = self._load(files, f"{spec.name}.initial", spec.dtype, required=True)
+            exp = self._load(files, f"{spec.name}.expected", spec.dtype, required=False)
+            for key, arr in ((f"{spec.name}.initial", init), (f"{spec.name}.expected", exp)):
+                if arr is not None:
+                    self._check_size(self.root / files[key], spec, arr.size)
+            if exp is not None and exp.size != init.size:  # a pack older than the "elements" record
+                raise PackError(f"{self.root / files[f'{spec.name}.expected']}: {exp.size} elements, but its "
+                                f"initial array has {init.size} elements -> regenerate the pack")
+            initial.append(init)
+            expected.append(exp)
         return initial, expected
 
     def tolerances(self) -> list[np.ndarray | None] | None:
@@ -92,9 +109,9 @@ class PackCase:
         try:
             return load_array(path, np.dtype(dtype))
         except FileNotFoundError:
-            raise PackError(f"{path}: missing (case {self.name}); regenerate the pack") from None
+            raise PackError(f"{path}: missing (case {self.name}) -> regenerate the pack") from None
         except ValueError as exc:
-            raise PackError(f"{path}: {exc}") from None
+            raise PackError(f"{exc} -> regenerate the pack") from None
 
 
 @dataclass
