@@ -4,6 +4,7 @@ and signals that end a command with one line instead of a traceback."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -31,7 +32,7 @@ def _number(kind: Callable[[str], float], low: float, inclusive: bool, what: str
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if value != value or value < low or (value == low and not inclusive):  # NaN too
+        if not math.isfinite(value) or value < low or (value == low and not inclusive):
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
         return value
     parse.__name__ = what

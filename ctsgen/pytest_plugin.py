@@ -103,11 +103,14 @@ class _PackState:
     """The session's pack, backend and cached verdicts."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from ctsgen.pack.read import load_pack
+        from ctsgen.pack.read import PackError, load_pack
 
         self.config = config
         path = config.getoption("ctsgen_pack")
-        self.pack = load_pack(path) if path else None
+        try:
+            self.pack = load_pack(path) if path else None
+        except PackError as exc:  # pytest's own one-line usage error, not an INTERNALERROR
+            raise pytest.UsageError(f"--ctsgen-pack {path}: {exc}") from None
         self.variant_of = {c.name: c.variant_id for c in self.pack.cases} if self.pack else {}
         self._backend: Any = None
         workerinput = getattr(config, "workerinput", {})
@@ -130,10 +133,16 @@ class _PackState:
     @property
     def backend(self) -> Any:
         if self._backend is None:
+            from ctsgen.backends.base import BackendError
             from ctsgen.cli import _backend
+            from ctsgen.toolchain import ToolchainError
 
-            self._backend = _backend(self.config.getoption("ctsgen_backend"),
-                                     self.config.getoption("ctsgen_isolation"), self.device)
+            name = self.config.getoption("ctsgen_backend")
+            try:
+                self._backend = _backend(name, self.config.getoption("ctsgen_isolation"), self.device)
+                self._backend.profile()  # a backend that cannot start fails here, once
+            except (BackendError, ToolchainError) as exc:  # not one error per case: stop the session
+                pytest.exit(f"ctsgen: error: --ctsgen-backend {name}: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
         return self._backend
 
     def close(self) -> None:

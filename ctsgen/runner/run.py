@@ -31,6 +31,7 @@ from ctsgen.backends.base import Backend, BackendError, DeviceLost, DispatchTime
 from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
+from ctsgen.runner.contract import check_outputs
 from ctsgen.runner.supervise import WorkerCrashed
 from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
 
@@ -170,6 +171,7 @@ class _VariantRun:
             if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
                 self.summary.hang_detect_s.append(getattr(self.backend, "last_wait_s", time.monotonic() - start))
             return None, exc
+        check_outputs(getattr(self.backend, "name", type(self.backend).__name__), batch.dispatch, out)
         return [judge(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
                 for i, c in enumerate(group)], None
 
