@@ -1,0 +1,83 @@
+"""Run a pack on a backend and keep every case's raw output buffers (for numeric-model fits).
+
+A results file keeps only the elements that fail their rule, so it cannot
+tell how a passing result was rounded. Fitting a device numeric model (issue
+15: which accumulation order, alignment and rounding reproduce the H100 bit
+for bit) needs every output element, so this runs each variant's cases in
+one dispatch per batch and saves, per case and buffer, what came back:
+
+    python bench/dump_device_outputs.py PACK OUT.npz [--backend vulkan] [--batch 64] [--timeout 120]
+
+OUT.npz maps ``"<case name>::<buffer name>"`` to the case's slice of that
+buffer after the dispatch; the pack holds the inputs and the oracle's
+expectations. A dispatch that fails (timeout, lost device) is reported and
+its cases are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from ctsgen.backends.base import BackendError
+from ctsgen.pack.read import load_pack
+from ctsgen.runner.batch import build_batch, case_outputs
+
+
+def open_backend(name: str):
+    if name == "vulkan":
+        from ctsgen.backends.vulkan import VulkanBackend
+        return VulkanBackend()
+    from ctsgen.backends.reference import ReferenceBackend
+    return ReferenceBackend()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pack", type=Path)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--backend", default="vulkan", choices=["vulkan", "reference"])
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--timeout", type=float, default=120.0)
+    args = ap.parse_args()
+    pack = load_pack(args.pack)
+    backend = open_backend(args.backend)
+    profile = backend.profile()
+    by_variant: dict[str, list] = defaultdict(list)
+    for case in pack.cases:
+        by_variant[case.variant_id].append(case)
+    saved: dict[str, np.ndarray] = {}
+    t0, failed, skipped = time.perf_counter(), 0, 0
+    try:
+        for vid, cases in by_variant.items():
+            variant = pack.variants[vid]
+            if profile.unsupported_reason(variant.requirements):
+                skipped += len(cases)
+                continue
+            for start in range(0, len(cases), args.batch):
+                chunk = cases[start:start + args.batch]
+                batch = build_batch(variant, [c.params for c in chunk], [c.arrays()[0] for c in chunk])
+                try:
+                    results = backend.run(batch.dispatch, args.timeout)
+                except BackendError as exc:
+                    failed += len(chunk)
+                    print(f"{vid}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                    continue
+                for i, case in enumerate(chunk):
+                    for spec, arr in zip(variant.buffers, case_outputs(batch, results, i)):
+                        saved[f"{case.name}::{spec.name}"] = np.array(arr)
+    finally:
+        backend.close()
+    np.savez_compressed(args.out, **saved)
+    print(f"{len(pack.cases)} cases: {len(pack.cases) - failed - skipped} saved, {failed} failed, "
+          f"{skipped} NotSupported, {time.perf_counter() - t0:.1f} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
