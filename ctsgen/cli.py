@@ -234,9 +234,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     backend = _backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
 
-    def found(failure) -> None:
-        print(f"found: {failure.result.status.value} in {failure.case.name()} ({failure.result.detail}); "
-              f"shrinking for at most {options.shrink_time_s:.0f} s", flush=True)
+    def found(failure) -> None:  # on its own line, never glued to the progress line
+        show.write(f"found: {failure.result.status.value} in {failure.case.name()} ({failure.result.detail}); "
+                   f"shrinking for at most {options.shrink_time_s:.0f} s")
 
     import signal
 
@@ -245,10 +245,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        fuzzer = Fuzzer(backend, options, progress=lambda r: show(
-            r.examples, max(r.examples, options.max_examples), f"{r.cases} cases"), on_failure=found)
+        total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
+        fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
+                        on_failure=found)
         report = fuzzer.run()
     finally:
+        show.close()
         signal.signal(signal.SIGTERM, previous)
         backend.close()
     print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
