@@ -139,9 +139,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     backend = _backend(args.backend, args.isolation)
     try:
         opts = runner.RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
-        with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
-            summary = runner.run_pack(pack, backend, fh, opts, done_before=done_before,
-                                      progress=None if args.quiet else _run_progress())
+        try:
+            with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
+                summary = runner.run_pack(pack, backend, fh, opts, done_before=done_before,
+                                          progress=None if args.quiet else _run_progress())
+        except KeyboardInterrupt as exc:
+            raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
+                              f"are in {partial_path(results_path)} (--resume continues them)") from None
     finally:
         backend.close()
     ran = len(pack.cases) - summary.resumed
@@ -294,7 +298,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
     print(text)
-    if args.plot and plot(rows, Path(args.plot)):
+    not_run = [name for name in catalogue() if name not in {r.mutant for r in rows}]
+    if args.plot and plot(rows, Path(args.plot), args.max_examples, not_run):
         print(f"plot: {args.plot}")
     elif args.plot:
         print("no plot: matplotlib is not installed (pip install 'ctsgen[plot]')")
