@@ -295,3 +295,28 @@ def test_bench_mutation_defaults_do_not_touch_tracked_docs():
     args = build_parser().parse_args(["bench", "mutation"])
     for path in (args.out, args.plot):
         assert Path(path).parts[0] == ".ctsgen", path
+
+
+def test_resume_continues_an_interrupted_run_from_its_partial_results(pack, monkeypatch, capsys):
+    import ctsgen.runner.run as run_mod
+
+    first = json.loads((pack / "manifest.json").read_text())["cases"][0]["name"]
+    real = run_mod.run_pack
+
+    def interrupted(pack_, backend, fh, *a, **k):
+        fh.write(json.dumps({"name": first, "status": "Pass", "detail": ""}) + "\n")
+        fh.flush()
+        raise KeyboardInterrupt
+    monkeypatch.setattr(run_mod, "run_pack", interrupted)
+    with pytest.raises(SystemExit) as e:
+        main(["run", str(pack), "--quiet"])
+    assert e.value.code == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ctsgen: interrupted;") and "--resume" in err[0]
+    partial = pack / "results-reference.jsonl.partial"
+    assert partial.exists() and not (pack / "results-reference.jsonl").exists()
+    monkeypatch.setattr(run_mod, "run_pack", real)
+    assert main(["run", str(pack), "--quiet", "--resume"]) == 0
+    names = [json.loads(ln)["name"] for ln in (pack / "results-reference.jsonl").read_text().splitlines()]
+    assert len(names) == len(set(names)) == COUNT and names[0] == first
+    assert not partial.exists()
