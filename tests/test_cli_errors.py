@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from ctsgen.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
+PACK_COUNT, PACK_SEED = 4, 3
 PROFILE = REPO / "ctsgen" / "device" / "profiles" / "nvidia-h100-driver580.txt"
 
 
@@ -35,25 +35,6 @@ def one_error_line(capsys, argv: list[str]) -> str:
     assert len(err) == 1 and err[0].startswith("ctsgen: error: ") and " -> " in err[0], (argv, err)
     assert "Traceback" not in captured.err + captured.out
     return err[0]
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory, spirv_cache_dir: Path) -> Path:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CTSGEN_CACHE_DIR", str(spirv_cache_dir))
-    try:
-        out = tmp_path_factory.mktemp("errors") / "p"
-        assert main(["generate", "--count", "4", "--seed", "3", "--out", str(out)]) == 0
-    finally:
-        mp.undo()
-    return out
-
-
-@pytest.fixture
-def pack(pristine: Path, tmp_path: Path, session_spirv_cache: Path) -> Path:
-    dst = tmp_path / "pack"
-    shutil.copytree(pristine, dst)
-    return dst
 
 
 @pytest.fixture

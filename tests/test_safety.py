@@ -25,7 +25,7 @@ import pytest
 from ctsgen.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-COUNT = 6
+COUNT = PACK_COUNT = 6
 
 
 def generate(out: Path, *extra: str, count: int = COUNT, seed: int = 1) -> int:
@@ -44,25 +44,6 @@ def fails_with(capsys, argv: list[str]) -> str:
     err = [ln for ln in capsys.readouterr().err.replace("\r", "\n").splitlines() if ln.strip()]
     assert len(err) == 1 and err[0].startswith("ctsgen: error: ") and " -> " in err[0], err
     return err[0]
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory, spirv_cache_dir: Path) -> Path:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CTSGEN_CACHE_DIR", str(spirv_cache_dir))
-    try:
-        out = tmp_path_factory.mktemp("safety") / "p"
-        assert generate(out) == 0
-    finally:
-        mp.undo()
-    return out
-
-
-@pytest.fixture
-def pack(pristine: Path, tmp_path: Path, session_spirv_cache: Path) -> Path:
-    dst = tmp_path / "pack"
-    shutil.copytree(pristine, dst)
-    return dst
 
 
 # -- --force and the main job ---------------------------------------------------
