@@ -10,7 +10,7 @@ from pathlib import Path
 from ctsgen import __version__
 from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_writable_dir,
                             exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd, nonneg_float, nonneg_int,
-                            positive_float, positive_int)
+                            positive_float, positive_int, device_list)
 from ctsgen.progress import Progress
 
 DEFAULT_PACK = "generated/tensor-layout"
@@ -23,7 +23,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.families import get_family
     from ctsgen.pack.lock import out_lock
 
-    out = Path(args.out or DEFAULT_OUT.format(family=args.family))
+    out = Path(args.out if args.out is not None else DEFAULT_OUT.format(family=args.family))
     profile = load_profile(args.profile) if args.profile else default_profile()
     family = get_family(args.family)
     with out_lock(out):
@@ -220,7 +220,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.workers > 1:
         from ctsgen.fuzz.workers import run_workers
 
-        devices = [int(d) for d in args.devices.split(",")] if args.devices else []
+        devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
 
     options = FuzzOptions(families=tuple(args.family or ["tensor-layout"]), max_examples=args.max_examples,
@@ -318,6 +318,10 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from ctsgen.coverage import coverage_tables, format_tables, plot_coverage
     from ctsgen.pack.read import load_pack
 
+    if args.plot and Path(args.plot).is_dir():
+        from ctsgen.errors import UserError
+        raise UserError(f"--plot {args.plot} is a directory -> name the PNG file to write, e.g. "
+                        f"{Path(args.plot) / 'coverage.png'}")
     pack = load_pack(args.pack)
     tables = coverage_tables(pack)
     print(format_tables(tables, pack))
@@ -411,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
     f.add_argument("--workers", type=positive_int, default=1,
                    help="fuzzer processes sharing --database, each with its own seed (default: 1)")
-    f.add_argument("--devices", help="with --workers: GPU indices, worker K uses device K mod their number")
+    f.add_argument("--devices", type=device_list, help="with --workers: GPU indices, worker K uses device K mod their number")
     f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
     f.set_defaults(func=cmd_fuzz)
 

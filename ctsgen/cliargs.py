@@ -45,6 +45,17 @@ positive_float = _number(float, 0.0, False, "a number of seconds > 0")
 nonneg_float = _number(float, 0.0, True, "a number of seconds >= 0")
 
 
+def device_list(text: str) -> list[int]:
+    """``--devices 0,1``: GPU indices."""
+    try:
+        devices = [int(d) for d in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected device numbers like 0,1, got {text!r}") from None
+    if any(d < 0 for d in devices):
+        raise argparse.ArgumentTypeError(f"expected device numbers >= 0, got {text!r}")
+    return devices
+
+
 def check_writable_dir(path: str | Path, flag: str) -> None:
     """Make sure ``path`` is (or can be made) a directory ctsgen can write, before any long work."""
     path = Path(path)

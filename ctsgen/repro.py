@@ -96,7 +96,7 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
     """Write the repro of case ``name`` of ``pack`` to ``out_dir``."""
     match = [c for c in pack.cases if c.name == name]
     if not match:
-        raise PackError(f"{pack.root}: no case named {name!r} (case names are listed in manifest.json)")
+        raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")
     record = match[0].record
     case = get_family(record["family"]).case_from_json(record["parameters"])
     return export_case(case, out_dir, failure=_failure(results, name),

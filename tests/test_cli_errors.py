@@ -89,7 +89,7 @@ def test_fuzz_database_on_an_unreachable_redis(capsys):
     one_error_line(capsys, ["fuzz", "--max-examples", "3", "--database", "redis://127.0.0.1:1"])
 
 
-@pytest.mark.parametrize("kind", ["truncated", "binary", "granularity-0", "missing"])
+@pytest.mark.parametrize("kind", ["truncated", "binary", "granularity-0", "missing", "empty"])
 def test_bad_profiles(tmp_path, capsys, kind):
     text = PROFILE.read_text()
     path = tmp_path / "profile.txt"
@@ -97,6 +97,8 @@ def test_bad_profiles(tmp_path, capsys, kind):
         path.write_text(text[: len(text) // 2].rsplit("\n", 1)[0] + "\n")
     elif kind == "binary":
         path.write_bytes(os.urandom(2000))
+    elif kind == "empty":
+        path.write_text("")
     elif kind == "granularity-0":
         path.write_text(text.replace("'MGranularity': 16", "'MGranularity': 0", 1))
     line = one_error_line(capsys, ["generate", "--count", "2", "--out", str(tmp_path / "o"),
@@ -175,6 +177,8 @@ def bad_invocations(draw: st.DrawFn, paths: dict[str, Path]) -> list[str]:
             ["run", "--isolation", "sometimes"], ["frobnicate"], ["generate", "--no-such-flag"],
             ["fuzz", "--expect-deviation", "no-such-mutant", "--max-examples", "1", "--database", "none"],
             ["bench", "mutation", "--mutant", "no-such-mutant"], ["bench"], [],
+            ["fuzz", "--workers", "2", "--devices", "a,b"], ["generate", "--count", "2", "--out", ""],
+            ["coverage", "--plot", "."],
         ]))
     bad = draw(st.sampled_from(["missing", "dir", "under-file", "binary"]))
     path = str(paths[bad])

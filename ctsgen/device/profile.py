@@ -191,6 +191,9 @@ def parse_profile(text: str, source: str = "<profile>") -> DeviceProfile:
                 raise ProfileFormatError(f"{source}:{lineno}: unrecognised line {line[:60]!r} -> fix or "
                                          "remove the line (the format: shared/device-profiles/*.txt)")
     _check_lists(declared, source)
+    if prof.name == DeviceProfile.name or not (prof.coopmat_khr or prof.flexible_dimensions or prof.features):
+        raise ProfileFormatError(f"{source}: no device read-out in it (no 'device' line, features or cooperative "
+                                 "matrix lists) -> pass a read-out like shared/device-profiles/*.txt")
     return prof
 
 

@@ -151,7 +151,7 @@ class SupervisedBackend:
                 raise _ERRORS[kind](text)
             if message is None:
                 self._kill()
-            raise BackendError(f"{kind}: {text}")
+            raise BackendError(text if kind == "BackendError" else f"{kind}: {text}")
         return reply[1]
 
     # -- Backend protocol --------------------------------------------------
