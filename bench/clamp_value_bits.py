@@ -16,7 +16,6 @@ from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorL
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import Scope
 from ctsgen.pack.write import write_pack
-from ctsgen.toolchain import compile_glsl, validate_spirv
 
 CLAMP_VALUES = (0xA5C3B2E1, 0x0001_3C00, 0xFFFF_0080, 0x1234_00FF, 0x8000_0001, 0x7F)
 
@@ -37,6 +36,5 @@ def cases() -> list[TensorLayoutCase]:
 if __name__ == "__main__":
     out = Path(sys.argv[1])
     cs = cases()
-    write_pack(cs, out, header={"seed": None, "count": len(cs), "families": ["tensor-layout"]},
-               compile_fn=compile_glsl, validate_fn=validate_spirv, overwrite=True)
+    write_pack(cs, out, header={"seed": None, "count": len(cs), "families": ["tensor-layout"]}, overwrite=True)
     print(f"wrote {out}: {len(cs)} cases over {len({c.shader.id for c in cs})} component types")

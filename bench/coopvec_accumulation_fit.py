@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from coopvec_error_table import read_results  # bench/ is on sys.path when run as a script
-from ctsgen.families.coopvec import oracle
+from ctsgen.oracle.numeric import accumulate_blocks_f16
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.pack.read import load_pack
 
@@ -47,7 +47,7 @@ def fit(pack_dir: str, results_path: str) -> Counter:
         step = v.out_stride // 2
         for block in BLOCKS:
             for bias_first in (False, True):
-                pred = oracle.accumulate_blocks_f16(x, w, b, block, bias_first=bias_first).astype(np.float16)
+                pred = accumulate_blocks_f16(x, w, b, block, bias_first=bias_first).astype(np.float16)
                 for m in r["mismatches"]:
                     inv, row = divmod(m["element"], step)
                     if int(pred[inv, row].view(np.uint16)) == int(m["actual"]["bits"], 16):

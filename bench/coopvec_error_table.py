@@ -17,7 +17,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from ctsgen.families.coopvec.case import LAYOUTS
+from ctsgen.families.coopvec.variant import LAYOUTS
 from ctsgen.pack.read import load_pack
 
 TYPE_KEYS = ("inputType", "inputInterpretation", "matrixInterpretation", "biasInterpretation", "resultType")

@@ -27,7 +27,7 @@ from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.pack.write import write_pack
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+from ctsgen.toolchain import toolchain_versions
 
 
 def probe_variants() -> list[DecodeVariant]:
@@ -88,5 +88,5 @@ if __name__ == "__main__":
     cases = list({c.name(): c for c in drawn}.values())  # a draw may repeat a case
     header = {"seed": 503, "count": len(cases), "families": ["decode"], "probe": "decode q8_0 dim5 timeout",
               "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}}
-    print(write_pack(cases, Path(sys.argv[1]), header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
+    print(write_pack(cases, Path(sys.argv[1]), header=header,
                      overwrite=True))

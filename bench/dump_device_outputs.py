@@ -25,16 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ctsgen.backends.base import BackendError
+from ctsgen.backends.registry import open_backend
 from ctsgen.pack.read import load_pack
 from ctsgen.runner.batch import build_batch, case_outputs
-
-
-def open_backend(name: str):
-    if name == "vulkan":
-        from ctsgen.backends.vulkan import VulkanBackend
-        return VulkanBackend()
-    from ctsgen.backends.reference import ReferenceBackend
-    return ReferenceBackend()
 
 
 def main() -> int:
@@ -46,7 +39,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0)
     args = ap.parse_args()
     pack = load_pack(args.pack)
-    backend = open_backend(args.backend)
+    backend = open_backend(args.backend, isolation="none")
     profile = backend.profile()
     by_variant: dict[str, list] = defaultdict(list)
     for case in pack.cases:

@@ -17,7 +17,8 @@ import argparse
 import math
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import MutantBackend, catalogue
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import catalogue
 
 
 def examples_to_kill(name: str, seed: int, max_examples: int) -> int | None:

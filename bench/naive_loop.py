@@ -13,34 +13,27 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
 
+from ctsgen.backends.registry import open_backend
 from ctsgen.backends.base import ShaderVariant
-from ctsgen.device.profile import default_profile
-from ctsgen.families import get_family
+from ctsgen.device.profile import drawing_profile
+from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import StrategyOptions
-from ctsgen.fuzz.loop import _as_pack_case
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.run import judge
+from ctsgen.runner.execute import execute_cases
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.toolchain import glslang
+from ctsgen.toolchain.variants import variant_spirv
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--backend", default="reference", choices=["reference", "vulkan"])
-    p.add_argument("--family", default="tensor-layout")
+    p.add_argument("--family", default=DEFAULT_FAMILY)
     p.add_argument("--time", type=float, default=60.0)
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
-    if a.backend == "vulkan":
-        from ctsgen.backends.vulkan import VulkanBackend
-        backend = VulkanBackend()
-    else:
-        from ctsgen.backends.reference import ReferenceBackend
-        backend = ReferenceBackend()
-    live = backend.profile()
-    profile = live if live.coopmat_khr else default_profile()
+    backend = open_backend(a.backend, isolation="none")
+    profile = drawing_profile(backend.profile())
     family = get_family(a.family)
     strategy = family.cases(StrategyOptions(profile=profile))
     start, n, failures, chunk = time.monotonic(), 0, 0, 0
@@ -51,13 +44,10 @@ def main() -> None:
             v = case.variant()
             if profile.unsupported_reason(v.requirements()):
                 continue
-            spirv = glslang.compile_glsl(v.glsl(), f"{v.id}.comp")  # no cache, on purpose
+            spirv = variant_spirv(v, glslang.compile_glsl)  # glslang itself: no cache, on purpose
             sv = ShaderVariant(f"{v.id}#{n}", spirv, v.local_size_x, v.buffers(), v.requirements(),
                                case.family, v.to_json())  # a new id: a new pipeline, on purpose
-            d = case.data()
-            b = build_batch(sv, [d.params], [d.initial])
-            out = backend.run(b.dispatch, 10.0)
-            r = judge(_as_pack_case(case, replace(sv)), case_outputs(b, out, 0), d.expected, d.tolerance)
+            r = execute_cases(backend, sv, [case], [case.data()], 10.0)[0]
             failures += r.status.is_failure
             n += 1
         chunk += 1

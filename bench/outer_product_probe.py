@@ -14,10 +14,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ctsgen.families.coopvec.case import CoopVecCase, CoopVecVariant
+from ctsgen.families.coopvec.case import CoopVecCase
+from ctsgen.families.coopvec.variant import CoopVecVariant
 from ctsgen.model.types import CoopVecType
 from ctsgen.pack.write import write_pack
-from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+from ctsgen.toolchain import toolchain_versions
 
 
 def probe_cases(n: int) -> list[CoopVecCase]:
@@ -32,5 +33,5 @@ if __name__ == "__main__":
     cases = probe_cases(int(sys.argv[2]) if len(sys.argv) == 3 else 21)
     header = {"seed": None, "count": len(cases), "families": ["coopvec"], "probe": "outer_product m512 k128",
               "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}}
-    print(write_pack(cases, Path(sys.argv[1]), header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
+    print(write_pack(cases, Path(sys.argv[1]), header=header,
                      overwrite=True))

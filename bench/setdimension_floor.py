@@ -38,7 +38,6 @@ def make(out: Path) -> None:
     from ctsgen.pack.read import load_pack
     from ctsgen.pack.write import write_pack
     from ctsgen.repro import export_repro
-    from ctsgen.toolchain import compile_glsl, validate_spirv
 
     def deviates(case: TensorLayoutCase) -> bool:
         if case.blockSize is None or case.stride is not None:
@@ -59,8 +58,7 @@ def make(out: Path) -> None:
                 settings=settings(max_examples=5000, database=None, suppress_health_check=list(HealthCheck)))
     print("minimal case:", case.to_json())
     src = out.with_name(out.name + "-pack")
-    write_pack([case], src, header={"seed": None, "count": 1, "families": [case.family]},
-               compile_fn=compile_glsl, validate_fn=validate_spirv, overwrite=True)
+    write_pack([case], src, header={"seed": None, "count": 1, "families": [case.family]}, overwrite=True)
     export_repro(load_pack(src), case.name(), out, overwrite=True)
     print(f"wrote {out}")
 

@@ -2,8 +2,9 @@
 
 Runs PACK on the mutant backend and compares, case by case, with a
 device's results file: a failure is explained when the mutant fails the
-same case with the same wrong elements and values; the mutant must also
-pass every case the device passes.
+same case with the same wrong elements and values (the product's rule,
+``ctsgen.fuzz.buckets.fingerprint``, which also buckets fuzz findings); the
+mutant must also pass every case the device passes.
 
     python bench/triage_with_mutant.py PACK DEVICE_RESULTS.jsonl setdimension-floor
 """
@@ -16,14 +17,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ctsgen.fuzz.buckets import fingerprint
+
 
 def load(path: Path) -> dict[str, dict]:
     return {json.loads(line)["name"]: json.loads(line) for line in path.read_text().splitlines() if line}
-
-
-def signature(record: dict) -> tuple:
-    return (record["status"], record["detail"],
-            [(m["element"], m["actual"]["bits"]) for m in record.get("mismatches", [])])
 
 
 def main(pack: str, device_results: str, mutant: str) -> int:
@@ -33,7 +31,7 @@ def main(pack: str, device_results: str, mutant: str) -> int:
                         "--quiet", "--results", str(out)], check=False, capture_output=True)
         mutated = load(out)
     device = load(Path(device_results))
-    explained = [n for n, r in device.items() if r["status"] != "Pass" and signature(r) == signature(mutated[n])]
+    explained = [n for n, r in device.items() if r["status"] != "Pass" and fingerprint(r) == fingerprint(mutated[n])]
     unexplained = [n for n, r in device.items() if r["status"] != "Pass" and n not in explained]
     extra = [n for n, r in device.items() if r["status"] == "Pass" and mutated[n]["status"] != "Pass"]
     print(f"{pack}: {len(explained)} device failures reproduced exactly by mutant {mutant}; "

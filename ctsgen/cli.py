@@ -11,9 +11,12 @@ from ctsgen import __version__
 from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_writable_dir,
                             exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd, nonneg_float, nonneg_int,
                             positive_float, positive_int, device_list)
+from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
+from ctsgen.oracle.models import MODELS
+from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 
-DEFAULT_PACK = "generated/tensor-layout"
+DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
 #: Where ``generate`` writes when no --out is given: one directory per family.
 DEFAULT_OUT = "generated/{family}"
 
@@ -38,7 +41,7 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.pack.generate import draw_cases, draw_hazardous
     from ctsgen.pack.reuse import request_differences
     from ctsgen.pack.write import PackExistsError, check_replaceable, is_ctsgen_pack, write_pack
-    from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_spirv
+    from ctsgen.toolchain import toolchain_versions
 
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
     if out.is_dir() and not args.force and is_ctsgen_pack(out):
@@ -63,8 +66,7 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
                     "hazardous": args.hazardous_count if args.include_hazardous else 0},
         "toolchain": toolchain,
     }
-    write_pack(cases, out, header=header, compile_fn=compile_glsl, validate_fn=validate_spirv,
-               overwrite=args.force, progress=Progress("writing cases"))
+    write_pack(cases, out, header=header, overwrite=args.force, progress=Progress("writing cases"))
     t2 = time.monotonic()
     n_variants = len({c.variant().id for c in cases})
     print(f"wrote {out}: {len(cases)} cases, {n_variants} shader variants "
@@ -72,63 +74,23 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     return 0
 
 
-def _backend_factory(name: str):
-    from ctsgen.backends.base import BackendError
-
-    if name == "reference":
-        from ctsgen.backends.reference import ReferenceBackend
-        return ReferenceBackend
-    if name == "vulkan":
-        from ctsgen.backends.vulkan import VulkanBackend
-        return VulkanBackend
-    if name.startswith("mutant:"):
-        import functools
-
-        from ctsgen.mutants import MutantBackend, get_mutant
-        return functools.partial(MutantBackend, get_mutant(name.split(":", 1)[1]).name)
-    if ":" in name:  # a third-party adapter, MODULE:CLASS (docs/third-party-backend.md)
-        import importlib
-
-        module, attr = name.split(":", 1)
-        try:
-            return getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise BackendError(f"backend {name!r}: cannot load {attr} from module {module} ({exc}) -> put the "
-                               "module on PYTHONPATH, or check the MODULE:CLASS spelling") from None
-    raise BackendError(f"unknown backend {name!r} -> use reference, vulkan, mutant:NAME "
-                       "(`ctsgen mutants` lists the names) or MODULE:CLASS")
-
-
-def _backend(name: str, isolation: str, device_index: int | None = None):
-    """The backend, in a supervised worker process unless isolation is 'none'
-    ('auto': a worker for everything but the reference backend; a mutant
-    must run in a worker, or its fault would leak into the expectations).
-    ``device_index`` picks the Vulkan device (software backends have one)."""
-    factory = _backend_factory(name)
-    if device_index is not None and name == "vulkan":
-        import functools
-        factory = functools.partial(factory, device_index)
-    if isolation == "process" or (isolation == "auto" and name != "reference"):
-        from ctsgen.runner.supervise import SupervisedBackend
-        return SupervisedBackend(factory, name=name)
-    return factory()
-
-
 def _revalidate(pack) -> None:
     """Validate every shader before a device sees it, where a validator is installed
     (a device machine may have none: the pack's checksums still guard the files)."""
     from ctsgen.pack.read import validate_shaders
-    from ctsgen.toolchain import ToolchainError, validate_spirv
+    from ctsgen.toolchain import ToolchainError
 
     try:
-        validate_shaders(pack, validate_spirv)  # a rejected module raises PackError
+        validate_shaders(pack)  # a rejected module raises PackError
     except ToolchainError as exc:  # no validator here
         sys.stderr.write(f"ctsgen: note: shaders not re-validated ({exc})\n")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from ctsgen.backends.registry import open_backend
     from ctsgen.pack.read import load_pack
     from ctsgen.runner import run as runner
+    from ctsgen.runner.options import RunOptions
     from ctsgen.runner.results_file import check_results_file, partial_path, results_output, safe_name
 
     pack = load_pack(args.pack)
@@ -136,12 +98,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
     check_results_file(results_path)  # before a backend starts
     check_results_file(partial_path(results_path))
-    backend = _backend(args.backend, args.isolation)
+    backend = open_backend(args.backend, args.isolation)
     try:
-        opts = runner.RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout)
+        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics)
         try:
             with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
-                summary = runner.run_pack(pack, backend, fh, opts, done_before=done_before,
+                summary = runner.run_pack(pack, backend, runner.JsonLinesSink(fh), opts, done_before=done_before,
                                           progress=None if args.quiet else _run_progress())
         except KeyboardInterrupt as exc:
             raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
@@ -157,7 +119,7 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{min(summary.hang_detect_s):.1f}-{max(summary.hang_detect_s):.1f} s")
     for status, n in sorted(summary.counts.items()):
         print(f"  {status:15s} {n}")
-    stats = getattr(backend, "stats", None)
+    stats = backend.stats
     if stats:
         print("  backend: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
                                         for k, v in stats.items()))
@@ -213,9 +175,10 @@ def _backend_of_results(results: Path | None) -> str:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
+    from ctsgen.backends.registry import open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
     from ctsgen.repro import export_case
-    from ctsgen.runner.run import RunOptions
+    from ctsgen.runner.options import RunOptions
 
     if args.workers > 1:
         from ctsgen.fuzz.workers import run_workers
@@ -223,7 +186,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
 
-    options = FuzzOptions(families=tuple(args.family or ["tensor-layout"]), max_examples=args.max_examples,
+    options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
                           time_s=args.time, seed=args.seed, max_batch=args.max_batch,
                           database=None if args.database == "none" else args.database,
                           expect_deviations=tuple(args.expect_deviation or ()),
@@ -235,7 +198,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         get_mutant(name)
     check_database(options.database)  # a failure found and not stored would be lost
     check_writable_dir(args.repro_dir, "--repro-dir")
-    backend = _backend(args.backend, args.isolation, args.device)
+    backend = open_backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
 
     def found(failure) -> None:  # on its own line, never glued to the progress line
@@ -271,6 +234,66 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
               f"replay: ctsgen run {out} --backend {args.backend}")
     return 1
+
+
+def cmd_campaign(args: argparse.Namespace) -> int:
+    from ctsgen.campaign.store import CampaignConfig, CampaignDir
+
+    cdir = CampaignDir(args.dir)
+    if args.action == "start":
+        from ctsgen.families import families, get_family
+
+        names = [get_family(f).name for f in args.family] if args.family else sorted(families())
+        from ctsgen.campaign import CampaignError
+        from ctsgen.campaign.store import round_seed
+
+        if args.workers < 1:
+            raise CampaignError(f"--workers {args.workers}: a campaign needs at least one worker -> --workers 1")
+        round_seed(args.seed, args.host_id, args.workers - 1, 0)  # host and worker ids within range
+        from ctsgen.backends.registry import backend_factory
+
+        backend_factory(args.backend)  # an unknown backend: one line now, not one per worker
+        cdir.create(CampaignConfig(
+            families=names, backend=args.backend, workers=args.workers, host=args.host_id, seed=args.seed,
+            devices=[int(d) for d in args.devices.split(",")] if args.devices else [],
+            database=args.database, round_examples=args.round_examples, max_batch=args.max_batch,
+            shrink_time_s=args.shrink_time, timeout_s=args.timeout, time_s=args.time,
+            include_hazardous=args.include_hazardous))
+    if args.action in ("start", "resume"):
+        from ctsgen.campaign.run import run_session
+
+        code = run_session(cdir, args.time if args.action == "resume" else None, args.action)
+        return code if code else (1 if cdir.buckets() else 0)
+    if args.action == "worker":
+        return _campaign_worker(cdir, args)
+    if args.action == "status":
+        from ctsgen.campaign.report import status_text
+
+        print(status_text(cdir))
+        return 0
+    from ctsgen.campaign.report import write_report
+
+    md, html = write_report(cdir, Path(args.out) if args.out else None)
+    print(f"wrote {md} and {html}")
+    return 0
+
+
+def _campaign_worker(cdir, args: argparse.Namespace) -> int:
+    """One device-owning worker process of a campaign session (started by start/resume)."""
+    import signal
+
+    from ctsgen.backends.registry import open_backend
+    from ctsgen.campaign.worker import Worker
+
+    backend = open_backend(cdir.config().backend, "auto", args.device)
+    try:
+        worker = Worker(cdir, args.index, backend, say=lambda line: print(line, flush=True))
+        for s in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(s, lambda signum, frame: worker.stop())
+        worker.run(None if args.time is None else time.monotonic() + args.time)
+    finally:
+        backend.close()
+    return 0
 
 
 def cmd_mutants(args: argparse.Namespace) -> int:
@@ -315,7 +338,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from ctsgen.coverage import coverage_tables, format_tables, plot_coverage
+    from ctsgen.coverage import plot_coverage
+    from ctsgen.pack.coverage import coverage_tables, format_tables
     from ctsgen.pack.read import load_pack
 
     if args.plot and Path(args.plot).is_dir():
@@ -347,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="draw cases and write a test pack")
-    g.add_argument("--family", default="tensor-layout", help=f"test family: {names} (default: tensor-layout)")
+    g.add_argument("--family", default=DEFAULT_FAMILY, help=f"test family: {names} (default: {DEFAULT_FAMILY})")
     g.add_argument("--count", type=positive_int, default=500, help="number of cases (default: 500)")
     g.add_argument("--seed", type=int, default=0, help="same seed, byte-identical pack (default: 0)")
     g.add_argument("--out", help="pack directory (default: generated/FAMILY); an identical pack there is kept "
@@ -370,14 +394,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
-    r.add_argument("--batch-size", type=positive_int, default=512, help="cases per dispatch (default: 512)")
-    r.add_argument("--timeout", type=positive_float, default=10.0,
-                   help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10); a supervised "
-                        "worker gets 20 s more to report the timeout itself before it is killed")
-    r.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
-                   help="run the backend in a supervised worker process (auto: for device backends)")
+    for option in ("batch-size", "timeout", "isolation"):
+        r.add_argument(f"--{option}", **RUN_ARGUMENTS[option])
     r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
+    r.add_argument("--numerics", choices=sorted(MODELS),
+                   help="also compare with a device numeric model bit for bit: a result within the spec's "
+                        "tolerance that the model does not reproduce is ModelMismatch (the spec verdict stays "
+                        "the conformance verdict)")
     r.set_defaults(func=cmd_run)
 
     x = sub.add_parser("repro", help="export one case of a pack as a standalone repro")
@@ -393,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
     f.add_argument("--backend", default="reference", help="reference (default), vulkan or mutant:NAME")
     f.add_argument("--family", action="append",
-                   help=f"family to fuzz (repeatable; default: tensor-layout): {names}")
+                   help=f"family to fuzz (repeatable; default: {DEFAULT_FAMILY}): {names}")
     f.add_argument("--max-examples", type=positive_int, default=200, help="examples per round (default: 200)")
     f.add_argument("--time", type=positive_float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
@@ -403,21 +427,52 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--expect-deviation", action="append",
                    help="expect a documented driver deviation (a mutant name) instead of the spec")
     f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
-    f.add_argument("--timeout", type=positive_float, default=10.0,
-                   help="seconds to wait for a dispatch (default: 10); a supervised worker gets 20 s more "
-                        "to report the timeout itself before it is killed")
+    f.add_argument("--timeout", **RUN_ARGUMENTS["timeout"])
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
     f.add_argument("--shrink-time", type=nonneg_float, default=120.0,
                    help="stop shrinking this long after the first failure (default: 120)")
-    f.add_argument("--isolation", choices=["auto", "process", "none"], default="auto",
-                   help="run the backend in a supervised worker process (auto: all but the reference)")
+    f.add_argument("--isolation", **RUN_ARGUMENTS["isolation"])
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
     f.add_argument("--workers", type=positive_int, default=1,
                    help="fuzzer processes sharing --database, each with its own seed (default: 1)")
     f.add_argument("--devices", type=device_list, help="with --workers: GPU indices, worker K uses device K mod their number")
     f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
     f.set_defaults(func=cmd_fuzz)
+
+    ca = sub.add_parser("campaign", help="long fuzz campaigns over GPUs and hosts: start, resume, status, report")
+    casub = ca.add_subparsers(dest="action", required=True)
+    cs = casub.add_parser("start", help="create a campaign directory and fuzz until --time or SIGTERM/Ctrl-C")
+    cs.add_argument("dir", help="the campaign directory (new or empty)")
+    cs.add_argument("--family", action="append", help="family to fuzz (repeatable; default: every family)")
+    cs.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
+    cs.add_argument("--time", type=float, help="fuzzing budget in seconds over every session (default: until stopped)")
+    cs.add_argument("--workers", type=int, default=1, help="worker processes on this host, one per GPU (default: 1)")
+    cs.add_argument("--devices", help="GPU indices; worker K uses device K mod their number")
+    cs.add_argument("--host-id", type=int, default=0,
+                    help="this host's id when hosts share --database: seeds never overlap (default: 0)")
+    cs.add_argument("--seed", type=int, default=0, help="campaign seed; every round's seed derives from it")
+    cs.add_argument("--database", help="example database shared with other hosts: redis://HOST:PORT or a "
+                                       "directory (default: DIR/db; redis:// is mirrored there)")
+    cs.add_argument("--round-examples", type=int, default=200, help="examples per round (default: 200)")
+    cs.add_argument("--max-batch", type=int, default=16, help="cases per example, one dispatch (default: 16)")
+    cs.add_argument("--shrink-time", type=float, default=60.0, help="seconds to shrink a new failure (default: 60)")
+    cs.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a dispatch (default: 10)")
+    cs.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
+    cr = casub.add_parser("resume", help="continue a stopped campaign with its next rounds")
+    cr.add_argument("dir", help="the campaign directory")
+    cr.add_argument("--time", type=float, help="fuzz this many seconds more (default: what is left of the budget)")
+    ct = casub.add_parser("status", help="time spent, cases per family, buckets")
+    ct.add_argument("dir", help="the campaign directory")
+    cp = casub.add_parser("report", help="write DIR/report/report.md and a self-contained report.html")
+    cp.add_argument("dir", help="the campaign directory")
+    cp.add_argument("--out", help="report directory (default: DIR/report)")
+    cw = casub.add_parser("worker", help="(started by start/resume) one device-owning worker process")
+    cw.add_argument("dir")
+    cw.add_argument("--index", type=int, required=True)
+    cw.add_argument("--device", type=int)
+    cw.add_argument("--time", type=float)
+    ca.set_defaults(func=cmd_campaign)
 
     mu = sub.add_parser("mutants", help="list the catalogue of injected driver bugs")
     mu.set_defaults(func=cmd_mutants)

@@ -1,15 +1,12 @@
-"""What a pack samples: count tables, their empty cells, and a plot.
+"""Coverage count tables: their cells, their empty cells, text and a plot.
 
-A pack's cases are grouped by family, one section per family. A family whose
-``FAMILY`` has a ``coverage`` hook (``FamilySpec.coverage``, conventionally
-``tables`` from the family's own ``coverage.py``) gets its tables from it:
-grids over the axes of its spec, with the spec's full domains as rows and
-columns so that combinations the pack never runs show up as empty cells.
-A family without a hook gets the generic tables: cases per value of each
-field of its shader variants' signatures.
-
-This module holds what the hooks share: :class:`Table`, the :func:`grid` and
-:func:`one_way` builders, plain-text formatting and the plot.
+This module holds what the families' coverage hooks share: :class:`Table`,
+the :func:`grid` and :func:`one_way` builders, :func:`format_table` and
+:func:`plot_coverage`. A hook builds grids over the axes of its spec, with
+the spec's full domains as rows and columns, so that combinations a pack
+never runs show up as empty cells. Turning a pack into tables, one section
+per family, is :mod:`ctsgen.pack.coverage`. This module imports nothing of
+ctsgen, so a family's coverage module can use it without a cycle.
 """
 
 from __future__ import annotations
@@ -19,12 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from ctsgen.families import get_family
-
-if TYPE_CHECKING:
-    from ctsgen.pack.read import Pack, PackCase
+from typing import Any
 
 Cell = tuple[Any, Any]
 
@@ -92,44 +84,9 @@ def one_way(title: str, label: str, values: Iterable[Any], domain: Iterable[Any]
                 ["cases"], ((v, "cases") for v in values), partition=partition)
 
 
-def _flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in obj.items():
-        if isinstance(v, dict):
-            out.update(_flatten(v, f"{prefix}{k}."))
-        elif not isinstance(v, list):
-            out[f"{prefix}{k}"] = v
-    return out
-
-
-def generic_tables(cases: list[PackCase], pack: Pack) -> list[Table]:
-    """Cases per value of each field of the cases' shader-variant signatures (families without a hook)."""
-    sigs = [_flatten(pack.variants[c.variant_id].signature) for c in cases]
-    keys = sorted({k for s in sigs for k in s})
-    return [one_way(f"signature field {k}", k, [s.get(k, "-") for s in sigs]) for k in keys]
-
-
-def _by_family(pack: Pack) -> dict[str, list[PackCase]]:
-    out: dict[str, list[PackCase]] = {}
-    for c in pack.cases:
-        out.setdefault(c.record["family"], []).append(c)
-    return out
-
-
-def coverage_tables(pack: Pack) -> list[Table]:
-    """The tables of ``pack``, section by section (one per family, in the order the pack first
-    names them): the family's ``coverage`` hook on its cases' parameters, or :func:`generic_tables`."""
-    out: list[Table] = []
-    for name, cases in _by_family(pack).items():
-        hook = getattr(get_family(name), "coverage", None)
-        tables = hook([c.record["parameters"] for c in cases]) if hook else generic_tables(cases, pack)
-        for t in tables:
-            t.family = name
-        out += tables
-    return out
-
-
-def _format_one(t: Table) -> list[str]:
+def format_table(t: Table) -> list[str]:
+    """Plain-text lines of one table: a title line, the grid (``-``: excluded), the rules of its
+    excluded cells, its empty cells, and any excluded cell the pack holds cases in."""
     head = [t.row_label] + [str(c) for c in t.cols]
     body = [[str(r)] + ["-" if (r, c) in t.excluded and not t.counts[(r, c)] else str(t.counts[(r, c)])
                         for c in t.cols] for r in t.rows]
@@ -148,21 +105,6 @@ def _format_one(t: Table) -> list[str]:
     if held:
         out.append(f"EXCLUDED BY THE SPEC BUT HELD: {', '.join(f'{r} x {c}' for r, c in held)}")
     return out
-
-
-def format_tables(tables: list[Table], pack: Pack | None = None) -> str:
-    """Plain-text tables, one section per family, each table followed by its empty cells."""
-    out = [f"{pack.root}: {len(pack.cases)} cases, {len(pack.variants)} shader variants"] if pack else []
-    sections = _by_family(pack) if pack else {}
-    family = None
-    for t in tables:
-        if t.family != family:
-            family = t.family
-            cases = sections.get(family, [])
-            size = f": {len(cases)} cases, {len({c.variant_id for c in cases})} shader variants" if cases else ""
-            out.append(f"\n== {family or 'cases'}{size} ==")
-        out += _format_one(t)
-    return "\n".join(out)
 
 
 def coverage_figure(tables: list[Table], title: str = ""):

@@ -1,4 +1,12 @@
-"""Turning expected failures into one clear line and exit status 2, not a traceback."""
+"""One base for every error ctsgen raises on purpose, caught once at the edge.
+
+Every ``*Error`` of ctsgen derives from :class:`CtsgenError` (as Hypothesis's
+errors derive from ``HypothesisException``); its message names what is wrong
+and what would make it right. The command line catches the base once
+(:func:`user_errors`) and prints ``ctsgen: error: <message>`` with exit status
+2; the pytest plugin turns it into a usage error or a one-line item failure.
+This module imports nothing from ctsgen, so the lowest layers can use it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +15,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
-class UserError(Exception):
+class CtsgenError(Exception):
+    """Base of every error ctsgen raises on purpose (bad input, bad pack, missing tool, no device)."""
+
+
+class UnknownNameError(CtsgenError, LookupError):
+    """A name (family, mutant, backend) that nothing registers; the message lists the known ones."""
+
+
+class UserError(CtsgenError):
     """Bad input or an environment the user can fix; the message reads ``<what is wrong> -> <the fix>``."""
 
 
@@ -21,21 +37,11 @@ def _os_error_line(exc: OSError) -> str:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Report errors a user can fix (bad pack, bad input, missing tool) as ``ctsgen: error: ...``."""
-    from ctsgen.backends.base import BackendError
-    from ctsgen.device.profile import ProfileFormatError
-    from ctsgen.model.tensor import InvalidLayoutError
-    from ctsgen.pack.read import PackError
-    from ctsgen.pack.write import PackExistsError
-    from ctsgen.report import ResultsError
-    from ctsgen.toolchain import ToolchainError
-
+    """Report every :class:`CtsgenError` as ``ctsgen: error: ...`` and exit with status 2."""
     try:
         yield
-    except (UserError, PackError, PackExistsError, ProfileFormatError, InvalidLayoutError, ToolchainError,
-            BackendError, ResultsError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        sys.stderr.write(f"ctsgen: error: {msg}\n")
+    except CtsgenError as exc:
+        sys.stderr.write(f"ctsgen: error: {exc}\n")
         raise SystemExit(2) from None
     except BrokenPipeError:
         raise

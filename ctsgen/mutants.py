@@ -2,9 +2,9 @@
 
 A :class:`Mutant` replaces one function of the reference semantics with a
 faulty twin (C remainder for OpSMod, floor for ceiling, a swapped
-coordinate...). ``MutantBackend`` is the reference backend with one mutant
-applied, so ``ctsgen fuzz --backend mutant:NAME`` measures whether the
-suite finds that bug. The same catalogue models *known* driver
+coordinate...). :class:`ctsgen.backends.mutant.MutantBackend` is the
+reference backend with one mutant applied, so ``ctsgen fuzz --backend
+mutant:NAME`` measures whether the suite finds that bug. The same catalogue models *known* driver
 deviations: ``ctsgen fuzz --expect-deviation NAME`` applies a mutant to the
 expectation side instead, so a fuzz session against a driver with a
 documented deviation looks for everything else.
@@ -23,11 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import numpy as np
-
-from ctsgen.backends.base import Dispatch
-from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.device.profile import DeviceProfile
+from ctsgen.errors import UnknownNameError
 
 
 @dataclass(frozen=True)
@@ -93,28 +89,5 @@ def catalogue() -> dict[str, Mutant]:
 def get_mutant(name: str) -> Mutant:
     found = catalogue()
     if name not in found:
-        raise KeyError(f"unknown mutant {name!r} -> use one of the {len(found)} `ctsgen mutants` lists")
+        raise UnknownNameError(f"unknown mutant {name!r} -> use one of the {len(found)} `ctsgen mutants` lists")
     return found[name]
-
-
-class MutantBackend:
-    """The reference backend with one mutant applied to its semantics.
-
-    Run it in a worker process (the CLI does): the patch then stays out of
-    the process that computes the expected results.
-    """
-
-    def __init__(self, mutant: str) -> None:
-        self.mutant = get_mutant(mutant)
-        self.name = f"mutant:{mutant}"
-        self._ref = ReferenceBackend()
-
-    def profile(self) -> DeviceProfile:
-        return self._ref.profile()
-
-    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
-        with self.mutant.applied():
-            return self._ref.run(dispatch, timeout_s)
-
-    def close(self) -> None:
-        self._ref.close()

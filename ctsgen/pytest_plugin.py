@@ -41,8 +41,6 @@ Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 from __future__ import annotations
 
 import dataclasses
-import io
-import json
 import time
 import warnings
 from collections.abc import Iterator
@@ -51,6 +49,8 @@ from typing import Any
 
 import pytest
 
+from ctsgen.errors import CtsgenError
+from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.runner.verdict import CaseResult, Status
 from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups
 
@@ -90,27 +90,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctsgen-pack", metavar="DIR", help="run the cases of this ctsgen pack as test items")
     group.addoption("--ctsgen-backend", default="reference", metavar="NAME",
                     help="backend: reference (default), vulkan or mutant:NAME")
-    group.addoption("--ctsgen-isolation", choices=["auto", "process", "none"], default="auto",
-                    help="run the backend in a supervised worker process (auto: all but the reference)")
+    group.addoption("--ctsgen-isolation", **RUN_ARGUMENTS["isolation"])
     group.addoption("--ctsgen-devices", metavar="I,J,...",
                     help="with pytest-xdist: pin worker gwK to device number K mod the list's length")
-    group.addoption("--ctsgen-batch-size", type=int, default=512, help="cases per dispatch (default: 512)")
-    group.addoption("--ctsgen-timeout", type=float, default=10.0,
-                    help="seconds to wait for a dispatch, plus 0.01 s per case (default: 10)")
+    group.addoption("--ctsgen-batch-size", **RUN_ARGUMENTS["batch-size"])
+    group.addoption("--ctsgen-timeout", **RUN_ARGUMENTS["timeout"])
 
 
 class _PackState:
     """The session's pack, backend and cached verdicts."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from ctsgen.pack.read import PackError, load_pack
+        from ctsgen.pack.read import load_pack
 
         self.config = config
         path = config.getoption("ctsgen_pack")
         try:
             self.pack = load_pack(path) if path else None
-        except PackError as exc:  # pytest's own one-line usage error, not an INTERNALERROR
-            raise pytest.UsageError(f"--ctsgen-pack {path}: {exc}") from None
+        except CtsgenError as exc:  # the one place a bad --ctsgen-pack is reported
+            raise pytest.UsageError(f"ctsgen: error: --ctsgen-pack {path}: {exc}") from None
         self.variant_of = {c.name: c.variant_id for c in self.pack.cases} if self.pack else {}
         self._backend: Any = None
         workerinput = getattr(config, "workerinput", {})
@@ -133,15 +131,14 @@ class _PackState:
     @property
     def backend(self) -> Any:
         if self._backend is None:
-            from ctsgen.backends.base import BackendError
-            from ctsgen.cli import _backend
-            from ctsgen.toolchain import ToolchainError
+            from ctsgen.backends.registry import open_backend
+            from ctsgen.errors import CtsgenError
 
             name = self.config.getoption("ctsgen_backend")
             try:
-                self._backend = _backend(name, self.config.getoption("ctsgen_isolation"), self.device)
+                self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device)
                 self._backend.profile()  # a backend that cannot start fails here, once
-            except (BackendError, ToolchainError) as exc:  # not one error per case: stop the session
+            except CtsgenError as exc:  # not one error per case: stop the session
                 pytest.exit(f"ctsgen: error: --ctsgen-backend {name}: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
         return self._backend
 
@@ -162,9 +159,6 @@ class _PackState:
         if self.plan is None or self.prepared is not None:
             return
         self.prepared = []
-        prepare = getattr(self.backend, "prepare", None)
-        if prepare is None:
-            return
         from ctsgen.backends.base import BackendError
 
         profile = self.backend.profile()
@@ -172,26 +166,25 @@ class _PackState:
                     if v in self.plan and not profile.unsupported_reason(self.pack.variants[v].requirements)]
         t0 = time.perf_counter()
         try:
-            prepare(variants)
+            self.backend.prepare(variants)
         except BackendError:
             pass  # each variant's own dispatch reports what is wrong with it
         self.prepared = [("prepared", str(len(variants))), ("prepare_s", f"{time.perf_counter() - t0:.3f}")]
 
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
-        from ctsgen.runner.run import RunOptions, run_pack
+        from ctsgen.runner.options import RunOptions
+        from ctsgen.runner.run import run_pack
 
         self._prepare_once()
         wanted = set(names)
         sub = dataclasses.replace(self.pack, cases=[c for c in self.pack.cases if c.name in wanted])
         options = RunOptions(batch_size=self.config.getoption("ctsgen_batch_size"),
                              timeout_base_s=self.config.getoption("ctsgen_timeout"))
-        out = io.StringIO()
-        run_pack(sub, self.backend, out, options)
-        for line in out.getvalue().splitlines():
-            rec = json.loads(line)
-            self.verdicts[rec["name"]] = CaseResult(rec["name"], Status(rec["status"]), rec.get("detail", ""),
-                                                    rec.get("mismatches", []), rec.get("max_error_ratio"))
+        def keep(result: CaseResult) -> None:
+            self.verdicts[result.name] = result
+
+        run_pack(sub, self.backend, keep, options)
 
 
 def _worker_device(devices: str | None, worker: str | None) -> int | None:
@@ -281,6 +274,8 @@ class CaseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
+        if isinstance(excinfo.value, CtsgenError):  # e.g. a backend that cannot be opened
+            return f"ctsgen: error: {excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -28,10 +28,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctsgen.errors import CtsgenError
 from ctsgen.runner.verdict import Status
 
 
-class ResultsError(ValueError):
+class ResultsError(CtsgenError, ValueError):
     """A results file cannot be read; the message names the file, the line and the fix."""
 
 

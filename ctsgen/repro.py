@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ctsgen.families import get_family
-from ctsgen.families.base import Case, variant_spirv, variant_validator
+from ctsgen.families.base import Case
 from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
-from ctsgen.toolchain import compile_glsl, toolchain_versions, validate_if_installed
+from ctsgen.toolchain import toolchain_versions
+from ctsgen.toolchain.variants import compile_variant
 
 
 def _failure(results: Path | None, name: str) -> dict[str, Any] | None:
@@ -78,17 +79,16 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
     v = case.variant()
     baked = [0] * len(v.buffers()) + [int(w) for w in case.data().params]
     glsl = v.glsl(baked)
-    spirv = variant_spirv(v, compile_glsl, baked)
     # a repro is written where the failure was found, maybe a GPU host without a validator
-    validate_if_installed(spirv, decode_vector=variant_validator(v) == "glslang-decode-vector")
+    spirv = compile_variant(v, case.family, baked=baked, require_validator=False).spirv
     describe = getattr(case, "describe", None)
     versions = toolchain_versions(required=False)
     header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},
               "toolchain": {k: v for k, v in versions.items() if not k.endswith("_path")}}
     extra = {"repro.comp": glsl, "repro.spv": spirv,
              "REPORT.md": report_text(case, describe() if describe else None, failure, out_dir, backend)}
-    return write_pack([case], out_dir, header=header, compile_fn=compile_glsl, validate_fn=validate_if_installed,
-                      overwrite=overwrite, extra_files=extra)
+    return write_pack([case], out_dir, header=header, require_validator=False, overwrite=overwrite,
+                      extra_files=extra)
 
 
 def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None = None,

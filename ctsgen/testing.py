@@ -9,9 +9,9 @@
 
 ``ctsgen_backend`` is the pytest plugin's fixture (``--ctsgen-backend``).
 ``check_case`` compiles the case's shader variant, dispatches the case and
-judges it exactly as ``ctsgen run`` and ``ctsgen fuzz`` do (the fuzzer's
-compile step and the runner's ``judge``), so a failure here is a failure
-there.
+judges it exactly as ``ctsgen run`` and ``ctsgen fuzz`` do (the one compile
+step, :func:`ctsgen.toolchain.variants.compile_variant`, and the one judge,
+:func:`ctsgen.runner.verdict.judge`), so a failure here is a failure there.
 """
 
 from __future__ import annotations
@@ -21,24 +21,25 @@ from typing import Any
 
 from hypothesis import given
 
-from ctsgen.backends.base import Backend, BackendError
-from ctsgen.device.profile import default_profile
-from ctsgen.families import get_family
+from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.device.profile import default_profile, drawing_profile
+from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import Case, StrategyOptions
-from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, _as_pack_case
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.run import RunOptions, _describe, _status, judge
+from ctsgen.runner.execute import execute_cases
+from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.toolchain.variants import compile_variant
 
-_FUZZERS: dict[tuple[int, str], Fuzzer] = {}
+_SHADERS: dict[tuple[str, str], ShaderVariant] = {}
 
 
-def _fuzzer(backend: Backend, family: str) -> Fuzzer:
-    """One compile cache per (backend, family): a variant compiles once per session."""
-    key = (id(backend), family)
-    if key not in _FUZZERS:
-        _FUZZERS[key] = Fuzzer(backend, FuzzOptions(families=(family,), database=None))
-    return _FUZZERS[key]
+def _shader(case: Case) -> ShaderVariant:
+    """The case's compiled variant (compiled once per session; validated where a validator is installed)."""
+    v = case.variant()
+    key = (case.family, v.id)
+    if key not in _SHADERS:
+        _SHADERS[key] = compile_variant(v, case.family, require_validator=False)
+    return _SHADERS[key]
 
 
 def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions()) -> CaseResult:
@@ -48,21 +49,14 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     Timeout / DeviceLost / Crash when the dispatch gives no result; otherwise
     the runner's verdict (Pass, Fail with the mismatches, QualityWarning).
     """
-    fuzzer = _fuzzer(backend, case.family)
-    sv = fuzzer.shader(case.variant(), case.family)
-    reason = fuzzer.profile.unsupported_reason(sv.requirements)
+    sv = _shader(case)
+    reason = drawing_profile(backend.profile()).unsupported_reason(sv.requirements)
     if reason:
         return CaseResult(case.name(), Status.NotSupported, reason)
-    data = case.data()
-    batch = build_batch(sv, [data.params], [data.initial])
-    try:
-        out = backend.run(batch.dispatch, options.timeout_for(1))
-    except BackendError as exc:
-        return CaseResult(case.name(), _status(exc), _describe(exc))
-    return judge(_as_pack_case(case, sv), case_outputs(batch, out, 0), data.expected, data.tolerance)
+    return execute_cases(backend, sv, [case], [case.data()], options.timeout_for(1))[0]
 
 
-def given_cases(family: str = "tensor-layout", *, argname: str = "case",
+def given_cases(family: str = DEFAULT_FAMILY, *, argname: str = "case",
                 **strategy_options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A Hypothesis ``given`` drawing cases of ``family`` into the argument ``argname``.
 

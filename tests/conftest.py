@@ -38,3 +38,76 @@ def pack(pristine: Path, tmp_path: Path, session_spirv_cache: Path) -> Path:
     dst = tmp_path / "pack"
     shutil.copytree(pristine, dst)
     return dst
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nobody listens on (bound once by the OS, then released)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def require_redis(what: str, fix: str) -> None:
+    """Fail (in CI: the env var CI is set) or skip (elsewhere) a test that needs ``what``."""
+    import os
+
+    why = f"{what} is not installed -> {fix}"
+    if os.environ.get("CI"):
+        pytest.fail(why)  # CI must run the Redis tests for real, never skip them
+    pytest.skip(why)
+
+
+@pytest.fixture
+def redis_package() -> None:
+    """The redis client package (``pip install 'ctsgen[redis]'``)."""
+    import importlib.util
+
+    if importlib.util.find_spec("redis") is None:
+        require_redis("the redis Python package", "pip install -e '.[plot,redis]'")
+
+
+class RedisServer:
+    """A real ``redis-server`` on 127.0.0.1, in memory only, owned by one test."""
+
+    def __init__(self, tmp: Path) -> None:
+        import shutil
+        import subprocess
+        import time
+
+        exe = shutil.which("redis-server")
+        if exe is None:
+            require_redis("redis-server", "apt-get install -y redis-server (Debian's package)")
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc = subprocess.Popen([exe, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+                                      "--appendonly", "no", "--dir", str(tmp)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import redis
+
+        self.client = redis.Redis.from_url(self.url, socket_connect_timeout=1)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self.client.ping()
+                return
+            except redis.ConnectionError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"redis-server did not start on port {self.port}") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+
+@pytest.fixture
+def redis_server(redis_package: None, tmp_path: Path) -> Iterator[RedisServer]:
+    """A fresh ``redis-server`` on a free port, stopped after the test."""
+    server = RedisServer(tmp_path)
+    try:
+        yield server
+    finally:
+        server.stop()

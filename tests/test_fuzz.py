@@ -15,10 +15,11 @@ from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.cli import main
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
 from ctsgen.model.tensor import ClampMode
-from ctsgen.mutants import MutantBackend, catalogue
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import catalogue
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index
 from ctsgen.repro import export_case
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.supervise import SupervisedBackend
 
 
 def fuzz(mutant: str, max_examples: int = 200, seed: int = 0, database: str | None = None):

@@ -15,8 +15,9 @@ import functools
 import pytest
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import MutantBackend, catalogue
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import catalogue
+from ctsgen.backends.supervise import SupervisedBackend
 
 #: Examples budget per mutant: 10 x the mean examples-to-kill over seeds 0-3 (hypothesis 6.170),
 #: rounded up to 50, at least 150 (bench/mutant_kill_budgets.py prints the table). A kill is close to
@@ -29,6 +30,11 @@ BUDGETS = {
     "coopvec-elementwise-vts-drops-last": 850, "coopvec-float-to-int-truncates": 800,
     "coopvec-packed-bytes-reversed": 300, "reduce-column-reads-transposed": 300,
     "view-permutation-inverted": 250, "view-set-dimension-strides-reversed": 300,
+    # cm2-program (issue 16): composition mutants, 10 x the mean over seeds 0-1
+    "program-convert-after-reduce-reads-source": 1550, "program-layout-clamp-inherited": 300,
+    "program-layout-clamp-value-inherited": 1700, "program-muladd-chain-drops-c": 1600,
+    "program-reduce-after-muladd-reads-c": 700, "program-register-reused-too-early": 1250,
+    "program-store-after-perelement-writes-source": 200, "program-transpose-after-muladd-skipped": 1800,
 }
 #: the tensor-layout mutants are measured by `ctsgen bench mutation` and tests/test_fuzz.py (shrinking)
 FUZZED_HERE = sorted(n for n, m in catalogue().items() if m.family != "tensor-layout")
@@ -45,7 +51,7 @@ def test_the_catalogue_covers_every_family() -> None:
 
 
 def test_applying_a_mutant_restores_the_original_afterwards() -> None:
-    from ctsgen.families.coopvec.case import CoopVecVariant
+    from ctsgen.families.coopvec.variant import CoopVecVariant
     from ctsgen.oracle import addressing
 
     # a module-level name, and a method patched on its class ("module:Class.attr")

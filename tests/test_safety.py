@@ -215,8 +215,8 @@ def test_a_crashing_run_keeps_the_earlier_results(pack, monkeypatch):
     real = run_mod.run_pack
 
     def crash(pack_, backend, fh, *a, **k):
-        fh.write('{"name": "x", "status": "Pass", "detail": ""}\n')
-        fh.flush()
+        fh.out.write('{"name": "x", "status": "Pass", "detail": ""}\n')
+        fh.out.flush()
         raise RuntimeError("injected crash")
     monkeypatch.setattr(run_mod, "run_pack", crash)
     with pytest.raises(RuntimeError):
@@ -285,8 +285,8 @@ def test_resume_continues_an_interrupted_run_from_its_partial_results(pack, monk
     real = run_mod.run_pack
 
     def interrupted(pack_, backend, fh, *a, **k):
-        fh.write(json.dumps({"name": first, "status": "Pass", "detail": ""}) + "\n")
-        fh.flush()
+        fh.out.write(json.dumps({"name": first, "status": "Pass", "detail": ""}) + "\n")
+        fh.out.flush()
         raise KeyboardInterrupt
     monkeypatch.setattr(run_mod, "run_pack", interrupted)
     with pytest.raises(SystemExit) as e:

@@ -23,11 +23,11 @@ from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
-from ctsgen.runner.run import RunOptions, recover_results, run_pack
-from ctsgen.runner.supervise import SupervisedBackend
+from ctsgen.backends.supervise import SupervisedBackend
+from ctsgen.runner.options import RunOptions
+from ctsgen.runner.run import JsonLinesSink, recover_results, run_pack
 from ctsgen.runner.verdict import Status
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.toolchain import compile_glsl, validate_spirv
 
 FAST = RunOptions(batch_size=512, timeout_base_s=1.0, timeout_per_case_s=0.0)
 
@@ -40,8 +40,7 @@ def one_variant_pack(root: Path, n: int) -> Path:
     cases = draw_examples(family.cases_for(v, StrategyOptions()), 3 * n, 11)
     unique = list({c.name(): c for c in cases}.values())[:n]
     assert len(unique) == n
-    return write_pack(unique, root / f"pack{n}", header={"seed": 11}, compile_fn=compile_glsl,
-                      validate_fn=validate_spirv)
+    return write_pack(unique, root / f"pack{n}", header={"seed": 11})
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +54,7 @@ def key(case) -> tuple[int, ...]:
 
 def run(pack_dir: Path, backend, options: RunOptions = FAST) -> tuple[dict[str, dict], object]:
     out = io.StringIO()
-    summary = run_pack(load_pack(pack_dir), backend, out, options)
+    summary = run_pack(load_pack(pack_dir), backend, JsonLinesSink(out), options)
     return {json.loads(line)["name"]: json.loads(line) for line in out.getvalue().splitlines()}, summary
 
 
@@ -128,7 +127,7 @@ def test_an_interrupted_results_file_resumes_to_the_same_verdicts(pack12: Path, 
     assert set(done) == {c.name for c in cases[:5]}
     assert [json.loads(line) for line in path.read_text().splitlines()] == [full[c.name] for c in cases[:5]]
     with open(path, "a") as fh:
-        summary = run_pack(load_pack(pack12), FaultyBackend(faults), fh, FAST, done_before=done)
+        summary = run_pack(load_pack(pack12), FaultyBackend(faults), JsonLinesSink(fh), FAST, done_before=done)
     final = [json.loads(line) for line in path.read_text().splitlines()]
     assert sorted(r["name"] for r in final) == sorted(c.name for c in cases)
     assert {r["name"]: r["status"] for r in final} == {n: r["status"] for n, r in full.items()}

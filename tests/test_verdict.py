@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctsgen.runner.verdict import judge_buffer
+from ctsgen.backends.base import BackendError, DeviceLost, DispatchTimeout, WorkerCrashed
+from ctsgen.runner.verdict import CaseResult, OutputBuffer, Status, error_result, judge, judge_buffer, status_of
 
 TOL = {"rule": "tolerance", "warn_fraction": 0.75}
 
@@ -37,19 +38,83 @@ def test_a_shape_mismatch_fails_every_element() -> None:
     assert j.bad.size == 4
 
 
-def test_quality_warning_near_the_edge(tmp_path, monkeypatch) -> None:
-    import ctsgen.runner.run as run_module
-    from ctsgen.pack.read import PackCase
-    from ctsgen.runner.run import judge
-    from ctsgen.runner.verdict import Status
-    from ctsgen.backends.base import BufferSpec
-
-    monkeypatch.setattr(run_module, "_locator", lambda case: lambda buffer, element: {})  # no family model here
-    case = PackCase(tmp_path, {"name": "c", "family": "x", "compare": TOL, "files": {}, "param_words": []},
-                    (BufferSpec(1, "out", "float32"),))
+def test_quality_warning_near_the_edge() -> None:
     e = np.array([1.0, 2.0], dtype=np.float32)
     tol = np.array([1.0, 1.0])
-    assert judge(case, [e + np.float32(0.5)], [e], [tol]).status is Status.Pass
-    near = judge(case, [e + np.float32(0.9)], [e], [tol])
+
+    def verdict(actual: np.ndarray, rule: dict = TOL):
+        return judge("c", [OutputBuffer("out", actual, e, tol)], rule)
+
+    assert verdict(e + np.float32(0.5)).status is Status.Pass
+    near = verdict(e + np.float32(0.9))
     assert near.status is Status.QualityWarning and near.max_error_ratio == pytest.approx(0.9)
-    assert judge(case, [e + np.float32(1.5)], [e], [tol]).status is Status.Fail
+    assert verdict(e + np.float32(0.9), {"rule": "tolerance"}).status is Status.QualityWarning  # 0.75 by default
+    assert verdict(e + np.float32(0.9), {"rule": "tolerance", "warn_fraction": 0.95}).status is Status.Pass
+    assert verdict(e + np.float32(1.5)).status is Status.Fail
+
+
+def test_a_failing_case_names_its_first_mismatches_with_what_the_locator_says() -> None:
+    want = np.arange(20, dtype=np.uint16)
+    got = want.copy()
+    got[[3, 5] + list(range(10, 20))] += 1
+    asked = []
+
+    def locate(buffer: int, element: int) -> dict:
+        asked.append((buffer, element))
+        return {"row": element // 4, "col": element % 4}
+
+    skipped = OutputBuffer("in", np.zeros(2, np.uint16), None)  # not checked: its index still counts
+    r = judge("c", [skipped, OutputBuffer("out", got, want)], {"rule": "bitwise"}, locate)
+    assert r.status is Status.Fail and r.detail == "12 of 20 elements of 'out' differ"
+    assert [m["element"] for m in r.mismatches] == [3, 5, 10, 11, 12, 13, 14, 15]  # MAX_MISMATCHES
+    assert asked == [(1, k) for k in (3, 5, 10, 11, 12, 13, 14, 15)]
+    assert r.mismatches[0] == {"buffer": "out", "element": 3, "row": 0, "col": 3,
+                               "expected": {"value": 3, "bits": "0x0003"}, "actual": {"value": 4, "bits": "0x0004"}}
+    assert r.max_error_ratio is None  # bitwise: no error ratio
+
+
+def test_a_passing_case_never_asks_the_locator() -> None:
+    def locate(buffer: int, element: int) -> dict:
+        raise AssertionError("the locator is for failing elements only")
+
+    a = np.ones(4, np.float32)
+    assert judge("c", [OutputBuffer("out", a, a.copy())], {"rule": "bitwise"}, locate).status is Status.Pass
+
+
+def test_a_dispatch_without_result_maps_to_the_cts_codes() -> None:
+    assert status_of(DispatchTimeout("x")) is Status.Timeout
+    assert status_of(DeviceLost("x")) is Status.DeviceLost
+    assert status_of(WorkerCrashed("x")) is Status.Crash
+    assert status_of(BackendError("x")) is Status.Crash  # no result, no better name for it
+    assert error_result("c", DeviceLost("lost at fence 3")) == CaseResult("c", Status.DeviceLost,
+                                                                          "DeviceLost: lost at fence 3")
+
+def test_signed_zero_flag_relaxes_bitwise_and_tightens_tolerance() -> None:
+    """Decision "signed-zero": bitwise with signed_zero false treats +0 and -0 as equal (and nothing
+    else); tolerance with signed_zero true needs an exact zero's sign (an ieee variant declares
+    SignedZeroInfNanPreserve)."""
+    from ctsgen.families.base import CompareRule
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = np.array([-0.0, 0.0, 1.0, np.nan], np.float32)
+    got = np.array([0.0, -0.0, 1.0, np.nan], np.float32)
+    assert judge_buffer(got, want, CompareRule("bitwise").to_json()).bad.tolist() == [0, 1]
+    assert judge_buffer(got, want, CompareRule("bitwise", signed_zero=False).to_json()).bad.tolist() == []
+    tol = np.zeros(4)
+    assert judge_buffer(got, want, CompareRule("tolerance").to_json(), tol).bad.tolist() == []
+    assert judge_buffer(got, want, CompareRule("tolerance", signed_zero=True).to_json(), tol).bad.tolist() == [0, 1]
+
+
+def test_data_movement_keeps_nan_payloads_and_subnormals_bit_for_bit() -> None:
+    """Decision "data-movement-bits" (cited, not relaxed): a Constant-clamped element is moved, not
+    computed, so tensor-layout's rule compares its bits: a quietened NaN payload, a flushed
+    subnormal or a dropped sign of zero each fail; decode's relaxed rule forgives only the sign."""
+    from ctsgen.families.base import CompareRule
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = np.array([0x7FA00001, 0x00000001, 0x80000000], np.uint32).view(np.float32)
+    got = np.array([0x7FC00000, 0x00000000, 0x00000000], np.uint32).view(np.float32)
+    layout_rule = CompareRule("bitwise").to_json()  # tensor-layout / tensor-view compare_rule
+    assert judge_buffer(got, want, layout_rule).bad.tolist() == [0, 1, 2]
+    decode_rule = CompareRule("bitwise", signed_zero=False).to_json()
+    assert judge_buffer(got, want, decode_rule).bad.tolist() == [0, 1]

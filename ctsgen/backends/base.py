@@ -11,12 +11,15 @@ lives outside the backend, so an adapter stays small.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ctsgen.device.profile import DeviceProfile, Requirements
+from ctsgen.errors import CtsgenError
 
 
 @dataclass(frozen=True)
@@ -111,23 +114,42 @@ class Dispatch:
     buffers: list[np.ndarray]
 
 
-class BackendError(RuntimeError):
+class BackendError(CtsgenError, RuntimeError):
     """A backend could not run a dispatch (not a wrong result: no result)."""
 
 
 class DispatchTimeout(BackendError):
-    """The dispatch did not complete within the bounded wait."""
+    """The dispatch did not complete within the bounded wait.
+
+    ``waited_s``: how long the wait itself took, where the one who waited measured it
+    (the supervisor does, without the time to replace a dead worker); else None."""
+
+    waited_s: float | None = None
 
 
 class DeviceLost(BackendError):
     """The device reported VK_ERROR_DEVICE_LOST (or its equivalent)."""
 
 
+class WorkerCrashed(BackendError):
+    """The worker process running the backend died (a signal or an exit) while running a request."""
+
+
 @runtime_checkable
 class Backend(Protocol):
-    """What the runner needs from a backend."""
+    """What the runner needs from a backend.
+
+    ``name``, :meth:`profile`, :meth:`run` and :meth:`close` are required.
+    :meth:`prepare` and :attr:`stats` have defaults (nothing to build ahead,
+    no counters): a backend class that derives from ``Backend`` inherits
+    them, and :func:`as_backend` gives them to one that only has the required
+    members, so callers use them without probing.
+    """
 
     name: str
+
+    #: Counters the backend keeps (e.g. pipelines built, seconds spent), printed after ``ctsgen run``.
+    stats: Mapping[str, float] = MappingProxyType({})
 
     def profile(self) -> DeviceProfile:
         """The device's capabilities (what it advertises)."""
@@ -145,5 +167,46 @@ class Backend(Protocol):
         """Release the device."""
         ...
 
-    # Optional: ``prepare(variants)`` builds pipelines ahead of the dispatches
-    # (the runner calls it when present; see VulkanBackend.prepare).
+    def prepare(self, variants: Sequence[ShaderVariant]) -> None:
+        """Build the pipelines of ``variants`` ahead of their dispatches (see VulkanBackend.prepare);
+        by default nothing is built ahead. May raise :class:`BackendError`; each variant's own
+        dispatch then says what is wrong with it."""
+        return None
+
+
+class _Completed(Backend):
+    """A backend with only the required members, completed with :class:`Backend`'s defaults
+    for the others; every other attribute is the wrapped object's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._has = {m for m in ("prepare", "stats") if hasattr(inner, m)}
+
+    def profile(self) -> DeviceProfile:
+        return self.inner.profile()
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        return self.inner.run(dispatch, timeout_s)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def prepare(self, variants: Sequence[ShaderVariant]) -> None:
+        if "prepare" in self._has:
+            self.inner.prepare(variants)
+
+    @property  # type: ignore[override]
+    def stats(self) -> Mapping[str, float]:
+        return self.inner.stats if "stats" in self._has else MappingProxyType({})
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.inner, attr)
+
+
+def as_backend(obj: Any) -> Backend:
+    """``obj`` as a full :class:`Backend`: itself when it has every member (a class deriving
+    from ``Backend`` does), else wrapped with the defaults of :meth:`Backend.prepare` and
+    :attr:`Backend.stats`. Applied once where a backend enters ctsgen (``open_backend``,
+    the supervised worker, ``run_pack``)."""
+    return obj if isinstance(obj, Backend) else _Completed(obj)

@@ -16,14 +16,14 @@ import time
 
 import numpy as np
 
-from ctsgen.backends.base import BackendError, DeviceLost, Dispatch
+from ctsgen.backends.base import Backend, BackendError, DeviceLost, Dispatch
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
 
 FAULTS = ("hang", "crash", "device_lost", "exit", "error", "wrong")
 
 
-class FaultyBackend:
+class FaultyBackend(Backend):
     """The reference backend with injected faults (see the module docstring)."""
 
     name = "faulty"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.backends.base import Dispatch
+from ctsgen.backends.base import Backend, Dispatch
 from ctsgen.device.profile import DeviceProfile, Requirements
 from ctsgen.families import get_family
 
@@ -26,7 +26,7 @@ class UniversalProfile(DeviceProfile):
         return None
 
 
-class ReferenceBackend:
+class ReferenceBackend(Backend):
     """Runs dispatches on the host through the families' reference semantics."""
 
     name = "reference"

@@ -52,7 +52,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from ctsgen.backends.base import (BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
+from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
                                   ShaderVariant, matrix_conversions)
 from ctsgen.device.profile import DeviceProfile
 
@@ -165,7 +165,7 @@ class _Allocation:
     descriptor_set: Any  # VkDescriptorSet
 
 
-class VulkanBackend:
+class VulkanBackend(Backend):
     """A :class:`~ctsgen.backends.base.Backend` on one Vulkan physical device.
 
     ``VulkanBackend(device_index)`` creates the instance and the logical

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctsgen.errors import CtsgenError
 from ctsgen.model.types import (
     ComponentType,
     MatrixType,
@@ -144,7 +145,7 @@ def _entry_matrix_types(e: dict[str, int], m: int, n: int, k: int, scope: Scope,
     return out
 
 
-class ProfileFormatError(ValueError):
+class ProfileFormatError(CtsgenError, ValueError):
     """A device-profile file does not follow the read-out format."""
 
 
@@ -238,3 +239,9 @@ def load_profile(path: str | Path) -> DeviceProfile:
 def default_profile() -> DeviceProfile:
     """The embedded default: the NVIDIA H100 read-out (driver 580) shipped with ctsgen."""
     return load_profile(Path(__file__).with_name("profiles") / "nvidia-h100-driver580.txt")
+
+
+def drawing_profile(live: DeviceProfile) -> DeviceProfile:
+    """The profile to draw cases for on a device that advertises ``live``: ``live`` itself,
+    or the embedded default for a software backend that lists no matrix types."""
+    return live if live.coopmat_khr or live.flexible_dimensions else default_profile()

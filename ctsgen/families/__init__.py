@@ -2,7 +2,8 @@
 
 Every sub-package of ``ctsgen.families`` that exports ``FAMILY`` is a
 family, and so is every object registered under the ``ctsgen.families``
-entry-point group by another distribution. Nothing here names a family.
+entry-point group by another distribution. Nothing here names a family but
+the default one.
 """
 
 from __future__ import annotations
@@ -11,8 +12,15 @@ import importlib
 import pkgutil
 from functools import cache
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
-from ctsgen.families.base import Family
+from ctsgen.errors import UnknownNameError
+
+if TYPE_CHECKING:
+    from ctsgen.families.base import Family
+
+#: The family a command works on when none is named (``--family``, ``given_cases``, the default pack).
+DEFAULT_FAMILY = "tensor-layout"
 
 
 @cache
@@ -36,5 +44,5 @@ def get_family(name: str) -> Family:
     """The family called ``name``; the error lists the known ones."""
     fams = families()
     if name not in fams:
-        raise KeyError(f"unknown family {name!r} -> use one of: {', '.join(sorted(fams)) or 'none'}")
+        raise UnknownNameError(f"unknown family {name!r} -> use one of: {', '.join(sorted(fams)) or 'none'}")
     return fams[name]

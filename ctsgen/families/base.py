@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import DeviceProfile, Requirements
+from ctsgen.runner.verdict import DEFAULT_WARN_FRACTION, Locator
 
 if TYPE_CHECKING:
     from ctsgen.coverage import Table
@@ -45,12 +46,22 @@ class CompareRule:
     """
 
     rule: str = "bitwise"
-    warn_fraction: float = 0.75
+    warn_fraction: float = DEFAULT_WARN_FRACTION
+    #: Whether the sign of a zero result is part of the verdict (decision "signed-zero" in
+    #: docs/spec-decisions.md). None keeps the rule's own default: ``bitwise`` compares bits
+    #: (the sign counts), ``tolerance`` compares values (+0 == -0). False on a bitwise rule:
+    #: float arithmetic in a shader without SignedZeroInfNanPreserve, where Vulkan lets the
+    #: implementation ignore the sign of zero. True on a tolerance rule: the shader declares
+    #: SignedZeroInfNanPreserve, so an exact zero must carry the expected sign.
+    signed_zero: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
-        if self.rule == "bitwise":
-            return {"rule": self.rule}
-        return {"rule": self.rule, "warn_fraction": self.warn_fraction}
+        out: dict[str, Any] = {"rule": self.rule}
+        if self.rule != "bitwise":
+            out["warn_fraction"] = self.warn_fraction
+        if self.signed_zero is not None:
+            out["signed_zero"] = self.signed_zero
+        return out
 
 
 @dataclass
@@ -73,7 +84,7 @@ class CaseData:
 class Variant(Protocol):
     """A compile-time signature: one shader serves every case that shares it.
 
-    Optional members (read through :func:`variant_spirv` / :func:`variant_validator`):
+    Optional members (read by :mod:`ctsgen.toolchain.variants`, the one compile step):
     ``spirv(compile_fn) -> bytes``, for a variant whose module is not glslang's output
     as is (it compiles its GLSL with ``compile_fn(glsl, name)`` and transforms it), and
     ``validator``, the name of the validator its module needs (default ``spirv-val``).
@@ -104,31 +115,6 @@ class Variant(Protocol):
         ...
 
 
-#: Validators a variant may name in its optional ``validator`` attribute: ``spirv-val``
-#: (the default: spirv-val --target-env vulkan1.3) or ``glslang-decode-vector`` (the
-#: glslang library's SPIRV-Tools, which knows SPV_NV_cooperative_matrix_decode_vector).
-VALIDATORS = ("spirv-val", "glslang-decode-vector")
-
-
-def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes], baked: Sequence[int] | None = None
-                  ) -> bytes:
-    """The variant's module: ``v.spirv(compile_fn, baked)`` where the variant provides one (a
-    variant whose shader needs a transformed module, e.g. decode-vector), else
-    ``compile_fn(v.glsl(baked), name)``. ``baked``: a repro's parameter record (see Variant.glsl)."""
-    provided = getattr(v, "spirv", None)
-    if provided is not None:
-        return provided(compile_fn, baked)
-    return compile_fn(v.glsl(baked), f"{v.id}.comp")
-
-
-def variant_validator(v: Variant) -> str:
-    """The validator the variant's module needs (optional attribute ``validator``; see VALIDATORS)."""
-    name = getattr(v, "validator", "spirv-val")
-    if name not in VALIDATORS:
-        raise ValueError(f"variant {v.id} names validator {name!r}; use one of {VALIDATORS}")
-    return name
-
-
 class Case(Protocol):
     """One test case, in its family's spec vocabulary."""
 
@@ -145,6 +131,12 @@ class Case(Protocol):
     def data(self) -> CaseData: ...
 
     def compare_rule(self) -> CompareRule: ...
+
+
+def case_locator(case: Case) -> Locator:
+    """What ``case`` says about a failing element: its optional ``locate(buffer, element)``
+    (e.g. the (row, col) and tensor coordinates the oracle used), else nothing."""
+    return getattr(case, "locate", None) or (lambda buffer, element: {})
 
 
 @dataclass(frozen=True)
@@ -175,6 +167,9 @@ class Family(Protocol):
     # Optional: ``hazardous(options, variants)`` draws the opt-in hazardous group;
     # ``coverage(parameters)`` gives the family's ``ctsgen coverage`` tables.
 
+    #: A device numeric model's prediction of a case (see FamilySpec.numeric_model), or None.
+    numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -202,6 +197,10 @@ class FamilySpec:
     cases_for_fn: Callable[[Any, StrategyOptions], st.SearchStrategy[Any]]
     hazardous: Callable[[StrategyOptions, Sequence[Any]], st.SearchStrategy[Any]] | None = None
     coverage: Callable[[list[dict[str, Any]]], list[Table]] | None = None
+    #: ``numeric_model(case, params)``: the case's expected buffers (None where a buffer is not
+    #: predicted) under a device numeric model (ctsgen.oracle.models), bit for bit; None for a
+    #: case the model does not cover. Used by ``ctsgen run --numerics NAME`` (ModelMismatch).
+    numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

@@ -22,38 +22,38 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
-from ctsgen.backends.base import Backend, BackendError, ShaderVariant
-from ctsgen.device.profile import DeviceProfile, default_profile
-from ctsgen.families import get_family
-from ctsgen.families.base import Case, Family, StrategyOptions, Variant, variant_spirv, variant_validator
+from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.device.profile import DeviceProfile, drawing_profile
+from ctsgen.families import DEFAULT_FAMILY, get_family
+from ctsgen.families.base import Case, Family, StrategyOptions, Variant
+from ctsgen.fuzz.buckets import case_size
+from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.mutants import get_mutant
-from ctsgen.pack.read import PackCase
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.run import RunOptions, _status, judge
+from ctsgen.runner.execute import execute_cases
+from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
-from ctsgen.toolchain import ToolchainError, compile_glsl, validate_if_installed
+from ctsgen.toolchain.variants import compile_variant
 
 
 @dataclass
 class FuzzOptions:
-    families: tuple[str, ...] = ("tensor-layout",)
+    families: tuple[str, ...] = (DEFAULT_FAMILY,)
     max_examples: int = 200
     time_s: float | None = None  # keep drawing fresh examples until this many seconds have passed
     seed: int = 0
     max_batch: int = 16
-    database: str | None = ".ctsgen/fuzz-db"
+    database: str | ExampleDatabase | None = ".ctsgen/fuzz-db"  # a spec for open_database, or an open one
     expect_deviations: tuple[str, ...] = ()
     include_hazardous: bool = False
     shrink_time_s: float = 120.0  # after the first failure, stop shrinking after this long
     keep_going: bool = False  # after a failure, record it and fuzz on (with --time) in fresh rounds
-    run: RunOptions = field(default_factory=lambda: RunOptions(timeout_base_s=10.0))
+    run: RunOptions = field(default_factory=RunOptions)
 
 
 @dataclass
@@ -84,25 +84,6 @@ class FuzzFailure(AssertionError):
         self.case, self.result = case, result
 
 
-def open_database(spec: str | None) -> ExampleDatabase | None:
-    """A directory database, or Hypothesis's Redis database for ``redis://`` URLs."""
-    if not spec:
-        return None
-    if spec.startswith("redis://"):
-        try:
-            import redis
-            from hypothesis.extra.redis import RedisExampleDatabase
-        except ImportError:
-            raise ToolchainError(f"--database {spec} needs the redis package -> fix: pip install redis") from None
-        return RedisExampleDatabase(redis.Redis.from_url(spec))
-    return DirectoryBasedExampleDatabase(spec)
-
-
-def _as_pack_case(case: Case, variant: ShaderVariant) -> PackCase:
-    """The runner's view of a drawn case, so fuzzing judges exactly as ``ctsgen run`` does."""
-    return PackCase(Path("."), {"name": case.name(), "family": case.family, "parameters": case.to_json(),
-                                "compare": case.compare_rule().to_json(), "files": {}, "param_words": []},
-                    variant.buffers)
 
 
 class Fuzzer:
@@ -110,15 +91,17 @@ class Fuzzer:
 
     def __init__(self, backend: Backend, options: FuzzOptions,
                  progress: Callable[[FuzzReport], None] | None = None,
-                 on_failure: Callable[[FuzzFailure], None] | None = None) -> None:
+                 on_failure: Callable[[FuzzFailure], None] | None = None,
+                 known: Callable[[FuzzFailure], bool] | None = None) -> None:
+        """``known(failure)`` True: a failure already accounted for (a campaign's bucket
+        with an exact explanation): it is counted there and the example passes."""
         self.backend, self.options, self.progress = backend, options, progress
-        self.on_failure = on_failure
+        self.on_failure, self.known = on_failure, known
+        self._database: ExampleDatabase | None = None
         self._first_failure_at: float | None = None
         self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
         self.families: list[Family] = [get_family(f) for f in options.families]
-        live = backend.profile()
-        # a software backend lists no matrix types: draw for the embedded H100 profile then
-        self.profile: DeviceProfile = live if live.coopmat_khr or live.flexible_dimensions else default_profile()
+        self.profile: DeviceProfile = drawing_profile(backend.profile())
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
         self.report = FuzzReport()
@@ -139,12 +122,8 @@ class Fuzzer:
     def shader(self, v: Variant, family: str) -> ShaderVariant:
         """The compiled variant of ``family`` (compiled once; validated where a validator is installed)."""
         if v.id not in self._shaders:
-            spirv = variant_spirv(v, compile_glsl)
             # no validator on a GPU host compiling on the fly: the module is then used as compiled
-            validate_if_installed(spirv, decode_vector=variant_validator(v) == "glslang-decode-vector")
-            self._shaders[v.id] = ShaderVariant(
-                id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
-                requirements=v.requirements(), family=family, signature=v.to_json())
+            self._shaders[v.id] = compile_variant(v, family, require_validator=False)
         return self._shaders[v.id]
 
     # -- one example -------------------------------------------------------
@@ -161,20 +140,11 @@ class Fuzzer:
             for name in self.options.expect_deviations:  # the documented behaviour is the expectation
                 stack.enter_context(get_mutant(name).applied())
             datas = [c.data() for c in cases]
-        b = build_batch(sv, [d.params for d in datas], [d.initial for d in datas])
         self.report.cases += len(cases)
-        failure: FuzzFailure | None = None
-        try:
-            out = self.backend.run(b.dispatch, self.options.run.timeout_for(len(cases)))
-        except BackendError as exc:
-            worst = cases[0]
-            failure = FuzzFailure(worst, CaseResult(worst.name(), _status(exc), f"{type(exc).__name__}: {exc}"))
-        else:
-            for i, (c, d) in enumerate(zip(cases, datas)):
-                r = judge(_as_pack_case(c, sv), case_outputs(b, out, i), d.expected, d.tolerance)
-                if r.status.is_failure:
-                    failure = FuzzFailure(c, r)
-                    break
+        results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)))
+        failure = next((FuzzFailure(c, r) for c, r in zip(cases, results) if r.status.is_failure), None)
+        if failure is not None and self.known is not None and self.known(failure):
+            failure = None
         if self.progress:
             self.progress(self.report)
         if failure is not None:
@@ -183,7 +153,7 @@ class Fuzzer:
                 self._first_failure_at = time.monotonic()
                 if self.on_failure:
                     self.on_failure(failure)
-            if self._smallest is None or _size(failure.case) < _size(self._smallest.case):
+            if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
             raise failure
 
@@ -201,7 +171,8 @@ class Fuzzer:
                     self._record(final.case, final.result)
                     if not self.options.keep_going:
                         break
-                    use_database = False  # a stored failure would replay at once in every new round
+                    use_database = False  # a stored failure would replay at once in every new round: later
+                    # rounds only save to the database
                     self._first_failure_at = self._smallest = None
                 except (StopFuzzing, Flaky):  # shrink budget spent, or the failure did not recur when
                     # Hypothesis replayed it (a dispatch that hung once): keep the smallest failure seen
@@ -226,7 +197,10 @@ class Fuzzer:
             self.report.case, self.report.result = case, result
 
     def _one_round(self, round_seed: int, use_database: bool = True) -> None:
-        db = open_database(self.options.database) if use_database else None
+        if self._database is None:  # opened once: a shared database that went away stays replaced
+            spec = self.options.database
+            self._database = spec if isinstance(spec, ExampleDatabase) else open_database(spec)
+        db = self._database if use_database or self._database is None else WriteOnlyDatabase(self._database)
 
         @settings(database=db, max_examples=self.options.max_examples, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
@@ -241,7 +215,3 @@ class Fuzzer:
         key = repr((sorted(self.options.families), self.backend.name, self.options.include_hazardous))
         fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
         fuzz()
-
-
-def _size(case: Case) -> int:
-    return int(sum(a.size for a in case.data().initial))

@@ -25,15 +25,12 @@ from ctsgen.backends.base import ShaderVariant
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, StrategyOptions
+from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import Mutant, MutantBackend
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import Mutant
 from ctsgen.runner.batch import build_batch
-from ctsgen.runner.supervise import SupervisedBackend
-
-
-def case_size(case: Case) -> int:
-    """Elements over all of a case's buffers: what a repro makes a reader look at."""
-    return int(sum(a.size for a in case.data().initial))
+from ctsgen.backends.supervise import SupervisedBackend
 
 
 @dataclass

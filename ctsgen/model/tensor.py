@@ -15,6 +15,8 @@ import enum
 import math
 from dataclasses import dataclass, replace
 
+from ctsgen.errors import CtsgenError
+
 MAX_DIM = 5
 UINT32_MAX = 2**32 - 1
 
@@ -40,7 +42,7 @@ class ClampMode(enum.IntEnum):
             self.name, self.name.lower())
 
 
-class InvalidLayoutError(ValueError):
+class InvalidLayoutError(CtsgenError, ValueError):
     """A tensor layout violates a rule of SPV_NV_tensor_addressing."""
 
 
@@ -52,15 +54,6 @@ def default_strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...]
     """Strides set by OpTensorLayoutSetDimensionNV: ``stride[LDim-1] = 1`` and
     ``stride[i] = stride[i+1] * ceiling(Dim[i+1] / blockSize[i+1])``."""
     strides = [1] * len(layoutDimension)
-    for i in range(len(layoutDimension) - 2, -1, -1):
-        strides[i] = strides[i + 1] * ceil_div(layoutDimension[i + 1], blockSize[i + 1])
-    return tuple(strides)
-
-
-def min_strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...],
-                innermost: int = 1) -> tuple[int, ...]:
-    """Smallest valid strides for a given innermost stride (see :meth:`TensorLayout.check`)."""
-    strides = [innermost] * len(layoutDimension)
     for i in range(len(layoutDimension) - 2, -1, -1):
         strides[i] = strides[i + 1] * ceil_div(layoutDimension[i + 1], blockSize[i + 1])
     return tuple(strides)
@@ -174,7 +167,7 @@ class TensorLayout:
 CLIP_SPAN_NONE = UINT32_MAX
 
 
-class InvalidViewError(ValueError):
+class InvalidViewError(CtsgenError, ValueError):
     """A tensor view violates a rule of SPV_NV_tensor_addressing."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -116,6 +117,16 @@ class MatrixType:
         """The matrix part of CTS-style names: ``float16.a_16x16.subgroup`` (``workgroup128``)."""
         scope = "subgroup" if self.scope is Scope.Subgroup else f"workgroup{self.workgroup_size}"
         return f"{self.component.name}.{self.use.name.lower()}_{self.rows}x{self.cols}.{scope}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The matrix type in a pack's signatures and parameters (the spec's names)."""
+        return {"componentType": self.component.name, "use": self.use.name, "scope": self.scope.name,
+                "rows": self.rows, "cols": self.cols, "workgroupSize": self.workgroup_size}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> MatrixType:
+        return cls(ComponentType[o["componentType"]], Scope[o["scope"]], int(o["rows"]), int(o["cols"]),
+                   MatrixUse[o["use"]], int(o["workgroupSize"]))
 
 
 class CoopVecType(enum.Enum):

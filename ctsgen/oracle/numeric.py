@@ -74,9 +74,34 @@ def ulp(values: np.ndarray, component: ComponentType) -> np.ndarray:
     is within one ulp of the round-to-nearest one."""
     mant, emin, _ = float_format(component)
     v = np.abs(np.asarray(values, dtype=np.float64))
-    with np.errstate(divide="ignore"):
-        e = np.floor(np.log2(np.where(v > 0, v, 1.0)))
-    return np.exp2(np.maximum(e, emin) - mant)
+    _, e = np.frexp(np.where(v > 0, v, 1.0))  # exact binade (log2 rounds just below 2^k up to k)
+    return np.exp2(np.maximum(e - 1, emin) - mant)
+
+
+def neighbours(exact: np.ndarray, component: ComponentType) -> tuple[np.ndarray, np.ndarray]:
+    """The largest value of ``component`` <= ``exact`` and the smallest >= it (float64; equal
+    where ``exact`` is representable). Exact: the spacing is a power of two, so ``exact /
+    spacing`` is exact and floor / ceil pick the grid points (float16, bfloat16, float32 alike)."""
+    x = np.asarray(exact, dtype=np.float64)
+    sp = ulp(x, component)
+    return np.floor(x / sp) * sp, np.ceil(x / sp) * sp
+
+
+#: Relative widening of a bound computed in float64 from an approximate exact value (a
+#: transcendental): far above float64's error, far below any format's spacing (2^-23 at best),
+#: so it never admits a further representable value and never loses a boundary one.
+_OUTWARD = 2.0 ** -45
+
+
+def tolerance_sides(expected: np.ndarray, lo: np.ndarray, hi: np.ndarray, *, widen: bool = False) -> np.ndarray:
+    """The two-sided tolerance (2 x shape: below, above) that admits exactly [lo, hi] around
+    ``expected`` (runner.verdict.tolerance_sides reads it). ``widen`` for bounds derived from
+    float64 approximations of an irrational exact value (see _OUTWARD)."""
+    e = np.asarray(expected, dtype=np.float64)
+    lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+    if widen:
+        lo, hi = lo - np.abs(lo) * _OUTWARD, hi + np.abs(hi) * _OUTWARD
+    return np.stack([np.maximum(e - lo, 0.0), np.maximum(hi - e, 0.0)])
 
 
 def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.ndarray:
@@ -103,19 +128,61 @@ def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.nd
                              "which SPIR-V leaves undefined; draw values in range")
         return t.astype(np.int64).astype(dst.dtype)
     if dst.is_float:
-        exact = v.astype(np.float64)  # every 32-bit integer is exact in float64
-        return exact.astype(np.float32).astype(dst.dtype) if dst is ComponentType.bfloat16 \
-            else exact.astype(dst.dtype)
+        return round_to_nearest_even(v.astype(np.float64), dst)  # every 32-bit integer is exact in float64
     return v.astype(np.int64).astype(dst.dtype)  # numpy's C casts: extend by source sign, wrap when narrowing
+
+
+def round_to_nearest_even(exact: np.ndarray, dst: ComponentType) -> np.ndarray:
+    """``exact`` (float64 values taken as exact) rounded once to nearest even in ``dst``.
+
+    numpy and ml_dtypes reach bfloat16 from float64 through float32, rounding twice
+    (16842753 -> 16777216 instead of 16908288). Here the significand is cut at the
+    destination's precision directly: scaling by a power of two is exact, and
+    ``np.rint`` rounds half to even. Subnormal results use the smallest normal
+    exponent's spacing; values beyond the largest finite round to infinity the way
+    IEEE 754 does (by the same rint on the top binade's spacing)."""
+    x = np.asarray(exact, dtype=np.float64)
+    mant, emin, emax = float_format(dst)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _, e = np.frexp(x)  # x = f * 2^e, 0.5 <= |f| < 1: binade exponent e - 1
+        spacing_exp = np.maximum(e - 1, emin) - mant
+        r = np.ldexp(np.rint(np.ldexp(x, -spacing_exp)), spacing_exp)
+        r = np.where(np.isfinite(x), r, x)
+        top = np.ldexp(2.0 - 2.0 ** -mant, emax)
+        r = np.where(np.abs(r) > top, np.copysign(np.inf, x), r)
+    return r.astype(dst.dtype)  # representable now: the cast is exact
 
 
 def conversion_tolerance(values: np.ndarray, src: ComponentType, dst: ComponentType,
                          expected: np.ndarray) -> np.ndarray:
-    """Per-element bound for a conversion result: 0 when the conversion is exact or
-    integer-valued, else one ulp of ``dst`` at the expected value (either neighbour of
-    the exact value passes; docs/spec-decisions.md "cm2-conversion-rules")."""
+    """Two-sided bound (2 x shape, below / above the expected value) for a conversion result:
+    faithful rounding, i.e. one of the two neighbours of the exact value in ``dst`` (0 on both
+    sides where the conversion is exact or integer-valued; docs/spec-decisions.md
+    "faithful-rounding", "cm2-conversion-rules"). The round-to-nearest-even expected value is
+    one neighbour; the other lies on the exact value's side, so a result one spacing the other
+    way fails."""
     if not dst.is_float:
-        return np.zeros(np.shape(expected))
-    exact = np.asarray(values, dtype=src.dtype).astype(np.float64)
-    got = np.asarray(expected, dtype=dst.dtype).astype(np.float64)
-    return np.where(exact == got, 0.0, ulp(exact, dst))
+        return np.zeros((2,) + np.shape(expected))
+    e = np.asarray(expected, dtype=dst.dtype).astype(np.float64)
+    lo, hi = neighbours(np.asarray(values, dtype=src.dtype).astype(np.float64), dst)
+    return tolerance_sides(e, lo, hi)
+
+
+def accumulate_blocks_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, block: int,
+                          order: np.ndarray | None = None, bias_first: bool = True) -> np.ndarray:
+    """One accumulation coopvec's ``matmul_tolerance`` allows for an fp16 result (float64 values of fp16,
+    invocations x M): an fp16 accumulator that starts at the bias (with ``bias_first``; else at 0,
+    the bias added last) adds the binary32 sum of each block of ``block`` products, blocks taken in
+    ``order`` (default: K order). With coopvec's ACCUMULATION_BLOCK (16) in K order this is what the H100 computes
+    (docs/validation.md, "coopvec accumulation model")."""
+    prods = x.astype(np.float64)[:, None, :] * w.astype(np.float64)[None, :, :]
+    acc = np.zeros(prods.shape[:2])
+    if bias is not None and bias_first:
+        acc = acc + bias
+    starts = np.arange(0, prods.shape[-1], block)
+    for s0 in starts if order is None else starts[order]:
+        chunk = prods[..., s0:s0 + block].sum(-1).astype(np.float32).astype(np.float64)
+        acc = (acc + chunk).astype(np.float16).astype(np.float64)
+    if bias is not None and not bias_first:
+        acc = (acc + bias).astype(np.float16).astype(np.float64)
+    return acc

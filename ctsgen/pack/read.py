@@ -12,7 +12,6 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes  # noqa: F401  (registers the bfloat16 dtype name)
@@ -20,13 +19,14 @@ import numpy as np
 
 from ctsgen.backends.base import BufferSpec, ShaderVariant
 from ctsgen.device.profile import Requirements
+from ctsgen.errors import CtsgenError, UnknownNameError
 from ctsgen.families import get_family
 from ctsgen.families.base import Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import array_shape, load_array
 
 
-class PackError(ValueError):
+class PackError(CtsgenError, ValueError):
     """A pack is malformed; the message names the file and the fix."""
 
 
@@ -161,8 +161,8 @@ def load_pack(root: str | Path) -> Pack:
         where = f"{mpath}: variant {vid}"
         try:
             fam = get_family(_require(rec, "family", str, where))
-        except KeyError as exc:
-            raise PackError(f"{where}: {exc.args[0]}") from None
+        except UnknownNameError as exc:
+            raise PackError(f"{where}: {exc}") from None
         try:
             fv = fam.variant_from_json(_require(rec, "signature", dict, where))
         except (KeyError, ValueError, TypeError) as exc:
@@ -200,19 +200,21 @@ def load_pack(root: str | Path) -> Pack:
     return Pack(root, m, variants, family_variants, cases)
 
 
-def validate_shaders(pack: Pack, validate: Callable[..., None]) -> None:
-    """Refuse a pack whose SPIR-V the validator rejects, with the validator's message.
+def validate_shaders(pack: Pack) -> None:
+    """Refuse a pack whose SPIR-V its validator rejects, with the validator's message.
 
-    A variant recorded with ``"validator": "glslang-decode-vector"`` is validated with
-    ``validate(spirv, decode_vector=True)`` (see :func:`ctsgen.toolchain.validate_spirv`)."""
+    Each variant is validated by the validator its manifest entry names (``spirv-val``
+    when it names none; see :func:`ctsgen.toolchain.variants.validate_module`); a
+    validator that is not installed raises :class:`~ctsgen.toolchain.ToolchainError`."""
     from ctsgen.toolchain import SpirvValidationError
+    from ctsgen.toolchain.variants import VALIDATORS, validate_module
 
     for vid, v in pack.variants.items():
-        decode_vector = pack.manifest["variants"][vid].get("validator") == "glslang-decode-vector"
+        validator = pack.manifest["variants"][vid].get("validator", "spirv-val")
+        if validator not in VALIDATORS:
+            raise PackError(f"{pack.root}: shader variant {vid} names validator {validator!r}, which this "
+                            f"ctsgen does not know ({', '.join(VALIDATORS)}); regenerate the pack")
         try:
-            if decode_vector:
-                validate(v.spirv, decode_vector=True)
-            else:
-                validate(v.spirv)
+            validate_module(v.spirv, validator)
         except SpirvValidationError as exc:
             raise PackError(f"{pack.root}: shader variant {vid} fails SPIR-V validation:\n{exc}") from None

@@ -24,13 +24,15 @@ from typing import Any
 import numpy as np
 
 from ctsgen import __version__
-from ctsgen.families.base import Case, CaseData, Variant, variant_spirv, variant_validator
+from ctsgen.errors import CtsgenError
+from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
+from ctsgen.toolchain.variants import compile_variant, variant_validator
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 
 
-class PackExistsError(FileExistsError):
+class PackExistsError(CtsgenError, FileExistsError):
     """The output directory exists and overwriting was not asked for (or it is not a ctsgen pack)."""
 
 
@@ -97,15 +99,15 @@ def case_record(case: Case, v: Variant, d: CaseData, data_files: dict[str, str])
 
 
 def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
-               compile_fn: Callable[[str, str], bytes], validate_fn: Callable[..., None],
-               overwrite: bool = False, progress: Callable[[int, int], None] | None = None,
+               require_validator: bool = True, overwrite: bool = False,
+               progress: Callable[[int, int], None] | None = None,
                extra_files: dict[str, str | bytes] | None = None) -> Path:
     """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
-    ``compile_fn(glsl, name)`` and ``validate_fn(spirv)`` are the toolchain; a variant
-    whose validator is ``glslang-decode-vector`` is validated with
-    ``validate_fn(spirv, decode_vector=True)`` (see :func:`ctsgen.toolchain.validate_spirv`).
+    Each variant is compiled and validated once by
+    :func:`~ctsgen.toolchain.variants.compile_variant` (``require_validator=False``:
+    a missing validator is not an error, e.g. a repro written on a GPU host).
     ``extra_files`` (relative path -> content) are written beside the
     manifest before the pack is published, e.g. a repro's report.
     """
@@ -116,7 +118,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
         try:
             tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out_dir), dir=out_dir.parent))
             follow_umask(tmp)
-            _write_into(tmp, cases, header, compile_fn, validate_fn, progress)
+            _write_into(tmp, cases, header, require_validator, progress)
             for rel, content in (extra_files or {}).items():
                 target = tmp / rel
                 if isinstance(content, bytes):
@@ -131,8 +133,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     return out_dir
 
 
-def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
-                compile_fn: Callable[[str, str], bytes], validate_fn: Callable[..., None],
+def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], require_validator: bool,
                 progress: Callable[[int, int], None] | None) -> None:
     (root / "shaders").mkdir()
     (root / "cases").mkdir()
@@ -141,16 +142,10 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any],
     for n, case in enumerate(cases, 1):
         v = case.variant()
         if v.id not in variants:
-            glsl = v.glsl()
-            spirv = variant_spirv(v, compile_fn)
-            validator = variant_validator(v)
-            if validator == "spirv-val":
-                validate_fn(spirv)
-            else:  # "glslang-decode-vector"
-                validate_fn(spirv, decode_vector=True)
-            (root / "shaders" / f"{v.id}.comp").write_text(glsl)
+            spirv = compile_variant(v, case.family, require_validator=require_validator).spirv
+            (root / "shaders" / f"{v.id}.comp").write_text(v.glsl())
             (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
-            variants[v.id] = {**variant_record(case.family, v, spirv), "validator": validator}
+            variants[v.id] = {**variant_record(case.family, v, spirv), "validator": variant_validator(v)}
         name = case.name()
         case_dir = root / "cases" / name
         case_dir.mkdir()

@@ -15,6 +15,7 @@ coordinates the oracle used).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -23,36 +24,40 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DeviceLost, DispatchTimeout, ShaderVariant
+from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend
 from ctsgen.families import get_family
+from ctsgen.families.base import case_locator
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
+from ctsgen.runner.model_verdict import model_verdict
+from ctsgen.runner.options import RunOptions
+from ctsgen.runner.verdict import CaseResult, Locator, Status, describe, judge, output_buffers, status_of
 from ctsgen.runner.contract import check_outputs
-from ctsgen.runner.supervise import WorkerCrashed
-from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
 
-MAX_MISMATCHES = 8
 #: Culprits isolated per variant before the rest of its failing batches are
 #: recorded as they are: beyond that the failure looks variant-wide (a
 #: pipeline that cannot be built), and bisecting every case would cost O(n).
 MAX_CULPRITS_PER_VARIANT = 4
-_STATUS: dict[type[BackendError], Status] = {
-    DispatchTimeout: Status.Timeout, DeviceLost: Status.DeviceLost, WorkerCrashed: Status.Crash}
+
+#: Where ``run_pack`` reports each case's verdict as it is reached (a results file,
+#: the pytest plugin's verdict cache, ...).
+ResultSink = Callable[[CaseResult], None]
 
 
-@dataclass
-class RunOptions:
-    batch_size: int = 512
-    timeout_base_s: float = 10.0
-    timeout_per_case_s: float = 0.01
+class JsonLinesSink:
+    """The results-file sink: one JSON line per verdict (sorted keys), flushed at once, so an
+    interrupted run keeps what it finished (``recover_results`` reads it back)."""
 
-    def timeout_for(self, n_cases: int) -> float:
-        """The bounded wait for a dispatch of ``n_cases`` cases."""
-        return self.timeout_base_s + self.timeout_per_case_s * n_cases
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def __call__(self, result: CaseResult) -> None:
+        self.out.write(json.dumps(result.to_json(), sort_keys=True) + "\n")
+        self.out.flush()
 
 
 @dataclass
@@ -101,54 +106,21 @@ def _chunks(items: list[PackCase], size: int, limit: int | None = None) -> Itera
         yield batch
 
 
-def _locator(case: PackCase) -> Callable[[int, int], dict[str, Any]]:
-    """What the family says about (buffer, element) of ``case`` (built once per failing case)."""
-    model = get_family(case.record["family"]).case_from_json(case.record["parameters"])
-    return getattr(model, "locate", None) or (lambda buffer, element: {})
+def pack_locator(case: PackCase) -> Locator:
+    """What the family says about (buffer, element) of a pack's ``case``; the family's case
+    model is rebuilt from the record only when asked (a failing case), once."""
+    @functools.cache
+    def family_locator() -> Locator:
+        return case_locator(get_family(case.record["family"]).case_from_json(case.record["parameters"]))
+
+    return lambda buffer, element: family_locator()(buffer, element)
 
 
-def judge(case: PackCase, outputs: list, expected: list, tolerances: list | None = None) -> CaseResult:
-    """Compare one case's output buffers against the expected ones.
-
-    A tolerance rule whose largest error exceeds ``warn_fraction`` (default
-    0.75) of the tolerance anywhere, while staying within it, gives
-    QualityWarning: acceptable, but close to the edge of what the rule allows.
-    """
-    rule = case.record["compare"]
-    worst = None
-    for b, (got, want) in enumerate(zip(outputs, expected)):
-        if want is None:
-            continue
-        j = judge_buffer(got, want, rule, tolerances[b] if tolerances else None)
-        if rule.get("rule") != "bitwise":
-            worst = max(worst or 0.0, j.max_ratio)
-        if j.bad.size:
-            spec = case.buffers[b]
-            locate = _locator(case)
-            mism = []
-            for k in j.bad[:MAX_MISMATCHES]:
-                k = int(k)
-                entry = {"buffer": spec.name, "element": k,
-                         "expected": _scalar(want, k), "actual": _scalar(got, k)}
-                if tolerances and tolerances[b] is not None:
-                    entry["tolerance"] = float(np.broadcast_to(tolerances[b], want.shape).ravel()[k])
-                entry.update(locate(b, k))
-                mism.append(entry)
-            return CaseResult(case.name, Status.Fail,
-                              f"{j.bad.size} of {want.size} elements of '{spec.name}' differ", mism, worst)
-    if worst is not None and worst > rule.get("warn_fraction", 0.75):
-        return CaseResult(case.name, Status.QualityWarning,
-                          f"within tolerance, but an error reaches {worst:.2f} of it", max_error_ratio=worst)
-    return CaseResult(case.name, Status.Pass, max_error_ratio=worst)
-
-
-def _scalar(arr: Any, k: int) -> Any:
-    if k >= arr.size:
-        return None
-    v = arr[k]
-    bits = int(arr[k:k + 1].view(f"uint{8 * arr.dtype.itemsize}")[0])
-    return {"value": float(v) if arr.dtype.kind == "f" or arr.dtype.name == "bfloat16" else int(v),
-            "bits": f"0x{bits:0{2 * arr.dtype.itemsize}x}"}
+def judge_pack_case(case: PackCase, outputs: list[np.ndarray], expected: list[np.ndarray | None],
+                    tolerances: list[np.ndarray | None] | None) -> CaseResult:
+    """:func:`~ctsgen.runner.verdict.judge` for a case read from a pack."""
+    return judge(case.name, output_buffers([b.name for b in case.buffers], outputs, expected, tolerances),
+                 case.record["compare"], pack_locator(case))
 
 
 class _VariantRun:
@@ -169,11 +141,17 @@ class _VariantRun:
             out = self.backend.run(batch.dispatch, self.options.timeout_for(len(group)))
         except BackendError as exc:
             if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
-                self.summary.hang_detect_s.append(getattr(self.backend, "last_wait_s", time.monotonic() - start))
+                waited = exc.waited_s
+                self.summary.hang_detect_s.append(time.monotonic() - start if waited is None else waited)
             return None, exc
         check_outputs(getattr(self.backend, "name", type(self.backend).__name__), batch.dispatch, out)
-        return [judge(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
-                for i, c in enumerate(group)], None
+        results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
+                   for i, c in enumerate(group)]
+        if self.options.numerics:  # the device-model verdict after the spec one (--numerics)
+            results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
+                                     case_outputs(batch, out, i), self.options.numerics)
+                       for i, (r, c) in enumerate(zip(results, group))]
+        return results, None
 
     def run(self, group: list[PackCase]) -> None:
         results, exc = self.dispatch(group)
@@ -181,10 +159,10 @@ class _VariantRun:
             for r in results:
                 self.record(r)
         elif len(group) == 1:
-            self.record(CaseResult(group[0].name, _status(exc), _describe(exc)))
+            self.record(CaseResult(group[0].name, status_of(exc), describe(exc)))
         elif self.culprits >= MAX_CULPRITS_PER_VARIANT:
             for c in group:
-                self.record(CaseResult(c.name, _status(exc), f"{_describe(exc)}; not bisected: this variant "
+                self.record(CaseResult(c.name, status_of(exc), f"{describe(exc)}; not bisected: this variant "
                                        f"already has {self.culprits} culprits, the failure looks variant-wide"))
         else:
             self.isolate(group, exc)
@@ -210,29 +188,23 @@ class _VariantRun:
         if results is not None:
             r = results[0]
             r.detail = (f"{r.detail}; " if r.detail else "") + \
-                f"passed alone after its batch failed with {_describe(exc)} ({where}): flaky?"
+                f"passed alone after its batch failed with {describe(exc)} ({where}): flaky?"
             self.record(r)
         else:
             self.culprits += 1
-            self.record(CaseResult(group[0].name, _status(err), f"{_describe(err)}; culprit {where}"))
+            self.record(CaseResult(group[0].name, status_of(err), f"{describe(err)}; culprit {where}"))
         for rest in deferred:
             self.run(rest)
 
 
-def _status(exc: BackendError | None) -> Status:
-    return _STATUS.get(type(exc), Status.Crash)
-
-
-def _describe(exc: BackendError | None) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
-def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions = RunOptions(),
+def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, options: RunOptions = RunOptions(),
              done_before: dict[str, Status] | None = None,
              progress: Callable[[int, int, Counter], None] | None = None) -> RunSummary:
     """Run every case of ``pack`` not in ``done_before`` (verdicts of an earlier,
-    resumed run, which count toward the summary); write one JSON line per case run."""
+    resumed run, which count toward the summary); report each case run to ``sink``
+    as its verdict is reached (e.g. a :class:`JsonLinesSink` on a results file)."""
     start = time.monotonic()
+    backend = as_backend(backend)
     summary = RunSummary()
     skip = {}
     for c in pack.cases:
@@ -252,18 +224,16 @@ def run_pack(pack: Pack, backend: Backend, results: IO[str], options: RunOptions
         summary.counts[r.status.value] += 1
         if r.status.is_failure:
             summary.failures.append(r)
-        results.write(json.dumps(r.to_json(), sort_keys=True) + "\n")
-        results.flush()
+        if sink is not None:
+            sink(r)
         done += 1
 
     supported = {vid: pack.variants[vid].requirements for vid in by_variant}
     reasons = {vid: profile.unsupported_reason(req) for vid, req in supported.items()}
-    prepare = getattr(backend, "prepare", None)
-    if prepare is not None:  # optional: build every pipeline up front, in parallel
-        try:
-            prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
-        except BackendError:
-            pass  # each variant's own dispatch will say what is wrong with it
+    try:  # build every pipeline up front, in parallel, where the backend can
+        backend.prepare([pack.variants[vid] for vid in by_variant if not reasons[vid]])
+    except BackendError:
+        pass  # each variant's own dispatch will say what is wrong with it
     limit = profile.properties.get("maxStorageBufferRange")
     for vid, cases in by_variant.items():
         if reasons[vid]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ctsgen.errors import CtsgenError
 
-class ToolchainError(RuntimeError):
+
+class ToolchainError(CtsgenError, RuntimeError):
     """A tool that turns GLSL into validated SPIR-V is missing or broken."""
 
 

@@ -22,8 +22,7 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_convert.oracle import Kind, expected_result, rounds, source_values
-from ctsgen.families.cm2_reduce.case import requirements_for
-from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
+from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
@@ -92,11 +91,11 @@ class ConvertVariant:
                       words=N_BUFFERS + FAMILY_WORDS, baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "source": matrix_to_json(self.source), "result": matrix_to_json(self.result)}
+        return {"kind": self.kind.value, "source": self.source.to_json(), "result": self.result.to_json()}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ConvertVariant:
-        return cls(Kind(o["kind"]), matrix_from_json(o["source"]), matrix_from_json(o["result"]))
+        return cls(Kind(o["kind"]), MatrixType.from_json(o["source"]), MatrixType.from_json(o["result"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: convert / transpose each case's source on host buffers."""
@@ -131,7 +130,7 @@ class ConvertCase:
         exp, tol = expected_result(self.shader.kind, src.reshape(s.rows, s.cols), s.component, r.component)
         poison = np.full(r.elements, from_bits(sentinel_bits(r.component), r.component), dtype=r.component.dtype)
         return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()],
-                        [None, tol.ravel()] if self._tolerant() else None)
+                        [None, tol.reshape(2, -1)] if self._tolerant() else None)
 
     def compare_rule(self) -> CompareRule:
         return CompareRule("tolerance") if self._tolerant() else CompareRule("bitwise")
@@ -155,3 +154,16 @@ class ConvertCase:
         s = self.source()[src[0] * self.shader.source.cols + src[1]]
         return {"row": row, "col": col, "sourceRowCol": list(src), "sourceValue": float(s) if
                 self.shader.source.component.is_float else int(s)}
+
+
+def h100_model(case: ConvertCase, params: Any) -> list[np.ndarray | None] | None:
+    """The result under a device model: conversions to bfloat16 truncate on the H100
+    (docs/validation.md), the others round to nearest even; Transpose and ConvertNV move bits
+    (nothing to model)."""
+    from ctsgen.oracle.models import h100  # noqa: PLC0415
+
+    v = case.shader
+    if v.kind is not Kind.convert or not v.result.component.is_float:
+        return None
+    out = h100.convert_values(case.source(), v.source.component, v.result.component, params)
+    return [None, out.reshape(v.source.rows, v.source.cols).ravel()]

@@ -23,7 +23,7 @@ from ctsgen.coverage import Table, grid
 from ctsgen.device.profile import default_profile
 from ctsgen.families.cm2_convert.oracle import Kind
 from ctsgen.families.cm2_convert.strategy import KIND_USES, component_pairs, pairs
-from ctsgen.families.cm2_reduce.coverage import profile_components, profile_scopes, scope_label
+from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
 from ctsgen.model.types import ComponentType, MatrixUse
 
 KINDS = {Kind.convert.value: "component conversion", Kind.use.value: "OpCooperativeMatrixConvertNV",

@@ -39,11 +39,12 @@ def rounds(src: ComponentType, dst: ComponentType) -> bool:
 
 def expected_result(kind: Kind, source: np.ndarray, src: ComponentType, dst: ComponentType
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """(expected result matrix, per-element tolerance) for a rows x cols ``source``."""
+    """(expected result matrix, per-element two-sided tolerance: 2 x the matrix's shape, below /
+    above) for a rows x cols ``source``."""
     if kind is Kind.transpose:
-        return source.T.copy(), np.zeros(source.T.shape)
+        return source.T.copy(), np.zeros((2,) + source.T.shape)
     if kind is Kind.use:
-        return source.copy(), np.zeros(source.shape)
+        return source.copy(), np.zeros((2,) + source.shape)
     out = convert(source, src, dst)
     return out, conversion_tolerance(source, src, dst, out)
 

@@ -21,7 +21,7 @@ from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
 from ctsgen.families.cm2_convert.oracle import Kind
-from ctsgen.families.cm2_reduce.shapes import profile_key, same_kind, supported_matrices
+from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 
 #: Kind x result Use ("same" = the source's Use): every conversion the family runs.

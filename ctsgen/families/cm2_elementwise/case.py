@@ -20,8 +20,7 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_elementwise.oracle import SMALL, Op, expected_per_element, op_allows
-from ctsgen.families.cm2_reduce.case import requirements_for
-from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
+from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -65,11 +64,11 @@ class PerElementVariant:
                       baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op.value, "matrix": matrix_to_json(self.matrix)}
+        return {"op": self.op.value, "matrix": self.matrix.to_json()}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> PerElementVariant:
-        return cls(Op(o["op"]), matrix_from_json(o["matrix"]))
+        return cls(Op(o["op"]), MatrixType.from_json(o["matrix"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: apply the function to each case's matrix on host buffers."""
@@ -127,7 +126,9 @@ class PerElementCase:
         return CaseData(self.params(), [x, mm, poison], [None, None, exp.ravel()])
 
     def compare_rule(self) -> CompareRule:
-        return CompareRule("bitwise")
+        """Bit for bit; a float function is arithmetic in a shader without
+        SignedZeroInfNanPreserve, so the sign of a zero does not count (decision "signed-zero")."""
+        return CompareRule("bitwise", signed_zero=False if self.shader.matrix.component.is_float else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "s": self.s, "r0": self.r0,

@@ -12,7 +12,7 @@ from typing import Any
 
 from ctsgen.coverage import Table, grid
 from ctsgen.families.cm2_elementwise.oracle import Op
-from ctsgen.families.cm2_reduce.coverage import profile_components, profile_scopes, scope_label
+from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
 from ctsgen.model.types import MatrixUse
 
 PLACES = ("inside", "past the matrix")

@@ -17,7 +17,7 @@ from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.oracle import Op, op_allows
-from ctsgen.families.cm2_reduce.shapes import supported_matrices
+from ctsgen.families.cm2_shared import supported_matrices
 from ctsgen.model.types import MatrixUse
 
 

@@ -22,7 +22,7 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_gemm.oracle import expected_tile
-from ctsgen.families.cm2_reduce.case import requirements_for
+from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -117,6 +117,10 @@ class GemmCase:
     alpha: float | int = 1
     beta: float | int = 0
     seed: int = 0
+    #: float data: ``grid`` (multiples of 1/8: every sum exact in any order) or ``random`` (full
+    #: mantissas, magnitudes 2^-3..2, float32 accumulators only: the sums round, so a device
+    #: numeric model is seen bit for bit; the spec bound holds for any data)
+    values: str = "grid"
 
     def variant(self) -> GemmVariant:
         return self.shader
@@ -135,7 +139,12 @@ class GemmCase:
         M, N, K = self.dims()
         v = self.shader
         rng = np.random.Generator(np.random.PCG64(self.seed))
-        if v.a_type.is_float:  # multiples of 1/8 in [-2, 2]: exact in float16 and bfloat16
+        if v.a_type.is_float and self.values == "random":
+            sign = lambda n: np.where(rng.integers(0, 2, size=n) == 1, -1.0, 1.0)  # noqa: E731
+            a = (sign(M * K) * np.exp2(rng.uniform(-3, 1, size=M * K))).astype(v.a_type.dtype)
+            b = (sign(K * N) * np.exp2(rng.uniform(-3, 1, size=K * N))).astype(v.a_type.dtype)
+            c = rng.uniform(-8, 8, size=M * N).astype(v.c_type.dtype)
+        elif v.a_type.is_float:  # multiples of 1/8 in [-2, 2]: exact in float16 and bfloat16
             a = (rng.integers(-16, 17, size=M * K) / 8).astype(v.a_type.dtype)
             b = (rng.integers(-16, 17, size=K * N) / 8).astype(v.a_type.dtype)
             c = rng.integers(-8, 9, size=M * N).astype(v.c_type.dtype)
@@ -148,6 +157,13 @@ class GemmCase:
     def _alpha_beta(self) -> tuple[Any, Any]:
         c = self.shader.c_type
         return np.asarray(self.alpha, c.dtype)[()], np.asarray(self.beta, c.dtype)[()]
+
+    def __post_init__(self) -> None:
+        if self.values not in ("grid", "random"):
+            raise ValueError(f"GemmCase values {self.values!r}: use 'grid' or 'random'")
+        if self.values == "random" and self.shader.c_type is not ComponentType.float32:
+            raise ValueError("GemmCase values 'random' needs a float32 accumulator (a float16 one could "
+                             "produce subnormal sums a device may flush) -> use values 'grid'")
 
     def data(self) -> CaseData:
         v = self.shader
@@ -165,16 +181,19 @@ class GemmCase:
         return CompareRule("tolerance") if self.shader.c_type.is_float else CompareRule("bitwise")
 
     def to_json(self) -> dict[str, Any]:
-        return {"family": FAMILY_NAME, "variant": self.shader.to_json(),
-                "tiles": [self.m_tiles, self.n_tiles, self.k_tiles], "tile": [self.ty, self.tx],
-                "alpha": self.alpha, "beta": self.beta, "seed": self.seed}
+        out = {"family": FAMILY_NAME, "variant": self.shader.to_json(),
+               "tiles": [self.m_tiles, self.n_tiles, self.k_tiles], "tile": [self.ty, self.tx],
+               "alpha": self.alpha, "beta": self.beta, "seed": self.seed}
+        if self.values != "grid":  # grid cases keep the names they had
+            out["values"] = self.values
+        return out
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> GemmCase:
         v = GemmVariant.from_json(o["variant"])
         num = float if v.c_type.is_float else int
         return cls(v, *(int(t) for t in o["tiles"]), *(int(t) for t in o["tile"]), num(o["alpha"]),
-                   num(o["beta"]), int(o["seed"]))
+                   num(o["beta"]), int(o["seed"]), o.get("values", "grid"))
 
     def name(self) -> str:
         return case_name(self.shader.id, self.to_json())
@@ -186,3 +205,23 @@ class GemmCase:
         row, col = divmod(element, N)
         v = self.shader
         return {"row": row, "col": col, "inTile": row // v.tile_m == self.ty and col // v.tile_n == self.tx}
+
+
+def h100_model(case: GemmCase, params: Any) -> list[np.ndarray | None] | None:
+    """D under a device model (ctsgen.oracle.models.h100): MMA steps with aligned, truncated
+    terms and an fp32 accumulator rounded toward zero, then the fp32 epilogue. Float32
+    accumulators with float16 / bfloat16 inputs only (fp16 accumulation is not modelled yet)."""
+    from ctsgen.oracle.models import h100  # noqa: PLC0415
+
+    v = case.shader
+    if v.a_type not in h100.K_STEP or v.c_type is not ComponentType.float32:
+        return None
+    M, N, K = case.dims()
+    a, b, c = case.inputs()
+    rows = slice(case.ty * v.tile_m, (case.ty + 1) * v.tile_m)
+    cols = slice(case.tx * v.tile_n, (case.tx + 1) * v.tile_n)
+    r = h100.gemm(a.reshape(M, K)[rows], b.reshape(K, N)[:, cols], v.a_type, params)
+    alpha, beta = case._alpha_beta()
+    d = np.full((M, N), from_bits(sentinel_bits(v.c_type), v.c_type), dtype=v.c_type.dtype)
+    d[rows, cols] = h100.gemm_epilogue(r, c.reshape(M, N)[rows, cols], float(alpha), float(beta))
+    return [None, None, None, d.ravel()]

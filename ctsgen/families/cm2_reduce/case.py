@@ -19,10 +19,10 @@ import numpy as np
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce, result_shape,
                                                sum_is_meaningful)
-from ctsgen.families.tensor_layout.case import matrix_from_json, matrix_to_json
-from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
 from ctsgen.templates import render
 
@@ -36,20 +36,6 @@ SUM_GRID_BITS = {ComponentType.float16: 8, ComponentType.float32: 20}
 #: Float products: +-1 with at most this many +-2 and this many +-1/2 per matrix,
 #: so every partial product is an exact power of two within 2^+-10.
 PRODUCT_SCALED = 10
-
-
-def requirements_for(features: Sequence[str], matrices: Sequence[MatrixType]) -> Requirements:
-    """The extensions and features a cm2 shader with these matrices needs (a size the
-    device does not list needs cooperativeMatrixFlexibleDimensions: the profile's
-    supports_matrix checks that per matrix)."""
-    feats = list(features)
-    if any(m.scope is Scope.Workgroup for m in matrices):
-        feats.append("cooperativeMatrixWorkgroupScope")
-    exts = ["VK_NV_cooperative_matrix2"]
-    if any(m.component is ComponentType.bfloat16 for m in matrices):
-        exts.append("VK_KHR_shader_bfloat16")
-    return Requirements(extensions=tuple(exts), features=tuple(dict.fromkeys(feats)),
-                        matrices=tuple(dict.fromkeys(matrices)))
 
 
 @dataclass(frozen=True)
@@ -101,12 +87,12 @@ class ReduceVariant:
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode.name, "combine": self.combine.value,
-                "source": matrix_to_json(self.source), "result": matrix_to_json(self.result)}
+                "source": self.source.to_json(), "result": self.result.to_json()}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ReduceVariant:
-        return cls(ReduceMode[o["mode"]], Combine(o["combine"]), matrix_from_json(o["source"]),
-                   matrix_from_json(o["result"]))
+        return cls(ReduceMode[o["mode"]], Combine(o["combine"]), MatrixType.from_json(o["source"]),
+                   MatrixType.from_json(o["result"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: reduce each case's source on host buffers."""
@@ -166,7 +152,11 @@ class ReduceCase:
         return self.shader.source.component.is_float and self.shader.combine is Combine.sum
 
     def compare_rule(self) -> CompareRule:
-        return CompareRule("tolerance") if self._tolerance() else CompareRule("bitwise")
+        """Float max/min/products bit for bit, but the sign of a zero does not count: combining
+        is float arithmetic in a shader without SignedZeroInfNanPreserve (decision "signed-zero")."""
+        if self._tolerance():
+            return CompareRule("tolerance")
+        return CompareRule("bitwise", signed_zero=False if self.shader.source.component.is_float else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "seed": self.seed}

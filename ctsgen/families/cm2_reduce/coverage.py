@@ -16,30 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.coverage import Table, grid
-from ctsgen.device.profile import default_profile
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
-from ctsgen.families.cm2_reduce.shapes import supported_matrices
-from ctsgen.model.types import ComponentType, MatrixUse, Scope
+from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
+from ctsgen.model.types import ComponentType, MatrixUse
 
 SHAPES = ("source's shape", "half (2x2)", "other shape")
-
-
-def profile_components(use: MatrixUse | None = None) -> list[str]:
-    """Component types of the H100 profile's matrix types (of Use ``use``), in ComponentType order."""
-    have = {m.component for m in supported_matrices(default_profile()) if use is None or m.use is use}
-    return [c.name for c in ComponentType if c in have]
-
-
-def scope_label(matrix: dict[str, Any]) -> str:
-    """'Subgroup' or 'Workgroup N' (N invocations) of a matrix type's JSON."""
-    return matrix["scope"] if matrix["scope"] == Scope.Subgroup.name else f"Workgroup {matrix['workgroupSize']}"
-
-
-def profile_scopes() -> list[str]:
-    """The scopes (and workgroup sizes) of the H100 profile's matrix types, subgroup first."""
-    have = {(m.scope is Scope.Workgroup, m.workgroup_size) for m in supported_matrices(default_profile())}
-    return [scope_label({"scope": (Scope.Workgroup if wg else Scope.Subgroup).name, "workgroupSize": n})
-            for wg, n in sorted(have)]
 
 
 def shape_class(variant: dict[str, Any]) -> str:

@@ -1,7 +1,7 @@
 """Plausible driver bugs in OpCooperativeMatrixReduceNV, for the mutation benchmark.
 
 The reference semantics (ReduceVariant.execute -> expected_reduce) take each
-result element's reduction domain from ``_domains`` in this family's oracle,
+result element's reduction domain from ``reduction_domains`` in this family's oracle,
 looked up at call time: the faults hand the combine function the wrong
 source elements (SPV_NV_cooperative_matrix2, "Cooperative Matrix Reduce
 Mode").
@@ -24,12 +24,12 @@ def _domains_for(mode: ReduceMode, fault: Any) -> dict[str, Any]:
     """Replace the reduction domains of one reduce mode, keeping the others."""
     from ctsgen.families.cm2_reduce import oracle
 
-    original = oracle._domains
+    original = oracle.reduction_domains
 
     def _domains(matrix: np.ndarray, m: ReduceMode) -> np.ndarray:
         return fault(matrix) if m is mode else original(matrix, m)
 
-    return {f"{ORACLE}:_domains": _domains}
+    return {f"{ORACLE}:reduction_domains": _domains}
 
 
 def _quad_as_row_run(matrix: np.ndarray) -> np.ndarray:

@@ -84,7 +84,7 @@ def result_shape(mode: ReduceMode, rows: int, cols: int, out_rows: int, out_cols
     return None
 
 
-def _domains(matrix: np.ndarray, mode: ReduceMode) -> np.ndarray:
+def reduction_domains(matrix: np.ndarray, mode: ReduceMode) -> np.ndarray:
     """(a, b, n) array: the n elements combined into reduced value (a, b)."""
     r, c = matrix.shape
     if mode is ReduceMode.Row:
@@ -112,7 +112,7 @@ def expected_reduce(matrix: np.ndarray, mode: ReduceMode, combine: Combine, comp
     why = result_shape(mode, *matrix.shape, out_rows, out_cols)
     if why:
         raise ValueError(why)
-    d = _domains(matrix, mode)
+    d = reduction_domains(matrix, mode)
     zero = np.zeros((out_rows, out_cols))
     if combine in (Combine.max, Combine.min):
         red = (d.max if combine is Combine.max else d.min)(axis=2)

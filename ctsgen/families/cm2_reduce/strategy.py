@@ -20,7 +20,7 @@ from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
-from ctsgen.families.cm2_reduce.shapes import profile_key, same_kind, supported_matrices
+from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
 
 

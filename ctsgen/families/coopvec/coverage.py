@@ -18,7 +18,7 @@ from typing import Any
 
 from ctsgen.coverage import Table, grid
 from ctsgen.device.profile import default_profile
-from ctsgen.families.coopvec.case import LAYOUTS, LOCAL, MATMUL_OPS, VALUE_KINDS
+from ctsgen.families.coopvec.variant import LAYOUTS, LOCAL, MATMUL_OPS, VALUE_KINDS
 from ctsgen.families.coopvec.strategy import combinations
 
 OPERATIONS = {"matmul": "MatMul", "matmuladd": "MatMulAdd", "outer_product": "OuterProductAccumulate",

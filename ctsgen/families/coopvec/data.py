@@ -35,7 +35,14 @@ import numpy as np
 
 from ctsgen.families.base import CaseData
 from ctsgen.families.coopvec import oracle
-from ctsgen.families.coopvec.case import MATMUL_OPS, CoopVecCase, CoopVecVariant, outer_terms
+from ctsgen.families.coopvec.variant import (
+    MATMUL_OPS,
+    CaseOperands,
+    CoopVecOp,
+    CoopVecVariant,
+    MatrixLayout,
+    outer_terms,
+)
 from ctsgen.model.types import CoopVecType
 
 T = CoopVecType
@@ -129,7 +136,7 @@ def _place_matrix(v: CoopVecVariant, stored: np.ndarray, moff: int, stride: int)
     if v.optimal:
         return np.ascontiguousarray(stored.astype(v.source_type.dtype)).view(np.uint8).ravel()
     t = v.matrixInterpretation
-    lines = stored if v.layout == 0 else stored.T
+    lines = stored if v.layout is MatrixLayout.RowMajor else stored.T
     raw = np.ascontiguousarray(lines.astype(t.dtype)).view(np.uint8)
     buf = np.zeros(moff + (lines.shape[0] - 1) * stride + raw.shape[1], dtype=np.uint8)
     idx = moff + np.arange(lines.shape[0])[:, None] * stride + np.arange(raw.shape[1])[None, :]
@@ -145,7 +152,7 @@ def _vectors(v: CoopVecVariant, rows: np.ndarray, dtype: np.dtype) -> np.ndarray
     return out.ravel()
 
 
-def case_data(case: CoopVecCase) -> CaseData:
+def case_data(case: CaseOperands) -> CaseData:
     v = case.shader
     rng = np.random.default_rng(case.seed)
     if v.op in MATMUL_OPS:
@@ -157,7 +164,7 @@ def _grid_matmul(rng: np.random.Generator, v: CoopVecVariant) -> tuple[np.ndarra
     """Grid inputs, weights and bias whose every output has sum |terms| <= GRID_SUM_LIMIT."""
     x = grid_floats(rng, (v.invocations, v.K))
     w = grid_floats(rng, (v.M, v.K), density=min(1.0, 48.0 / v.K))
-    b = grid_floats(rng, (v.M,)) if v.op == "matmuladd" else None
+    b = grid_floats(rng, (v.M,)) if v.op is CoopVecOp.matmuladd else None
     bound = np.cumsum(np.abs(w) * np.abs(x).max(axis=0), axis=1) + (0 if b is None else np.abs(b)[:, None])
     w[bound > GRID_SUM_LIMIT] = 0.0
     return x, w, b
@@ -181,7 +188,7 @@ def _special_inputs(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, v: CoopV
             x[2] /= 8  # an exact power-of-two scaling: every row far from the threshold
 
 
-def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
+def _matmul_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
     edges = case.values == "edges"
     if case.values == "grid":
         x, w, b = _grid_matmul(rng, v)
@@ -192,7 +199,7 @@ def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator)
         w = _matrix_values(rng, v, edges)
         bt = v.biasInterpretation
         b = None
-        if v.op == "matmuladd":
+        if v.op is CoopVecOp.matmuladd:
             if bt.is_float:
                 b = exact_floats(rng, (v.M,), bt, 1.0)
             else:
@@ -228,7 +235,7 @@ def _matmul_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator)
     return CaseData(case.params(), initial, exp_list, tol)
 
 
-def _training_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
+def _training_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generator) -> CaseData:
     """fp16 vectors and matrix; ``grid`` values keep every partial sum exact (|sums| < 128 on the
     1/16 grid: products of two multiples of 1/4 in [-1, 1], 32 of them, plus an initial value <= 2)."""
     f16 = np.float16
@@ -237,7 +244,7 @@ def _training_data(case: CoopVecCase, v: CoopVecVariant, rng: np.random.Generato
     def values(shape: tuple[int, ...], limit: float) -> np.ndarray:
         return (grid_floats(rng, shape, limit) if grid else exact_floats(rng, shape, T.float16, 1.0)).astype(f16)
 
-    if v.op == "outer_product":
+    if v.op is CoopVecOp.outer_product:
         a, b = values((v.invocations, v.M), 1.0), values((v.invocations, v.K), 1.0)
         c0 = values((v.M, v.K), 2.0)
         terms = outer_terms(a, b)

@@ -85,7 +85,7 @@ def _bias_ignored() -> dict[str, Any]:
 
 def _e4m3_as_fnuz() -> dict[str, Any]:
     """An E4M3 matrix is decoded as e4m3fnuz (exponent bias 8, not 7): every value halves."""
-    from ctsgen.families.coopvec.case import CoopVecVariant
+    from ctsgen.families.coopvec.variant import CoopVecVariant
 
     original = CoopVecVariant.read_matrix
 

@@ -29,6 +29,7 @@ import ml_dtypes
 import numpy as np
 
 from ctsgen.model.types import CoopVecType
+from ctsgen.oracle.numeric import accumulate_blocks_f16  # noqa: F401 (the measured model, shared)
 
 #: unit roundoff of the accumulation inside a block of products (binary32)
 U_ACC = 2.0**-24
@@ -119,26 +120,6 @@ def matmul_tolerance(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, resu
     r = accumulation_roundings(k, bias is not None)
     g_r = gamma(r, u_r)
     return g_r * s + gamma(k + 1, U_ACC) * s * (1 + g_r) + u_r * y + r * tiny
-
-
-def accumulate_blocks_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, block: int,
-                          order: np.ndarray | None = None, bias_first: bool = True) -> np.ndarray:
-    """One accumulation :func:`matmul_tolerance` allows for an fp16 result (float64 values of fp16,
-    invocations x M): an fp16 accumulator that starts at the bias (with ``bias_first``; else at 0,
-    the bias added last) adds the binary32 sum of each block of ``block`` products, blocks taken in
-    ``order`` (default: K order). With ACCUMULATION_BLOCK in K order this is what the H100 computes
-    (docs/validation.md, "coopvec accumulation model")."""
-    prods = x.astype(np.float64)[:, None, :] * w.astype(np.float64)[None, :, :]
-    acc = np.zeros(prods.shape[:2])
-    if bias is not None and bias_first:
-        acc = acc + bias
-    starts = np.arange(0, prods.shape[-1], block)
-    for s0 in starts if order is None else starts[order]:
-        chunk = prods[..., s0:s0 + block].sum(-1).astype(np.float32).astype(np.float64)
-        acc = (acc + chunk).astype(np.float16).astype(np.float64)
-    if bias is not None and not bias_first:
-        acc = (acc + bias).astype(np.float16).astype(np.float64)
-    return acc
 
 
 def accumulate_f16(initial: np.ndarray, terms: np.ndarray) -> np.ndarray:

@@ -26,8 +26,16 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.coopvec.case import (LAYOUTS, MATMUL_OPS, TRAINING_OPS, VALUE_KINDS, CoopVecCase, CoopVecVariant,
-                                          ceil_to)
+from ctsgen.families.coopvec.case import CoopVecCase
+from ctsgen.families.coopvec.variant import (
+    MATMUL_OPS,
+    TRAINING_OPS,
+    VALUE_KINDS,
+    CoopVecOp,
+    CoopVecVariant,
+    MatrixLayout,
+    ceil_to,
+)
 from ctsgen.model.types import CoopVecType
 from ctsgen.strategies.counts import component_counts
 
@@ -54,8 +62,9 @@ def combinations(profile: DeviceProfile) -> list[Combo]:
     return out
 
 
-def valid_layouts(combo: Combo) -> list[int]:
-    return [2, 3] if combo[2] in _FP8 else [0, 1, 2, 3]
+def valid_layouts(combo: Combo) -> list[MatrixLayout]:
+    """Every layout, or only the optimal ones for an E4M3/E5M2 matrix (VUID-...-10090)."""
+    return [lay for lay in MatrixLayout if lay.optimal or combo[2] not in _FP8]
 
 
 def strata() -> list[dict[str, object]]:
@@ -78,8 +87,8 @@ def _size(draw: st.DrawFn, limit: int, multiple: int = 1) -> int:
 
 
 @st.composite
-def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *, op: str | None = None,
-                     combo: int | None = None, layout: int | None = None,
+def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *, op: CoopVecOp | None = None,
+                     combo: int | None = None, layout: MatrixLayout | None = None,
                      invocations: int | None = None) -> CoopVecVariant:
     """Draw a signature valid on the options' profile; keywords pin a part of it."""
     prof = _profile(options)
@@ -89,24 +98,26 @@ def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
                          "cooperativeVector): pick a profile that advertises VK_NV_cooperative_vector")
     training = prof.has_feature("cooperativeVectorTraining") and \
         prof.properties.get("cooperativeVectorTrainingFloat16Accumulation", 0)
-    ops = list(MATMUL_OPS) + (["outer_product", "reduce_sum"] if training else [])
+    ops = list(MATMUL_OPS) + (list(TRAINING_OPS) if training else [])
     o = draw(st.sampled_from(ops)) if op is None else op
     f16 = CoopVecType.float16
     if o not in MATMUL_OPS:
         if o not in ops:
             raise ValueError(f"{o}: the profile lacks cooperativeVectorTraining with fp16 accumulation")
         k = _size(draw, limit)
-        m = _size(draw, limit if k <= 128 else 64) if o == "outer_product" else 1
-        return CoopVecVariant(o, f16, f16, f16, f16, f16, 3 if o == "outer_product" else 0, False, m, k,
+        outer = o == CoopVecOp.outer_product
+        m = _size(draw, limit if k <= 128 else 64) if outer else 1
+        return CoopVecVariant(o, f16, f16, f16, f16, f16, MatrixLayout.TrainingOptimal if outer else MatrixLayout.RowMajor,
+                              False, m, k,
                               draw(_invocations(INVOCATIONS)) if invocations is None else invocations)
     combos = combinations(prof)
     c = combos[draw(st.integers(0, len(combos) - 1)) if combo is None else combo]
     lay = draw(st.sampled_from(valid_layouts(c))) if layout is None else layout
-    transpose = draw(st.booleans()) if c[5] and lay >= 2 else False
+    transpose = draw(st.booleans()) if c[5] and MatrixLayout(lay).optimal else False
     k = _size(draw, limit, 4 if c[1].is_packed else 1)
     # at most one large dimension: keeps a case's data (and a pack) small
     if invocations is None:
-        safe = lay >= 2 or options.include_hazardous
+        safe = MatrixLayout(lay).optimal or options.include_hazardous
         invocations = draw(_invocations(INVOCATIONS if safe else FULL_SUBGROUPS))
     return CoopVecVariant(o, *c[:5], lay, transpose, _size(draw, limit if k <= 16 else 128 if k <= 128 else 32), k,
                           invocations)
@@ -126,9 +137,9 @@ def hazardous_coopvec_cases(draw: st.DrawFn, options: StrategyOptions = Strategy
     (docs/validation.md, coopvec run 4). Opt-in only; its shaders differ from the ordinary
     cases' (the workgroup size is compile-time), so ``variants`` is not used."""
     prof = _profile(options)
-    combo = draw(st.sampled_from([i for i, c in enumerate(combinations(prof)) if 0 in valid_layouts(c)]))
+    combo = draw(st.sampled_from([i for i, c in enumerate(combinations(prof)) if MatrixLayout.RowMajor in valid_layouts(c)]))
     v = draw(coopvec_variants(options, op=draw(st.sampled_from(MATMUL_OPS)), combo=combo,
-                              layout=draw(st.sampled_from((0, 1))),
+                              layout=draw(st.sampled_from((MatrixLayout.RowMajor, MatrixLayout.ColumnMajor))),
                               invocations=draw(st.sampled_from(PARTIAL_SUBGROUPS))))
     return draw(coopvec_cases(v, options))
 
@@ -137,13 +148,13 @@ def hazardous_coopvec_cases(draw: st.DrawFn, options: StrategyOptions = Strategy
 def coopvec_cases(draw: st.DrawFn, v: CoopVecVariant, options: StrategyOptions = StrategyOptions()) -> CoopVecCase:
     """Draw valid run-time operands for ``v`` (see the module docstring)."""
     moff = stride = boff = 0
-    if v.op in MATMUL_OPS or v.op == "outer_product":
+    if v.op in MATMUL_OPS or v.op is CoopVecOp.outer_product:
         moff = 64 * draw(st.integers(0, 3))
     if v.op in MATMUL_OPS and not v.optimal:
         rows, cols = v.stored_shape
-        line = (cols if LAYOUTS[v.layout] == "RowMajor" else rows) * v.matrixInterpretation.dtype.itemsize
+        line = (cols if v.layout is MatrixLayout.RowMajor else rows) * v.matrixInterpretation.dtype.itemsize
         stride = ceil_to(line, 16) + 16 * draw(st.integers(0, 3))
-    if v.op == "matmuladd" or v.op == "reduce_sum":
+    if v.op is CoopVecOp.matmuladd or v.op is CoopVecOp.reduce_sum:
         boff = 16 * draw(st.integers(0, 3))
     seed = draw(st.integers(0, 2**32 - 1))
     return CoopVecCase(v, moff, stride, boff, seed, draw(st.sampled_from(value_kinds(v))))

@@ -221,9 +221,9 @@ class ElementwiseCase:
         oracle.store(expected, where, res)
         tol = None
         if r.is_float:
-            t_arr = np.zeros(expected.shape, np.float64)
+            t_arr = np.zeros((2,) + expected.shape, np.float64)  # below / above the expected value
             idx = where[:, None] // r.dtype.itemsize + np.arange(v.N)
-            t_arr[idx] = oracle.tolerance(v.op, ops, s, t, r, res, v.ieee)
+            t_arr[:, idx] = oracle.tolerance(v.op, ops, s, t, r, res, v.ieee)
             tol = [None, t_arr]
         return CaseData(self.params(), [src, poison], [None, expected], tol)
 
@@ -233,7 +233,8 @@ class ElementwiseCase:
         v = self.shader
         if not v.resultType.is_float or (v.op is Op.load_store and not v.ieee):
             return CompareRule("bitwise")
-        return CompareRule("tolerance")
+        # ieee variants declare SignedZeroInfNanPreserve: an exact zero must keep its sign
+        return CompareRule("tolerance", signed_zero=True if v.ieee else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "loadOffset": self.loadOffset,

@@ -36,6 +36,8 @@ be flushed to zero (default float controls).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ctsgen.families.coopvec_elementwise.ops import FLOAT_TYPES, OPS, Op
@@ -223,95 +225,197 @@ def _float_domain(op: Op, a: np.ndarray, b: np.ndarray | None, operands: list[np
 
 
 # -- tolerances ----------------------------------------------------------------
-def vulkan_ulp(x: np.ndarray, t: CoopVecType) -> np.ndarray:
+def exact_side(op: Op, a: np.ndarray, b: np.ndarray | None, y: np.ndarray) -> np.ndarray:
+    """sign(exact - y) where the float64 result ``y`` is a power of two (0 elsewhere).
+
+    Only there does float64's rounding hide the exact value's binade (e.g. exp(2^-60) is
+    1.0 in float64 but lies in [1, 2), whose ULP is twice [0.5, 1)'s). Those few elements
+    are settled with fractions (division) or mpmath at 200 bits (the rest)."""
+    side = np.zeros(np.shape(y))
+    f, _ = np.frexp(np.abs(y))
+    idx = np.flatnonzero(np.isfinite(y) & (np.abs(f) == 0.5))
+    if idx.size == 0:
+        return side
+    import mpmath  # noqa: PLC0415 (only for the rare binade-edge elements)
+    fn = {Op.exp: mpmath.exp, Op.log: mpmath.log, Op.atan: mpmath.atan, Op.tanh: mpmath.tanh}
+    av, yv = np.broadcast_to(a, np.shape(y)).ravel(), np.asarray(y).ravel()
+    bv = None if b is None else np.broadcast_to(b, np.shape(y)).ravel()
+    flat = side.ravel()
+    with mpmath.workprec(200):
+        for k in idx:  # binade-edge elements only (not a per-element hot path)
+            if op is Op.fdiv:
+                ex = Fraction(float(av[k])) / Fraction(float(bv[k]))
+                d = ex - Fraction(float(yv[k]))
+            else:
+                d = fn[op](mpmath.mpf(float(av[k]))) - mpmath.mpf(float(yv[k]))
+            flat[k] = (d > 0) - (d < 0)
+    return flat.reshape(np.shape(y))
+
+
+def _mp_vulkan_ulp(y: "mpmath.mpf", t: CoopVecType) -> "mpmath.mpf":
+    """Vulkan's ULP of an exact (mpmath) value: its binade's spacing, the one below at a power of two."""
+    import mpmath  # noqa: PLC0415
+    mant, emin, _ = numeric.float_format(component(t))
+    v = abs(y)
+    if v == 0:
+        return mpmath.mpf(2) ** (emin - mant)
+    _, e = mpmath.frexp(v)  # v = m 2^e, 0.5 <= m < 1
+    k = max(int(e) - 1, emin)
+    sp = mpmath.mpf(2) ** (k - mant)
+    return sp / 2 if v == mpmath.mpf(2) ** k and k > emin else sp
+
+
+def _exact_limits(op: Op, a: float, b: float | None, t: CoopVecType) -> tuple[float, float]:
+    """The smallest and largest values of ``t`` within Vulkan's bound of the exact result
+    (mpmath at 200 bits, fractions for division)."""
+    import mpmath  # noqa: PLC0415
+    with mpmath.workprec(200):
+        return _exact_limits_mp(op, a, b, t)
+
+
+def _exact_limits_mp(op: Op, a: float, b: float | None, t: CoopVecType) -> tuple[float, float]:
+    import mpmath  # noqa: PLC0415
+    x = mpmath.mpf(a)
+    if op is Op.fdiv:
+        q = Fraction(a) / Fraction(b)
+        y = mpmath.mpf(q.numerator) / q.denominator
+    else:
+        y = {Op.exp: mpmath.exp, Op.log: mpmath.log, Op.atan: mpmath.atan}[op](x)
+    u = _mp_vulkan_ulp(y, t)
+    w = {Op.fdiv: lambda: DIV_ULP * u, Op.exp: lambda: (EXP_ULP[t] + 2 * abs(x)) * u,
+         Op.atan: lambda: ATAN_ULP[t] * u,
+         Op.log: lambda: mpmath.mpf(LOG_ABS[t]) if 0.5 <= a <= 2.0 else 3 * u}[op]()
+    lo_mp, hi_mp = y - w, y + w
+    dt = t.dtype.type
+
+    def grid(v: "mpmath.mpf") -> list[float]:
+        d_lo, d_hi = numeric.neighbours(np.array(float(v)), component(t))
+        return sorted({float(np.nextafter(dt(d_lo), dt(-np.inf))), float(d_lo), float(d_hi),
+                       float(np.nextafter(dt(d_hi), dt(np.inf)))})
+
+    lo = min(g for g in grid(lo_mp) if mpmath.mpf(g) >= lo_mp)
+    hi = max(g for g in grid(hi_mp) if mpmath.mpf(g) <= hi_mp)
+    return lo, hi
+
+
+#: A bound computed in float64 this close (relative) to a representable value cannot say on
+#: which side of it the exact bound lies: :func:`settle_edges` decides those exactly.
+_EDGE = 2.0 ** -44
+
+
+def settle_edges(op: Op, a: np.ndarray, b: np.ndarray | None, t: CoopVecType, lo: np.ndarray, hi: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """[lo, hi] (float64 approximations of exact +- bound) made exact: widened by 2^-44 relative
+    (no representable value lies that close to them), except where one does; those elements
+    (rare) get the exact limits of :func:`_exact_limits`."""
+    comp = component(t)
+
+    def near_grid(v: np.ndarray) -> np.ndarray:
+        n_lo, n_hi = numeric.neighbours(v, comp)
+        return np.minimum(v - n_lo, n_hi - v) <= np.abs(v) * _EDGE
+
+    lo = np.array(lo, dtype=np.float64)
+    hi = np.array(hi, dtype=np.float64)
+    close = np.isfinite(lo) & np.isfinite(hi) & (near_grid(lo) | near_grid(hi))
+    lo, hi = lo - np.abs(lo) * _EDGE, hi + np.abs(hi) * _EDGE
+    if close.any():
+        av = np.broadcast_to(a, lo.shape)
+        bv = None if b is None else np.broadcast_to(b, lo.shape)
+        for k in zip(*np.nonzero(close)):  # boundary elements only
+            lo[k], hi[k] = _exact_limits(op, float(av[k]), None if bv is None else float(bv[k]), t)
+    return lo, hi
+
+
+def vulkan_ulp(x: np.ndarray, t: CoopVecType, side: np.ndarray | None = None) -> np.ndarray:
     """ulp(x) as the Vulkan spec defines it: the least distance between two distinct finite
     floats a <= x <= b. That is the spacing of x's binade, or of the binade below at an exact
-    power of two (and the subnormal spacing at 0)."""
+    power of two (and the subnormal spacing at 0). ``side`` (from :func:`exact_side`): where
+    ``x`` is a float64 approximation that landed on a power of two, the sign of exact - x; an
+    exact value of larger magnitude lies in the binade above (its spacing), not on the edge."""
     mant, emin, _ = numeric.float_format(component(t))
     v = np.abs(np.asarray(x, dtype=np.float64))
     sp = numeric.ulp(v, component(t))
-    pow2 = (v > 2.0**emin) & (np.exp2(np.floor(np.log2(np.where(v > 0, v, 1.0)))) == v)
+    f, _ = np.frexp(v)
+    pow2 = (v > 2.0**emin) & (f == 0.5)
+    if side is not None:
+        pow2 &= np.sign(np.asarray(x, dtype=np.float64)) * side <= 0
     return np.where(v == 0, 2.0 ** (emin - mant), np.where(pow2, sp / 2, sp))
-
-
-def faithful(x: np.ndarray, t: CoopVecType) -> np.ndarray:
-    """Bound for a "correctly rounded" result (either neighbour of the exact ``x``):
-    0 where ``x`` is representable, else the spacing of its binade."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        exact = x.astype(t.dtype).astype(np.float64) == x
-    return np.where(exact, 0.0, numeric.ulp(x, component(t)))
-
-
-def neighbours(x: np.ndarray, t: CoopVecType) -> tuple[np.ndarray, np.ndarray]:
-    """The largest float of ``t`` <= x and the smallest >= x (float64)."""
-    with np.errstate(over="ignore"):
-        e = x.astype(t.dtype)
-        ef = e.astype(np.float64)
-        down = np.where(ef <= x, ef, np.nextafter(e, t.dtype.type(-np.inf)).astype(np.float64))
-        up = np.where(ef >= x, ef, np.nextafter(e, t.dtype.type(np.inf)).astype(np.float64))
-    return down, up
 
 
 def tolerance(op: Op, operands: list[np.ndarray], scalar: float, t: CoopVecType, r: CoopVecType,
               expected: np.ndarray, ieee: bool) -> np.ndarray:
-    """Per-component bound on |device - expected| (float64; 0 for exact and integer results)."""
+    """Per-component two-sided bound (2 x shape: how far below / above ``expected`` a device
+    result may lie; runner.verdict.tolerance_sides), 0 for exact and integer results.
+
+    Every bound is an interval of admissible results [lo, hi] around the exact value:
+    "correctly rounded" = its two neighbours (decision "faithful-rounding"), ULP bounds =
+    exact +- n ULP, Fma = the hull of the OpFMul-then-OpFAdd results. Widened by 2^-45
+    relative where the exact value is an irrational approximated in float64."""
     e = expected.astype(np.float64)
     if not r.is_float or op in EXACT_FLOAT_OPS:
-        return np.zeros(e.shape)
+        return np.zeros((2,) + e.shape)
     if op is Op.convert:
         return numeric.conversion_tolerance(operands[0], component(t), component(r), expected)
     a, b, c = [o.astype(np.float64) for o in operands] + [None] * (3 - len(operands))
+    widen = False
     with np.errstate(all="ignore"):
         if op in CORRECTLY_ROUNDED:
             x = {Op.fadd: lambda: a + b, Op.fsub: lambda: a - b, Op.fmul: lambda: a * b,
-                 Op.vts: lambda: a * float(scalar)}[op]()
-            tol = np.zeros(e.shape) if ieee else faithful(x, t)
+                 Op.vts: lambda: a * float(scalar)}[op]()  # exact in float64 (data.py)
+            lo, hi = (e, e) if ieee else numeric.neighbours(x, component(t))
         elif op is Op.fdiv:
             x = a / b
-            tol = DIV_ULP * vulkan_ulp(x, t) + np.abs(e - x)
+            w = DIV_ULP * vulkan_ulp(x, t, exact_side(op, a, b, x))
+            lo, hi = settle_edges(op, a, b, t, x - w, x + w)
         elif op is Op.fma:
-            x, tol = _fma_bound(a, b, c, e, t)
+            x, lo, hi = _fma_interval(a, b, c, t)
+        elif op is Op.tanh:
+            x, lo, hi = _tanh_interval(a, t)
+            widen = True
         else:
-            x, tol = _transcendental_bound(op, a, e, t)
-        tol = np.where(np.abs(x) < float(np.finfo(t.dtype).tiny), np.maximum(tol, np.abs(e)), tol)
-        return np.where(np.isfinite(e) & np.isfinite(tol), tol, 0.0)
+            x, lo, hi = _transcendental_interval(op, a, t)
+            lo, hi = settle_edges(op, a, None, t, lo, hi)
+        flush = np.abs(x) < float(np.finfo(t.dtype).tiny)  # a subnormal result may be flushed
+        lo, hi = np.where(flush, np.minimum(lo, 0.0), lo), np.where(flush, np.maximum(hi, 0.0), hi)
+        sides = numeric.tolerance_sides(e, lo, hi, widen=widen)
+        return np.where(np.isfinite(e) & np.isfinite(sides), sides, 0.0)
 
 
-def _fma_bound(a: np.ndarray, b: np.ndarray, c: np.ndarray, e: np.ndarray, t: CoopVecType
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Fma "inherited from OpFMul followed by OpFAdd": every result of rounding a*b to either
-    neighbour, adding c and rounding to either neighbour is permitted; the bound is the farthest
-    of them from the exact a*b + c (a fused evaluation lies inside), plus the expected value's
-    own rounding."""
+def _fma_interval(a: np.ndarray, b: np.ndarray, c: np.ndarray, t: CoopVecType
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fma "inherited from OpFMul followed by OpFAdd": a*b rounded to either neighbour, plus c,
+    rounded to either neighbour. The admissible results are the hull of those (at most four)
+    values; it holds both neighbours of the exact a*b + c (a fused evaluation), and with
+    cancellation it is one-sided, unlike a symmetric bound around the exact value."""
+    comp = component(t)
     p = a * b
-    x = p + c
-    cands = [n for pr in neighbours(p, t) for n in neighbours(pr + c, t)]
-    lo, hi = np.minimum.reduce(cands), np.maximum.reduce(cands)
-    return x, np.maximum(np.abs(x - lo), np.abs(x - hi)) + np.abs(e - x)
+    cands = [n for pr in numeric.neighbours(p, comp) for n in numeric.neighbours(pr + c, comp)]
+    return p + c, np.minimum.reduce(cands), np.maximum.reduce(cands)
 
 
-def _transcendental_bound(op: Op, a: np.ndarray, e: np.ndarray, t: CoopVecType) -> tuple[np.ndarray, np.ndarray]:
+def _transcendental_interval(op: Op, a: np.ndarray, t: CoopVecType
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """[y - w, y + w] around the exact y (float64) with the Vulkan table's width w."""
+    y = {Op.exp: np.exp, Op.log: np.log, Op.atan: np.arctan}[op](a)
+    u = vulkan_ulp(y, t, exact_side(op, a, None, y))
     if op is Op.exp:
-        y = np.exp(a)
-        return y, (EXP_ULP[t] + 2 * np.abs(a)) * vulkan_ulp(y, t) + np.abs(e - y)
-    if op is Op.log:
-        y = np.log(a)
-        inside = (a >= 0.5) & (a <= 2.0)
-        return y, np.where(inside, LOG_ABS[t], 3 * vulkan_ulp(y, t)) + np.abs(e - y)
-    if op is Op.atan:
-        y = np.arctan(a)
-        return y, ATAN_ULP[t] * vulkan_ulp(y, t) + np.abs(e - y)
-    return _tanh_bound(a, e, t)
+        w = (EXP_ULP[t] + 2 * np.abs(a)) * u
+    elif op is Op.log:
+        w = np.where((a >= 0.5) & (a <= 2.0), LOG_ABS[t], 3 * u)
+    else:
+        w = ATAN_ULP[t] * u
+    return y, y - w, y + w
 
 
-def _tanh_bound(a: np.ndarray, e: np.ndarray, t: CoopVecType) -> tuple[np.ndarray, np.ndarray]:
+def _tanh_interval(a: np.ndarray, t: CoopVecType) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Tanh inherited from sinh / cosh, themselves from (exp(x) -/+ exp(-x)) * 0.5: interval
     arithmetic over exp(+-x) within their ULP bound, the difference and sum each rounded to
     either neighbour (one spacing), the quotient within 2.5 ULP; the factors 0.5 cancel."""
     y = np.tanh(a)
     n = EXP_ULP[t] + 2 * np.abs(a)
     ep, em = np.exp(a), np.exp(-a)
-    dp, dm = n * vulkan_ulp(ep, t), n * vulkan_ulp(em, t)
+    dp = n * vulkan_ulp(ep, t, exact_side(Op.exp, a, None, ep))
+    dm = n * vulkan_ulp(em, t, exact_side(Op.exp, -a, None, em))
     num_lo, num_hi = (ep - dp) - (em + dm), (ep + dp) - (em - dm)
     den_lo, den_hi = (ep - dp) + (em - dm), (ep + dp) + (em + dm)
     wn = numeric.ulp(np.maximum(np.abs(num_lo), np.abs(num_hi)), component(t))
@@ -320,5 +424,4 @@ def _tanh_bound(a: np.ndarray, e: np.ndarray, t: CoopVecType) -> tuple[np.ndarra
     q_lo = np.minimum(num_lo / den_lo, num_lo / den_hi)
     q_hi = np.maximum(num_hi / den_lo, num_hi / den_hi)
     wq = DIV_ULP * numeric.ulp(np.maximum(np.abs(q_lo), np.abs(q_hi)), component(t))
-    q_lo, q_hi = q_lo - wq, q_hi + wq
-    return y, np.maximum(np.abs(y - q_lo), np.abs(y - q_hi)) + np.abs(e - y)
+    return y, np.minimum(q_lo - wq, y), np.maximum(q_hi + wq, y)

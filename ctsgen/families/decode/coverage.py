@@ -2,7 +2,7 @@
 
 SPV_NV_cooperative_matrix2 (DecodeFunc receives blockCoord and coordInBlock
 of a tensor of Dim 1..5) over the decode functions of :mod:`.formats` (the
-block formats Q8_0, Q4_0, Q4_K, MXFP4 and the addressing probes):
+block formats Q8_0, Q4_0, Q4_K, MXFP4, Q5_K, Q6_K and the addressing probes):
 
 * decode function x Dim;
 * decode function x how many dimensions have blockSize > 1 (0..Dim; a

@@ -18,6 +18,13 @@ Formats (docs/formats.md works one block of each by hand):
   else ((scales[s+4] & 15) | (scales[s-4] >> 6) << 4, (scales[s+4] >> 4) | (scales[s] >> 6) << 4)
 * MXFP4 (17 bytes / 32, OCP MX): uint8 e (E8M0); uint8 qs[16];
   x[j] = fp4_e2m1(qs[j] & 15) * 2^(e-127), x[j+16] = fp4_e2m1(qs[j] >> 4) * 2^(e-127)
+* Q5_K (176 bytes / 256): f16 d, dmin; uint8 scales[12]; uint8 qh[32]; uint8 qs[128]:
+  Q4_K's element with a fifth bit: q = ((qs[32c + l] >> 4*high) & 15) | ((qh[l] >> s) & 1) << 4
+  (llama.cpp dequantize_row_q5_K: the high-bit masks u1, u2 shift by 2 per 64-element chunk)
+* Q6_K (210 bytes / 256): uint8 ql[128]; uint8 qh[64]; int8 scales[16]; f16 d:
+  half h = j / 128, r = j % 128, group g = r / 32, l = r % 32:
+  q = ((ql[64h + l + 32(g & 1)] >> 4(g >> 1)) & 15) | ((qh[32h + l] >> 2g) & 3) << 4,
+  x[j] = d * scales[8h + l/16 + 2g] * (q - 32)  (llama.cpp dequantize_row_q6_K)
 
 Exactness: the scales are drawn so every decoded value is exact in the
 output type whichever order the shader multiplies in (decision
@@ -53,11 +60,9 @@ Q4_0 = Format("q4_0", 32, 18, "float16_t d; uint16_t qs[8];", 2, """
     uint byte = (uint(b.qs[j >> 1]) >> (8u * (j & 1u))) & 0xFFu;
     uint q = (byte >> (4u * (e >> 4))) & 15u;
     float r = float(b.d) * float(int(q) - 8);""")
-Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]; uint16_t qs[64];", 2, """
-    uint c = e >> 6, l = e & 31u, high = (e >> 5) & 1u, s = 2u * c + high;
-    uint qi = 32u * c + l;
-    uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
-    uint q = (byte >> (4u * high)) & 15u;
+
+#: GLSL shared by Q4_K and Q5_K: get_scale_min_k4 for sub-block s, then d*sc*q - dmin*m
+_K4_SCALE_MIN = """
     uint sc, m;
     if (s < 4u) {
         sc = scaleByte(b, s) & 63u;
@@ -66,9 +71,16 @@ Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]
         sc = (scaleByte(b, s + 4u) & 15u) | ((scaleByte(b, s - 4u) >> 6) << 4);
         m = (scaleByte(b, s + 4u) >> 4) | ((scaleByte(b, s) >> 6) << 4);
     }
-    float r = float(b.d) * float(sc) * float(q) - float(b.dmin) * float(m);""",
-               helpers="uint scaleByte(const in BlockRef b, uint i) "
-                       "{ return (uint(b.scales[i >> 1]) >> (8u * (i & 1u))) & 0xFFu; }")
+    float r = float(b.d) * float(sc) * float(q) - float(b.dmin) * float(m);"""
+_SCALE_BYTE = "uint scaleByte(const in BlockRef b, uint i) { return (uint(b.scales[i >> 1]) >> (8u * (i & 1u))) & 0xFFu; }"
+
+Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]; uint16_t qs[64];", 2, """
+    uint c = e >> 6, l = e & 31u, high = (e >> 5) & 1u, s = 2u * c + high;
+    uint qi = 32u * c + l;
+    uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
+    uint q = (byte >> (4u * high)) & 15u;
+""" + _K4_SCALE_MIN,
+               helpers=_SCALE_BYTE)
 MXFP4 = Format("mxfp4", 32, 17, "uint8_t e; uint8_t qs[16];", 1, """
     uint q = (uint(b.qs[e & 15u]) >> (4u * (e >> 4))) & 15u;
     // E2M1: sign bit 3, exponent bits 2..1, mantissa bit 0 (subnormal at exponent 0)
@@ -76,7 +88,25 @@ MXFP4 = Format("mxfp4", 32, 17, "uint8_t e; uint8_t qs[16];", 1, """
     float mag = ex == 0u ? 0.5 * float(q & 1u) : (1.0 + 0.5 * float(q & 1u)) * float(1u << (ex - 1u));
     float r = ((q & 8u) != 0u ? -mag : mag) * uintBitsToFloat(uint(b.e) << 23);  // 2^(e-127), e in [1, 254]""")
 
-FORMATS = {f.name: f for f in (Q8_0, Q4_0, Q4_K, MXFP4)}
+Q5_K = Format("q5_k", 256, 176,
+               "float16_t d; float16_t dmin; uint16_t scales[6]; uint16_t qh[16]; uint16_t qs[64];", 2, """
+    uint c = e >> 6, l = e & 31u, high = (e >> 5) & 1u, s = 2u * c + high;
+    uint qi = 32u * c + l;
+    uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
+    uint hbyte = (uint(b.qh[l >> 1]) >> (8u * (l & 1u))) & 0xFFu;
+    uint q = ((byte >> (4u * high)) & 15u) | (((hbyte >> s) & 1u) << 4);
+""" + _K4_SCALE_MIN,
+               helpers=_SCALE_BYTE)
+Q6_K = Format("q6_k", 256, 210, "uint16_t ql[64]; uint16_t qh[32]; uint16_t scales[8]; float16_t d;", 2, """
+    uint h = e >> 7, g = (e >> 5) & 3u, l = e & 31u;
+    uint li = 64u * h + l + 32u * (g & 1u), hi = 32u * h + l, si = 8u * h + (l >> 4) + 2u * g;
+    uint lbyte = (uint(b.ql[li >> 1]) >> (8u * (li & 1u))) & 0xFFu;
+    uint hbyte = (uint(b.qh[hi >> 1]) >> (8u * (hi & 1u))) & 0xFFu;
+    uint sbyte = (uint(b.scales[si >> 1]) >> (8u * (si & 1u))) & 0xFFu;
+    uint q = ((lbyte >> (4u * (g >> 1))) & 15u) | (((hbyte >> (2u * g)) & 3u) << 4);
+    float r = float(b.d) * float(int(sbyte << 24) >> 24) * float(int(q) - 32);""")
+
+FORMATS = {f.name: f for f in (Q8_0, Q4_0, Q4_K, MXFP4, Q5_K, Q6_K)}
 
 
 def _f16_bits(values: np.ndarray) -> np.ndarray:
@@ -87,10 +117,12 @@ def encode_blocks(fmt: Format, n: int, seed: int, component: ComponentType) -> n
     """``n`` random blocks of ``fmt`` (uint8, n x block_bytes) whose decoded values are
     exact in ``component`` (decision "decode-exact-scales").
 
-    float32 output: Q8_0/Q4_0 scales are any f16 in [2^-8, 2^8); Q4_K's d and dmin
-    share a binade, so d*sc*q - dmin*m is an integer < 2^21 times one power of two.
-    float16 output: scales are powers of two (Q4_K: d == dmin), so results have at
-    most 10 significant bits. MXFP4 scales are powers of two by definition.
+    float32 output: Q8_0/Q4_0/Q6_K scales are any f16 in [2^-8, 2^8) (Q6_K: |d * sc * (q-32)|
+    needs at most 11 + 7 + 5 bits); Q4_K's and Q5_K's d and dmin share a binade, so
+    d*sc*q - dmin*m is an integer < 2^22 times one power of two.
+    float16 output: scales are powers of two (Q4_K, Q5_K: d == dmin; sc*q - m <= 63*31), so
+    results have at most 11 significant bits; Q6_K's int8 sub-scales are drawn in [-63, 63]
+    so |sc * (q - 32)| <= 2016. MXFP4 scales are powers of two by definition.
     """
     rng = np.random.Generator(np.random.PCG64(seed))
     blocks = rng.integers(0, 256, size=(n, fmt.block_bytes), dtype=np.uint8)
@@ -104,7 +136,7 @@ def encode_blocks(fmt: Format, n: int, seed: int, component: ComponentType) -> n
 
     if fmt is MXFP4:
         blocks[:, 0] = 127 + rng.integers(-60 if wide else -12, (60 if wide else 12) + 1, size=n)
-    elif fmt is Q4_K:
+    elif fmt in (Q4_K, Q5_K):
         d = scales(0)
         if wide:  # same binade, independent mantissas
             mant = rng.integers(0, 1024, size=n)
@@ -115,6 +147,10 @@ def encode_blocks(fmt: Format, n: int, seed: int, component: ComponentType) -> n
             d = np.abs(d)
         blocks[:, 0:2] = _f16_bits(d).view(np.uint8).reshape(n, 2)
         blocks[:, 2:4] = _f16_bits(dmin).view(np.uint8).reshape(n, 2)
+    elif fmt is Q6_K:
+        blocks[:, 208:210] = _f16_bits(scales(0)).view(np.uint8).reshape(n, 2)
+        if not wide:
+            blocks[:, 192:208] = rng.integers(-63, 64, size=(n, 16)).astype(np.int8).view(np.uint8)
     else:
         blocks[:, 0:2] = _f16_bits(scales(0)).view(np.uint8).reshape(n, 2)
     return blocks
@@ -146,11 +182,24 @@ def dequantize(fmt: Format, blocks: np.ndarray) -> np.ndarray:
     if fmt is Q4_0:
         qs = blocks[:, 2:18].astype(np.int64)
         return d * (np.concatenate([qs & 0xF, qs >> 4], axis=1) - 8)
-    if fmt is Q4_K:
+    if fmt in (Q4_K, Q5_K):
         dmin = blocks[:, 2:4].copy().view(np.float16).astype(np.float64)
         sc, m = _scale_min_k4(blocks[:, 4:16])
-        qs = blocks[:, 16:144].astype(np.int64).reshape(n, 4, 32)
+        qs = blocks[:, 16:144].astype(np.int64).reshape(n, 4, 32) if fmt is Q4_K \
+            else blocks[:, 48:176].astype(np.int64).reshape(n, 4, 32)
         q = np.stack([qs & 0xF, qs >> 4], axis=2).reshape(n, 256)  # chunk, (low, high), l
         s = np.arange(256) // 32
+        if fmt is Q5_K:  # sub-block s takes bit s of qh[l]
+            qh = blocks[:, 16:48].astype(np.int64)
+            q = q | ((qh[:, np.arange(256) % 32] >> s) & 1) << 4
         return d * sc[:, s] * q - dmin * m[:, s]
+    if fmt is Q6_K:
+        j = np.arange(256)
+        h, g, l = j // 128, (j // 32) % 4, j % 32
+        ql = blocks[:, 0:128].astype(np.int64)[:, 64 * h + l + 32 * (g & 1)]
+        qh = blocks[:, 128:192].astype(np.int64)[:, 32 * h + l]
+        sc = blocks[:, 192:208].view(np.int8).astype(np.int64)[:, 8 * h + l // 16 + 2 * g]
+        q = ((ql >> (4 * (g >> 1))) & 15) | ((qh >> (2 * g)) & 3) << 4
+        d6 = blocks[:, 208:210].copy().view(np.float16).astype(np.float64)
+        return d6 * sc * (q - 32)
     raise ValueError(f"unknown format {fmt.name!r}")

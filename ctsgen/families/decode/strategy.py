@@ -48,7 +48,7 @@ def latin_strata(**axes: Sequence[object]) -> list[dict[str, object]]:
 
 
 def strata() -> list[dict[str, object]]:
-    """Every decoder at every Dim and with every clampMode; the 30 cells also pair every Dim
+    """Every decoder at every Dim and with every clampMode; the 40 cells also pair every Dim
     with every clampMode (:func:`latin_strata`)."""
     return latin_strata(Dim=range(1, MAX_DIM + 1), clampMode=list(ClampMode))
 

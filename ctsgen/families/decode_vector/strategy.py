@@ -27,7 +27,7 @@ from ctsgen.strategies import strides
 
 def strata() -> list[dict[str, object]]:
     """Every decoder at every Dim, with every V (each decoder's five cells take two Vs twice)
-    and every clampMode; the 30 cells also pair every Dim with every V and every clampMode
+    and every clampMode; the 40 cells also pair every Dim with every V and every clampMode
     (:func:`ctsgen.families.decode.strategy.latin_strata`). V comes before clampMode so that
     Q8_0's and MXFP4's Dim-5 cells get V = 2, the only V a 2 x 2 x 2 x 2 x 2 block allows."""
     return latin_strata(Dim=range(1, MAX_DIM + 1), V=VS, clampMode=list(ClampMode))

@@ -24,7 +24,7 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
-from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.model.types import ComponentType, MatrixType, Scope
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
 from ctsgen.oracle.values import clamp_value_bits, from_bits, pattern_values, sentinel_bits
 from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
@@ -44,16 +44,6 @@ W_FLAGS, W_CLAMP_VALUE, W_FILL = 0, 1, 2
 W_BLOCK_SIZE, W_DIMENSION, W_STRIDE, W_OFFSET, W_SPAN = (3 + k * MAX_DIM for k in range(5))
 FAMILY_WORDS = 3 + 5 * MAX_DIM
 N_BUFFERS = 2  # binding 1: input, binding 2: output
-
-
-def matrix_to_json(m: MatrixType) -> dict[str, Any]:
-    return {"componentType": m.component.name, "use": m.use.name, "scope": m.scope.name,
-            "rows": m.rows, "cols": m.cols, "workgroupSize": m.workgroup_size}
-
-
-def matrix_from_json(o: dict[str, Any]) -> MatrixType:
-    return MatrixType(ComponentType[o["componentType"]], Scope[o["scope"]], int(o["rows"]),
-                      int(o["cols"]), MatrixUse[o["use"]], int(o["workgroupSize"]))
 
 
 @dataclass(frozen=True)
@@ -107,12 +97,12 @@ class LayoutVariant:
 
     def to_json(self) -> dict[str, Any]:
         return {"operation": self.operation.value, "Dim": self.Dim, "clampMode": self.clampMode.name,
-                "matrix": matrix_to_json(self.matrix)}
+                "matrix": self.matrix.to_json()}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> LayoutVariant:
         return cls(Operation(o["operation"]), int(o["Dim"]), ClampMode[o["clampMode"]],
-                   matrix_from_json(o["matrix"]))
+                   MatrixType.from_json(o["matrix"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: decode each case's words and load/store on host buffers."""

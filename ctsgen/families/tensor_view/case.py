@@ -28,7 +28,7 @@ from ctsgen.families.tensor_layout.case import (
     FAMILY_WORDS as LAYOUT_WORDS,
     FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
     W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
-    LayoutVariant, Operation, TensorLayoutCase, decode_layout, matrix_from_json, matrix_to_json,
+    LayoutVariant, Operation, TensorLayoutCase, decode_layout,
 )
 from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, TensorView
@@ -102,13 +102,13 @@ class ViewVariant:
 
     def to_json(self) -> dict[str, Any]:
         return {"operation": self.operation.value, "Dim": self.Dim, "clampMode": self.clampMode.name,
-                "matrix": matrix_to_json(self.matrix), "VDim": self.VDim,
+                "matrix": self.matrix.to_json(), "VDim": self.VDim,
                 "hasDimensions": self.hasDimensions, "permutation": list(self.permutation)}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ViewVariant:
         return cls(Operation(o["operation"]), int(o["Dim"]), ClampMode[o["clampMode"]],
-                   matrix_from_json(o["matrix"]), bool(o["hasDimensions"]),
+                   MatrixType.from_json(o["matrix"]), bool(o["hasDimensions"]),
                    tuple(int(p) for p in o["permutation"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:

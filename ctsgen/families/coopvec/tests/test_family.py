@@ -42,7 +42,7 @@ def test_drawn_variants_are_advertised_by_the_profile(case) -> None:
 
 
 def test_unadvertised_combination_is_not_supported() -> None:
-    from ctsgen.families.coopvec.case import CoopVecVariant
+    from ctsgen.families.coopvec.variant import CoopVecVariant
     T = CoopVecType
     v = CoopVecVariant("matmul", T.float32, T.float32, T.float32, T.float32, T.float32, 0, False, 4, 4)
     prof = _h100()
@@ -76,7 +76,8 @@ def test_sampled_variants_compile_validate_and_pass_on_the_reference(tmp_path: P
 @pytest.mark.parametrize("invocations", [1, 8, 64])
 def test_workgroup_sizes_give_one_product_per_invocation(invocations: int) -> None:
     """The spec puts no condition on the workgroup size: every invocation's own input, its own result row."""
-    from ctsgen.families.coopvec.case import CoopVecCase, CoopVecVariant
+    from ctsgen.families.coopvec.case import CoopVecCase
+    from ctsgen.families.coopvec.variant import CoopVecVariant
     T = CoopVecType
     v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 3, 8, invocations)
     assert v.local_size_x == invocations and v.id.endswith(f".wg{invocations}")
@@ -88,7 +89,7 @@ def test_workgroup_sizes_give_one_product_per_invocation(invocations: int) -> No
 
 
 def test_variants_written_before_workgroup_sizes_load_as_one_full_subgroup() -> None:
-    from ctsgen.families.coopvec.case import LOCAL, CoopVecVariant
+    from ctsgen.families.coopvec.variant import LOCAL, CoopVecVariant
     T = CoopVecType
     o = CoopVecVariant("matmul", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 4, 4).to_json()
     del o["invocations"]

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from ctsgen.families.coopvec import oracle
-from ctsgen.families.coopvec.case import CoopVecVariant, ceil_to
+from ctsgen.oracle.numeric import accumulate_blocks_f16
+from ctsgen.families.coopvec.variant import CoopVecVariant, ceil_to
 from ctsgen.families.coopvec.data import case_data
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.model.types import CoopVecType as T
@@ -90,7 +91,7 @@ def test_tolerance_covers_fp16_accumulation_per_block_in_any_block_order(k: int)
     tol = oracle.matmul_tolerance(x, w, b, T.float16)
     blocks = -(-k // oracle.ACCUMULATION_BLOCK)
     for order in (np.arange(blocks), np.arange(blocks)[::-1], RNG.permutation(blocks)):
-        dev = oracle.accumulate_blocks_f16(x, w, b, oracle.ACCUMULATION_BLOCK, order)
+        dev = accumulate_blocks_f16(x, w, b, oracle.ACCUMULATION_BLOCK, order)
         assert (np.abs(dev - exact.astype(np.float16)) <= tol).all()
     f32 = (x.astype(np.float32) @ w.T.astype(np.float32) + b.astype(np.float32)).astype(np.float16)
     assert (np.abs(f32 - exact.astype(np.float16)) <= tol).all()
@@ -101,7 +102,7 @@ def test_per_product_fp16_rounding_exceeds_the_model_at_large_k() -> None:
     x = np.full((1, 512), 1.0)
     w = np.full((1, 512), 2.0**-12 + 2.0**-20)  # each add to a sum >= 1 is below half an fp16 ulp
     w[0, 0] = 1.0
-    dev = oracle.accumulate_blocks_f16(x, w, None, 1, np.arange(512))
+    dev = accumulate_blocks_f16(x, w, None, 1, np.arange(512))
     exact = x @ w.T
     assert (np.abs(dev - exact.astype(np.float16)) > oracle.matmul_tolerance(x, w, None, T.float16)).all()
 
@@ -118,7 +119,7 @@ def test_grid_data_are_exact_under_fp16_rounding_after_every_product(op: str, m:
         x = v.input_vectors(d.initial[0], 0)
         w = v.read_matrix(d.initial[1], 0, case.matrixStride)
         b = v.read_bias(d.initial[2], 0)
-        dev = oracle.accumulate_blocks_f16(x[:, ::-1], w[:, ::-1], b, 1, np.arange(k))
+        dev = accumulate_blocks_f16(x[:, ::-1], w[:, ::-1], b, 1, np.arange(k))
         exp = d.expected[3].reshape(32, -1)[:, :m].astype(np.float64)
         assert np.array_equal(dev, exp)
         assert np.count_nonzero(w) > 0
@@ -148,7 +149,7 @@ def test_special_values_give_signed_infinities_and_no_nan() -> None:
         b = v.read_bias(d.initial[2], 0)
         with np.errstate(all="ignore"):  # fp16 accumulation in any block order overflows to the same infinities
             for order in (np.arange(2), np.arange(2)[::-1]):
-                dev = oracle.accumulate_blocks_f16(x[:3], w, b, oracle.ACCUMULATION_BLOCK, order)
+                dev = accumulate_blocks_f16(x[:3], w, b, oracle.ACCUMULATION_BLOCK, order)
                 assert np.array_equal(np.isinf(dev), np.isinf(y[:3])) and (np.sign(dev) == np.sign(y[:3])).all()
 
 

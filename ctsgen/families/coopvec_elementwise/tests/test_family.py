@@ -4,7 +4,6 @@ backend passes a pack, and each catalogued mutant fails a case that exposes it."
 
 from __future__ import annotations
 
-import io
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +28,8 @@ from ctsgen.families.coopvec_elementwise.ops import (
     conversions,
 )
 from ctsgen.model.types import CoopVecType as T
-from ctsgen.mutants import MutantBackend, catalogue
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants import catalogue
 from ctsgen.pack.generate import draw_cases
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
@@ -186,9 +186,8 @@ def pack_cases() -> list[ElementwiseCase]:
 
 def test_the_reference_backend_passes_a_pack_of_every_stratum(pack_cases, tmp_path: Path) -> None:
     assert len({c.shader.id for c in pack_cases}) == len(FAMILY.strata())
-    pack = load_pack(write_pack(pack_cases, tmp_path / "pack", header={"seed": 7}, compile_fn=compile_glsl,
-                                validate_fn=validate_spirv))
-    assert run_pack(pack, ReferenceBackend(), io.StringIO()).counts == Counter({"Pass": len(pack_cases)})
+    pack = load_pack(write_pack(pack_cases, tmp_path / "pack", header={"seed": 7}))
+    assert run_pack(pack, ReferenceBackend()).counts == Counter({"Pass": len(pack_cases)})
 
 
 #: mutant -> a stratum whose cases expose it
@@ -208,7 +207,6 @@ def test_every_mutant_of_the_family_is_listed() -> None:
 @pytest.mark.parametrize("mutant", sorted(EXPOSED_BY))
 def test_the_mutant_fails_cases_the_reference_passes(mutant: str, tmp_path: Path) -> None:
     cases = draw_examples(FAMILY.cases(OPTS, **EXPOSED_BY[mutant]), 6, 3)
-    pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 3}, compile_fn=compile_glsl,
-                                validate_fn=validate_spirv))
-    assert run_pack(pack, ReferenceBackend(), io.StringIO()).counts == Counter({"Pass": len(cases)})
-    assert run_pack(pack, MutantBackend(mutant), io.StringIO()).counts["Fail"] >= 1
+    pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 3}))
+    assert run_pack(pack, ReferenceBackend()).counts == Counter({"Pass": len(cases)})
+    assert run_pack(pack, MutantBackend(mutant)).counts["Fail"] >= 1

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.decode import FAMILY
 from ctsgen.families.decode.case import DecodeCase
-from ctsgen.families.decode.formats import MXFP4, Q4_0, Q4_K, Q8_0, dequantize, encode_blocks
+from ctsgen.families.decode.formats import MXFP4, Q4_0, Q4_K, Q5_K, Q6_K, Q8_0, dequantize, encode_blocks
 from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, probe_values
 from ctsgen.families.decode.strategy import DECODERS, block_shapes
 from ctsgen.model.tensor import ClampMode, TensorLayout
@@ -70,7 +70,7 @@ def test_mxfp4_hand_worked_block() -> None:
     assert list(codes[:8]) == [0, 0.5, 1, 1.5, 2, 3, 4, 6]
 
 
-@pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4])
+@pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4, Q5_K, Q6_K])
 @pytest.mark.parametrize("comp", [ComponentType.float16, ComponentType.float32])
 def test_encoded_values_are_exact_in_the_output_type(fmt, comp) -> None:
     """decision "decode-exact-scales": every decoded value survives the output type unchanged."""
@@ -129,9 +129,9 @@ def test_reaches(what, pred) -> None:
 def test_strata_give_every_decoder_every_dim_and_clamp_mode() -> None:
     """latin_strata: decoder i's cell r has Dim r + 1 and the (r + i)-th clampMode, so probe3
     (decoder 1) runs Dim 1 with Constant and Dim 5 with Undefined clamping; every decoder has
-    every Dim and every clampMode, and the 30 cells hold all 25 Dim x clampMode pairs."""
+    every Dim and every clampMode, and the 40 cells hold all 25 Dim x clampMode pairs."""
     cells = FAMILY.strata()
-    assert len(cells) == 30
+    assert len(cells) == 40
     assert {"decoder": "probe3", "Dim": 1, "clampMode": ClampMode.Constant} in cells
     assert {"decoder": "probe3", "Dim": 5, "clampMode": ClampMode.Undefined} in cells
     for dec in DECODERS:
@@ -141,7 +141,7 @@ def test_strata_give_every_decoder_every_dim_and_clamp_mode() -> None:
     assert len({(c["Dim"], c["clampMode"]) for c in cells}) == 25
 
 
-@pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4], ids=lambda f: f.name)
+@pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4, Q5_K, Q6_K], ids=lambda f: f.name)
 @pytest.mark.parametrize("dim", [4, 5])
 def test_formats_reach_dim_4_and_5_with_a_block_over_every_dimension(fmt, dim: int) -> None:
     """A block format at Dim 4 and 5 (unpinned draws), and its K elements spread over all Dim
@@ -156,7 +156,7 @@ def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
     case's reference execute on its initial buffers equals its expected output; JSON round-trips."""
     from ctsgen.toolchain import compile_glsl, validate_spirv
 
-    cases = draw_cases(FAMILY, 30, 5, StrategyOptions(), cases_per_variant=1)
+    cases = draw_cases(FAMILY, 40, 5, StrategyOptions(), cases_per_variant=1)
     assert {(c.shader.decoder, c.shader.Dim) for c in cases} == {(d, n) for d in DECODERS for n in range(1, 6)}
     for c in cases:
         v = c.variant()
@@ -166,3 +166,23 @@ def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
         v.execute(d.params[None, :], np.zeros((1, 2), dtype=np.int64), bufs)
         np.testing.assert_array_equal(bufs[1].view(np.uint8), d.expected[1].view(np.uint8))
         assert FAMILY.case_from_json(c.to_json()).name() == c.name()
+
+
+@pytest.mark.parametrize("fmt, block", [
+    (Q8_0, f16(-0.5) + [0] * 32),                     # negative scale x zero quant
+    (Q4_0, f16(-2.0) + [0x88] * 16),                  # negative scale x (8 - 8)
+    (MXFP4, [127] + [0x88] * 16),                     # code 0b1000: -0 in OCP MX E2M1
+], ids=lambda v: getattr(v, "name", ""))
+def test_sign_of_zero_is_not_part_of_a_decode_verdict(fmt, block) -> None:
+    """Decision "signed-zero": the oracle's -0.0 and a device's +0.0 (llama.cpp's MXFP4 table,
+    or a device that ignores the sign as Vulkan allows without SignedZeroInfNanPreserve) both
+    pass; a nonzero difference still fails."""
+    from ctsgen.runner.verdict import judge_buffer
+
+    want = dequantize(fmt, np.array([block], dtype=np.uint8))[0].astype(np.float32)
+    assert np.signbit(want).all() and (want == 0).all()
+    rule = DecodeCase.compare_rule(None).to_json()  # the rule does not depend on the case
+    got = np.zeros_like(want)
+    assert judge_buffer(got, want, rule).bad.size == 0
+    got[3] = np.float32(2.0 ** -20)
+    assert judge_buffer(got, want, rule).bad.tolist() == [3]

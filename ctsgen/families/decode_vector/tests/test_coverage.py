@@ -13,4 +13,4 @@ def test_v_call_pattern_and_the_excluded_unblocked_column() -> None:
     assert by_v.counts[(8, "MXFP4")] == 1 and pattern.counts[("mixed", 8)] == 1
     assert blocked.counts[("MXFP4", 2)] == 1
     assert {(d, 0) for d in DECODERS} <= set(blocked.excluded)
-    assert len(by_v.empty_cells()) == 3 * 6 - 1
+    assert len(by_v.empty_cells()) == 3 * 8 - 1

@@ -20,7 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, ShaderVariant
+from ctsgen.backends.base import (
+    Backend,
+    BackendError,
+    DeviceLost,
+    Dispatch,
+    DispatchTimeout,
+    ShaderVariant,
+    WorkerCrashed,
+    as_backend,
+)
 from ctsgen.device.profile import DeviceProfile
 
 #: Extra seconds the supervisor waits beyond a dispatch's own timeout, for
@@ -30,14 +39,10 @@ START_TIMEOUT_S = 120.0
 PREPARE_S_PER_VARIANT = 2.0
 
 
-class WorkerCrashed(BackendError):
-    """The worker process died (a signal or an exit) while running a request."""
-
-
 def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
     """The worker: build the backend, then answer requests until told to close."""
     try:
-        backend = factory()
+        backend = as_backend(factory())
         conn.send(("ok", backend.profile()))
     except BaseException as exc:  # report anything, including missing drivers
         conn.send(("error", type(exc).__name__, str(exc)))
@@ -51,14 +56,12 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
         try:
             if op == "run":
                 outputs = backend.run(request[1], request[2])
-                conn.send(("ok", (outputs, getattr(backend, "stats", None))))
+                conn.send(("ok", (outputs, dict(backend.stats))))
             elif op == "prepare":
-                prepare = getattr(backend, "prepare", None)
-                if prepare is not None:
-                    prepare(request[1])
-                conn.send(("ok", getattr(backend, "stats", None)))
+                backend.prepare(request[1])
+                conn.send(("ok", dict(backend.stats)))
             elif op == "stats":
-                conn.send(("ok", getattr(backend, "stats", None)))
+                conn.send(("ok", dict(backend.stats)))
             elif op == "close":
                 backend.close()
                 conn.send(("ok", None))
@@ -72,7 +75,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
 _ERRORS: dict[str, type[BackendError]] = {"DispatchTimeout": DispatchTimeout, "DeviceLost": DeviceLost}
 
 
-class SupervisedBackend:
+class SupervisedBackend(Backend):
     """A :class:`~ctsgen.backends.base.Backend` whose work runs in a replaceable child process."""
 
     def __init__(self, factory: Callable[[], Backend], name: str = "supervised",
@@ -86,7 +89,6 @@ class SupervisedBackend:
         self._profile: DeviceProfile | None = None
         self.restarts = 0
         self.restart_s = 0.0  # time spent starting replacement workers
-        self.last_wait_s = 0.0  # how long the last request waited for its answer
         self._done_stats: dict[str, float] = {}  # summed over workers that are gone
         self._live_stats: dict[str, float] = {}  # the current worker's backend stats
         self._start()
@@ -126,16 +128,19 @@ class SupervisedBackend:
         """Send ``message`` (None: just wait for the greeting) and wait at most ``wait_s``."""
         assert self._conn is not None
         start = time.monotonic()
+        waited: float | None = None  # how long this request waited for its answer
         try:
             if message is not None:
                 self._conn.send(message)
             ready = self._conn.poll(wait_s)
-            self.last_wait_s = time.monotonic() - start
+            waited = time.monotonic() - start
         except (BrokenPipeError, EOFError, OSError):
             ready = True  # the worker is gone; recv below says how
         if not ready:
             self._kill()
-            raise DispatchTimeout(f"{what}: no answer within {wait_s:.1f} s; the worker was killed")
+            timeout = DispatchTimeout(f"{what}: no answer within {wait_s:.1f} s; the worker was killed")
+            timeout.waited_s = waited
+            raise timeout
         try:
             reply = self._conn.recv()
         except (EOFError, OSError):
@@ -148,7 +153,10 @@ class SupervisedBackend:
             _, kind, text = reply
             if kind in _ERRORS:
                 self._kill()
-                raise _ERRORS[kind](text)
+                error = _ERRORS[kind](text)
+                if isinstance(error, DispatchTimeout):
+                    error.waited_s = waited
+                raise error
             if message is None:
                 self._kill()
             raise BackendError(text if kind == "BackendError" else f"{kind}: {text}")

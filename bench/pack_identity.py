@@ -1,0 +1,109 @@
+"""Byte-identity of generated packs across a code change (issue 13: "same packs byte for byte").
+
+``record DIR`` generates every family's default pack for the given seeds with
+the code on the import path (``python -m ctsgen generate``) into DIR/<family>-<seed>,
+runs each pack (``python -m ctsgen run``) on the reference backend and on the
+family's first mutant (so failing verdicts, with their mismatch reports, are
+compared too) into DIR/verdicts/, and writes DIR/SHA256SUMS: one line per file,
+``sha256  relative/path``.
+``compare A B`` compares two such manifests file by file and exits 1 on any
+difference (a changed, missing or extra file), naming each.
+
+    python bench/pack_identity.py record /tmp/seams-before --count 60    # on the old code
+    python bench/pack_identity.py record /tmp/seams-after --count 60     # on the new code
+    python bench/pack_identity.py compare /tmp/seams-before /tmp/seams-after
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+FAMILIES = ["tensor-layout", "tensor-view", "decode", "decode-vector", "cm2-reduce", "cm2-elementwise",
+            "cm2-convert", "cm2-gemm", "coopvec", "coopvec-elementwise"]
+
+
+def _digests(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != "SHA256SUMS"}
+
+
+def record(out: Path, count: int, seeds: list[int], families: list[str]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for family in families:
+        for seed in seeds:
+            pack = out / f"{family}-{seed}"
+            subprocess.run([sys.executable, "-m", "ctsgen", "generate", "--family", family, "--count", str(count),
+                            "--seed", str(seed), "--out", str(pack), "--force"], check=True,
+                           stdout=subprocess.DEVNULL)
+            print(f"{pack.name}: done", flush=True)
+    verdicts(out, families, seeds)
+    (out / "SHA256SUMS").write_text("".join(f"{d}  {p}\n" for p, d in _digests(out).items()))
+
+
+def verdicts(out: Path, families: list[str], seeds: list[int]) -> None:
+    """Run every pack under ``out`` on the reference backend and on its family's first mutant."""
+    from ctsgen.mutants import catalogue
+
+    first_mutant = {}
+    for m in catalogue().values():
+        first_mutant.setdefault(m.family, m.name)
+    (out / "verdicts").mkdir(exist_ok=True)
+    for family in families:
+        for seed in seeds:
+            pack = Path(f"{family}-{seed}")  # relative: the CTS-style results name the pack
+            for backend in ["reference"] + ([f"mutant:{first_mutant[family]}"] if family in first_mutant else []):
+                results = Path("verdicts") / f"{pack.name}.{backend.replace(':', '-')}.jsonl"
+                subprocess.run([sys.executable, "-m", "ctsgen", "run", str(pack), "--backend", backend,
+                                "--results", str(results), "--quiet"], stdout=subprocess.DEVNULL, cwd=out)
+            print(f"{pack.name}: verdicts", flush=True)
+
+
+def _manifest(root: Path) -> dict[str, str]:
+    lines = (root / "SHA256SUMS").read_text().splitlines()
+    return {path: digest for digest, path in (line.split("  ", 1) for line in lines)}
+
+
+def compare(a: Path, b: Path) -> int:
+    ma, mb = _manifest(a), _manifest(b)
+    changed = sorted(p for p in ma.keys() & mb.keys() if ma[p] != mb[p])
+    missing, extra = sorted(ma.keys() - mb.keys()), sorted(mb.keys() - ma.keys())
+    for label, paths in (("changed", changed), ("only in " + str(a), missing), ("only in " + str(b), extra)):
+        for p in paths:
+            print(f"{label}: {p}")
+    packs = {p.split("/", 1)[0] for p in ma}
+    print(f"{len(ma)} files in {len(packs)} packs: {len(changed)} changed, {len(missing)} missing, {len(extra)} extra")
+    return 1 if changed or missing or extra else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("record")
+    r.add_argument("out", type=Path)
+    r.add_argument("--count", type=int, default=60)
+    r.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    r.add_argument("--family", nargs="+", default=FAMILIES)
+    v = sub.add_parser("verdicts", help="only the runs of an existing record (then rewrites SHA256SUMS)")
+    v.add_argument("out", type=Path)
+    v.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    v.add_argument("--family", nargs="+", default=FAMILIES)
+    c = sub.add_parser("compare")
+    c.add_argument("a", type=Path)
+    c.add_argument("b", type=Path)
+    a = p.parse_args()
+    if a.cmd == "record":
+        record(a.out, a.count, a.seeds, a.family)
+        return 0
+    if a.cmd == "verdicts":
+        verdicts(a.out, a.family, a.seeds)
+        (a.out / "SHA256SUMS").write_text("".join(f"{d}  {p}\n" for p, d in _digests(a.out).items()))
+        return 0
+    return compare(a.a, a.b)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Backends by name: the one place a backend name becomes a running backend.
+
+A name is ``reference`` or ``vulkan`` (built in), ``mutant:NAME`` (the
+reference backend with one injected bug, :mod:`ctsgen.backends.mutant`), a
+name registered under the ``ctsgen.backends`` entry-point group by another
+distribution (as families register under ``ctsgen.families``), or
+``MODULE:CLASS`` (docs/third-party-backend.md). :func:`open_backend` builds
+it, in a supervised worker process unless isolation is ``none``
+(:mod:`ctsgen.backends.supervise`). Nothing else turns names into backends.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+from ctsgen.backends.base import Backend, as_backend
+from ctsgen.errors import UnknownNameError
+
+#: The entry-point group under which other distributions register backends by name:
+#: ``[project.entry-points."ctsgen.backends"] mydriver = "my_pkg.backend:MyBackend"``.
+ENTRY_POINT_GROUP = "ctsgen.backends"
+
+BUILTIN = {"reference": "ctsgen.backends.reference:ReferenceBackend",
+           "vulkan": "ctsgen.backends.vulkan:VulkanBackend"}
+
+#: ``--isolation`` choices: ``auto`` runs every backend but the reference in a worker.
+ISOLATION_CHOICES = ("auto", "process", "none")
+
+
+def _load(target: str) -> Any:
+    module, attr = target.split(":", 1)
+    return getattr(importlib.import_module(module), attr)
+
+
+def backend_factory(name: str) -> Callable[..., Any]:
+    """A picklable callable that builds the backend called ``name`` (see the module docstring)."""
+    if name in BUILTIN:
+        return _load(BUILTIN[name])
+    if name.startswith("mutant:"):
+        from ctsgen.backends.mutant import MutantBackend
+        from ctsgen.mutants import get_mutant
+
+        return functools.partial(MutantBackend, get_mutant(name.split(":", 1)[1]).name)
+    registered = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    if name in registered:
+        return registered[name].load()
+    if ":" in name:  # a third-party adapter, MODULE:CLASS (docs/third-party-backend.md)
+        module, attr = name.split(":", 1)
+        try:
+            return _load(name)
+        except (ImportError, AttributeError) as exc:
+            raise UnknownNameError(f"backend {name!r}: cannot load {attr} from module {module} ({exc}) -> "
+                                   "put the module on PYTHONPATH, or check the MODULE:CLASS spelling") from None
+    known = ", ".join([*BUILTIN, *sorted(registered)])
+    raise UnknownNameError(f"unknown backend {name!r} -> use {known}, mutant:NAME "
+                           "(`ctsgen mutants` lists the names) or MODULE:CLASS")
+
+
+def open_backend(name: str, isolation: str = "auto", device: int | None = None) -> Backend:
+    """The backend called ``name``, in a supervised worker process unless ``isolation`` is
+    ``none`` (``auto``: a worker for everything but the reference backend; a mutant must
+    run in a worker, or its fault would leak into the expectations). ``device`` picks the
+    Vulkan device (software backends have one)."""
+    factory = backend_factory(name)
+    if device is not None and name == "vulkan":
+        factory = functools.partial(factory, device)
+    if isolation == "process" or (isolation == "auto" and name != "reference"):
+        from ctsgen.backends.supervise import SupervisedBackend
+
+        return SupervisedBackend(factory, name=name)
+    return as_backend(factory())

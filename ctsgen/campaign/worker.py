@@ -1,0 +1,184 @@
+"""One campaign worker: a process that owns one device and fuzzes it round after round.
+
+A round is one Hypothesis run of ``round_examples`` examples with the seed
+:func:`~ctsgen.campaign.store.round_seed` gives it; it ends early at its
+first failure, shrunk (for at most ``shrink_time_s``). Each failing case
+goes into its bucket (:mod:`ctsgen.fuzz.buckets`): a new bucket is
+announced at once, and a bucket's repro under ``DIR/buckets/`` is replaced
+whenever a smaller case arrives. A failure that an existing bucket's
+mutant reproduces exactly is counted in that bucket without shrinking, so
+a frequent known deviation does not eat the campaign's time.
+
+Stopping: :meth:`Worker.stop` (the signal handlers call it) ends the round
+in progress as Ctrl-C ends ``ctsgen fuzz``: the smallest failure seen so
+far is kept, the round's counts are journalled as done, and a resumed
+campaign starts with the next round, so no seed is fuzzed twice. A hard
+stop loses at most the last ``CHECKPOINT_S`` seconds of counts; findings
+are journalled as they are bucketed, and the example database (local
+directory, or redis mirrored into it) keeps what was being shrunk.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ctsgen.backends.base import Backend
+from ctsgen.campaign.store import CampaignDir, append, round_seed, worker_id
+from ctsgen.families.base import Case, Variant
+from ctsgen.fuzz.buckets import Bucket, Buckets, case_size
+from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
+from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions
+from ctsgen.repro import export_case
+from ctsgen.runner.options import RunOptions
+from ctsgen.runner.verdict import CaseResult
+
+#: Seconds between a round's progress checkpoints in the journal.
+CHECKPOINT_S = 10.0
+
+
+class _CountingFuzzer(Fuzzer):
+    """The fuzz loop, counting the cases it checks per family and sampling one case per batch."""
+
+    def __init__(self, *args: Any, sample: Callable[[Case], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.by_family: Counter = Counter()
+        self._sample = sample
+
+    def check(self, batch: tuple[Variant, list[Case]]) -> None:
+        before = self.report.cases
+        try:
+            super().check(batch)
+        finally:
+            if self.report.cases > before:
+                self.by_family[batch[1][0].family] += self.report.cases - before
+                self._sample(batch[1][0])
+
+
+class Worker:
+    """Worker ``index`` of this host in campaign ``cdir``, fuzzing ``backend``."""
+
+    def __init__(self, cdir: CampaignDir, index: int, backend: Backend,
+                 say: Callable[[str], None] = print) -> None:
+        self.cdir, self.index, self.backend, self.say = cdir, index, backend, say
+        self.config = cdir.config()
+        self.wid = worker_id(self.config.host, index)
+        self.stopping = False
+        self.in_round = False
+        self.buckets = Buckets(on_new=self._announce)
+        self.round = -1
+        spec = self.config.database or str(cdir.database_dir)
+        self.database = open_database(spec, local=cdir.database_dir, on_fallback=lambda line: self.say(line))
+
+    # -- stopping ------------------------------------------------------------
+    def stop(self) -> None:
+        """Finish the round in progress now (from a signal handler: raises KeyboardInterrupt
+        inside the fuzz loop, which ends the round as Ctrl-C ends ``ctsgen fuzz``)."""
+        self.stopping = True
+        if self.in_round:
+            self.in_round = False
+            raise KeyboardInterrupt
+
+    # -- buckets -------------------------------------------------------------
+    def _announce(self, bucket: Bucket) -> None:
+        self.say(f"new bucket {bucket.key}: {bucket.title} (round {self.round}, worker {self.wid})")
+
+    def _load_buckets(self) -> None:
+        """Buckets other workers found since (so their mutants are tried first here too)."""
+        for b in self.cdir.buckets():
+            if b["key"] not in self.buckets.buckets:
+                self.buckets.buckets[b["key"]] = Bucket(b["key"], b["title"], b["explained_by"], b["signature"],
+                                                        0, b["size"], b["case"], b["result"])
+
+    def place(self, case: Case, result: CaseResult, absorbed: bool = False) -> None:
+        """Bucket one failure, journal it, and keep the bucket's smallest repro on disk."""
+        p = self.buckets.add(case, result)
+        b = p.bucket
+        append(self.cdir.findings(self.wid), {
+            "t": time.time(), "worker": self.wid, "round": self.round, "bucket": b.key, "title": b.title,
+            "explained_by": b.explained_by, "case": case.to_json(), "name": case.name(), "size": case_size(case),
+            "result": result.to_json(), "shrunk": not absorbed})
+        self._keep_smallest(b, case, result)
+
+    def _keep_smallest(self, b: Bucket, case: Case, result: CaseResult) -> None:
+        root = self.cdir.bucket_dir(b.key)
+        root.parent.mkdir(parents=True, exist_ok=True)
+        with open(root.parent / ".lock", "w") as lock:  # workers of a host share the buckets
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            meta = root / "bucket.json"
+            size = case_size(case)
+            if meta.exists() and json.loads(meta.read_text())["size"] <= size:
+                return
+            tmp = root.parent / f".{root.name}.{self.wid}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            export_case(case, tmp / "repro", failure=result.to_json(), backend=self.config.backend,
+                        origin={"campaign": str(self.cdir.root), "worker": self.wid, "round": self.round})
+            record = {"key": b.key, "title": b.title, "explained_by": b.explained_by, "signature": b.signature,
+                      "size": size, "case": case.to_json(), "name": case.name(), "result": result.to_json(),
+                      "found_by": self.wid, "round": self.round, "t": time.time()}
+            (tmp / "bucket.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+            old = root.parent / f".{root.name}.old.{self.wid}"
+            if root.exists():
+                root.rename(old)
+            tmp.rename(root)
+            shutil.rmtree(old, ignore_errors=True)
+
+    def _known(self, failure: FuzzFailure) -> bool:
+        b = self.buckets.explained(failure.case, failure.result)
+        if b is None:
+            return False
+        self.place(failure.case, failure.result, absorbed=True)
+        return True
+
+    # -- rounds --------------------------------------------------------------
+    def run(self, deadline: float | None) -> None:
+        """Fuzz round after round until ``deadline`` (time.monotonic()) or :meth:`stop`."""
+        cfg = self.config
+        first = True
+        while not self.stopping and (deadline is None or time.monotonic() < deadline):
+            self.round = self.cdir.next_round(self.wid)
+            self._load_buckets()
+            seed = round_seed(cfg.seed, cfg.host, self.index, self.round)
+            journal = self.cdir.journal(self.wid)
+            append(journal, {"event": "begin", "round": self.round, "seed": seed, "t": time.time()})
+            samples = self.cdir.samples(self.wid)
+            last = [time.monotonic()]
+            begun = time.monotonic()
+
+            pending: list[dict[str, Any]] = []
+
+            def checkpoint(fz: _CountingFuzzer, event: str = "progress") -> None:
+                if pending:
+                    append(samples, *pending, sync=False)
+                    pending.clear()
+                append(journal, {"event": event, "round": self.round, "t": time.time(),
+                                 "examples": fz.report.examples, "cases": dict(fz.by_family),
+                                 "wall_s": time.monotonic() - begun, "stopped": self.stopping,
+                                 "first_failure_example": fz.report.first_failure_example})
+
+            def progress(_report: object) -> None:
+                if time.monotonic() - last[0] >= CHECKPOINT_S:
+                    last[0] = time.monotonic()
+                    checkpoint(fuzzer)
+
+            options = FuzzOptions(families=tuple(cfg.families), max_examples=cfg.round_examples, seed=seed,
+                                  max_batch=cfg.max_batch, include_hazardous=cfg.include_hazardous,
+                                  database=self.database if first else WriteOnlyDatabase(self.database),
+                                  shrink_time_s=cfg.shrink_time_s, run=RunOptions(timeout_base_s=cfg.timeout_s))
+            fuzzer = _CountingFuzzer(self.backend, options, progress=progress, known=self._known,
+                                     sample=lambda c: pending.append({"family": c.family, "parameters": c.to_json()}))
+            self.in_round = True
+            try:
+                report = fuzzer.run()
+            finally:
+                self.in_round = False
+            for case, result in report.failures:
+                self.place(case, result)
+            checkpoint(fuzzer, "done")
+            first = False

@@ -1,0 +1,234 @@
+"""The cm2-program family's case model: a straight-line program of cooperative-matrix operations.
+
+A :class:`ProgramVariant` is the compile-time signature, the program's
+*shape* (program.py): one shader serves every case of that shape. A
+:class:`ProgramCase` adds the run-time parameters of each node: the state
+of each tensor-layout object (a :class:`TensorLayoutCase`, in the
+tensor-layout family's vocabulary and word format), the scalars ``s``,
+``r0``, ``c0`` of constants, generated matrices, per-element functions and
+scalar multiplies, and a data seed.
+
+Bindings: one input buffer per component type that a load reads and one
+output buffer per component type that a store writes (Program.buffers).
+Every load or store owns a region of its buffer (its tensor's extent); the
+node's first word is the region's element offset within the case's data.
+Output regions start poisoned, so an element a store should not write
+(out of bounds, discarded) is visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctsgen.backends.base import BufferSpec
+from ctsgen.device.profile import Requirements
+from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.families.cm2_program.oracle import Run, evaluate
+from ctsgen.families.cm2_program.program import (ARITH, SMALL, W_C0, W_R0, W_S, WORDS, Node, Op, Program)
+from ctsgen.families.cm2_shared import requirements_for
+from ctsgen.families.tensor_layout import case as tl
+from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
+from ctsgen.model.tensor import ClampMode
+from ctsgen.model.types import ComponentType
+from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
+from ctsgen.templates import render
+
+FAMILY_NAME = "cm2-program"
+
+_FEATURES = {Op.load: ["cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"],
+             Op.store: ["cooperativeMatrixTensorAddressing"], Op.generate: ["cooperativeMatrixPerElementOperations"],
+             Op.perelement: ["cooperativeMatrixPerElementOperations"], Op.reduce: ["cooperativeMatrixReductions"],
+             Op.transpose: ["cooperativeMatrixConversions"], Op.convert: ["cooperativeMatrixConversions"]}
+
+
+#: The tensor-layout family's word format, which each load / store node's words follow.
+_TL_WORDS = dict(FLAGS=tl.W_FLAGS, CLAMP_VALUE=tl.W_CLAMP_VALUE, BLOCK_SIZE=tl.W_BLOCK_SIZE,
+                 DIMENSION=tl.W_DIMENSION, STRIDE=tl.W_STRIDE, OFFSET=tl.W_OFFSET, SPAN=tl.W_SPAN,
+                 F_BLOCK=tl.FLAG_SET_BLOCK_SIZE, F_STRIDE=tl.FLAG_SET_STRIDE, F_SLICE=tl.FLAG_SLICE,
+                 F_CLAMP=tl.FLAG_SET_CLAMP_VALUE)
+
+
+@dataclass(frozen=True)
+class ProgramVariant:
+    """Compile-time signature: the program's shape."""
+
+    program: Program
+
+    @property
+    def id(self) -> str:
+        p = self.program
+        return f"cm2_program.ops{p.ops}.{p.digest()}"
+
+    @property
+    def local_size_x(self) -> int:
+        return self.program.nodes[0].type.workgroup_size
+
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        return tuple(BufferSpec(k + 1, name, c.dtype.name) for k, (name, c) in enumerate(self.program.buffers()))
+
+    def requirements(self) -> Requirements:
+        feats = [f for n in self.program.nodes for f in _FEATURES.get(n.op, [])]
+        return requirements_for(feats, [n.type for n in self.program.nodes])
+
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        p = self.program
+        H = len(p.buffers())
+        comps = sorted({n.type.component for n in p.nodes}, key=lambda c: c.name)
+        return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
+                      bases=[H + b for b in p.word_bases()], buffers=p.buffers(), H=H,
+                      buffer_of={i: p.buffer_of(i) for i in p.layout_nodes()}, ARITH=ARITH,
+                      comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
+                      TL=_TL_WORDS, lines=p.lines(), baked=None if baked is None else [int(w) for w in baked])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"program": self.program.to_json()}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ProgramVariant:
+        return cls(Program.from_json(o["program"]))
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: evaluate each case's program on the host buffers."""
+        for words, offs in zip(params, offsets):
+            evaluate(Run(self.program, words, buffers, offs))
+
+
+@dataclass(frozen=True)
+class Scalars:
+    """A node's run-time scalars: ``s`` (a constant's value, a select's or a scale's
+    scalar; an integer of the node's component type), ``r0`` / ``c0`` (select)."""
+
+    s: int = 1
+    r0: int = 0
+    c0: int = 0
+
+
+NodeParams = TensorLayoutCase | Scalars | None
+
+
+def input_values(component: ComponentType, n: int, seed: int) -> np.ndarray:
+    """Small integers in [-SMALL, SMALL] (the exact domain)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return rng.integers(-SMALL, SMALL + 1, size=n).astype(component.dtype)
+
+
+@dataclass(frozen=True)
+class ProgramCase:
+    """One run of a program: each node's run-time parameters and a data seed."""
+
+    family: ClassVar[str] = FAMILY_NAME
+
+    shader: ProgramVariant
+    nodes: tuple[NodeParams, ...]
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        p = self.shader.program
+        if len(self.nodes) != len(p.nodes):
+            raise ValueError(f"{len(self.nodes)} node parameters for a program of {len(p.nodes)} nodes")
+        for i, (n, q) in enumerate(zip(p.nodes, self.nodes)):
+            layout = n.op in (Op.load, Op.store)
+            if layout != isinstance(q, TensorLayoutCase) or (not layout and (q is None) != (n.op not in WORDS)):
+                raise ValueError(f"node {i} ({n.op.value}) has run-time parameters of the wrong kind: {q!r}")
+
+    def variant(self) -> ProgramVariant:
+        return self.shader
+
+    def extents(self) -> dict[int, int]:
+        return {i: self.nodes[i].layout().extent() for i in self.shader.program.layout_nodes()}
+
+    def layout_regions(self) -> tuple[dict[int, int], list[int]]:
+        """(element offset of each load / store node's tensor in its buffer, buffer sizes)."""
+        p = self.shader.program
+        sizes = [0] * len(p.buffers())
+        start: dict[int, int] = {}
+        for i, ext in self.extents().items():
+            b = p.buffer_of(i)
+            start[i], sizes[b] = sizes[b], sizes[b] + ext
+        return start, sizes
+
+    def params(self) -> np.ndarray:
+        p = self.shader.program
+        w = np.zeros(p.words, np.uint32)
+        start, _ = self.layout_regions()
+        for i, (n, q, base) in enumerate(zip(p.nodes, self.nodes, p.word_bases())):
+            if isinstance(q, TensorLayoutCase):
+                w[base] = start[i]
+                w[base + 1:base + 1 + len(q.params())] = q.params()
+            elif isinstance(q, Scalars):
+                w[base + W_S] = int(to_bits(np.asarray([q.s], dtype=n.type.component.dtype), n.type.component)[0])
+                if WORDS[n.op] > 1:
+                    w[base + W_R0], w[base + W_C0] = q.r0, q.c0
+        return w
+
+    def data(self) -> CaseData:
+        p = self.shader.program
+        _, sizes = self.layout_regions()
+        initial = []
+        for k, ((name, comp), size) in enumerate(zip(p.buffers(), sizes)):
+            if name.startswith("in_"):
+                initial.append(input_values(comp, size, self.seed + 7919 * k))
+            else:
+                initial.append(np.full(size, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
+        out = [b.copy() for b in initial]
+        words = self.params()
+        evaluate(Run(p, words, out, np.zeros(len(out), np.int64)))
+        expected = [None if name.startswith("in_") else o for (name, _), o in zip(p.buffers(), out)]
+        return CaseData(words, initial, expected)
+
+    def values(self) -> list[np.ndarray | None]:
+        """Every node's expected value (a store's is None), for a report's first differing node."""
+        d = self.data()
+        out = [b.copy() for b in d.initial]
+        return evaluate(Run(self.shader.program, d.params, out, np.zeros(len(out), np.int64)))
+
+    def compare_rule(self) -> CompareRule:
+        return CompareRule("bitwise")
+
+    def to_json(self) -> dict[str, Any]:
+        def node(q: NodeParams) -> Any:
+            if isinstance(q, TensorLayoutCase):
+                return {k: v for k, v in q.to_json().items() if k not in ("family", "variant", "data")}
+            return None if q is None else {"s": q.s, "r0": q.r0, "c0": q.c0}
+
+        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "nodes": [node(q) for q in self.nodes],
+                "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ProgramCase:
+        v = ProgramVariant.from_json(o["variant"])
+        nodes: list[NodeParams] = []
+        for n, q in zip(v.program.nodes, o["nodes"]):
+            if n.op in (Op.load, Op.store):
+                lv = layout_variant(n)
+                nodes.append(TensorLayoutCase.from_json({**q, "variant": lv.to_json(),
+                                                         "data": {"pattern": "iota", "seed": 0}}))
+            else:
+                nodes.append(None if q is None else Scalars(int(q["s"]), int(q["r0"]), int(q["c0"])))
+        return cls(v, tuple(nodes), int(o["seed"]))
+
+    def name(self) -> str:
+        return case_name(self.shader.id, self.to_json())
+
+    def describe(self) -> dict[str, Any]:
+        """The program as readable lines, and each tensor-layout object's state (for REPORT.md)."""
+        p = self.shader.program
+        out: dict[str, Any] = {"program": p.lines(), "length": p.ops}
+        for i in p.layout_nodes():
+            t = self.nodes[i].layout()
+            out[f"layout v{i}"] = {"clampMode": t.clampMode.name, "layoutDimension": list(t.layoutDimension),
+                                   "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
+                                   "blockSize": list(t.blockSize)}
+        return out
+
+
+def layout_variant(n: Node) -> LayoutVariant:
+    """The tensor-layout family's variant for a load / store node (its case type
+    then holds and checks the node's layout parameters)."""
+    return LayoutVariant(Operation.load if n.op is Op.load else Operation.store, n.Dim,
+                         n.clampMode or ClampMode.Undefined, n.type)

@@ -1,0 +1,184 @@
+"""Composition bugs only a chain of operations can show (issue 16, item 5).
+
+Each mutant replaces one ``eval_*`` / ``layout_of`` function of the program
+interpreter (ctsgen.families.cm2_program.oracle), which the reference
+semantics (ProgramVariant.execute) look up when they run. Every fault needs
+two nodes in one shader (two tensor-layout objects, a producer and its
+consumer), so no single-operation family can see it: their shaders hold one
+operation and their reference semantics never reach this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ctsgen.families.cm2_program.program import Op
+from ctsgen.model.tensor import ClampMode
+from ctsgen.mutants import Mutant
+
+ORACLE = "ctsgen.families.cm2_program.oracle"
+FAMILY = "cm2-program"
+
+
+def _oracle() -> Any:
+    from ctsgen.families.cm2_program import oracle
+
+    return oracle
+
+
+def _producer(run: Any, i: int, k: int) -> Any:
+    return run.program.nodes[run.program.nodes[i].args[k]]
+
+
+def _first_layout(run: Any, i: int) -> int | None:
+    """The first tensor-layout node of the program, if it is not node ``i``."""
+    first = run.program.layout_nodes()[0]
+    return None if first == i else first
+
+
+def _layout_clamp_inherited() -> dict[str, Any]:
+    """A second tensor-layout object takes the first one's clamp mode (state leaks between objects).
+    An inherited Undefined mode is not modelled (its out-of-bounds result is not defined)."""
+    o = _oracle()
+    original = o.layout_of
+
+    def layout_of(run: Any, i: int) -> Any:
+        t = original(run, i)
+        first = _first_layout(run, i)
+        mode = None if first is None else run.program.nodes[first].clampMode
+        return t if mode is None or mode is ClampMode.Undefined else replace(t, clampMode=mode)
+
+    return {f"{ORACLE}:layout_of": layout_of}
+
+
+def _layout_clamp_value_inherited() -> dict[str, Any]:
+    """A second tensor-layout object takes the first one's clampValue."""
+    o = _oracle()
+    original = o.layout_of
+
+    def layout_of(run: Any, i: int) -> Any:
+        t = original(run, i)
+        first = _first_layout(run, i)
+        return t if first is None else replace(t, clampValue=original(run, first).clampValue)
+
+    return {f"{ORACLE}:layout_of": layout_of}
+
+
+def _chained_muladd_drops_c() -> dict[str, Any]:
+    """A MulAdd whose C is another MulAdd's result accumulates onto zero (the chain drops a step)."""
+    o = _oracle()
+    original = o.eval_muladd
+
+    def eval_muladd(run: Any, i: int) -> np.ndarray:
+        if _producer(run, i, 2).op is not Op.muladd:
+            return original(run, i)
+        c_index = run.program.nodes[i].args[2]
+        saved = run.values[c_index]
+        run.values[c_index] = np.zeros_like(saved)
+        try:
+            return original(run, i)
+        finally:
+            run.values[c_index] = saved
+
+    return {f"{ORACLE}:eval_muladd": eval_muladd}
+
+
+def _reading_the_source(kind: str, producer: Op, operand: int = 0) -> dict[str, Any]:
+    """eval_<kind> reads its producer's own operand ``operand`` when the producer is ``producer``."""
+    o = _oracle()
+    original = getattr(o, f"eval_{kind}")
+
+    def evaluate(run: Any, i: int) -> Any:
+        n = run.program.nodes[i]
+        p = run.program.nodes[n.args[0]]
+        if p.op is not producer:  # the producer's operand has the producer's type: same shape
+            return original(run, i)
+        saved = run.values[n.args[0]]
+        run.values[n.args[0]] = run.values[p.args[operand]]
+        try:
+            return original(run, i)
+        finally:
+            run.values[n.args[0]] = saved
+
+    return {f"{ORACLE}:eval_{kind}": evaluate}
+
+
+def _convert_after_reduce_reads_source() -> dict[str, Any]:
+    """A conversion after a reduction reads the pre-reduction value."""
+    return _reading_the_source("convert", Op.reduce)
+
+
+def _store_after_perelement_writes_source() -> dict[str, Any]:
+    """A store after a per-element op writes the pre-op value."""
+    return _reading_the_source("store", Op.perelement)
+
+
+def _reduce_after_muladd_reads_c() -> dict[str, Any]:
+    """A reduction of a MulAdd result reduces the MulAdd's C (the accumulator before it)."""
+    return _reading_the_source("reduce", Op.muladd, operand=2)
+
+
+def _transpose_after_muladd_skipped() -> dict[str, Any]:
+    """A transpose of a MulAdd result relabels the matrix as B without moving elements."""
+    o = _oracle()
+    original = o.eval_transpose
+
+    def eval_transpose(run: Any, i: int) -> np.ndarray:
+        if _producer(run, i, 0).op is Op.muladd:
+            return run.arg(i, 0).copy()
+        return original(run, i)
+
+    return {f"{ORACLE}:eval_transpose": eval_transpose}
+
+
+def _register_reused_too_early() -> dict[str, Any]:
+    """An element-wise op's first operand reads the next value of its type defined after
+    it (its register was given to that value while it was still live)."""
+    o = _oracle()
+    original = o.eval_arith
+
+    def eval_arith(run: Any, i: int) -> np.ndarray:
+        nodes = run.program.nodes
+        a = nodes[i].args[0]
+        later = [j for j in range(a + 1, i) if nodes[j].op is not Op.store and nodes[j].type == nodes[a].type
+                 and j not in nodes[i].args]
+        if not later:
+            return original(run, i)
+        saved = run.values[a]
+        run.values[a] = run.values[later[0]]
+        try:
+            return original(run, i)
+        finally:
+            run.values[a] = saved
+
+    return {f"{ORACLE}:eval_arith": eval_arith}
+
+
+MUTANTS = [
+    Mutant("program-layout-clamp-inherited", FAMILY,
+           "a second tensor-layout object in a shader takes the first one's clamp mode", _layout_clamp_inherited,
+           "two loads (or stores) with different clamp modes, the second out of bounds"),
+    Mutant("program-layout-clamp-value-inherited", FAMILY,
+           "a second tensor-layout object takes the first one's clampValue", _layout_clamp_value_inherited,
+           "two Constant-clamped layouts with different clampValues, the second loading out of bounds"),
+    Mutant("program-muladd-chain-drops-c", FAMILY, "a chained MulAdd (C is a MulAdd result) drops its C",
+           _chained_muladd_drops_c, "load A, load B, load C, MulAdd, MulAdd onto it, store"),
+    Mutant("program-convert-after-reduce-reads-source", FAMILY,
+           "a conversion after a reduction reads the pre-reduction value", _convert_after_reduce_reads_source,
+           "load an Accumulator, reduce, convert, store"),
+    Mutant("program-store-after-perelement-writes-source", FAMILY,
+           "a store after a per-element op writes the pre-op value", _store_after_perelement_writes_source,
+           "load, per-element op, store"),
+    Mutant("program-reduce-after-muladd-reads-c", FAMILY,
+           "a reduction of a MulAdd result reduces the MulAdd's C", _reduce_after_muladd_reads_c,
+           "load A, load B, load C, MulAdd, reduce, store"),
+    Mutant("program-transpose-after-muladd-skipped", FAMILY,
+           "a transpose of a MulAdd result keeps the element order", _transpose_after_muladd_skipped,
+           "a float16 MulAdd, transpose, store"),
+    Mutant("program-register-reused-too-early", FAMILY,
+           "an element-wise op reads a value whose register was already given to the next value of its type",
+           _register_reused_too_early, "two sources of one type, a third value of it, then add(v0, ...)"),
+]

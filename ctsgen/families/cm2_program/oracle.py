@@ -1,0 +1,152 @@
+"""Expected results of a cm2-program: the existing families' oracles, composed node by node.
+
+Each node's value comes from the oracle of the family that tests that
+instruction alone, nothing re-implemented:
+
+* load / store: ``tensor_layout.oracle.expected_load`` / ``expected_store``, the
+  layout state replayed from the node's words by ``tensor_layout.case.decode_layout``;
+* generate, perelement: ``cm2_elementwise.oracle.expected_per_element``;
+* muladd: ``cm2_gemm.oracle.expected_tile`` (alpha = beta = 1, the whole tile);
+* convert, transpose: ``cm2_convert.oracle.expected_result``;
+* reduce: ``cm2_reduce.oracle.expected_reduce``.
+
+The element-wise arithmetic (+, -, * of two matrices, OpMatrixTimesScalar) is
+numpy's on exact integers. In the program's exact domain (program.py) every
+value is an integer within its type's exact range, so each of these oracles'
+results is exact and the tolerances they return are not needed.
+
+Each node kind is evaluated by a module-level ``eval_<kind>`` function
+looked up when it runs, so a composition mutant (mutants.py) can replace one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ctsgen.families.cm2_convert.oracle import Kind, expected_result
+from ctsgen.families.cm2_elementwise.oracle import Op as ElementFn
+from ctsgen.families.cm2_elementwise.oracle import expected_per_element
+from ctsgen.families.cm2_gemm.oracle import expected_tile
+from ctsgen.families.cm2_program.program import ARITH, LAYOUT_WORDS, W_C0, W_R0, W_S, Op, Program
+from ctsgen.families.cm2_reduce.oracle import expected_reduce
+from ctsgen.families.tensor_layout.case import decode_layout
+from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
+from ctsgen.model.tensor import TensorLayout
+from ctsgen.oracle.values import from_bits
+
+
+@dataclass
+class Run:
+    """One case's evaluation: the program, its words (family words only), the
+    whole host buffers with this case's element offset into each, and the
+    values computed so far (``values[i]`` for node i; None for a store)."""
+
+    program: Program
+    words: np.ndarray
+    buffers: list[np.ndarray]
+    offsets: np.ndarray
+    values: list[np.ndarray | None] = field(default_factory=list)
+
+    def word(self, i: int, k: int) -> int:
+        return int(self.words[self.program.word_bases()[i] + k])
+
+    def scalar(self, i: int) -> np.generic:
+        comp = self.program.nodes[i].type.component
+        return from_bits(self.word(i, W_S), comp)[()]
+
+    def arg(self, i: int, k: int) -> np.ndarray:
+        return self.values[self.program.nodes[i].args[k]]
+
+
+def layout_of(run: Run, i: int) -> TensorLayout:
+    """The state of node i's tensor-layout object after the shader's instruction sequence."""
+    n = run.program.nodes[i]
+    base = run.program.word_bases()[i] + 1
+    return decode_layout(run.words[base:base + LAYOUT_WORDS], n.Dim, n.clampMode)
+
+
+def tensor_region(run: Run, i: int, extent: int) -> np.ndarray:
+    """The view of node i's tensor in its buffer (a load's input, a store's output)."""
+    b = run.program.buffer_of(i)
+    start = int(run.offsets[b]) + run.word(i, 0)
+    return run.buffers[b][start:start + extent]
+
+
+def eval_load(run: Run, i: int) -> np.ndarray:
+    t, m = layout_of(run, i), run.program.nodes[i].type
+    return expected_load(t, m.rows, m.cols, tensor_region(run, i, t.extent()), m.component)
+
+
+def eval_store(run: Run, i: int) -> None:
+    t = layout_of(run, i)
+    region = tensor_region(run, i, t.extent())
+    region[:] = expected_store(t, run.arg(i, 0), region)
+
+
+def eval_const(run: Run, i: int) -> np.ndarray:
+    m = run.program.nodes[i].type
+    return np.full((m.rows, m.cols), run.scalar(i), dtype=m.component.dtype)
+
+
+def eval_generate(run: Run, i: int) -> np.ndarray:
+    m = run.program.nodes[i].type
+    zero = np.zeros((m.rows, m.cols), m.component.dtype)
+    return expected_per_element(ElementFn.select, zero, m.component, s=run.scalar(i),
+                                r0=run.word(i, W_R0), c0=run.word(i, W_C0))
+
+
+def eval_perelement(run: Run, i: int) -> np.ndarray:
+    n = run.program.nodes[i]
+    x = run.arg(i, 0)
+    if n.fn == "affine":
+        return expected_per_element(ElementFn.affine, x, n.type.component, s=run.scalar(i), m=run.arg(i, 1))
+    return expected_per_element(ElementFn.select, x, n.type.component, s=run.scalar(i),
+                                r0=run.word(i, W_R0), c0=run.word(i, W_C0))
+
+
+def eval_muladd(run: Run, i: int) -> np.ndarray:
+    c = run.arg(i, 2)
+    everything = slice(None)
+    d, _ = expected_tile(run.arg(i, 0), run.arg(i, 1), c, 1, 1, everything, everything, c,
+                         run.program.nodes[i].type.component)
+    return d
+
+
+def eval_convert(run: Run, i: int) -> np.ndarray:
+    n = run.program.nodes[i]
+    src = run.program.nodes[n.args[0]].type
+    kind = Kind.use if src.component is n.type.component else Kind.convert
+    return expected_result(kind, run.arg(i, 0), src.component, n.type.component)[0]
+
+
+def eval_transpose(run: Run, i: int) -> np.ndarray:
+    c = run.program.nodes[i].type.component
+    return expected_result(Kind.transpose, run.arg(i, 0), c, c)[0]
+
+
+def eval_reduce(run: Run, i: int) -> np.ndarray:
+    n = run.program.nodes[i]
+    return expected_reduce(run.arg(i, 0), n.mode, n.combine, n.type.component, n.type.rows, n.type.cols)[0]
+
+
+def eval_arith(run: Run, i: int) -> np.ndarray:
+    n = run.program.nodes[i]
+    x, y = run.arg(i, 0).astype(np.float64), run.arg(i, 1).astype(np.float64)
+    out = {Op.add: np.add, Op.sub: np.subtract, Op.mul: np.multiply}[n.op](x, y)
+    return out.astype(n.type.component.dtype)
+
+
+def eval_scale(run: Run, i: int) -> np.ndarray:
+    n = run.program.nodes[i]
+    return (run.arg(i, 0).astype(np.float64) * float(run.scalar(i))).astype(n.type.component.dtype)
+
+
+def evaluate(run: Run) -> list[np.ndarray | None]:
+    """Evaluate every node in order; stores write into ``run.buffers``. Returns the values."""
+    g = globals()
+    for i, n in enumerate(run.program.nodes):
+        name = "eval_arith" if n.op in ARITH else f"eval_{n.op.value}"
+        run.values.append(g[name](run, i))
+    return run.values

@@ -1,0 +1,248 @@
+"""The typed straight-line program of a cm2-program case: nodes over cooperative matrices.
+
+A :class:`Program` is a tuple of :class:`Node`; node ``i`` defines value
+``v<i>`` (a store defines none) and names its operands by index. The
+program is the compile-time signature: node kinds, matrix types, clamp
+modes, Dim, reduce mode / CombineFunc, per-element function. Everything
+else (layout state, scalars, data) is a run-time parameter word.
+
+Every matrix is 16 x 16 at subgroup scope (float16 A / B / Accumulator,
+float32 Accumulator), so MulAdd (K = 16), transpose and the Row / Column /
+Row-and-Column reductions keep shapes compatible.
+
+Exact domain (docs/spec-decisions.md "cm2-program-exact-domain"): every
+value is an integer; :meth:`Program.bounds` bounds each value's magnitude
+over every run-time draw, and a program is valid only if every bound stays
+within the integers its component type holds exactly (2^11 float16, 2^24
+float32). Then each node's result is exact in any evaluation order, so the
+verdict is bitwise.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, domain_size
+from ctsgen.model.tensor import ClampMode
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+
+F16, F32 = ComponentType.float16, ComponentType.float32
+SIDE = 16
+SUBGROUP = 32
+
+
+def mat(component: ComponentType, use: MatrixUse) -> MatrixType:
+    return MatrixType(component, Scope.Subgroup, SIDE, SIDE, use, SUBGROUP)
+
+
+A16, B16, ACC16, ACC32 = mat(F16, MatrixUse.A), mat(F16, MatrixUse.B), mat(F16, MatrixUse.Accumulator), \
+    mat(F32, MatrixUse.Accumulator)
+TYPES = (A16, B16, ACC16, ACC32)
+
+#: Largest magnitude of an integer every intermediate of the type holds exactly.
+EXACT = {F16: 2**11, F32: 2**24}
+#: Input data, constants, clamp values and generated values lie in [-SMALL, SMALL];
+#: scalars s are +-1 or +-2.
+SMALL = 2
+SCALARS = (1, 2, -1, -2)
+
+
+class Op(str, enum.Enum):
+    load = "load"            # OpCooperativeMatrixLoadTensorNV through a tensor layout
+    const = "const"          # a constant matrix (OpCompositeConstruct of a run-time scalar)
+    generate = "generate"    # per-element generated: select(zero, r0, c0, s)
+    muladd = "muladd"        # OpCooperativeMatrixMulAddKHR
+    convert = "convert"      # component and/or Use conversion
+    transpose = "transpose"  # OpCooperativeMatrixTransposeNV
+    perelement = "perelement"  # OpCooperativeMatrixPerElementOpNV (affine / select)
+    reduce = "reduce"        # OpCooperativeMatrixReduceNV
+    add = "add"
+    sub = "sub"
+    mul = "mul"
+    scale = "scale"          # OpMatrixTimesScalar
+    store = "store"          # OpCooperativeMatrixStoreTensorNV through a tensor layout
+
+
+SOURCES = (Op.load, Op.const, Op.generate)
+ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
+#: Run-time words per node kind (after the node's layout words, for load / store).
+LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in tests)
+WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
+         Op.perelement: 3, Op.scale: 1}
+W_S, W_R0, W_C0 = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Node:
+    """One instruction. ``args`` index earlier values; ``type`` is the result's type
+    (for a store: the stored value's). Attributes by kind: load / store ``clampMode``
+    and ``Dim``; perelement ``fn`` (affine / select); reduce ``mode`` and ``combine``."""
+
+    op: Op
+    type: MatrixType
+    args: tuple[int, ...] = ()
+    clampMode: ClampMode | None = None
+    Dim: int = 0
+    fn: str = ""
+    mode: ReduceMode | None = None
+    combine: Combine | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        o: dict[str, Any] = {"op": self.op.value, "type": self.type.to_json(), "args": list(self.args)}
+        if self.clampMode is not None:
+            o.update(clampMode=self.clampMode.name, Dim=self.Dim)
+        if self.fn:
+            o["fn"] = self.fn
+        if self.mode is not None:
+            o.update(mode=self.mode.name, combine=self.combine.value)
+        return o
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> Node:
+        return cls(Op(o["op"]), MatrixType.from_json(o["type"]), tuple(int(a) for a in o["args"]),
+                   ClampMode[o["clampMode"]] if "clampMode" in o else None, int(o.get("Dim", 0)),
+                   o.get("fn", ""), ReduceMode[o["mode"]] if "mode" in o else None,
+                   Combine(o["combine"]) if "combine" in o else None)
+
+    def line(self, i: int) -> str:
+        """One readable line: ``v3 = muladd(v0, v1, v2)  : float32 Accumulator``."""
+        args = ", ".join(f"v{a}" for a in self.args)
+        t = f"{self.type.component.name} {self.type.use.name}"
+        if self.op is Op.store:
+            return f"store(v{self.args[0]}) through tensorLayoutNV<{self.Dim}, {self.clampMode.name}>"
+        extra = ""
+        if self.op is Op.load:
+            extra = f"tensorLayoutNV<{self.Dim}, {self.clampMode.name}>"
+        elif self.op is Op.perelement:
+            extra = self.fn
+        elif self.op is Op.reduce:
+            extra = f"{self.mode.name}, {self.combine.value}"
+        inner = ", ".join(x for x in (args, extra) if x)
+        return f"v{i} = {self.op.value}({inner})  : {t}"
+
+
+def result_bound(node: Node, bounds: list[int]) -> int:
+    """Largest |value| of the node's result over every run-time draw (exact domain)."""
+    b = [bounds[a] for a in node.args]
+    if node.op in SOURCES:
+        return SMALL
+    if node.op is Op.muladd:
+        return SIDE * b[0] * b[1] + b[2]
+    if node.op in (Op.convert, Op.transpose):
+        return b[0]
+    if node.op is Op.perelement:
+        if node.fn == "select":
+            return max(b[0], max(SCALARS))
+        return max(SCALARS) * b[0] + b[1] + SIDE * SIDE - 1  # x * s + m + (row * COLS + col)
+    if node.op is Op.reduce:
+        n = domain_size(node.mode, SIDE, SIDE)
+        return n * b[0] if node.combine is Combine.sum else b[0]
+    if node.op is Op.add or node.op is Op.sub:
+        return b[0] + b[1]
+    if node.op is Op.mul:
+        return b[0] * b[1]
+    if node.op is Op.scale:
+        return max(SCALARS) * b[0]
+    return b[0]  # store
+
+
+def operand_rule(node: Node, operand_types: list[MatrixType]) -> str | None:
+    """None if the operands' types fit the node, else why not."""
+    t, ts = node.type, operand_types
+    if node.op is Op.muladd:
+        ok = ts[0] == A16 and ts[1] == B16 and ts[2] == t and t.use is MatrixUse.Accumulator
+    elif node.op is Op.convert:
+        s = ts[0]
+        ok = s.use is MatrixUse.Accumulator and s != t and (t.use is MatrixUse.Accumulator or t.component is F16)
+    elif node.op is Op.transpose:
+        ok = ts[0] == ACC16 and t == B16
+    elif node.op is Op.reduce:
+        ok = ts[0] == t and t.use is MatrixUse.Accumulator
+    elif node.op is Op.perelement:
+        ok = all(x == t for x in ts) and len(ts) == (2 if node.fn == "affine" else 1)
+    elif node.op in ARITH:
+        ok = ts == [t, t]
+    elif node.op in (Op.scale, Op.store):
+        ok = ts == [t]
+    else:
+        ok = not ts
+    return None if ok else f"{node.op.value} cannot take {[x.label for x in ts]} to {t.label}"
+
+
+@dataclass(frozen=True)
+class Program:
+    """A straight-line program; valid (types, operand order, exact-domain bounds) by check."""
+
+    nodes: tuple[Node, ...]
+
+    def __post_init__(self) -> None:
+        bounds: list[int] = []
+        for i, n in enumerate(self.nodes):
+            if any(a >= i or a < 0 or self.nodes[a].op is Op.store for a in n.args):
+                raise ValueError(f"node {i} ({n.op.value}) reads a value not defined before it")
+            why = operand_rule(n, [self.nodes[a].type for a in n.args])
+            if why:
+                raise ValueError(f"node {i}: {why}")
+            bounds.append(result_bound(n, bounds))
+            if bounds[-1] > EXACT[n.type.component]:
+                raise ValueError(f"node {i} ({n.op.value}) may reach {bounds[-1]}, beyond the exact integers of "
+                                 f"{n.type.component.name}; the exact domain needs a shorter chain")
+        if not any(n.op is Op.store for n in self.nodes):
+            raise ValueError("a program stores at least one value")
+
+    def bounds(self) -> list[int]:
+        out: list[int] = []
+        for n in self.nodes:
+            out.append(result_bound(n, out))
+        return out
+
+    @property
+    def ops(self) -> int:
+        """Program length: the nodes that are not stores."""
+        return sum(n.op is not Op.store for n in self.nodes)
+
+    def word_bases(self) -> list[int]:
+        """First run-time word of each node (after the buffer offsets)."""
+        out, k = [], 0
+        for n in self.nodes:
+            out.append(k)
+            k += WORDS.get(n.op, 0)
+        return out
+
+    @property
+    def words(self) -> int:
+        return sum(WORDS.get(n.op, 0) for n in self.nodes)
+
+    def layout_nodes(self) -> list[int]:
+        return [i for i, n in enumerate(self.nodes) if n.op in (Op.load, Op.store)]
+
+    def buffers(self) -> list[tuple[str, ComponentType]]:
+        """(name, component) of each storage buffer: inputs of loads, outputs of stores."""
+        out = []
+        for kind, op in (("in", Op.load), ("out", Op.store)):
+            for c in (F16, F32):
+                if any(n.op is op and n.type.component is c for n in self.nodes):
+                    out.append((f"{kind}_{c.name}", c))
+        return out
+
+    def buffer_of(self, i: int) -> int:
+        n = self.nodes[i]
+        name = f"{'in' if n.op is Op.load else 'out'}_{n.type.component.name}"
+        return [b for b, _ in self.buffers()].index(name)
+
+    def lines(self) -> list[str]:
+        return [n.line(i) for i, n in enumerate(self.nodes)]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [n.to_json() for n in self.nodes]
+
+    @classmethod
+    def from_json(cls, o: list[dict[str, Any]]) -> Program:
+        return cls(tuple(Node.from_json(x) for x in o))
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]

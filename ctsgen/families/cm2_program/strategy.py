@@ -1,0 +1,225 @@
+"""Strategies for cm2-program: a typed straight-line program, then its run-time parameters.
+
+Valid by construction, no filtering: the program is drawn as a list of
+2-12 *steps* (three integers each) and one to three *stores*, and
+:func:`build` turns them into nodes in order. A step's first integer picks
+a node kind (if that kind has no operands yet, the step first adds sources
+of the types it needs, :func:`feeder`; at most 12 nodes in all),
+its second picks the operands among the values of the right types whose
+result stays in the exact domain (the latest ones in half the draws), its third the kind's
+attributes (a source's type, clamp mode and Dim; a reduction's mode and
+CombineFunc; a per-element function; a conversion's target). Out-of-range
+picks wrap around, so any list of steps builds a valid program.
+
+Shrinking: Hypothesis deletes steps (the later steps' picks then wrap onto
+the remaining values: consumers are rewired, not dropped) and moves every
+integer toward 0, i.e. toward loads and toward reading the latest value;
+the shortest program that still fails is what a repro shows.
+
+The named seed programs (:data:`SEEDS`) are strata of their own, so every
+pack holds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import default_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
+from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, EXACT, SCALARS, SIDE, SMALL, SOURCES,
+                                                 TYPES, WORDS, Node, Op, Program, operand_rule, result_bound)
+from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
+from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.families.tensor_layout.strategy import layout_cases
+from ctsgen.model.tensor import ClampMode
+from ctsgen.oracle.values import to_bits
+
+MIN_OPS, MAX_OPS, MAX_STORES = 2, 12, 3
+DIMS = (2, 1, 3)
+LAYOUT_ATTRS = [(mode, d) for d in DIMS for mode in ClampMode]
+REDUCE_ATTRS = [(mode, comb) for mode in (ReduceMode.Row, ReduceMode.Column, ReduceMode.RowColumn)
+                for comb in (Combine.max, Combine.sum, Combine.min)]
+#: Node kinds in the order a step's first integer picks them (sources first: the shrink target).
+KINDS = (Op.load, Op.const, Op.generate, Op.muladd, Op.scale, Op.add, Op.sub, Op.mul, Op.perelement, Op.reduce,
+         Op.convert, Op.transpose)
+#: Operand picks at or above this read the latest values (half the draws: chains form).
+LATEST = 32
+STEP = st.tuples(st.integers(0, len(KINDS) - 1), st.integers(0, 63), st.integers(0, 63))
+STORE = st.tuples(st.integers(0, 63), st.integers(0, 63))
+
+
+def _fits(node: Node, nodes: Sequence[Node], bounds: Sequence[int]) -> bool:
+    return operand_rule(node, [nodes[a].type for a in node.args]) is None \
+        and result_bound(node, list(bounds)) <= EXACT[node.type.component]
+
+
+def candidates(kind: Op, nodes: Sequence[Node], bounds: Sequence[int], attr: int) -> list[Node]:
+    """Every valid node of ``kind`` over the values defined so far (attributes picked by
+    ``attr``): operands no node has read yet first, then the latest first (chains form)."""
+    read = {a for n in nodes for a in n.args}
+    vals = sorted((i for i in range(len(nodes)) if nodes[i].op is not Op.store), key=lambda i: (i in read, -i))
+    if kind in SOURCES:
+        t = TYPES[attr % len(TYPES)]
+        if kind is Op.load:
+            mode, d = LAYOUT_ATTRS[(attr // len(TYPES)) % len(LAYOUT_ATTRS)]
+            return [Node(Op.load, t, (), mode, d)]
+        return [Node(kind, t)]
+    if kind is Op.muladd:
+        shapes = [(a, b, c) for c in vals for a in vals for b in vals]
+        out = [Node(Op.muladd, nodes[c].type, (a, b, c)) for a, b, c in shapes]
+    elif kind is Op.convert or kind is Op.transpose:
+        targets = [B16] if kind is Op.transpose else [A16, B16, ACC16, ACC32]
+        out = [Node(kind, t, (a,)) for a in vals for t in targets]
+    elif kind is Op.reduce:
+        mode, comb = REDUCE_ATTRS[attr % len(REDUCE_ATTRS)]
+        out = [Node(kind, nodes[a].type, (a,), mode=mode, combine=comb) for a in vals]
+    elif kind is Op.perelement:
+        fn = ("select", "affine")[attr % 2]
+        out = [Node(kind, nodes[a].type, (a,) if fn == "select" else (a, m), fn=fn)
+               for a in vals for m in (vals if fn == "affine" else [a])]
+    elif kind in ARITH:
+        out = [Node(kind, nodes[a].type, (a, b)) for a in vals for b in vals]
+    else:  # scale
+        out = [Node(kind, nodes[a].type, (a,)) for a in vals]
+    return [n for n in out if _fits(n, nodes, bounds)]
+
+
+#: The operand types a kind needs (any type for a kind not listed).
+NEEDS = {Op.muladd: (A16, B16, ACC32), Op.transpose: (ACC16,), Op.convert: (ACC32,), Op.reduce: (ACC32,)}
+
+
+def feeder(kind: Op, nodes: Sequence[Node], attr: int) -> Node:
+    """A source of the first type ``kind`` needs that no value has yet."""
+    have = {n.type for n in nodes if n.op is not Op.store}
+    need = [t for t in NEEDS.get(kind, TYPES) if t not in have] or [TYPES[attr % len(TYPES)]]
+    src = SOURCES[attr % len(SOURCES)]
+    if src is Op.load:
+        mode, d = LAYOUT_ATTRS[(attr // len(SOURCES)) % len(LAYOUT_ATTRS)]
+        return Node(Op.load, need[0], (), mode, d)
+    return Node(src, need[0])
+
+
+def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int]]) -> Program:
+    """The program the raw draws describe (see the module docstring); always valid."""
+    nodes: list[Node] = []
+    bounds: list[int] = []
+    for kind_pick, operand_pick, attr in steps:
+        kind = KINDS[kind_pick % len(KINDS)]
+        while not (cands := candidates(kind, nodes, bounds, attr)) and len(nodes) < MAX_OPS:
+            nodes.append(feeder(kind, nodes, attr))  # a source of a type the kind needs
+            bounds.append(result_bound(nodes[-1], bounds))
+        if len(nodes) == MAX_OPS:
+            break
+        node = cands[0 if operand_pick >= LATEST else operand_pick % len(cands)]
+        nodes.append(node)
+        bounds.append(result_bound(node, bounds))
+    values = len(nodes)
+    for value_pick, attr in stores:  # values nothing reads yet first, latest first
+        vals = sorted(range(values), key=lambda i: (any(i in n.args for n in nodes), -i))
+        v = vals[0 if value_pick >= LATEST else value_pick % len(vals)]
+        mode, d = LAYOUT_ATTRS[attr % len(LAYOUT_ATTRS)]
+        nodes.append(Node(Op.store, nodes[v].type, (v,), mode, d))
+    return Program(tuple(nodes))
+
+
+def strata() -> list[dict[str, object]]:
+    """Each named seed program, then drawn programs (four shares of the pack)."""
+    return [{"seed": name} for name in SEEDS] + [{"seed": None}] * 4
+
+
+@st.composite
+def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
+                     seed: str | None = None) -> ProgramVariant:
+    """A program shape; ``seed`` pins one of the named seed programs."""
+    profile = options.profile or default_profile()
+    for t in TYPES:
+        why = profile.supports_matrix(t)
+        if why:
+            raise ValueError(f"cm2-program needs {t.glsl} on device profile {profile.name!r}: {why}")
+    if seed is not None:
+        if seed not in SEEDS:
+            raise ValueError(f"unknown seed program {seed!r}; use one of {', '.join(SEEDS)}")
+        return ProgramVariant(SEEDS[seed])
+    steps = draw(st.lists(STEP, min_size=MIN_OPS, max_size=MAX_OPS))
+    stores = draw(st.lists(STORE, min_size=1, max_size=MAX_STORES))
+    return ProgramVariant(build(steps, stores))
+
+
+def _small_clamp_value(q: TensorLayoutCase, node: Node, k: int) -> TensorLayoutCase:
+    """The drawn layout with its clampValue (if set) replaced by the bits of a small
+    integer, so a Constant-clamped load stays in the exact domain."""
+    if q.clampValue is None:
+        return replace(q, data_pattern="iota", seed=0)
+    bits = int(to_bits(np.asarray([k], node.type.component.dtype), node.type.component)[0])
+    return replace(q, clampValue=bits, data_pattern="iota", seed=0)
+
+
+@st.composite
+def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
+                      options: StrategyOptions = StrategyOptions()) -> ProgramCase:
+    """Run-time parameters of every node: layouts from the tensor-layout family's own
+    strategy (valid for each clamp mode), scalars of the exact domain, a data seed."""
+    params: list[TensorLayoutCase | Scalars | None] = []
+    for n in variant.program.nodes:
+        if n.op in (Op.load, Op.store):
+            q = draw(layout_cases(layout_variant(n), options))
+            params.append(_small_clamp_value(q, n, draw(st.integers(-SMALL, SMALL))))
+        elif n.op is Op.const:
+            params.append(Scalars(draw(st.integers(-SMALL, SMALL))))
+        elif n.op in WORDS:
+            s = draw(st.sampled_from(SCALARS))
+            rc = st.integers(0, SIDE)  # == SIDE: no row / column selected
+            params.append(Scalars(s, draw(rc), draw(rc)) if WORDS[n.op] > 1 else Scalars(s))
+        else:
+            params.append(None)
+    return ProgramCase(variant, tuple(params), draw(st.integers(0, 2**32 - 1)))
+
+
+def _flash_attention() -> Program:
+    """One flash-attention step: S = Q K^T, row max, S - max, a causal-style mask
+    (select), P to float16 A, O = P V, stores of O and the row max through two
+    differently clamped layouts."""
+    L = Op.load
+    return Program((
+        Node(L, A16, (), ClampMode.Constant, 2),                   # v0 Q
+        Node(L, B16, (), ClampMode.ClampToEdge, 2),                # v1 K^T
+        Node(Op.const, ACC32),                                     # v2 0
+        Node(Op.muladd, ACC32, (0, 1, 2)),                         # v3 S
+        Node(Op.reduce, ACC32, (3,), mode=ReduceMode.Row, combine=Combine.max),  # v4 rowmax
+        Node(Op.sub, ACC32, (3, 4)),                               # v5 S - max
+        Node(Op.perelement, ACC32, (5,), fn="select"),             # v6 mask
+        Node(Op.convert, A16, (6,)),                               # v7 P
+        Node(L, B16, (), ClampMode.Repeat, 3),                     # v8 V
+        Node(Op.const, ACC32),                                     # v9 O
+        Node(Op.muladd, ACC32, (7, 8, 9)),                         # v10 O += P V
+        Node(Op.store, ACC32, (10,), ClampMode.Constant, 2),
+        Node(Op.store, ACC32, (4,), ClampMode.ClampToEdge, 2),
+    ))
+
+
+def _mlp() -> Program:
+    """A 2-layer MLP: h = x W1 + b1 (float16 accumulation), scaled, to A, y = h W2 + b2
+    (float32), both layers' outputs stored."""
+    L = Op.load
+    return Program((
+        Node(L, A16, (), ClampMode.Undefined, 2),                  # v0 x
+        Node(L, B16, (), ClampMode.Constant, 2),                   # v1 W1
+        Node(L, ACC16, (), ClampMode.Repeat, 1),                   # v2 b1
+        Node(Op.muladd, ACC16, (0, 1, 2)),                         # v3 h
+        Node(Op.scale, ACC16, (3,)),                               # v4 activation stand-in
+        Node(Op.convert, A16, (4,)),                               # v5 h as A
+        Node(L, B16, (), ClampMode.RepeatMirrored, 2),             # v6 W2
+        Node(Op.const, ACC32),                                     # v7 b2
+        Node(Op.muladd, ACC32, (5, 6, 7)),                         # v8 y
+        Node(Op.store, ACC32, (8,), ClampMode.Constant, 2),
+        Node(Op.store, ACC16, (3,), ClampMode.ClampToEdge, 1),
+    ))
+
+
+#: Named seed programs, shaped like the kernels users run; always in a pack.
+SEEDS: dict[str, Program] = {"flash-attention": _flash_attention(), "mlp": _mlp()}

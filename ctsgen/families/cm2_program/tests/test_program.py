@@ -1,0 +1,168 @@
+"""cm2-program: the program model, the composed oracle, strategies, compile + validate, the
+reference backend, the named seeds, the composition mutants and shrinking."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, find, given, settings
+from hypothesis import strategies as st
+
+from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.families import get_family
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.cm2_program import FAMILY
+from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
+from ctsgen.families.cm2_program.coverage import tables
+from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, EXACT, LAYOUT_WORDS, Node, Op, Program
+from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
+from ctsgen.families.cm2_program.strategy import MAX_OPS, SEEDS, STEP, STORE, build
+from ctsgen.families.tensor_layout import case as tensor_layout_case
+from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.model.tensor import ClampMode
+from ctsgen.model.types import ComponentType, MatrixType
+from ctsgen.oracle.values import sentinel_bits
+from ctsgen.mutants import catalogue
+from ctsgen.pack.generate import draw_cases
+from ctsgen.testing import check_case
+from ctsgen.toolchain import compile_glsl, validate_spirv
+
+CASES = FAMILY.cases(StrategyOptions())
+FIND = settings(max_examples=400, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+MUTANTS = sorted(n for n, m in catalogue().items() if m.family == "cm2-program")
+
+
+def _layout(op: Op, mode: ClampMode, t: MatrixType, dims: tuple[int, ...], offset: tuple[int, ...] | None = None,
+            span: tuple[int, ...] | None = None, clampValue: int | None = None) -> TensorLayoutCase:
+    return TensorLayoutCase(layout_variant(Node(op, t, (), mode, 2)), dims, offset=offset, span=span,
+                            clampValue=clampValue)
+
+
+def test_the_layout_word_format_is_the_tensor_layout_familys() -> None:
+    assert LAYOUT_WORDS == tensor_layout_case.FAMILY_WORDS
+
+
+def test_hand_worked_chain() -> None:
+    """v0 = load A (all 1 but Constant-clamped: a 16x16 tensor in bounds), v1 = const B = 2,
+    v2 = const C = -1, v3 = A x B + C = 16*1*2 - 1 = 31 everywhere, v4 = Row max = 31,
+    v5 = v3 - v4 = 0; stores of v3 and v5 through a row-major 16x16 layout."""
+    U = ClampMode.Undefined
+    p = Program((Node(Op.load, A16, (), ClampMode.Constant, 2), Node(Op.const, B16), Node(Op.const, ACC32),
+                 Node(Op.muladd, ACC32, (0, 1, 2)),
+                 Node(Op.reduce, ACC32, (3,), mode=ReduceMode.Row, combine=Combine.max),
+                 Node(Op.sub, ACC32, (3, 4)), Node(Op.store, ACC32, (3,), U, 2), Node(Op.store, ACC32, (5,), U, 2)))
+    c = ProgramCase(ProgramVariant(p), (
+        _layout(Op.load, ClampMode.Constant, A16, (16, 16)), Scalars(2), Scalars(-1), None, None, None,
+        _layout(Op.store, U, ACC32, (16, 16)), _layout(Op.store, U, ACC32, (16, 16))))
+    d = c.data()
+    ones = d.initial[0].astype(np.float64)  # the loaded A: the input tensor itself
+    expected = ones.reshape(16, 16).sum(axis=1, keepdims=True) * 2 - 1
+    out = d.expected[1].reshape(2, 16, 16)
+    assert np.array_equal(out[0], np.broadcast_to(expected, (16, 16)))
+    assert np.array_equal(out[1], np.broadcast_to(expected - expected.max(axis=1, keepdims=True), (16, 16)))
+
+
+def test_an_out_of_bounds_constant_load_and_a_discarded_store() -> None:
+    """A 4x4 slice at (14, 14) of a 16x16 tensor: a Constant-clamped load returns clampValue (bits of
+    float16 -2.0) outside; a Constant-clamped store of it discards what falls outside."""
+    cv = int(np.asarray([-2], np.float16).view(np.uint16)[0])
+    C = ClampMode.Constant
+    p = Program((Node(Op.load, ACC16, (), C, 2), Node(Op.store, ACC16, (0,), C, 2)))
+    c = ProgramCase(ProgramVariant(p), (
+        _layout(Op.load, ClampMode.Constant, ACC16, (16, 16), (8, 8), (16, 16), cv),
+        _layout(Op.store, ClampMode.Constant, ACC16, (20, 20), (8, 8), (16, 16))))
+    d = c.data()
+    src = d.initial[0].reshape(16, 16)
+    loaded = np.full((16, 16), -2.0, np.float16)
+    loaded[:8, :8] = src[8:, 8:]
+    out = d.expected[1].reshape(20, 20)
+    assert np.array_equal(out[8:, 8:12], loaded[:12, :4])
+    assert (out[:8].view(np.uint16) == sentinel_bits(ComponentType.float16)).all()  # discarded: still poison
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(STEP, min_size=2, max_size=12), st.lists(STORE, min_size=1, max_size=3))
+def test_any_draw_builds_a_valid_program(steps: list[tuple[int, int, int]], stores: list[tuple[int, int]]) -> None:
+    """Valid by construction: every list of raw steps builds (Program checks types, order and
+    exact-domain bounds), with 2-12 operations and 1-3 stores."""
+    p = build(steps, stores)
+    assert 2 <= p.ops <= MAX_OPS and 1 <= len(p.nodes) - p.ops <= 3
+    assert all(b <= EXACT[n.type.component] for n, b in zip(p.nodes, p.bounds()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(CASES)
+def test_cases_round_trip_and_stay_exact(c: ProgramCase) -> None:
+    assert FAMILY.case_from_json(c.to_json()) == c
+    for v, n, b in zip(c.values(), c.variant().program.nodes, c.variant().program.bounds()):
+        if v is not None:
+            assert np.all(np.abs(v.astype(np.float64)) <= b) and np.array_equal(v, np.round(v)), n
+
+
+@settings(max_examples=25, deadline=None)
+@given(FAMILY.variants(StrategyOptions()))
+def test_sampled_programs_compile_and_validate(v: ProgramVariant) -> None:
+    validate_spirv(compile_glsl(v.glsl(), v.id))
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_seed_programs_compile_validate_and_pass(name: str) -> None:
+    v = ProgramVariant(SEEDS[name])
+    validate_spirv(compile_glsl(v.glsl(), v.id))
+    c = find(FAMILY.cases_for(v, StrategyOptions()), lambda c: True, settings=FIND)
+    assert check_case(ReferenceBackend(), c).status.value == "Pass"
+
+
+def test_the_reference_backend_passes_a_default_pack_with_the_seeds_and_their_coverage_line() -> None:
+    cases = draw_cases(get_family("cm2-program"), 24, 0, StrategyOptions())
+    backend = ReferenceBackend()
+    assert all(check_case(backend, c).status.value == "Pass" for c in cases)
+    pairs, lengths, objects, seeds = tables([c.to_json() for c in cases])
+    assert all(seeds.counts[(name, "cases")] >= 1 for name in SEEDS)
+    assert pairs.counts[("muladd", "reduce")] >= 1 and lengths.counts[(11, "flash-attention")] >= 1
+    assert sum(objects.counts.values()) == len(cases)
+
+
+def _killed(name: str, c: ProgramCase) -> bool:
+    """Whether the mutant's reference semantics give another output than the oracle for ``c``."""
+    d = c.data()
+    bufs = [b.copy() for b in d.initial]
+    with catalogue()[name].applied():
+        c.variant().execute(d.params[None, :], np.zeros((1, len(bufs)), np.int64), bufs)
+    return any(e is not None and not np.array_equal(e.view(np.uint8), b.view(np.uint8))
+               for e, b in zip(d.expected, bufs))
+
+
+SINGLE_OPERATION = ("tensor-layout", "cm2-gemm", "cm2-reduce", "cm2-convert", "cm2-elementwise")
+
+
+@functools.cache
+def _single_operation_case(family: str) -> object:
+    return find(get_family(family).cases(StrategyOptions()), lambda c: True, settings=FIND)
+
+
+def test_the_catalogue_has_eight_composition_mutants() -> None:
+    assert len(MUTANTS) >= 8
+
+
+@pytest.mark.parametrize("name", MUTANTS)
+def test_single_operation_families_cannot_see_the_mutant(name: str) -> None:
+    """By construction: the mutant only replaces names of the program interpreter, which no
+    single-operation family's reference semantics reach; their cases still pass under it."""
+    targets = catalogue()[name].factory()
+    assert all(t.startswith("ctsgen.families.cm2_program.oracle:") for t in targets)
+    backend = ReferenceBackend()
+    for fam in SINGLE_OPERATION:
+        c = _single_operation_case(fam)
+        with catalogue()[name].applied():
+            assert check_case(backend, c).status.value == "Pass", (name, fam)
+
+
+def test_shrinking_a_planted_mutant_reaches_a_short_program() -> None:
+    """A store after a per-element op writes the pre-op value: the shortest program
+    that shows it is a source, the per-element op and its store."""
+    name = "program-store-after-perelement-writes-source"
+    c = find(CASES, lambda c: _killed(name, c), settings=FIND)
+    assert c.variant().program.ops <= 3, c.describe()["program"]

@@ -1,0 +1,255 @@
+"""Findings bucketed as distinct bugs, not distinct cases.
+
+A failing case goes into the bucket of what explains it:
+
+1. **A mutant that reproduces it exactly** (the catalogue, ``ctsgen mutants``,
+   models both injected bugs and documented driver deviations such as
+   ``setdimension-floor``): run on the reference backend with the mutant
+   applied, the case fails with the same verdict, the same detail and the
+   same wrong elements holding the same bits (:func:`fingerprint`). Every
+   mutant is a candidate, whatever its family (a tensor-layout fault shows
+   in decode and tensor-view cases too); those that already explain a
+   bucket are tried first, so one bug seen in many shapes stays one
+   bucket. Bucket key ``mutant:NAME``.
+2. **Otherwise a signature**: the family, the operation, the failing
+   parameter classes (the variant's categorical fields, e.g. clampMode and
+   component types, and which optional run-time parameters the case sets,
+   with the sign of numeric ones; sizes and seeds are shapes, not classes),
+   the wrong-element pattern (which buffer, how many of its elements: one,
+   some, most or all, and what the wrong values are: zero, NaN, values
+   moved from elsewhere in the expected output, or other) and the verdict
+   kind (Fail, Timeout, DeviceLost, Crash, ...). Bucket key ``sig:`` + a
+   digest of it.
+
+Each bucket keeps a count of the failing cases it received and its smallest
+repro (fewest elements over all buffers). ``bench/triage_with_mutant.py``
+uses :func:`fingerprint` for whole packs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ctsgen.backends.base import ShaderVariant
+from ctsgen.backends.mutant import MutantBackend
+from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.families.base import Case
+from ctsgen.mutants import Mutant, catalogue, get_mutant
+from ctsgen.runner.execute import execute_cases
+from ctsgen.runner.verdict import CaseResult, Status
+
+#: Variant fields that name an operation, in the order they are looked for.
+OPERATION_FIELDS = ("operation", "op", "kind", "mode", "decoder")
+#: Run-time parameters that are noise, not a class (data seeds and patterns).
+NOISE_FIELDS = ("seed", "data", "family", "variant", "values")
+_DIFFER = re.compile(r"(\d+) of (\d+) elements of '([^']*)' differ")
+
+
+def case_size(case: Case) -> int:
+    """Elements over all of a case's buffers: what a repro makes a reader look at."""
+    return int(sum(a.size for a in case.data().initial))
+
+
+def fingerprint(record: dict[str, Any]) -> tuple:
+    """What must agree for two runs of a case to fail the same way: verdict, detail, and
+    each reported wrong element with its bits (a results-file record or ``CaseResult.to_json()``)."""
+    return (record["status"], record.get("detail", ""),
+            [(m.get("buffer"), m["element"], (m.get("actual") or {}).get("bits"))
+             for m in record.get("mismatches", [])])
+
+
+def run_with_mutant(case: Case, mutant: Mutant | None) -> CaseResult:
+    """``case`` run in-process on the reference backend with ``mutant`` applied (None: as the spec
+    says), judged as ``ctsgen run`` judges. The expectation is computed before the mutant is applied."""
+    data = case.data()
+    v = case.variant()
+    sv = ShaderVariant(id=v.id, spirv=b"", local_size_x=v.local_size_x, buffers=v.buffers(),
+                       requirements=v.requirements(), family=case.family, signature=v.to_json())
+    backend = ReferenceBackend() if mutant is None else MutantBackend(mutant.name)
+    try:
+        return execute_cases(backend, sv, [case], [data], 10.0)[0]
+    except Exception as exc:  # noqa: BLE001 - an injected fault may raise anything: its verdict is Crash
+        return CaseResult(case.name(), Status.Crash, f"{type(exc).__name__}: {exc}")
+
+
+def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:
+    """Categorical fields as they are, numbers as their sign, lists as 'set'; None is absent."""
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k not in NOISE_FIELDS:
+                out.update(_classes(v, f"{prefix}{k}."))
+        return out
+    key = prefix[:-1]
+    if obj is None:
+        return out
+    if isinstance(obj, (bool, str)):
+        out[key] = obj
+    elif isinstance(obj, (int, float)):
+        out[key] = "0" if obj == 0 else ("-" if obj < 0 else "+")
+    else:
+        out[key] = "set"
+    return out
+
+
+def _categorical(obj: Any, prefix: str = "") -> dict[str, Any]:
+    """A variant's categorical fields (strings, booleans); its sizes are shapes."""
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        if isinstance(v, dict):
+            out.update(_categorical(v, f"{prefix}{k}."))
+        elif isinstance(v, (bool, str)):
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def operation(variant_json: dict[str, Any], family: str) -> str:
+    """The variant's operation (its first OPERATION_FIELDS field), or the family's name."""
+    return next((str(variant_json[k]) for k in OPERATION_FIELDS if k in variant_json), family)
+
+
+def wrong_elements(case: Case, result: CaseResult) -> str:
+    """The wrong-element pattern: buffer, extent (one/some/most/all) and value kind."""
+    if result.status is not Status.Fail:
+        return "-"
+    m = _DIFFER.search(result.detail)
+    if not m:
+        return "?"
+    bad, total, buffer = int(m.group(1)), int(m.group(2)), m.group(3)
+    extent = "one" if bad == 1 else "all" if bad == total else "most" if 2 * bad > total else "some"
+    data = case.data()
+    names = [b.name for b in case.variant().buffers()]
+    expected = data.expected[names.index(buffer)] if buffer in names else None
+    actual = [int(x["actual"]["bits"], 16) for x in result.mismatches if x.get("actual")]
+    values = [x["actual"]["value"] for x in result.mismatches if x.get("actual")]
+    if actual and all(b == 0 for b in actual):
+        kind = "zero"
+    elif values and all(isinstance(v, float) and np.isnan(v) for v in values):
+        kind = "nan"
+    elif expected is not None and actual:
+        bits = expected.reshape(-1).view(f"uint{8 * expected.dtype.itemsize}")
+        kind = "moved" if np.isin(np.array(actual, dtype=np.uint64), bits.astype(np.uint64)).all() else "other"
+    else:
+        kind = "other"
+    return f"{buffer}:{extent}:{kind}"
+
+
+def signature(case: Case, result: CaseResult) -> dict[str, Any]:
+    """The signature of a failure no mutant explains (see the module docstring)."""
+    vj = case.variant().to_json()
+    params = {k: v for k, v in case.to_json().items() if k != "variant"}
+    return {"family": case.family, "operation": operation(vj, case.family),
+            "classes": {**_categorical(vj), **_classes(params)},
+            "wrong": wrong_elements(case, result), "verdict": result.status.value}
+
+
+@dataclass
+class Bucket:
+    """One distinct bug: what explains it, how often it was seen, its smallest repro."""
+
+    key: str
+    title: str
+    explained_by: str | None  # the mutant's name, for an exact explanation
+    signature: dict[str, Any]
+    count: int = 0
+    size: int = 0  # elements over all buffers of the smallest repro
+    case: dict[str, Any] = field(default_factory=dict)  # the smallest repro, as Case.to_json()
+    result: dict[str, Any] = field(default_factory=dict)  # its verdict, as CaseResult.to_json()
+    names: set[str] = field(default_factory=set)  # distinct failing cases
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "title": self.title, "explained_by": self.explained_by,
+                "signature": self.signature, "count": self.count, "size": self.size,
+                "case": self.case, "result": self.result, "distinct_cases": len(self.names)}
+
+
+@dataclass
+class Placement:
+    """Where one failure went."""
+
+    bucket: Bucket
+    new: bool  # the first failure of its bucket
+    smaller: bool  # its case is now the bucket's smallest repro
+
+
+class Buckets:
+    """Buckets failures as they come (see the module docstring).
+
+    ``mutants``: the candidate explanations (default: the whole catalogue;
+    an empty sequence buckets by signature only). ``on_new`` is called with
+    each new bucket, as it appears.
+    """
+
+    def __init__(self, mutants: Sequence[Mutant] | None = None,
+                 on_new: Callable[[Bucket], None] | None = None) -> None:
+        self.mutants = list(catalogue().values()) if mutants is None else list(mutants)
+        self.on_new = on_new
+        self.buckets: dict[str, Bucket] = {}
+
+    def explain(self, case: Case, result: CaseResult) -> Mutant | None:
+        """The first mutant that reproduces ``result`` on ``case`` exactly (mutants that already
+        explain a bucket first), or None. Hangs, lost devices and crashes are never explained."""
+        if result.status is not Status.Fail:
+            return None
+        want = fingerprint(result.to_json())
+        seen = {b.explained_by for b in self.buckets.values()}
+        # every mutant: one family's fault shows in others (decode and tensor-view load through
+        # tensor layouts); those explaining a bucket first, then the case's family's own
+        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, m.family != case.family)):
+            if fingerprint(run_with_mutant(case, m).to_json()) == want:
+                return m
+        return None
+
+    def classify(self, case: Case, result: CaseResult) -> tuple[str, str, str | None, dict[str, Any]]:
+        """(key, title, explaining mutant's name, signature) of a failure."""
+        sig = signature(case, result)
+        m = self.explain(case, result)
+        if m is not None:
+            return f"mutant:{m.name}", f"{m.family}: {m.description} (reproduced exactly by mutant {m.name})", \
+                m.name, sig
+        digest = hashlib.sha256(json.dumps(sig, sort_keys=True).encode()).hexdigest()[:12]
+        classes = ", ".join(f"{k}={v}" for k, v in sorted(sig["classes"].items()))
+        title = f"{sig['family']} {sig['operation']}: {sig['verdict']}, wrong {sig['wrong']} [{classes}]"
+        return f"sig:{digest}", title, None, sig
+
+    def add(self, case: Case, result: CaseResult) -> Placement:
+        """Put one failure in its bucket."""
+        key, title, by, sig = self.classify(case, result)
+        new = key not in self.buckets
+        b = self.buckets.setdefault(key, Bucket(key, title, by, sig))
+        b.count += 1
+        b.names.add(case.name())
+        size = case_size(case)
+        smaller = new or size < b.size
+        if smaller:
+            b.size, b.case, b.result = size, case.to_json(), result.to_json()
+        if new and self.on_new:
+            self.on_new(b)
+        return Placement(b, new, smaller)
+
+    def explained(self, case: Case, result: CaseResult) -> Bucket | None:
+        """The existing bucket whose mutant reproduces this failure exactly, if any (cheap:
+        only the mutants of existing buckets are tried)."""
+        if result.status is not Status.Fail:
+            return None
+        want = fingerprint(result.to_json())
+        for b in self.buckets.values():
+            if b.explained_by and fingerprint(run_with_mutant(case, get_mutant(b.explained_by)).to_json()) == want:
+                return b
+        return None
+
+
+def bucket_all(failures: Iterable[tuple[Case, CaseResult]], mutants: Sequence[Mutant] | None = None
+               ) -> list[Bucket]:
+    """Bucket a list of failures; buckets by decreasing count."""
+    b = Buckets(mutants)
+    for case, result in failures:
+        b.add(case, result)
+    return sorted(b.buckets.values(), key=lambda x: -x.count)

@@ -1,0 +1,180 @@
+"""Campaigns: stopped by SIGTERM and resumed with no round repeated or lost, findings in buckets,
+seeds that never overlap, and a report a person can read."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ctsgen.campaign import CampaignError
+from ctsgen.campaign.report import status_text, write_report
+from ctsgen.campaign.run import worker_argv
+from ctsgen.campaign.store import CampaignConfig, CampaignDir, append, round_seed
+from ctsgen.cli import main
+from tests.conftest import free_port
+
+CTSGEN = [sys.executable, "-m", "ctsgen", "campaign"]
+START = ["--family", "tensor-layout", "--family", "cm2-gemm", "--backend", "mutant:setdimension-floor",
+         "--round-examples", "40", "--shrink-time", "3"]
+
+
+def wait_for(predicate, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def stopped_and_resumed(tmp_path_factory) -> tuple[CampaignDir, dict, str]:
+    """A campaign stopped by SIGTERM after two rounds and a bucket, then resumed for 8 s."""
+    root = tmp_path_factory.mktemp("campaign") / "c"
+    cdir = CampaignDir(root)
+    proc = subprocess.Popen([*CTSGEN, "start", str(root), *START, "--time", "600"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wait_for(lambda: len([r for r in cdir.rounds() if r["complete"]]) >= 2 and cdir.buckets())
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    before = {"rounds": cdir.rounds(), "findings": cdir.all_findings(), "cases": cdir.cases_by_family(),
+              "out": out, "code": proc.returncode}
+    resumed = subprocess.run([*CTSGEN, "resume", str(root), "--time", "8"], capture_output=True, text=True,
+                             timeout=120)
+    return cdir, before, resumed.stdout + resumed.stderr
+
+
+def test_sigterm_ends_the_round_in_progress_and_journals_it(stopped_and_resumed) -> None:
+    cdir, before, _ = stopped_and_resumed
+    assert before["code"] == 1 and "stopped by SIGTERM" in before["out"]  # findings: exit 1
+    assert all(r["complete"] for r in before["rounds"])  # the round in progress was journalled, not lost
+    assert before["rounds"][-1].get("stopped") is True
+    assert cdir.sessions()[0]["stopped_by"] == "SIGTERM"
+    assert "new bucket mutant:setdimension-floor" in before["out"]
+
+
+def test_resume_repeats_no_round_and_loses_none(stopped_and_resumed) -> None:
+    cdir, before, out = stopped_and_resumed
+    rounds = cdir.rounds()
+    numbers = [r["round"] for r in rounds]
+    assert numbers == list(range(len(numbers))) and len(numbers) > len(before["rounds"])
+    assert len({r["seed"] for r in rounds}) == len(rounds)  # no seed fuzzed twice
+    assert rounds[:len(before["rounds"])] == before["rounds"]  # the first session's work, untouched
+    after = cdir.cases_by_family()
+    new = sum(sum(r["cases"].values()) for r in rounds[len(before["rounds"]):])
+    assert sum(after.values()) == sum(before["cases"].values()) + new and new > 0
+    assert set(after) == {"tensor-layout", "cm2-gemm"}
+    findings = cdir.all_findings()
+    assert findings[:len(before["findings"])] == before["findings"]
+    assert [s["kind"] for s in cdir.sessions()] == ["start", "resume"]
+
+
+def test_every_shape_of_the_deviation_is_one_bucket(stopped_and_resumed) -> None:
+    cdir, _, _ = stopped_and_resumed
+    findings = cdir.all_findings()
+    assert len({f["name"] for f in findings}) >= 2  # several shapes...
+    assert [b["key"] for b in cdir.buckets()] == ["mutant:setdimension-floor"]  # ...one bug
+    b = cdir.buckets()[0]
+    assert b["size"] == min(f["size"] for f in findings)  # the smallest repro is kept
+    repro = cdir.bucket_dir(b["key"]) / "repro"
+    assert main(["run", str(repro), "--quiet", "--backend", "mutant:setdimension-floor",
+                 "--results", str(cdir.root / "replay.jsonl")]) == 1
+
+
+def test_status_and_report(stopped_and_resumed, tmp_path: Path) -> None:
+    cdir, _, _ = stopped_and_resumed
+    text = status_text(cdir)
+    assert "1 bucket(s)" in text and "tensor-layout" in text and "2 session(s)" in text
+    md, page = write_report(cdir, tmp_path / "report")
+    m, h = md.read_text(), page.read_text()
+    total = sum(cdir.cases_by_family().values())
+    for body in (m, h):
+        assert "mutant:setdimension-floor" in body and "Cases per hour" in body and "Throughput" in body
+        assert str(total) in body and "Dim x clampMode" in body  # tensor-layout's coverage table
+    assert re.findall(r'src="([^"]*)"', h) and all(s.startswith("data:image/png;base64,")
+                                                    for s in re.findall(r'src="([^"]*)"', h))
+    assert "href=" not in h  # self-contained: nothing to fetch
+    assert (tmp_path / "report" / "throughput.png").exists() and "![throughput](throughput.png)" in m
+
+
+def test_a_round_cut_by_a_hard_stop_keeps_its_checkpoint_and_its_seed_is_not_reused(tmp_path: Path) -> None:
+    cdir = CampaignDir(tmp_path / "c")
+    cdir.create(CampaignConfig(families=["tensor-layout"]))
+    j = cdir.journal("h0-w0")
+    append(j, {"event": "begin", "round": 0, "seed": 0, "t": 1.0})
+    append(j, {"event": "done", "round": 0, "cases": {"tensor-layout": 30}, "examples": 5, "wall_s": 2.0, "t": 3})
+    append(j, {"event": "begin", "round": 1, "seed": 1, "t": 4.0})
+    append(j, {"event": "progress", "round": 1, "cases": {"tensor-layout": 12}, "examples": 2, "wall_s": 1.0,
+               "t": 5})
+    with open(j, "a") as fh:
+        fh.write('{"event": "progress", "round": 1, "cas')  # torn by the power going out
+    assert cdir.next_round("h0-w0") == 2
+    assert [r["complete"] for r in cdir.rounds()] == [True, False]
+    assert cdir.cases_by_family() == {"tensor-layout": 42} and cdir.time_spent() == 3.0
+
+
+def test_round_seeds_never_overlap_between_hosts_workers_and_rounds() -> None:
+    seeds = {round_seed(7, h, w, r) for h in range(3) for w in range(4) for r in range(50)}
+    assert len(seeds) == 3 * 4 * 50
+    assert round_seed(7, 0, 0, 0) != round_seed(8, 0, 0, 0)
+    with pytest.raises(CampaignError, match="workers per host"):
+        round_seed(0, 0, 256, 0)
+
+
+def test_workers_take_the_devices_in_turn(tmp_path: Path) -> None:
+    cdir = CampaignDir(tmp_path / "c")
+    cfg = CampaignConfig(families=["tensor-layout"], workers=3, devices=[0, 1])
+    argv = [worker_argv(cdir, cfg, k, 60.0) for k in range(3)]
+    assert [a[a.index("--device") + 1] for a in argv] == ["0", "1", "0"]
+    assert [a[a.index("--index") + 1] for a in argv] == ["0", "1", "2"]
+
+
+def test_start_refuses_an_existing_campaign_and_resume_a_missing_one(tmp_path: Path, capsys) -> None:
+    cdir = CampaignDir(tmp_path / "c")
+    cdir.create(CampaignConfig(families=["tensor-layout"]))
+    with pytest.raises(SystemExit) as exc:
+        main(["campaign", "start", str(cdir.root), "--time", "1"])
+    assert exc.value.code == 2 and "campaign resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["campaign", "resume", str(tmp_path / "nothing")])
+    assert exc.value.code == 2 and "campaign start" in capsys.readouterr().err
+
+
+def test_a_redis_server_that_is_down_costs_one_line_and_the_findings_stay_in_the_campaign(
+        redis_package: None, tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    done = subprocess.run([*CTSGEN, "start", str(root), "--family", "tensor-layout", "--backend",
+                           "mutant:set-stride-ignored", "--round-examples", "60", "--shrink-time", "3",
+                           "--time", "10", "--database", f"redis://127.0.0.1:{free_port()}/0"],
+                          capture_output=True, text=True, timeout=120)
+    lines = [x for x in done.stdout.splitlines() if "unreachable" in x]
+    assert len(lines) == 1 and "going on with the local database" in lines[0], done.stdout
+    cdir = CampaignDir(root)
+    assert cdir.buckets() and any(p.is_file() for p in cdir.database_dir.rglob("*"))
+    assert json.loads((root / "campaign.json").read_text())["database"].startswith("redis://")
+
+
+def test_hosts_sharing_a_redis_database_replay_each_others_findings_first(redis_server, tmp_path: Path) -> None:
+    """Two hosts (two campaign directories, host ids 0 and 1) on one real redis-server: host 1's
+    first round starts with the failure host 0 found, and their seeds differ."""
+    def host(h: int) -> CampaignDir:
+        subprocess.run([*CTSGEN, "start", str(tmp_path / f"host{h}"), "--family", "tensor-layout", "--backend",
+                        "mutant:set-stride-ignored", "--round-examples", "150", "--shrink-time", "3", "--time", "6",
+                        "--host-id", str(h), "--database", redis_server.url], capture_output=True, text=True,
+                       timeout=180)
+        return CampaignDir(tmp_path / f"host{h}")
+
+    first = host(0)
+    found = [r["first_failure_example"] for r in first.rounds() if r.get("first_failure_example")]
+    second = host(1)
+    replayed = second.rounds()[0]["first_failure_example"]
+    # replayed from the server within the first examples (the existing directory test allows 3 too)
+    assert found and replayed is not None and replayed <= 3, (found, replayed)
+    assert second.all_findings()[0]["name"] in {f["name"] for f in first.all_findings()}  # host 0's case
+    assert {b["key"] for b in second.buckets()} == {b["key"] for b in first.buckets()}
+    assert not {r["seed"] for r in first.rounds()} & {r["seed"] for r in second.rounds()}

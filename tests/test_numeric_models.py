@@ -1,0 +1,171 @@
+"""Device numeric models (ctsgen.oracle.models.h100): hand-worked MMA steps, and mutants only a
+model can see: each stays within the spec tolerance and is killed by the model's bit-exact
+prediction (issue 15, part 2; docs/mutation.md "Numeric-model mutants")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ctsgen.families.cm2_gemm.oracle import expected_tile
+from ctsgen.families.coopvec import oracle as cv
+from ctsgen.model.types import ComponentType as C
+from ctsgen.model.types import CoopVecType
+from ctsgen.oracle.models import MODELS, model_params
+from ctsgen.oracle.models import h100
+from ctsgen.runner.model_verdict import model_verdict
+from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
+
+
+def test_mma_step_aligns_truncates_and_rounds_toward_zero() -> None:
+    """Terms 1 and -2^-26: aligned to 1's exponent with 25 fractional bits, -2^-26 truncates to 0
+    (sum 1); with 26 bits the sum 1 - 2^-26 rounds toward zero to 1 - 2^-24. Terms 1 and
+    3 * 2^-25: the exact sum 1 + 0.75 * 2^-23 rounds toward zero to 1, to nearest to 1 + 2^-23."""
+    acc = np.zeros(1)
+    assert h100.mma_step(np.array([[1.0, -2.0**-26]]), acc, 25, "rtz").tolist() == [1.0]
+    assert h100.mma_step(np.array([[1.0, -2.0**-26]]), acc, 26, "rtz").tolist() == [1 - 2.0**-24]
+    assert h100.mma_step(np.array([[1.0, 3 * 2.0**-25]]), acc, 25, "rtz").tolist() == [1.0]
+    assert h100.mma_step(np.array([[1.0, 3 * 2.0**-25]]), acc, 25, "rne").tolist() == [1 + 2.0**-23]
+    # negative sums truncate toward zero too; the accumulator is one of the aligned terms
+    assert h100.mma_step(np.array([[-1.0, -3 * 2.0**-25]]), acc, 25, "rtz").tolist() == [-1.0]
+    assert h100.mma_step(np.array([[2.0**-30]]), np.array([4.0]), 25, "rtz").tolist() == [4.0]
+
+
+def test_gemm_chains_k_steps_of_16() -> None:
+    """K = 32 of fp16 ones with one 2^-24 product in the second step: the first step gives 16, the
+    second aligns 2^-24 to 16's exponent (grid 2^-21) and drops it."""
+    a = np.ones((1, 32), np.float16)
+    b = np.ones((32, 1), np.float16)
+    b[20, 0] = np.float16(2.0**-24)
+    assert h100.gemm(a, b, C.float16).tolist() == [[31.0]]
+    # alone in its step (largest term 1, grid 2^-25) the 2^-24 product survives the alignment
+    assert float(h100.gemm(a[:, 16:], b[16:], C.float16)[0, 0]) == 15.0
+    assert float(h100.gemm(a[:, 20:21], b[20:21], C.float16)[0, 0]) == 2.0**-24
+
+
+def test_bfloat16_conversion_truncates() -> None:
+    """bfloat16 spacing at 1 is 2^-7: 1 + 0.75 * 2^-7 truncates to 1 (RNE: 1 + 2^-7), and
+    -(1 + 0.75 * 2^-7) to -1 (RNE: -(1 + 2^-7)); integers truncate as well."""
+    x = np.array([1 + 2.0**-8 + 2.0**-9, -(1 + 2.0**-8 + 2.0**-9)], np.float32)
+    assert h100.convert_values(x, C.float32, C.bfloat16).astype(np.float64).tolist() == [1.0, -1.0]
+    assert h100.convert_values(x, C.float32, C.bfloat16, replace(h100.H100, bf16_rounding="rne")) \
+        .astype(np.float64).tolist() == [1 + 2.0**-7, -(1 + 2.0**-7)]
+    assert h100.convert_values(np.array([16842753], np.int32), C.sint32, C.bfloat16).astype(float).tolist() \
+        == [16777216.0]
+
+
+def _gemm_data(seed: int, k: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Full-mantissa fp16 data in [-2, 2]: the sums round, so the device's rounding shows."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-2, 2, (16, k)).astype(np.float16)
+    b = rng.uniform(-2, 2, (k, 16)).astype(np.float16)
+    c = rng.uniform(-4, 4, (16, 16)).astype(np.float32)
+    return a, b, c
+
+
+@pytest.mark.parametrize("mutant", [
+    replace(h100.H100, mma_rounding="rne"),   # accumulation rounds to nearest instead of toward zero
+    replace(h100.H100, frac_bits=24),         # one fewer alignment bit
+], ids=["rne-accumulation", "one-fewer-alignment-bit"])
+def test_gemm_mutants_survive_the_spec_tolerance_and_die_under_the_model(mutant: h100.H100Params) -> None:
+    a, b, c = _gemm_data(1)
+    rows, cols = slice(0, 16), slice(0, 16)
+    spec_expected, tol = expected_tile(a, b, c, 1.0, 1.0, rows, cols, np.zeros((16, 16), np.float32), C.float32)
+    model = h100.gemm_epilogue(h100.gemm(a, b, C.float16), c, 1.0, 1.0).astype(np.float32)
+    device = h100.gemm_epilogue(h100.gemm(a, b, C.float16, mutant), c, 1.0, 1.0).astype(np.float32)
+    assert judge_buffer(model.ravel(), spec_expected.ravel(), {"rule": "tolerance"}, tol.ravel()).bad.size == 0
+    assert judge_buffer(device.ravel(), spec_expected.ravel(), {"rule": "tolerance"}, tol.ravel()).bad.size == 0
+    assert judge_buffer(device.ravel(), model.ravel(), {"rule": "bitwise", "signed_zero": False}).bad.size > 0
+
+
+@pytest.mark.parametrize("mutant", [
+    replace(h100.H100, coopvec_block=32),        # 32-wide binary32 blocks instead of 16
+    replace(h100.H100, coopvec_reverse=True),    # blocks added in reverse order
+], ids=["block-32", "reversed-block-order"])
+def test_coopvec_mutants_survive_the_spec_tolerance_and_die_under_the_model(mutant: h100.H100Params) -> None:
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0.125, 2, (32, 128)).astype(np.float16)
+    w = rng.uniform(-1, 2, (24, 128)).astype(np.float16)
+    bias = rng.uniform(-2, 2, 24).astype(np.float16)
+    r = CoopVecType.float16
+    spec_expected = cv.matmul(x, w, bias, r)
+    tol = cv.matmul_tolerance(x, w, bias, r)
+    model = h100.coopvec_f16(x, w, bias).astype(np.float16)
+    device = h100.coopvec_f16(x, w, bias, mutant).astype(np.float16)
+    for out in (model, device):
+        assert judge_buffer(out.ravel(), np.asarray(spec_expected, np.float16).ravel(), {"rule": "tolerance"},
+                            tol.ravel()).bad.size == 0
+    assert judge_buffer(device.ravel(), model.ravel(), {"rule": "bitwise", "signed_zero": False}).bad.size > 0
+
+
+def test_model_verdict_is_its_own_status_and_only_after_a_spec_pass() -> None:
+    """A gemm case whose output is the model's passes; one element moved by one fp32 ulp (still
+    within the spec tolerance) is ModelMismatch, not Fail; a spec Fail stays Fail."""
+    from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant, h100_model
+    from ctsgen.model.types import Scope
+
+    v = GemmVariant(C.float16, C.float32, Scope.Workgroup, 128, 16, 16, 16)
+    case = GemmCase(v, 1, 1, 4, 0, 0, 1.0, 1.0, seed=3)
+    predicted = h100_model(case, model_params("h100"))
+    d = predicted[3].copy()
+    names = ["A", "B", "C", "D"]
+    ok = CaseResult("c", Status.Pass)
+    params = case.to_json()
+    assert model_verdict(ok, "cm2-gemm", params, names, [None, None, None, d], "h100").status is Status.Pass
+    d[0] = np.nextafter(d[0], np.float32(np.inf))
+    moved = model_verdict(ok, "cm2-gemm", params, names, [None, None, None, d], "h100")
+    assert moved.status is Status.ModelMismatch and not moved.status.is_failure
+    failed = CaseResult("c", Status.Fail)
+    assert model_verdict(failed, "cm2-gemm", params, names, [None, None, None, d], "h100").status is Status.Fail
+
+
+def test_unknown_model_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="h100"):
+        model_params("a100")
+    assert set(MODELS) == {"h100"}
+
+
+def test_family_random_gemm_cases_model_passes_the_spec_and_mutants_are_seen() -> None:
+    """cm2-gemm's full-mantissa cases (values 'random'): the H100 model's D is within the spec
+    tolerance of every case, and the RNE-accumulation mutant differs from it somewhere."""
+    from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant, h100_model
+    from ctsgen.model.types import Scope
+
+    seen = 0
+    for a_type in (C.float16, C.bfloat16):
+        v = GemmVariant(a_type, C.float32, Scope.Workgroup, 128, 16, 16, 32)
+        for seed in range(3):
+            case = GemmCase(v, 2, 1, 3, 1, 0, 1.0, -0.5, seed, "random")
+            data = case.data()
+            model = h100_model(case, model_params("h100"))[3]
+            mutant = h100_model(case, replace(h100.H100, mma_rounding="rne"))[3]
+            rule = case.compare_rule().to_json()
+            assert judge_buffer(model, data.expected[3], rule, data.tolerance[3]).bad.size == 0
+            assert judge_buffer(mutant, data.expected[3], rule, data.tolerance[3]).bad.size == 0
+            seen += int((model.view(np.uint32) != mutant.view(np.uint32)).sum())
+    assert seen > 0
+    with pytest.raises(ValueError, match="float32 accumulator"):
+        GemmCase(GemmVariant(C.float16, C.float16, Scope.Workgroup, 128, 16, 16, 16), values="random")
+
+
+def test_coopvec_family_cases_under_the_model_pass_the_spec() -> None:
+    """Drawn coopvec cases the model covers (fp16 MatMul / MatMulAdd): the model's output is
+    within each case's spec tolerance; the 32-wide-block mutant differs from it somewhere."""
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.families.coopvec import FAMILY
+    from ctsgen.pack.generate import draw_cases
+
+    cases = [c for c in draw_cases(FAMILY, 60, 9, StrategyOptions(), cases_per_variant=2)
+             if FAMILY.numeric_model(c, h100.H100) is not None]
+    assert len(cases) >= 3
+    differ = 0
+    for c in cases:
+        d = c.data()
+        model = FAMILY.numeric_model(c, h100.H100)[3]
+        j = judge_buffer(model, d.expected[3], c.compare_rule().to_json(), d.tolerance[3] if d.tolerance else None)
+        assert j.bad.size == 0, c.name()
+        mutant = FAMILY.numeric_model(c, replace(h100.H100, coopvec_block=32))[3]
+        differ += int((mutant.view(np.uint16) != model.view(np.uint16)).sum())
+    assert differ > 0
