@@ -9,32 +9,55 @@ import time
 from pathlib import Path
 
 from ctsgen import __version__
+from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_writable_dir,
+                            exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd, nonneg_float, nonneg_int,
+                            positive_float, positive_int, device_list)
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
 from ctsgen.oracle.models import MODELS
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
+#: Where ``generate`` writes when no --out is given: one directory per family.
+DEFAULT_OUT = "generated/{family}"
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.device.profile import default_profile, load_profile
     from ctsgen.families import get_family
-    from ctsgen.families.base import StrategyOptions
-    from ctsgen.pack.generate import draw_cases, draw_hazardous
-    from ctsgen.pack.write import PackExistsError, write_pack
-    from ctsgen.toolchain import toolchain_versions
+    from ctsgen.pack.lock import out_lock
 
-    if Path(args.out).exists() and not args.force:
-        raise PackExistsError(f"{args.out} already exists; choose another --out or pass --force to replace it")
+    out = Path(args.out if args.out is not None else DEFAULT_OUT.format(family=args.family))
     profile = load_profile(args.profile) if args.profile else default_profile()
     family = get_family(args.family)
+    with out_lock(out):
+        try:
+            return _generate_locked(args, out, profile, family)
+        except KeyboardInterrupt as exc:
+            raise Interrupted(getattr(exc, "signum", 2), f"nothing was written to {out}") from None
+
+
+def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> int:
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.pack.generate import draw_cases, draw_hazardous
+    from ctsgen.pack.reuse import request_differences
+    from ctsgen.pack.write import PackExistsError, check_replaceable, is_ctsgen_pack, write_pack
+    from ctsgen.toolchain import toolchain_versions
+
+    toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
+    if out.is_dir() and not args.force and is_ctsgen_pack(out):
+        differ = request_differences(out, family=family.name, count=args.count, seed=args.seed,
+                                     profile=profile.name, toolchain=toolchain,
+                                     hazardous=args.hazardous_count if args.include_hazardous else 0)
+        if not differ:
+            print(f"{out} is up to date (same family, count, seed, profile and ctsgen); nothing to do")
+            return 0
+        raise PackExistsError(f"{out} holds a pack generated with other options ({differ}) -> pass --force "
+                              "to replace it, or choose another --out")
+    check_replaceable(out, args.force)
+    options = StrategyOptions(profile=profile)
     from ctsgen.timing import Breakdown
 
-    if args.jobs < 1:
-        raise SystemExit(f"ctsgen: error: --jobs {args.jobs} is not a number of processes -> "
-                         "give 1 or more (default: all cores)")
-    options = StrategyOptions(profile=profile)
     times = Breakdown()
     t0 = time.monotonic()
     with times.stage("draw"):
@@ -47,13 +70,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
         "seed": args.seed, "count": len(cases), "families": [family.name],
         "options": {"profile": profile.name,
                     "hazardous": args.hazardous_count if args.include_hazardous else 0},
-        "toolchain": {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")},
+        "toolchain": toolchain,
     }
-    write_pack(cases, Path(args.out), header=header, overwrite=args.force, progress=Progress("writing cases"),
+    write_pack(cases, out, header=header, overwrite=args.force, progress=Progress("writing cases"),
                jobs=args.jobs, times=times)
     t2 = time.monotonic()
     n_variants = len({c.variant().id for c in cases})
-    print(f"wrote {args.out}: {len(cases)} cases, {n_variants} shader variants in {t2 - t0:.1f}s "
+    print(f"wrote {out}: {len(cases)} cases, {n_variants} shader variants in {t2 - t0:.1f}s "
           f"({len(cases) / max(t2 - t0, 1e-9):.0f} cases/s; draw {t1 - t0:.1f}s, compile+write {t2 - t1:.1f}s, "
           f"{args.jobs} jobs)")
     print(times.summary(t2 - t0, len(cases)))
@@ -75,19 +98,25 @@ def _revalidate(pack) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
     from ctsgen.pack.read import load_pack
+    from ctsgen.runner import run as runner
     from ctsgen.runner.options import RunOptions
-    from ctsgen.runner.run import JsonLinesSink, recover_results, run_pack
+    from ctsgen.runner.results_file import check_results_file, partial_path, results_output, safe_name
 
     pack = load_pack(args.pack)
     _revalidate(pack)
-    results_path = Path(args.results or Path(args.pack) / f"results-{args.backend}.jsonl")
-    done_before = recover_results(results_path) if args.resume else {}
+    results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
+    check_results_file(results_path)  # before a backend starts
+    check_results_file(partial_path(results_path))
     backend = open_backend(args.backend, args.isolation)
     try:
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics)
-        with open(results_path, "a" if args.resume else "w") as fh:
-            summary = run_pack(pack, backend, JsonLinesSink(fh), opts, done_before=done_before,
-                               progress=None if args.quiet else _run_progress())
+        try:
+            with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
+                summary = runner.run_pack(pack, backend, runner.JsonLinesSink(fh), opts, done_before=done_before,
+                                          progress=None if args.quiet else _run_progress())
+        except KeyboardInterrupt as exc:
+            raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
+                              f"are in {partial_path(results_path)} (--resume continues them)") from None
     finally:
         backend.close()
     ran = len(pack.cases) - summary.resumed
@@ -129,9 +158,30 @@ def cmd_repro(args: argparse.Namespace) -> int:
     from ctsgen.repro import export_repro
 
     results = Path(args.results) if args.results else None
-    out = export_repro(load_pack(args.pack), args.case, Path(args.out), results=results, overwrite=args.force)
-    print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend vulkan")
+    if results is not None and not results.is_file():
+        from ctsgen.errors import UserError
+        raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
+                        "(PACK/results-BACKEND.jsonl), or leave --results out")
+    backend = args.backend or _backend_of_results(results)
+    out = export_repro(load_pack(args.pack), args.case, Path(args.out), results=results, overwrite=args.force,
+                       backend=backend)
+    print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend {backend}")
     return 0
+
+
+def _backend_of_results(results: Path | None) -> str:
+    """The backend a results file came from, by the name `ctsgen run` gives it
+    (results-BACKEND.jsonl); vulkan when it says nothing."""
+    from ctsgen.mutants import catalogue
+
+    stem = results.name.split(".")[0] if results else ""
+    if stem.startswith("results-"):
+        name = stem[len("results-"):]
+        if name.startswith("mutant-") and name[len("mutant-"):] in catalogue():
+            return "mutant:" + name[len("mutant-"):]
+        if name in ("reference", "vulkan"):
+            return name
+    return "vulkan"
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -143,7 +193,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.workers > 1:
         from ctsgen.fuzz.workers import run_workers
 
-        devices = [int(d) for d in args.devices.split(",")] if args.devices else []
+        devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
 
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
@@ -156,12 +206,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     for name in options.expect_deviations:
         from ctsgen.mutants import get_mutant
         get_mutant(name)
+    check_database(options.database)  # a failure found and not stored would be lost
+    check_writable_dir(args.repro_dir, "--repro-dir")
     backend = open_backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
 
-    def found(failure) -> None:
-        print(f"found: {failure.result.status.value} in {failure.case.name()} ({failure.result.detail}); "
-              f"shrinking for at most {options.shrink_time_s:.0f} s", flush=True)
+    def found(failure) -> None:  # on its own line, never glued to the progress line
+        show.write(f"found: {failure.result.status.value} in {failure.case.name()} ({failure.result.detail}); "
+                   f"shrinking for at most {options.shrink_time_s:.0f} s")
 
     import signal
 
@@ -170,10 +222,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        fuzzer = Fuzzer(backend, options, progress=lambda r: show(
-            r.examples, max(r.examples, options.max_examples), f"{r.cases} cases"), on_failure=found)
+        total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
+        fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
+                        on_failure=found)
         report = fuzzer.run()
     finally:
+        show.close()
         signal.signal(signal.SIGTERM, previous)
         backend.close()
     print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
@@ -271,12 +325,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
                      progress=Progress("mutants"))
     command = "ctsgen bench mutation" + (f" --seeds {args.seeds}" if args.seeds != 3 else "") + \
         (f" --max-examples {args.max_examples}" if args.max_examples != 300 else "") + \
-        (f" --reference-budget {args.reference_budget}" if args.reference_budget != 3000 else "")
+        (f" --reference-budget {args.reference_budget}" if args.reference_budget != 3000 else "") + \
+        (f" --out {args.out}" if args.out != ".ctsgen/bench/mutation.md" else "") + \
+        (f" --plot {args.plot}" if args.plot != ".ctsgen/bench/mutation.png" else "")
     text = markdown(rows, seeds, args.max_examples, command, args.reference_budget)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
     print(text)
-    if args.plot and plot(rows, Path(args.plot)):
+    not_run = [name for name in catalogue() if name not in {r.mutant for r in rows}]
+    if args.plot and plot(rows, Path(args.plot), args.max_examples, not_run):
         print(f"plot: {args.plot}")
     elif args.plot:
         print("no plot: matplotlib is not installed (pip install 'ctsgen[plot]')")
@@ -296,6 +353,10 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from ctsgen.pack.coverage import coverage_tables, format_tables
     from ctsgen.pack.read import load_pack
 
+    if args.plot and Path(args.plot).is_dir():
+        from ctsgen.errors import UserError
+        raise UserError(f"--plot {args.plot} is a directory -> name the PNG file to write, e.g. "
+                        f"{Path(args.plot) / 'coverage.png'}")
     pack = load_pack(args.pack)
     tables = coverage_tables(pack)
     print(format_tables(tables, pack))
@@ -313,35 +374,42 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ctsgen", description=__doc__)
+    from ctsgen.families import families
+
+    names = ", ".join(sorted(families()))
+    p = OneLineParser(prog="ctsgen", description=__doc__)
     p.add_argument("--version", action="version", version=f"ctsgen {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="draw cases and write a test pack")
-    g.add_argument("--family", default=DEFAULT_FAMILY, help=f"test family (default: {DEFAULT_FAMILY})")
-    g.add_argument("--count", type=int, default=500, help="number of cases (default: 500)")
+    g.add_argument("--family", default=DEFAULT_FAMILY, help=f"test family: {names} (default: {DEFAULT_FAMILY})")
+    g.add_argument("--count", type=positive_int, default=500, help="number of cases (default: 500)")
     g.add_argument("--seed", type=int, default=0, help="same seed, byte-identical pack (default: 0)")
-    g.add_argument("--out", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
+    g.add_argument("--out", help="pack directory (default: generated/FAMILY); an identical pack there is kept "
+                   "as it is")
     g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile)")
     g.add_argument("--include-hazardous", action="store_true",
                    help="add the family's hazardous group: cases known to hang drivers (tensor-layout: "
                         "RepeatMirrored loads out of bounds on an axis of layoutDimension 1, docs/spec-decisions.md "
                         "mirror-repeat-dim-1; coopvec: RowMajor/ColumnMajor MatMuls in partial subgroups)")
-    g.add_argument("--hazardous-count", type=int, default=8,
+    g.add_argument("--hazardous-count", type=nonneg_int, default=8,
                    help="cases in the hazardous group (default: 8)")
-    g.add_argument("--force", action="store_true", help="replace an existing pack at --out")
-    g.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+    g.add_argument("--force", action="store_true",
+                   help="replace a ctsgen pack at --out (anything else there is refused)")
+    g.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
                    help="worker processes drawing and writing (default: all cores); the pack is the same for any")
     g.set_defaults(func=cmd_generate)
 
     r = sub.add_parser("run", help="run a pack on a backend")
     r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
     r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
-    r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl)")
-    r.add_argument("--resume", action="store_true", help="skip cases already in the results file")
+    r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl, ':' written as '-'); "
+                   "written as FILE.partial and renamed over FILE when the run ends")
+    r.add_argument("--resume", action="store_true",
+                   help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
     for option in ("batch-size", "timeout", "isolation"):
         r.add_argument(f"--{option}", **RUN_ARGUMENTS[option])
-    r.add_argument("--show-failures", type=int, default=10, help="failing cases to print (default: 10)")
+    r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.add_argument("--numerics", choices=sorted(MODELS),
                    help="also compare with a device numeric model bit for bit: a result within the spec's "
@@ -354,16 +422,20 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("case", help="case name")
     x.add_argument("--out", required=True, help="repro directory to write")
     x.add_argument("--results", help="results file whose record of the case goes into REPORT.md")
-    x.add_argument("--force", action="store_true", help="replace an existing --out")
+    x.add_argument("--backend", help="the backend that failed, for REPORT.md's replay line (default: from the "
+                   "--results file's name, results-BACKEND.jsonl, else vulkan)")
+    x.add_argument("--force", action="store_true", help="replace a ctsgen repro or pack at --out")
     x.set_defaults(func=cmd_repro)
 
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
     f.add_argument("--backend", default="reference", help="reference (default), vulkan or mutant:NAME")
-    f.add_argument("--family", action="append", help=f"family to fuzz (repeatable; default: {DEFAULT_FAMILY})")
-    f.add_argument("--max-examples", type=int, default=200, help="examples per round (default: 200)")
-    f.add_argument("--time", type=float, help="keep fuzzing in fresh rounds for this many seconds")
+    f.add_argument("--family", action="append",
+                   help=f"family to fuzz (repeatable; default: {DEFAULT_FAMILY}): {names}")
+    f.add_argument("--max-examples", type=positive_int, default=200, help="examples per round (default: 200)")
+    f.add_argument("--time", type=positive_float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
-    f.add_argument("--max-batch", type=int, default=256, help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)")
+    f.add_argument("--max-batch", type=positive_int, default=256,
+                   help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)")
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     f.add_argument("--expect-deviation", action="append",
@@ -372,14 +444,14 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--timeout", **RUN_ARGUMENTS["timeout"])
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
-    f.add_argument("--shrink-time", type=float, default=120.0,
+    f.add_argument("--shrink-time", type=nonneg_float, default=120.0,
                    help="stop shrinking this long after the first failure (default: 120)")
     f.add_argument("--isolation", **RUN_ARGUMENTS["isolation"])
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
-    f.add_argument("--workers", type=int, default=1,
+    f.add_argument("--workers", type=positive_int, default=1,
                    help="fuzzer processes sharing --database, each with its own seed (default: 1)")
-    f.add_argument("--devices", help="with --workers: GPU indices, worker K uses device K mod their number")
-    f.add_argument("--device", type=int, help="the Vulkan device to fuzz (default: 0)")
+    f.add_argument("--devices", type=device_list, help="with --workers: GPU indices, worker K uses device K mod their number")
+    f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
     f.set_defaults(func=cmd_fuzz)
 
     ca = sub.add_parser("campaign", help="long fuzz campaigns over GPUs and hosts: start, resume, status, report")
@@ -422,12 +494,14 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)
     bm = bsub.add_parser("mutation", help="fuzz every mutant; write the mutation-score table")
-    bm.add_argument("--seeds", type=int, default=3, help="seeds per mutant (default: 3)")
-    bm.add_argument("--max-examples", type=int, default=300, help="fuzz budget per seed (default: 300)")
+    bm.add_argument("--seeds", type=positive_int, default=3, help="seeds per mutant (default: 3)")
+    bm.add_argument("--max-examples", type=positive_int, default=300, help="fuzz budget per seed (default: 300)")
     bm.add_argument("--mutant", action="append", help="only these mutants (repeatable)")
-    bm.add_argument("--out", default="docs/mutation.md", help="table to write (default: docs/mutation.md)")
-    bm.add_argument("--plot", default="docs/mutation.png", help="plot to write (needs matplotlib)")
-    bm.add_argument("--reference-budget", type=int, default=3000,
+    bm.add_argument("--out", default=".ctsgen/bench/mutation.md",
+                    help="table to write (default: .ctsgen/bench/mutation.md; docs/mutation.md is the tracked one)")
+    bm.add_argument("--plot", default=".ctsgen/bench/mutation.png",
+                    help="plot to write (needs matplotlib; default: .ctsgen/bench/mutation.png)")
+    bm.add_argument("--reference-budget", type=nonneg_int, default=3000,
                     help="examples for the dedicated minimal-case search per mutant; 0 skips it (default: 3000)")
     bm.set_defaults(func=cmd_bench)
 
@@ -450,9 +524,12 @@ def main(argv: list[str] | None = None) -> int:
     from ctsgen.errors import user_errors
 
     args = build_parser().parse_args(argv)
-    with user_errors():
-        return args.func(args)
-    return 2
+    keep_hypothesis_out_of_cwd()
+    try:
+        with interrupts_as_one_line(), user_errors():
+            return args.func(args)
+    except BrokenPipeError:
+        exit_quietly_on_broken_pipe()
 
 
 if __name__ == "__main__":

@@ -107,19 +107,18 @@ def format_table(t: Table) -> list[str]:
     return out
 
 
-def plot_coverage(tables: list[Table], path: Path, title: str = "") -> bool:
-    """Heat maps of the grids and bars of the one-way tables (empty cells red, excluded
-    ones grey); False when matplotlib is not installed."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
+def coverage_figure(tables: list[Table], title: str = ""):
+    """The figure of :func:`plot_coverage`: titles wrapped to the figure's width, each heat map
+    with a colour bar (cases per cell) and a legend for its empty (red) and excluded (grey) cells."""
+    import textwrap
+
+    import matplotlib
+    import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.patches import Patch
 
     heights = [max(2.0, min(0.35, 14.0 / len(t.rows)) * len(t.rows)) for t in tables]
-    fig, axes = plt.subplots(len(tables), 1, figsize=(11, sum(heights) + 1.2 * len(tables)), squeeze=False,
+    fig, axes = plt.subplots(len(tables), 1, figsize=(11, sum(heights) + 1.5 * len(tables)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
     for ax, t in zip(axes[:, 0], tables):
         grid_ = np.array([[t.counts[(r, c)] for c in t.cols] for r in t.rows], dtype=float)
@@ -132,14 +131,14 @@ def plot_coverage(tables: list[Table], path: Path, title: str = "") -> bool:
             ax.tick_params(axis="y", labelsize=font)
             for i, v in enumerate(grid_[:, 0]):
                 ax.text(v, i, f" {int(v)}", va="center", fontsize=font)
-            ax.set_title(name, fontsize=10)
         else:
             excluded = np.array([[(r, c) in t.excluded for c in t.cols] for r in t.rows])
             masked = np.ma.masked_where((grid_ == 0) & ~excluded, grid_)
             cmap = plt.get_cmap("viridis").with_extremes(bad="tab:red")  # an empty cell stands out
-            ax.imshow(masked, aspect="auto", cmap=cmap, vmin=0)
+            image = ax.imshow(masked, aspect="auto", cmap=cmap, vmin=0)
             ax.imshow(np.ma.masked_where(~excluded | (grid_ > 0), excluded), aspect="auto",
                       cmap=matplotlib.colors.ListedColormap(["lightgrey"]))
+            fig.colorbar(image, ax=ax, label="cases", pad=0.01)
             ax.set_xticks(range(len(t.cols)), [str(c) for c in t.cols], rotation=30, ha="right", fontsize=8)
             ax.set_yticks(range(len(t.rows)), [str(r) for r in t.rows], fontsize=font)
             for i in range(len(t.rows)):
@@ -148,12 +147,29 @@ def plot_coverage(tables: list[Table], path: Path, title: str = "") -> bool:
                     dark = grid_[i, j] < grid_.max() / 2 and not excluded[i, j]
                     ax.text(j, i, label, ha="center", va="center", fontsize=7, color="white" if dark else "black")
             ax.set_xlabel(t.col_label)
-            grey = ", grey: excluded by the spec" if t.excluded else ""
-            ax.set_title(f"{name}  (red: empty{grey})", fontsize=10)
+            handles = [Patch(color="tab:red", label="empty")]
+            if t.excluded:
+                handles.append(Patch(color="lightgrey", label="excluded by the spec"))
+            ax.legend(handles=handles, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, fontsize=7,
+                      frameon=False, borderaxespad=0.2)
+        ax.set_title("\n".join(textwrap.wrap(name, 80)), fontsize=10, loc="left")
         ax.set_ylabel(t.row_label)
     if title:
-        fig.suptitle(title)
+        fig.suptitle("\n".join(textwrap.wrap(title, 100)))
     fig.tight_layout(rect=(0, 0, 1, 0.98))
+    return fig
+
+
+def plot_coverage(tables: list[Table], path: Path, title: str = "") -> bool:
+    """Heat maps of the grids and bars of the one-way tables (empty cells red, excluded
+    ones grey); False when matplotlib is not installed."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig = coverage_figure(tables, title)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -23,6 +23,18 @@ class UnknownNameError(CtsgenError, LookupError):
     """A name (family, mutant, backend) that nothing registers; the message lists the known ones."""
 
 
+class UserError(CtsgenError):
+    """Bad input or an environment the user can fix; the message reads ``<what is wrong> -> <the fix>``."""
+
+
+def _os_error_line(exc: OSError) -> str:
+    """One line for a file the user named that cannot be read or written."""
+    where = exc.filename if exc.filename is not None else ""
+    what = exc.strerror or str(exc)
+    return (f"{where}: {what}" if where else what) + \
+        " -> check the path and its permissions, or choose another location"
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Report every :class:`CtsgenError` as ``ctsgen: error: ...`` and exit with status 2."""
@@ -30,4 +42,9 @@ def user_errors() -> Iterator[None]:
         yield
     except CtsgenError as exc:
         sys.stderr.write(f"ctsgen: error: {exc}\n")
+        raise SystemExit(2) from None
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a path the user gave: missing, read-only, not a directory, disk full
+        sys.stderr.write(f"ctsgen: error: {_os_error_line(exc)}\n")
         raise SystemExit(2) from None

@@ -89,5 +89,5 @@ def catalogue() -> dict[str, Mutant]:
 def get_mutant(name: str) -> Mutant:
     found = catalogue()
     if name not in found:
-        raise UnknownNameError(f"unknown mutant {name!r}; `ctsgen mutants` lists the {len(found)} known ones")
+        raise UnknownNameError(f"unknown mutant {name!r} -> use one of the {len(found)} `ctsgen mutants` lists")
     return found[name]

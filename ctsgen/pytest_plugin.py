@@ -108,7 +108,7 @@ class _PackState:
         try:
             self.pack = load_pack(path) if path else None
         except CtsgenError as exc:  # the one place a bad --ctsgen-pack is reported
-            raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+            raise pytest.UsageError(f"ctsgen: error: --ctsgen-pack {path}: {exc}") from None
         self.variant_of = {c.name: c.variant_id for c in self.pack.cases} if self.pack else {}
         self._backend: Any = None
         workerinput = getattr(config, "workerinput", {})
@@ -132,9 +132,14 @@ class _PackState:
     def backend(self) -> Any:
         if self._backend is None:
             from ctsgen.backends.registry import open_backend
+            from ctsgen.errors import CtsgenError
 
-            self._backend = open_backend(self.config.getoption("ctsgen_backend"),
-                                         self.config.getoption("ctsgen_isolation"), self.device)
+            name = self.config.getoption("ctsgen_backend")
+            try:
+                self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device)
+                self._backend.profile()  # a backend that cannot start fails here, once
+            except CtsgenError as exc:  # not one error per case: stop the session
+                pytest.exit(f"ctsgen: error: --ctsgen-backend {name}: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
         return self._backend
 
     def close(self) -> None:

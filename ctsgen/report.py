@@ -48,8 +48,14 @@ def read_results(path: str | Path) -> dict[str, Verdict]:
     try:
         text = path.read_text()
     except FileNotFoundError:
-        raise ResultsError(f"{path}: no such results file; `ctsgen run PACK` writes PACK/results-BACKEND.txt") \
+        raise ResultsError(f"{path}: no such results file -> name a file `ctsgen run PACK` wrote (PACK/results-BACKEND.jsonl or .txt)") \
             from None
+    except IsADirectoryError:
+        raise ResultsError(f"{path}: a directory, not a results file -> name a file `ctsgen run PACK` wrote "
+                           "(PACK/results-BACKEND.jsonl or .txt)") from None
+    except UnicodeDecodeError:
+        raise ResultsError(f"{path}: not a ctsgen results file (not UTF-8 text) -> name a file `ctsgen run` "
+                           "wrote") from None
     body = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
     out: dict[str, Verdict] = {}
     if body and body[0][1].lstrip().startswith("{"):
@@ -58,16 +64,16 @@ def read_results(path: str | Path) -> dict[str, Verdict]:
                 rec = json.loads(line)
                 out[rec["name"]] = Verdict(Status(rec["status"]), rec.get("detail", ""))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ResultsError(f"{path}:{n}: not a ctsgen result record ({exc})") from None
+                raise ResultsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> name a results file written by `ctsgen run`") from None
         return out
     for n, line in body:
         row = next(csv.reader([line]))
         if len(row) < 2:
-            raise ResultsError(f"{path}:{n}: expected 'name,status,detail', got {line!r}")
+            raise ResultsError(f"{path}:{n}: expected 'name,status,detail', got {line[:60]!r} -> name a results file written by `ctsgen run`")
         try:
             out[row[0]] = Verdict(Status(row[1]), row[2] if len(row) > 2 else "")
         except ValueError:
-            raise ResultsError(f"{path}:{n}: unknown status {row[1]!r}; expected one of "
+            raise ResultsError(f"{path}:{n}: unknown status {row[1][:40]!r} -> a status is one of "
                                f"{', '.join(s.value for s in Status)}") from None
     return out
 

@@ -92,12 +92,12 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
 
 
 def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None = None,
-                 overwrite: bool = False) -> Path:
+                 overwrite: bool = False, backend: str = "vulkan") -> Path:
     """Write the repro of case ``name`` of ``pack`` to ``out_dir``."""
     match = [c for c in pack.cases if c.name == name]
     if not match:
-        raise PackError(f"{pack.root}: no case named {name!r} (case names are listed in manifest.json)")
+        raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")
     record = match[0].record
     case = get_family(record["family"]).case_from_json(record["parameters"])
     return export_case(case, out_dir, failure=_failure(results, name),
-                       origin={"pack": str(pack.root), "case": name}, overwrite=overwrite)
+                       origin={"pack": str(pack.root), "case": name}, overwrite=overwrite, backend=backend)

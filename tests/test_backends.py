@@ -88,7 +88,7 @@ def test_a_backend_registered_under_the_entry_point_group_is_found_by_name(monke
 
 
 def test_bad_backend_names_are_ctsgen_errors_that_say_what_would_work() -> None:
-    with pytest.raises(CtsgenError, match=r"unknown backend 'nope'; use reference, vulkan, mutant:NAME"):
+    with pytest.raises(CtsgenError, match=r"unknown backend 'nope' -> use reference, vulkan, mutant:NAME"):
         open_backend("nope")
     with pytest.raises(CtsgenError, match=r"cannot load Missing from module no_such_module .*PYTHONPATH"):
         open_backend("no_such_module:Missing")

@@ -53,10 +53,10 @@ def backend_factory(name: str) -> Callable[..., Any]:
         try:
             return _load(name)
         except (ImportError, AttributeError) as exc:
-            raise UnknownNameError(f"backend {name!r}: cannot load {attr} from module {module} ({exc}); "
-                                   "is the module on PYTHONPATH?") from None
+            raise UnknownNameError(f"backend {name!r}: cannot load {attr} from module {module} ({exc}) -> "
+                                   "put the module on PYTHONPATH, or check the MODULE:CLASS spelling") from None
     known = ", ".join([*BUILTIN, *sorted(registered)])
-    raise UnknownNameError(f"unknown backend {name!r}; use {known}, mutant:NAME "
+    raise UnknownNameError(f"unknown backend {name!r} -> use {known}, mutant:NAME "
                            "(`ctsgen mutants` lists the names) or MODULE:CLASS")
 
 

@@ -190,7 +190,7 @@ class SupervisedBackend(Backend):
                 raise error
             if message is None:
                 self._kill()
-            raise BackendError(f"{kind}: {text}")
+            raise BackendError(text if kind == "BackendError" else f"{kind}: {text}")
         return reply[1]
 
     # -- Backend protocol --------------------------------------------------

@@ -120,7 +120,8 @@ def _import_vulkan_py() -> ModuleType:
     try:
         import vulkan_py
     except ImportError as exc:
-        raise BackendError("the Vulkan backend needs the vulkan_py package: pip install 'ctsgen[vulkan]'") from exc
+        raise BackendError("the Vulkan backend needs the vulkan_py package -> pip install 'ctsgen[vulkan]' "
+                           "(and a Vulkan loader: Debian's libvulkan1)") from exc
     except (RuntimeError, OSError) as exc:  # vulkan_py raises RuntimeError when dlopen("libvulkan.so.1") fails
         raise BackendError(
             "cannot load the Vulkan loader libvulkan.so.1: install Debian's libvulkan1 package "

@@ -161,6 +161,7 @@ def parse_profile(text: str, source: str = "<profile>") -> DeviceProfile:
     """Parse the read-out format of ``shared/device-profiles/*.txt``."""
     prof = DeviceProfile()
     current: list[dict[str, int]] | None = None
+    declared: list[tuple[str, int, list[dict[str, int]], int]] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
@@ -172,7 +173,7 @@ def parse_profile(text: str, source: str = "<profile>") -> DeviceProfile:
             continue
         if line.startswith("{"):
             if current is None:
-                raise ProfileFormatError(f"{source}:{lineno}: a list entry outside a list section")
+                raise ProfileFormatError(f"{source}:{lineno}: a list entry outside a list section -> read the profile out again")
             current.append(_literal(line, source, lineno))
             continue
         if line.startswith("device "):
@@ -186,18 +187,38 @@ def parse_profile(text: str, source: str = "<profile>") -> DeviceProfile:
             m = re.fullmatch(r"(coopvec combos|flexible dims|coopmat khr) (\d+)", line)
             if m:
                 current = getattr(prof, _LISTS[m.group(1)])
+                declared.append((m.group(1), int(m.group(2)), current, lineno))
             elif not line.startswith("createInstance"):
-                raise ProfileFormatError(f"{source}:{lineno}: unrecognised line {line[:60]!r}")
+                raise ProfileFormatError(f"{source}:{lineno}: unrecognised line {line[:60]!r} -> fix or "
+                                         "remove the line (the format: shared/device-profiles/*.txt)")
+    _check_lists(declared, source)
+    if prof.name == DeviceProfile.name or not (prof.coopmat_khr or prof.flexible_dimensions or prof.features):
+        raise ProfileFormatError(f"{source}: no device read-out in it (no 'device' line, features or cooperative "
+                                 "matrix lists) -> pass a read-out like shared/device-profiles/*.txt")
     return prof
+
+
+def _check_lists(declared: list[tuple[str, int, list[dict[str, int]], int]], source: str) -> None:
+    """A list section holds as many entries as its header says (else the file was cut short),
+    and every granularity in it is at least 1 (sizes are drawn as multiples of it)."""
+    for head, count, entries, lineno in declared:
+        if len(entries) != count:
+            raise ProfileFormatError(f"{source}:{lineno}: '{head} {count}' lists {len(entries)} entries; the "
+                                     "file looks truncated -> read the profile out again")
+        for entry in entries:
+            for key, value in entry.items():
+                if key.endswith("Granularity") and not (isinstance(value, int) and value >= 1):
+                    raise ProfileFormatError(f"{source}: '{head}' entry {entry} has {key} {value!r} -> a "
+                                             "granularity is a whole number >= 1")
 
 
 def _literal(text: str, source: str, lineno: int) -> dict[str, int]:
     try:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError) as exc:
-        raise ProfileFormatError(f"{source}:{lineno}: not a dict literal: {exc}") from None
+        raise ProfileFormatError(f"{source}:{lineno}: not a dict literal: {exc} -> read the profile out again") from None
     if not isinstance(value, dict):
-        raise ProfileFormatError(f"{source}:{lineno}: expected a dict literal")
+        raise ProfileFormatError(f"{source}:{lineno}: expected a dict literal -> read the profile out again")
     return value
 
 
@@ -205,9 +226,13 @@ def load_profile(path: str | Path) -> DeviceProfile:
     """Read a device-profile file (see :func:`parse_profile`)."""
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ProfileFormatError(f"cannot read device profile {p}: {exc.strerror}") from None
+        raise ProfileFormatError(f"cannot read device profile {p}: {exc.strerror} -> check the --profile path") \
+            from None
+    except UnicodeDecodeError:
+        raise ProfileFormatError(f"{p}: not a device profile (not UTF-8 text) -> pass a read-out like "
+                                 "shared/device-profiles/*.txt") from None
     return parse_profile(text, str(p))
 
 

@@ -44,5 +44,5 @@ def get_family(name: str) -> Family:
     """The family called ``name``; the error lists the known ones."""
     fams = families()
     if name not in fams:
-        raise UnknownNameError(f"unknown family {name!r}; known families: {', '.join(sorted(fams)) or 'none'}")
+        raise UnknownNameError(f"unknown family {name!r} -> use one of: {', '.join(sorted(fams)) or 'none'}")
     return fams[name]

@@ -124,7 +124,53 @@ def markdown(rows: Sequence[MutantRow], seeds: Sequence[int], max_examples: int,
     return "\n".join(lines) + "\n"
 
 
-def plot(rows: Sequence[MutantRow], path: Path) -> bool:
+#: Colours of ``plot``: every seed killed it, some did, none did (it survived its whole budget), not run.
+OUTCOME_COLOURS = {"killed": "tab:green", "partly killed": "tab:orange", "survived": "tab:red",
+                   "not run": "lightgrey"}
+
+
+def outcome(row: MutantRow | None) -> str:
+    if row is None:
+        return "not run"
+    if row.killed == row.seeds:
+        return "killed"
+    return "partly killed" if row.killed else "survived"
+
+
+def mutation_figure(rows: Sequence[MutantRow], max_examples: int, not_run: Sequence[str] = ()):
+    """The figure of :func:`plot`: one bar per mutant, the median examples to kill it; a
+    mutant that survived gets a full-budget hatched red bar (not an empty one, which would
+    look like a mutant never run), and mutants of the catalogue that were not run a grey
+    'not run' row."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    entries = [(r.mutant, r) for r in rows] + [(name, None) for name in not_run]
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(entries) + 1.8))
+    for y, (name, row) in enumerate(entries):
+        kind = outcome(row)
+        if kind == "not run":
+            ax.text(0, y, " not run", va="center", fontsize=7, color="dimgrey")
+            continue
+        survived = kind == "survived"
+        width = max_examples if survived else (row.median_examples or 0)
+        ax.barh(y, width, color=OUTCOME_COLOURS[kind], hatch="//" if survived else None,
+                edgecolor="darkred" if survived else None)
+        label = f" survived {max_examples} examples x {row.seeds} seeds" if survived else \
+            f" {row.median_examples:g}" + (f" ({row.killed}/{row.seeds} seeds)" if kind == "partly killed" else "")
+        ax.text(width if not survived else 0, y, label, va="center", fontsize=7)
+    ax.set_yticks(range(len(entries)), [name for name, _ in entries], fontsize=8)
+    ax.set_ylim(len(entries) - 0.5, -0.5)
+    ax.set_xlabel("fuzz examples until the first failure (median over the seeds that killed it)")
+    ax.set_title("ctsgen mutation benchmark", fontsize=10, loc="left")
+    ax.legend(handles=[Patch(facecolor=c, hatch="//" if k == "survived" else None, label=k)
+                       for k, c in OUTCOME_COLOURS.items()],
+              loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=4, fontsize=7, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def plot(rows: Sequence[MutantRow], path: Path, max_examples: int = 300, not_run: Sequence[str] = ()) -> bool:
     """A bar chart of examples-to-kill per mutant (needs matplotlib: ctsgen[plot])."""
     try:
         import matplotlib
@@ -132,15 +178,8 @@ def plot(rows: Sequence[MutantRow], path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    names = [r.mutant for r in rows]
-    values = [r.median_examples or 0 for r in rows]
-    colors = ["tab:green" if r.killed == r.seeds else "tab:red" for r in rows]
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.5))
-    ax.barh(names, values, color=colors)
-    ax.invert_yaxis()
-    ax.set_xlabel("fuzz examples until the first failure (median over seeds)")
-    ax.set_title("ctsgen mutation benchmark (green: killed by every seed)")
-    fig.tight_layout()
+    fig = mutation_figure(rows, max_examples, not_run)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True

@@ -23,7 +23,7 @@ from ctsgen.errors import CtsgenError, UnknownNameError
 from ctsgen.families import get_family
 from ctsgen.families.base import Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
-from ctsgen.pack.arrays import load_array
+from ctsgen.pack.arrays import array_shape, load_array
 
 
 class PackError(CtsgenError, ValueError):
@@ -56,23 +56,40 @@ class PackCase:
         for spec in self.buffers:
             rel = self.record["files"].get(f"{spec.name}.initial")
             if rel is None:
-                raise PackError(f"case {self.name}: no '{spec.name}.initial' entry in its files; regenerate the pack")
+                raise PackError(f"case {self.name}: no '{spec.name}.initial' entry in its files -> regenerate the pack")
             path = self.root / rel
             try:
-                out.append(np.load(path, mmap_mode="r", allow_pickle=False).shape)
+                shape = array_shape(path)
             except FileNotFoundError:
-                raise PackError(f"{path}: missing (case {self.name}); regenerate the pack") from None
+                raise PackError(f"{path}: missing (case {self.name}) -> regenerate the pack") from None
             except ValueError as exc:
-                raise PackError(f"{path}: {exc}") from None
+                raise PackError(f"{exc} -> regenerate the pack") from None
+            self._check_size(path, spec, int(np.prod(shape)))
+            out.append(shape)
         return out
+
+    def _check_size(self, path: Path, spec: BufferSpec, size: int) -> None:
+        """Refuse an array whose element count is not the one the case's record gives its buffer."""
+        want = self.record.get("elements", {}).get(spec.name)
+        if want is not None and size != want:
+            raise PackError(f"{path}: {size} elements, but case {self.name} needs {want} elements "
+                            f"({spec.dtype}) for buffer {spec.name} -> regenerate the pack")
 
     def arrays(self) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
         """(initial, expected) per buffer, in binding order."""
         files = self.record["files"]
         initial, expected = [], []
         for spec in self.buffers:
-            initial.append(self._load(files, f"{spec.name}.initial", spec.dtype, required=True))
-            expected.append(self._load(files, f"{spec.name}.expected", spec.dtype, required=False))
+            init = self._load(files, f"{spec.name}.initial", spec.dtype, required=True)
+            exp = self._load(files, f"{spec.name}.expected", spec.dtype, required=False)
+            for key, arr in ((f"{spec.name}.initial", init), (f"{spec.name}.expected", exp)):
+                if arr is not None:
+                    self._check_size(self.root / files[key], spec, arr.size)
+            if exp is not None and exp.size != init.size:  # a pack older than the "elements" record
+                raise PackError(f"{self.root / files[f'{spec.name}.expected']}: {exp.size} elements, but its "
+                                f"initial array has {init.size} elements -> regenerate the pack")
+            initial.append(init)
+            expected.append(exp)
         return initial, expected
 
     def tolerances(self) -> list[np.ndarray | None] | None:
@@ -86,15 +103,15 @@ class PackCase:
         rel = files.get(key)
         if rel is None:
             if required:
-                raise PackError(f"case {self.name}: no '{key}' entry in its files; regenerate the pack")
+                raise PackError(f"case {self.name}: no '{key}' entry in its files -> regenerate the pack")
             return None
         path = self.root / rel
         try:
             return load_array(path, np.dtype(dtype))
         except FileNotFoundError:
-            raise PackError(f"{path}: missing (case {self.name}); regenerate the pack") from None
+            raise PackError(f"{path}: missing (case {self.name}) -> regenerate the pack") from None
         except ValueError as exc:
-            raise PackError(f"{path}: {exc}") from None
+            raise PackError(f"{exc} -> regenerate the pack") from None
 
 
 @dataclass
@@ -110,19 +127,19 @@ def _read_json(path: Path) -> dict[str, Any]:
     try:
         obj = json.loads(path.read_text())
     except FileNotFoundError:
-        raise PackError(f"{path}: missing; is this a pack directory written by 'ctsgen generate'?") from None
+        raise PackError(f"{path}: missing -> name a pack directory written by 'ctsgen generate'") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PackError(f"{path}: not valid JSON ({exc}); the file is corrupt, regenerate the pack") from None
+        raise PackError(f"{path}: not valid JSON ({exc}) -> the file is corrupt, regenerate the pack") from None
     if not isinstance(obj, dict):
-        raise PackError(f"{path}: expected a JSON object")
+        raise PackError(f"{path}: expected a JSON object -> regenerate the pack")
     return obj
 
 
 def _require(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
     if key not in obj:
-        raise PackError(f"{where}: missing key '{key}'")
+        raise PackError(f"{where}: missing key '{key}' -> regenerate the pack")
     if not isinstance(obj[key], kind):
-        raise PackError(f"{where}: '{key}' must be a {kind.__name__}")
+        raise PackError(f"{where}: '{key}' must be a {kind.__name__} -> regenerate the pack")
     return obj[key]
 
 
@@ -130,14 +147,14 @@ def load_pack(root: str | Path) -> Pack:
     """Read and validate the pack at ``root`` (case arrays are read lazily)."""
     root = Path(root)
     if not root.is_dir():
-        raise PackError(f"{root}: no such pack directory")
+        raise PackError(f"{root}: no such pack directory -> name a directory `ctsgen generate` wrote (default generated/FAMILY)")
     mpath = root / "manifest.json"
     m = _read_json(mpath)
     if m.get("format") != FORMAT:
-        raise PackError(f"{mpath}: 'format' is {m.get('format')!r}, expected {FORMAT!r}")
+        raise PackError(f"{mpath}: 'format' is {m.get('format')!r}, expected {FORMAT!r} -> name a pack directory written by 'ctsgen generate'")
     if m.get("format_version") != FORMAT_VERSION:
         raise PackError(f"{mpath}: format_version {m.get('format_version')!r} is not supported "
-                        f"(this ctsgen reads version {FORMAT_VERSION}); regenerate the pack")
+                        f"(this ctsgen reads version {FORMAT_VERSION}) -> regenerate the pack")
     variants: dict[str, ShaderVariant] = {}
     family_variants: dict[str, Variant] = {}
     for vid, rec in _require(m, "variants", dict, str(mpath)).items():
@@ -149,14 +166,14 @@ def load_pack(root: str | Path) -> Pack:
         try:
             fv = fam.variant_from_json(_require(rec, "signature", dict, where))
         except (KeyError, ValueError, TypeError) as exc:
-            raise PackError(f"{where}: invalid signature ({exc!r})") from None
+            raise PackError(f"{where}: invalid signature ({exc!r}) -> regenerate the pack") from None
         spv_path = root / _require(rec, "spirv", str, where)
         try:
             spirv = spv_path.read_bytes()
         except FileNotFoundError:
-            raise PackError(f"{spv_path}: missing SPIR-V of variant {vid}; regenerate the pack") from None
+            raise PackError(f"{spv_path}: missing SPIR-V of variant {vid} -> regenerate the pack") from None
         if hashlib.sha256(spirv).hexdigest() != rec.get("spirv_sha256"):
-            raise PackError(f"{spv_path}: checksum does not match the manifest; the file was modified or "
+            raise PackError(f"{spv_path}: checksum does not match the manifest -> the file was modified or "
                             "truncated, regenerate the pack")
         buffers = tuple(BufferSpec(int(b["binding"]), str(b["name"]), str(b["dtype"]))
                         for b in _require(rec, "buffers", list, where))
@@ -172,13 +189,13 @@ def load_pack(root: str | Path) -> Pack:
         where = f"{mpath}: cases[{i}]"
         vid = _require(entry, "variant", str, where)
         if vid not in variants:
-            raise PackError(f"{where}: variant {vid!r} is not in the manifest's variants")
+            raise PackError(f"{where}: variant {vid!r} is not in the manifest's variants -> regenerate the pack")
         cpath = root / _require(entry, "case", str, where)
         rec = _read_json(cpath)
         for key, kind in (("name", str), ("param_words", list), ("files", dict), ("compare", dict)):
             _require(rec, key, kind, str(cpath))
         if rec["name"] != entry.get("name"):
-            raise PackError(f"{cpath}: name {rec['name']!r} does not match the manifest's {entry.get('name')!r}")
+            raise PackError(f"{cpath}: name {rec['name']!r} does not match the manifest's {entry.get('name')!r} -> regenerate the pack")
         cases.append(PackCase(root, rec, variants[vid].buffers))
     return Pack(root, m, variants, family_variants, cases)
 

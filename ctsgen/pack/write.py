@@ -2,8 +2,10 @@
 
 Everything goes into a temporary sibling directory first and is renamed
 into place only when complete, so an interrupted or failed generate
-leaves no half-written pack (and an existing pack is replaced only with
-``overwrite``). Output is byte-identical for the same cases: JSON with
+leaves no half-written pack. An existing pack is replaced only with
+``overwrite``, and only if it is a ctsgen pack (its manifest says so):
+anything else at the output path belongs to the user and is refused.
+Writers hold the output's lock (:mod:`ctsgen.pack.lock`). Output is byte-identical for the same cases: JSON with
 sorted keys, no timestamps. With ``jobs`` > 1 the variants (each with its
 cases) are compiled and written by worker processes; every file depends
 only on its own variant or case, and the manifest is assembled in case
@@ -12,6 +14,7 @@ order, so the bytes do not depend on ``jobs``.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -29,12 +32,34 @@ from ctsgen.errors import CtsgenError
 from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
+from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
 
 
 class PackExistsError(CtsgenError, FileExistsError):
-    """The output directory exists and overwriting was not asked for."""
+    """The output directory exists and overwriting was not asked for (or it is not a ctsgen pack)."""
+
+
+def is_ctsgen_pack(path: Path) -> bool:
+    """A directory whose manifest.json says it is a ctsgen pack (what ``--force`` may replace)."""
+    try:
+        manifest = json.loads((Path(path) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("format") == FORMAT
+
+
+def check_replaceable(out_dir: Path, overwrite: bool) -> None:
+    """Refuse to write over ``out_dir`` unless it is absent, or ``overwrite`` and it is a ctsgen
+    pack (or an empty directory)."""
+    if not out_dir.exists() and not out_dir.is_symlink():
+        return
+    if not overwrite:
+        raise PackExistsError(f"{out_dir} already exists -> choose another --out, or pass --force to replace it")
+    if out_dir.is_symlink() or not out_dir.is_dir() or (not is_ctsgen_pack(out_dir) and any(out_dir.iterdir())):
+        raise PackExistsError(f"{out_dir} is not a ctsgen pack (no manifest.json written by ctsgen), so --force "
+                              "will not replace it -> choose another --out, or move it away yourself")
 
 
 def _dump(obj: Any) -> str:
@@ -69,6 +94,8 @@ def case_record(case: Case, v: Variant, d: CaseData, data_files: dict[str, str])
         "param_words": [int(x) for x in d.params],
         "compare": case.compare_rule().to_json(),
         "files": data_files,
+        # what each buffer holds, so a reader can refuse a truncated or swapped array
+        "elements": {spec.name: int(np.asarray(a).size) for spec, a in zip(v.buffers(), d.initial)},
     }
     describe = getattr(case, "describe", None)
     if describe is not None:
@@ -92,23 +119,25 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     ``jobs``: worker processes; ``times`` receives the per-stage seconds.
     """
     out_dir = Path(out_dir)
-    if out_dir.exists() and not overwrite:
-        raise PackExistsError(f"{out_dir} already exists; choose another --out or pass --force to replace it")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
-    try:
-        _write_into(tmp, cases, header, require_validator, progress, jobs,
-                    times if times is not None else Breakdown())
-        for rel, content in (extra_files or {}).items():
-            target = tmp / rel
-            if isinstance(content, bytes):
-                target.write_bytes(content)
-            else:
-                target.write_text(content)
-        _publish(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    with out_lock(out_dir):
+        check_replaceable(out_dir, overwrite)
+        remove_stale(out_dir)
+        try:
+            tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out_dir), dir=out_dir.parent))
+            follow_umask(tmp)
+            _write_into(tmp, cases, header, require_validator, progress, jobs,
+                        times if times is not None else Breakdown())
+            for rel, content in (extra_files or {}).items():
+                target = tmp / rel
+                if isinstance(content, bytes):
+                    target.write_bytes(content)
+                else:
+                    target.write_text(content)
+            _publish(tmp, out_dir)
+        except BaseException:  # a signal may land before ``tmp`` is bound: remove what this process made
+            for mine in out_dir.parent.glob(glob.escape(temp_prefix(out_dir)) + "*"):
+                shutil.rmtree(mine, ignore_errors=True)
+            raise
     return out_dir
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ctsgen.cliargs import positive_float, positive_int
+
 #: ``--isolation``: ``process`` runs the backend in a supervised worker process, ``none`` in
 #: this one, ``auto`` in a worker for every backend but the reference (see ``open_backend``).
 ISOLATION_CHOICES = ("auto", "process", "none")
@@ -36,11 +38,12 @@ _DEFAULTS = RunOptions()
 
 #: ``add_argument`` keywords of each option, by its name without dashes or prefix.
 ARGUMENTS: dict[str, dict[str, Any]] = {
-    "batch-size": dict(type=int, default=_DEFAULTS.batch_size,
+    "batch-size": dict(type=positive_int, default=_DEFAULTS.batch_size,
                        help=f"cases per dispatch (default: {_DEFAULTS.batch_size})"),
-    "timeout": dict(type=float, default=_DEFAULTS.timeout_base_s,
+    "timeout": dict(type=positive_float, default=_DEFAULTS.timeout_base_s,
                     help=f"seconds to wait for a dispatch, plus {_DEFAULTS.timeout_per_case_s:g} s per case "
-                         f"(default: {_DEFAULTS.timeout_base_s:g})"),
+                         f"(default: {_DEFAULTS.timeout_base_s:g}); a supervised worker gets 20 s more to "
+                         "report the timeout itself before it is killed"),
     "isolation": dict(choices=list(ISOLATION_CHOICES), default="auto",
                       help="run the backend in a supervised worker process (auto: all but the reference)"),
 }

@@ -36,6 +36,7 @@ from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.model_verdict import model_verdict
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult, Locator, Status, describe, judge, output_buffers, status_of
+from ctsgen.runner.contract import check_outputs
 from ctsgen.timing import Breakdown
 
 #: Culprits isolated per variant before the rest of its failing batches are
@@ -149,6 +150,7 @@ class _VariantRun:
                 self.summary.hang_detect_s.append(time.monotonic() - start if waited is None else waited)
             times.add("dispatch", time.monotonic() - start)
             return None, exc
+        check_outputs(getattr(self.backend, "name", type(self.backend).__name__), batch.dispatch, out)
         times.split_backend(time.monotonic() - start, stats_before, dict(self.backend.stats))
         with times.stage("judge"):
             results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())

@@ -1,0 +1,115 @@
+"""Owning an output directory while writing it: a lock, stale temporaries, the user's umask.
+
+A writer holds an exclusive ``flock`` on ``.NAME.lock`` beside ``NAME`` for as
+long as it writes, so a second ``ctsgen generate`` (or ``repro``) to the same
+place fails at once instead of silently replacing the first one's pack. The
+lock file is removed on release. Temporaries are named
+``.NAME.tmp-<pid>-*`` and ``.NAME.old-<pid>``; under the lock, those whose
+process is gone (killed by SIGKILL, a power cut) are removed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ctsgen.errors import UserError
+
+_HELD: set[Path] = set()
+
+
+class OutputLockedError(UserError):
+    """Another process is writing the same output directory."""
+
+
+def lock_path(out: Path) -> Path:
+    return out.with_name(f".{out.name}.lock")
+
+
+@contextmanager
+def out_lock(out: Path) -> Iterator[None]:
+    """Hold the write lock of ``out`` (re-entrant within one process); refuse if another holds it."""
+    out = Path(os.path.abspath(out))
+    if out in _HELD:
+        yield
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    path = lock_path(out)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputLockedError(f"{out}: another ctsgen process is writing it (lock {path}) -> wait for it "
+                                    "to finish, or choose another --out") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:  # else the holder removed the file as we opened it: lock the new one
+            break
+        os.close(fd)
+    _HELD.add(out)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        _HELD.discard(out)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def temp_prefix(out: Path) -> str:
+    """The prefix of this process's temporary directory for ``out``."""
+    return f".{out.name}.tmp-{os.getpid()}-"
+
+
+def remove_stale(out: Path) -> list[Path]:
+    """Remove ``.NAME.tmp-<pid>-*`` and ``.NAME.old-<pid>`` beside ``out`` whose process is gone
+    (call with the lock held); returns what was removed."""
+    out = Path(out)
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:tmp|old)-(\d+)(?:-.*)?$")
+    removed = []
+    if not out.parent.is_dir():
+        return removed
+    for entry in out.parent.iterdir():
+        m = pattern.match(entry.name)
+        if not m or pid_alive(int(m.group(1))):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def follow_umask(path: Path) -> None:
+    """Give a directory made by ``tempfile.mkdtemp`` (always 0700) the mode the user's umask asks for."""
+    os.chmod(path, 0o777 & ~current_umask())

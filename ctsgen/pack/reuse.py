@@ -1,0 +1,37 @@
+"""Whether an existing pack is the one a ``generate`` would write, so running it twice is safe.
+
+``ctsgen generate`` with the same family, count, seed, profile, hazardous
+group, ctsgen version and toolchain writes a byte-identical pack; when the
+pack at ``--out`` was written from exactly those, it is kept as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ctsgen import __version__
+
+
+def request_differences(out: Path, *, family: str, count: int, seed: int, profile: str, hazardous: int,
+                        toolchain: dict[str, Any]) -> str:
+    """What differs between the pack at ``out`` and the one asked for ('' when nothing does)."""
+    try:
+        m = json.loads((Path(out) / "manifest.json").read_text())
+        cases = m.get("cases", [])
+        have = {
+            "family": m.get("families"),
+            "count": sum(1 for c in cases if c.get("group") != "hazardous"),
+            "seed": m.get("seed"),
+            "profile": m.get("options", {}).get("profile"),
+            "hazardous count": m.get("options", {}).get("hazardous", 0),
+            "ctsgen version": m.get("generator", {}).get("version"),
+            "toolchain": m.get("toolchain"),
+        }
+    except (OSError, ValueError, AttributeError, TypeError):
+        return "its manifest cannot be read"
+    want = {"family": [family], "count": count, "seed": seed, "profile": profile, "hazardous count": hazardous,
+            "ctsgen version": __version__, "toolchain": toolchain}
+    return ", ".join(f"{k} {have[k]!r}, asked {want[k]!r}" if k != "toolchain" else "toolchain versions"
+                     for k in want if have[k] != want[k])
