@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
-from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.backends.base import Backend, ShaderVariant, as_backend
 from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
@@ -103,7 +103,7 @@ class Fuzzer:
                  known: Callable[[FuzzFailure], bool] | None = None) -> None:
         """``known(failure)`` True: a failure already accounted for (a campaign's bucket
         with an exact explanation): it is counted there and the example passes."""
-        self.backend, self.options, self.progress = backend, options, progress
+        self.backend, self.options, self.progress = as_backend(backend), options, progress
         self.on_failure, self.known = on_failure, known
         self._database: ExampleDatabase | None = None
         self._first_failure_at: float | None = None
@@ -182,7 +182,7 @@ class Fuzzer:
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
                                 times=times)
-        failure = next((FuzzFailure(c, r) for c, r in zip(cases, results) if r.status.is_failure), None)
+        failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
         if self.progress:
@@ -196,6 +196,26 @@ class Fuzzer:
             if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
             raise failure
+
+    def _culprit(self, sv: ShaderVariant, cases: list[Case], datas: list, results: list[CaseResult]
+                 ) -> FuzzFailure | None:
+        """The failure to report for a batch: the first failing case that also fails alone.
+
+        Cases of a batch share the dispatch's buffers, so a fault in one case (a store
+        written out of bounds) can show up as wrong elements of its neighbour. A failing
+        case is run again by itself (at most :data:`ISOLATION_TRIES` of them) and the first
+        that still fails is the culprit; if none does, the batch's first failure stands
+        (the fault needs the cases together)."""
+        failing = [i for i, r in enumerate(results) if r.status.is_failure]
+        if not failing:
+            return None
+        if len(cases) > 1:
+            for i in failing[:ISOLATION_TRIES]:
+                alone = execute_cases(self.backend, sv, [cases[i]], [datas[i]], self.options.run.timeout_for(1),
+                                      times=self.report.times)[0]
+                if alone.status.is_failure:
+                    return FuzzFailure(cases[i], alone)
+        return FuzzFailure(cases[failing[0]], results[failing[0]])
 
     # -- the whole run -----------------------------------------------------
     def run(self) -> FuzzReport:
@@ -262,6 +282,9 @@ class Fuzzer:
 #: draws a range's bounds far more often than uniformly, so batches average about 50 cases: enough
 #: to amortise the per-example work, few enough that shrinking a batch to one case stays fast.
 _MORE = st.integers(0, 255)
+
+#: failing cases of a batch re-run alone, in order, to find one that fails by itself
+ISOLATION_TRIES = 4
 
 
 def _more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[Case | None]:
