@@ -107,6 +107,7 @@ class Fuzzer:
         self.on_failure, self.known = on_failure, known
         self._database: ExampleDatabase | None = None
         self._first_failure_at: float | None = None
+        self._run_started = time.monotonic()  # run() resets it: time_s counts from there
         self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
         self.families: list[Family] = [get_family(f) for f in options.families]
         self.profile: DeviceProfile = drawing_profile(backend.profile())
@@ -160,6 +161,9 @@ class Fuzzer:
         if self._first_failure_at is not None and \
                 time.monotonic() - self._first_failure_at > self.options.shrink_time_s:
             raise StopFuzzing("shrink budget spent")
+        if self._first_failure_at is None and self.options.time_s is not None and \
+                time.monotonic() - self._run_started >= self.options.time_s:
+            raise StopFuzzing("time budget spent")  # a round of many examples ends on time, not on its count
         times = self.report.times
         if self._check_ended is not None:  # Hypothesis drew this example since the last check ended
             times.add("draw", time.perf_counter() - self._check_ended)
@@ -220,7 +224,7 @@ class Fuzzer:
     # -- the whole run -----------------------------------------------------
     def run(self) -> FuzzReport:
         """Fuzz until a failure (shrunk to its minimal case) or the budget is spent."""
-        start = time.monotonic()
+        start = self._run_started = time.monotonic()
         round_no = 0
         use_database = True
         try:
