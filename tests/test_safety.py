@@ -164,7 +164,10 @@ def test_a_signal_while_generating_ends_with_one_line(tmp_path, sig, spirv_cache
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(REPO), "CTSGEN_CACHE_DIR": str(spirv_cache_dir)}
     p = subprocess.Popen([sys.executable, "-m", "ctsgen", "generate", "--count", "400", "--out", str(out)],
-                         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         # as from a terminal: a CI runner's background job inherits SIGINT ignored,
+                         # and Python then installs no KeyboardInterrupt handler
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not any(x.name.startswith(".out.tmp-") for x in tmp_path.iterdir()):
         assert p.poll() is None and time.monotonic() < deadline, p.communicate()
