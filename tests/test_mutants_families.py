@@ -27,7 +27,7 @@ DEFAULT_BUDGET = 150
 BUDGETS = {
     "convert-int-narrowing-saturates": 250, "coopvec-e4m3-as-fnuz": 1150,
     "coopvec-elementwise-f16-to-int-rounds": 600, "coopvec-elementwise-shift-masked-4-bits": 600,
-    "coopvec-elementwise-vts-drops-last": 1100, "coopvec-float-to-int-truncates": 800,
+    "coopvec-elementwise-vts-drops-last": 1100, "coopvec-float-to-int-truncates": 800, "coopvec-infinity-saturates": 650,
     "coopvec-packed-bytes-reversed": 300, "reduce-column-reads-transposed": 300,
     "view-permutation-inverted": 250, "view-set-dimension-strides-reversed": 300,
     # cm2-program (issue 16): composition mutants, 10 x the mean over seeds 0-1
