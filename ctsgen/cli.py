@@ -15,6 +15,7 @@ from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_wr
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
 from ctsgen.oracle.models import MODELS
+from ctsgen.pack.lock import OutputLockedError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
@@ -239,9 +240,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
     for case, result in report.failures:
         out = Path(args.repro_dir) / case.name()
-        export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
-                    origin={"fuzz": {"backend": args.backend, "seed": args.seed,
-                                     "families": list(options.families)}})
+        try:
+            export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
+                        origin={"fuzz": {"backend": args.backend, "seed": args.seed,
+                                         "families": list(options.families)}})
+        except OutputLockedError:  # fuzz workers sharing --repro-dir found the same case (its name
+            pass  # carries its hash): the worker holding the lock writes that repro
         print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
               f"replay: ctsgen run {out} --backend {args.backend}")
     return 1
