@@ -110,6 +110,16 @@ class VecType:
         return cls(CoopVecType[o["component"]], int(o["n"]))
 
 
+SHORT = {F16: "f16", F32: "f32", S8: "s8", S32: "s32", U8: "u8", U32: "u32", T.sint8packed: "s8p",
+         T.uint8packed: "u8p", T.floate4m3: "e4m3", T.floate5m2: "e5m2"}
+
+
+def interpretation_label(inputInterpretation: CoopVecType, matrixInterpretation: CoopVecType,
+                         resultType: CoopVecType) -> str:
+    """``s8/s8->s32``: a layer's InputInterpretation / MatrixInterpretation -> Result Type."""
+    return f"{SHORT[inputInterpretation]}/{SHORT[matrixInterpretation]}->{SHORT[resultType]}"
+
+
 @dataclass(frozen=True)
 class Layer:
     """A MatMulAdd's compile-time operands: the advertised type combination, MemoryLayout,
@@ -150,9 +160,7 @@ class Layer:
     @property
     def interpretation(self) -> str:
         """Input / Matrix interpretation and Result Type, short: ``s8/s8->s32``, ``e4m3/e4m3->f16``."""
-        short = {F16: "f16", F32: "f32", S8: "s8", S32: "s32", U8: "u8", U32: "u32", T.sint8packed: "s8p",
-                 T.uint8packed: "u8p", T.floate4m3: "e4m3", T.floate5m2: "e5m2"}
-        return f"{short[self.inputInterpretation]}/{short[self.matrixInterpretation]}->{short[self.resultType]}"
+        return interpretation_label(self.inputInterpretation, self.matrixInterpretation, self.resultType)
 
     def to_json(self) -> dict[str, Any]:
         return {"inputType": self.inputType.name, "inputInterpretation": self.inputInterpretation.name,

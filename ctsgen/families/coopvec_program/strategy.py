@@ -1,7 +1,8 @@
 """Strategies for coopvec-program: a chain of layers, then its run-time parameters.
 
-Valid by construction, no filtering. A program is drawn as the first layer's
-K pick, a list of 1-4 *layer draws* and a final-conversion pick; :func:`build`
+Valid by construction, no filtering. A program is drawn as the number of
+layers (1-4, uniform), the first layer's K pick, that many *layer draws* and
+a final-conversion pick; :func:`build`
 turns them into nodes. A layer draw picks, each pick wrapping around its
 options: the type combination among the device profile's advertised ones
 (VkCooperativeVectorPropertiesNV; the Result Type first, so float and
@@ -21,8 +22,8 @@ laid out one after another with 0-2 gaps of 16 bytes, and the activations'
 scalars, drawn from the output backwards so that each fits the limit its
 consumers leave (program.py, the exact domain), and a data seed.
 
-Shrinking: Hypothesis deletes layer draws and activation picks and moves
-every integer toward 0: toward one layer, the first combination, RowMajor,
+Shrinking: Hypothesis lowers the number of layers, deletes activation picks
+and moves every integer toward 0: toward one layer, the first combination, RowMajor,
 M = 1, no activation, the shortest conversion, scalars 0 / 1.
 
 The named seed programs (:data:`SEEDS`) are strata of their own, so every
@@ -46,8 +47,8 @@ from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, MAX_ACT
                                                      conversion_paths)
 
 #: a layer draw: combination, layout, transpose, M, conversion path picks, then activation picks
-LAYER = st.tuples(st.integers(0, 63), st.integers(0, 7), st.integers(0, 1), st.integers(0, len(SIZES) - 1),
-                  st.integers(0, 7), st.lists(st.integers(0, 63), max_size=MAX_ACTS))
+LAYER = st.tuples(st.integers(0, 63), st.integers(0, 3), st.integers(0, 1), st.integers(0, len(SIZES) - 1),
+                  st.integers(0, 3), st.lists(st.integers(0, 63), max_size=MAX_ACTS))
 #: conversions after the last layer, by its Result Type: none first
 FINAL = {F16: [(), (F32,)], S32: [(), (F16,), (F32,), (S8,)]}
 
@@ -114,10 +115,10 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
         if seed not in SEEDS:
             raise ValueError(f"unknown seed program {seed!r}; use one of {', '.join(SEEDS)}")
         return ProgramVariant(SEEDS[seed])
-    n = (MIN_LAYERS, MAX_LAYERS) if layers is None else (layers, layers)
-    raw = draw(st.lists(LAYER, min_size=n[0], max_size=n[1]))
+    n = draw(st.integers(MIN_LAYERS, MAX_LAYERS)) if layers is None else layers  # uniform: chains as often as not
+    raw = draw(st.lists(LAYER, min_size=n, max_size=n))
     limit = int(profile.properties.get("maxCooperativeVectorComponents", 512))
-    return ProgramVariant(build(combos, draw(st.integers(0, len(SIZES) - 1)), raw, draw(st.integers(0, 7)), limit))
+    return ProgramVariant(build(combos, draw(st.integers(0, len(SIZES) - 1)), raw, draw(st.integers(0, 3)), limit))
 
 
 def scalar_choices(fn: ElementOp, limit: int) -> tuple[list[int], list[int]]:
@@ -141,30 +142,40 @@ def scalar_choices(fn: ElementOp, limit: int) -> tuple[list[int], list[int]]:
 @st.composite
 def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
                       options: StrategyOptions = StrategyOptions()) -> ProgramCase:
-    """Run-time parameters of every node (see the module docstring), valid by construction."""
+    """Run-time parameters of every node (see the module docstring), valid by construction.
+
+    Drawn in an order that keeps a shrink step local: the data seed first, then each layer's
+    operands and each activation's scalar picks in program order, the picks resolved from the
+    store backwards (each scalar's options depend on the limit its consumers leave). Deleting
+    the last activation or layer then leaves every earlier draw, and the data, as they were."""
     p = variant.program
-
-    def choose(i: int, limit: int) -> tuple[int, int]:
-        s_opts, t_opts = scalar_choices(p.nodes[i].fn, limit)
-        return draw(st.sampled_from(s_opts)), draw(st.sampled_from(t_opts))
-
-    chosen = p.walk_limits(choose)[1]
+    seed = draw(st.integers(0, 2**32 - 1))
     params: list[LayerParams | Scalars | None] = [None] * len(p.nodes)
+    picks: dict[int, tuple[int, int]] = {}
     boff = 0
     for i, n in enumerate(p.nodes):
         if n.op is Op.matmuladd:
             L = n.layer
+            extra = draw(st.integers(0, 3))  # drawn for every layout: a layout change keeps the draws aligned
             stride = 0
             if not L.layout.optimal:
                 rows, cols = L.variant().stored_shape
                 line = (cols if L.layout is MatrixLayout.RowMajor else rows) * L.matrixInterpretation.dtype.itemsize
-                stride = ceil_to(line, 16) + 16 * draw(st.integers(0, 3))
+                stride = ceil_to(line, 16) + 16 * extra
             boff += 16 * draw(st.integers(0, 2))
             params[i] = LayerParams(64 * draw(st.integers(0, 3)), stride, boff)
             boff = ceil_to(boff + L.M * L.biasInterpretation.dtype.itemsize, 16)
         elif n.op is Op.act:
-            params[i] = Scalars(*chosen[i])
-    return ProgramCase(variant, tuple(params), draw(st.integers(0, 2**32 - 1)))
+            picks[i] = (draw(st.integers(0, 15)), draw(st.integers(0, 15)))
+
+    def choose(i: int, limit: int) -> tuple[int, int]:
+        s_opts, t_opts = scalar_choices(p.nodes[i].fn, limit)
+        return s_opts[picks[i][0] % len(s_opts)], t_opts[picks[i][1] % len(t_opts)]
+
+    for i, st_ in enumerate(p.walk_limits(choose)[1]):
+        if st_ is not None:
+            params[i] = Scalars(*st_)
+    return ProgramCase(variant, tuple(params), seed)
 
 
 def _mlp_2_layer() -> Program:
