@@ -39,6 +39,8 @@ from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
 from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec-program"
+#: the device extension behind OpCompositeConstructReplicateEXT (an activation's broadcast scalars)
+REPLICATED = "VK_EXT_shader_replicated_composites"
 
 
 @dataclass(frozen=True)
@@ -62,14 +64,19 @@ class ProgramVariant:
     def requirements(self) -> Requirements:
         """cooperativeVector, each layer's advertised combination (VUID-RuntimeSpirv-
         OpCooperativeVectorMatrixMulNV-10089) and every vector's component type (VUID-RuntimeSpirv-
-        OpTypeCooperativeVector-10095)."""
+        OpTypeCooperativeVector-10095). An activation broadcasts its scalars with the
+        ``coopvecNV<T, N>(s)`` constructor, which glslang emits as OpCompositeConstructReplicateEXT
+        (SPV_EXT_replicated_composites): such a program needs VK_EXT_shader_replicated_composites
+        (its feature shaderReplicatedComposites is enabled with it by the Vulkan backend; the
+        read-out profiles list extensions, not that feature)."""
         p = self.program
         feats = ["cooperativeVector"]
         feats += [coopvec_combination_feature(L.inputType.vk, L.inputInterpretation.vk, L.matrixInterpretation.vk,
                                               L.biasInterpretation.vk, L.resultType.vk, L.transpose)
                   for L in p.layers()]
         feats += [coopvec_component_type_feature(c.vk) for c in dict.fromkeys(n.type.component for n in p.nodes)]
-        return Requirements(extensions=("VK_NV_cooperative_vector",), features=tuple(dict.fromkeys(feats)))
+        exts = ("VK_NV_cooperative_vector",) + (REPLICATED,) * any(n.op is Op.act for n in p.nodes)
+        return Requirements(extensions=exts, features=tuple(dict.fromkeys(feats)))
 
     def device_layout(self) -> dict[str, Any]:
         """Matrices 64-byte aligned per case (VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10097);

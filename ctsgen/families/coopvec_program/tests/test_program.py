@@ -4,7 +4,9 @@ mutants (and that the single-operation coopvec families cannot see them) and shr
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections import Counter
 from contextlib import ExitStack
 
 import numpy as np
@@ -258,6 +260,35 @@ def test_shrinking_a_planted_mutant_reaches_a_short_chain() -> None:
     c = find(CASES, lambda c: _killed("cvprogram-reads-pre-activation", c), settings=FIND)
     p = c.variant().program
     assert len(p.layers()) <= 2 and p.ops <= 3, p.lines()
+
+
+#: SPV_EXT_replicated_composites: OpCompositeConstructReplicateEXT
+OP_COMPOSITE_CONSTRUCT_REPLICATE = 4463
+
+
+def _opcodes(v: ProgramVariant) -> Counter:
+    words = np.frombuffer(compile_glsl(v.glsl(), v.id), np.uint32)
+    out, i = Counter(), 5  # after the header
+    while i < len(words):
+        out[int(words[i]) & 0xFFFF] += 1
+        i += int(words[i]) >> 16
+    return out
+
+
+def test_requirements_name_each_combination_and_replicated_composites_for_activations() -> None:
+    """Each layer's combination and every vector type are required; an activation's broadcast
+    scalar (OpCompositeConstructReplicateEXT in the SPIR-V) needs VK_EXT_shader_replicated_composites;
+    the H100 read-out supports both seed programs, and a profile without the extension does not."""
+    h100 = default_profile()
+    fp16, int8 = ProgramVariant(SEEDS["mlp-2-layer"]), ProgramVariant(SEEDS["int8-mlp-2-layer"])
+    assert _opcodes(fp16)[OP_COMPOSITE_CONSTRUCT_REPLICATE] == 4  # s and t of each of its two activations
+    assert "VK_EXT_shader_replicated_composites" in fp16.requirements().extensions
+    assert "coopvecCombination(3,3,3,5,5,0)" in int8.requirements().features
+    assert all(h100.unsupported_reason(v.requirements()) is None for v in (fp16, int8))
+    no_act = Program(tuple(n for n in SEEDS["int8-mlp-2-layer"].nodes if n.op is not Op.act))
+    assert ProgramVariant(no_act).requirements().extensions == ("VK_NV_cooperative_vector",)
+    bare = dataclasses.replace(h100, extensions=h100.extensions - {"VK_EXT_shader_replicated_composites"})
+    assert "VK_EXT_shader_replicated_composites" in (bare.unsupported_reason(int8.requirements()) or "")
 
 
 def test_a_case_rejects_run_time_operands_the_spec_forbids() -> None:
