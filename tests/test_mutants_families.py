@@ -35,6 +35,10 @@ BUDGETS = {
     "program-layout-clamp-value-inherited": 1700, "program-muladd-chain-drops-c": 1600,
     "program-reduce-after-muladd-reads-c": 700, "program-register-reused-too-early": 1250,
     "program-store-after-perelement-writes-source": 200, "program-transpose-after-muladd-skipped": 1800,
+    # coopvec-program (issue 16 item 2): composition mutants, 10 x the mean over seeds 0-3 (docs/mutation.md)
+    "cvprogram-bias-offset-reused": 150, "cvprogram-conversion-folded": 400,
+    "cvprogram-matrix-interpretation-reused": 150, "cvprogram-matrix-stride-reused": 400,
+    "cvprogram-reads-pre-activation": 300,
 }
 #: coopvec-elementwise-vts-drops-last: since the batched fuzz loop (issue 14) its kills take 864, 593
 #: and 1087 examples on seeds 0-2 (about 85 before); 1500 covers seed 0 (the seed this test runs) with room
