@@ -33,7 +33,8 @@ from ctsgen.families.coopvec_elementwise import oracle as element_oracle
 from ctsgen.families.coopvec_program.data import input_vectors, layer_values, place_bias, place_matrix
 from ctsgen.families.coopvec_program.oracle import (W_BOFF, W_MOFF, W_S, W_STRIDE, W_T, Run, eval_node,
                                                     evaluate)
-from ctsgen.families.coopvec_program.program import LOCAL, Op, Program, act_glsl
+from ctsgen.families.coopvec.variant import MatrixLayout
+from ctsgen.families.coopvec_program.program import GRAD_INIT, LOCAL, Op, Program, act_glsl
 from ctsgen.model.types import coopvec_combination_feature, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -75,6 +76,7 @@ class ProgramVariant:
                                               L.biasInterpretation.vk, L.resultType.vk, L.transpose)
                   for L in p.layers()]
         feats += [coopvec_component_type_feature(c.vk) for c in dict.fromkeys(n.type.component for n in p.nodes)]
+        feats += ["cooperativeVectorTraining"] * p.training
         exts = ("VK_NV_cooperative_vector",) + (REPLICATED,) * any(n.op is Op.act for n in p.nodes)
         return Requirements(extensions=exts, features=tuple(dict.fromkeys(feats)))
 
@@ -95,6 +97,12 @@ class ProgramVariant:
                 conversions.append(MatrixConversion(src, p.buffer_index(f"optimal{j}") + 1, rows, cols,
                                                     v.source_type.vk, L.matrixInterpretation.vk, int(L.layout),
                                                     H + p.word_bases()[i] + W_MOFF).to_json())
+        if p.training:
+            L = p.layers()[-1]
+            f16 = L.resultType.vk
+            conversions.append(MatrixConversion(p.buffer_index("grad_matrix") + 1, p.buffer_index("grad_optimal") + 1,
+                                                L.M, L.K, f16, f16, int(MatrixLayout.TrainingOptimal),
+                                                write_back=True).to_json())
         out: dict[str, Any] = {"bufferAlign": align}
         if conversions:
             out["matrixConversions"] = conversions
@@ -103,13 +111,14 @@ class ProgramVariant:
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         p = self.program
         H = len(p.buffers())
-        glsl_of = {"uint8": "uint8_t", p.input.component.dtype.name: p.input.component.glsl}
+        glsl_of = {"uint8": "uint8_t", "float16": "float16_t", p.input.component.dtype.name: p.input.component.glsl}
         glsl_of[p.output.component.dtype.name] = p.output.component.glsl
         slots = {name: k for k, (name, _) in enumerate(p.buffers())}
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
                       lines=p.lines(), bases=[H + b for b in p.word_bases()], H=H, words=H + p.words,
                       buffers=[(name, glsl_of[dt]) for name, dt in p.buffers()], slot=slots,
                       layer_of={i: j for j, i in enumerate(p.layer_nodes())}, act_glsl=act_glsl,
+                      grad=p.gradient_nodes() if p.training else None,
                       W=dict(MOFF=W_MOFF, STRIDE=W_STRIDE, BOFF=W_BOFF, S=W_S, T=W_T),
                       baked=None if baked is None else [int(w) for w in baked])
 
@@ -225,6 +234,9 @@ class ProgramCase:
                 comp = element_oracle.component(p.output.component)
                 out.append(np.full(LOCAL * p.output.stride // comp.dtype.itemsize,
                                    from_bits(sentinel_bits(comp), comp), dtype))
+            elif name in ("grad_matrix", "grad_bias"):
+                L = p.layers()[-1]
+                out.append(np.zeros(L.M * (L.K if name == "grad_matrix" else 1), dtype))
             elif name == "bias":
                 out.append(np.zeros(max(q.biasOffset + L.M * L.biasInterpretation.dtype.itemsize
                                         for q, L in zip(self.layer_params(), p.layers())), np.uint8))
@@ -245,7 +257,7 @@ class ProgramCase:
         element_oracle.store(bufs[p.buffer_index("input")], np.arange(LOCAL) * p.input.stride,
                              input_vectors(rng, first, LOCAL, limits[0]))
         run = Run(p, words, bufs, np.zeros(len(bufs), np.int64))
-        for i, n in enumerate(p.nodes[:-1]):
+        for i, n in enumerate(p.nodes[:p.store_index]):
             if n.op is Op.matmuladd:
                 L, q = n.layer, self.nodes[i]
                 j = p.layer_nodes().index(i)
@@ -254,9 +266,13 @@ class ProgramCase:
                 bufs[p.buffer_index(f"matrix{j}")] = place_matrix(L, w, q.matrixOffset, q.matrixStride)
                 place_bias(bufs[p.buffer_index("bias")], L, b, q.biasOffset)
             run.values.append(eval_node(run, i))
+        for name in ("grad_matrix", "grad_bias")[:2 * p.training]:  # drawn last: the forward data stay as they are
+            b = bufs[p.buffer_index(name)]
+            b[:] = rng.integers(-GRAD_INIT, GRAD_INIT, b.size, endpoint=True)
         out = [b.copy() for b in bufs]
         evaluate(Run(p, words, out, np.zeros(len(out), np.int64)))
-        expected = [o if name == "output" else None for (name, _), o in zip(p.buffers(), out)]
+        checked = ("output", "grad_matrix", "grad_bias")
+        expected = [o if name in checked else None for (name, _), o in zip(p.buffers(), out)]
         return CaseData(words, bufs, expected)
 
     def values(self) -> list[np.ndarray | None]:
@@ -306,9 +322,15 @@ class ProgramCase:
         return out
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
-        """Invocation and component of a result element (or the padding after a vector)."""
+        """Invocation and component of a result element (or the padding after a vector); row and
+        column of a gradient element."""
         p = self.shader.program
-        if buffer != p.buffer_index("output"):
+        name = p.buffers()[buffer][0]
+        if name == "grad_matrix":
+            return dict(zip(("row", "col"), divmod(element, p.layers()[-1].K)))
+        if name == "grad_bias":
+            return {"component": element}
+        if name != "output":
             return {}
         t = p.output
         lid, rest = divmod(element * t.component.dtype.itemsize, t.stride)

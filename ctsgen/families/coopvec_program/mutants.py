@@ -1,11 +1,12 @@
 """Composition bugs only a chain of cooperative-vector layers can show (issue 16, item 2).
 
-Each mutant replaces ``eval_matmuladd`` of the program interpreter
+Each mutant replaces ``eval_<kind>`` functions of the program interpreter
 (ctsgen.families.coopvec_program.oracle), which the reference semantics
-(ProgramVariant.execute) look up when they run. Every fault needs a second
-MatMulAdd in the shader, reading state the first one left (its result
+(ProgramVariant.execute) look up when they run. Every fault needs a chain in
+one shader: a second MatMulAdd reading state the first one left (its result
 register, its operands' offsets, stride or interpretation) or the values
-between them, so no single-operation family can see it: the coopvec and
+between them, or a training step reading the wrong value of the forward
+pass. So no single-operation family can see it: the coopvec and
 coopvec-elementwise shaders hold one instruction, and their reference
 semantics never reach this module.
 """
@@ -178,6 +179,27 @@ def _matrix_interpretation_reused() -> dict[str, Any]:
     return {f"{ORACLE}:eval_matmuladd": _quiet(eval_matmuladd)}
 
 
+def _gradient_reads_pre_activation() -> dict[str, Any]:
+    """The training step's outer product and reduce sum read the last MatMulAdd's result instead
+    of the activated value the shader stored (y's register taken before the activation)."""
+    o = _oracle()
+    originals = {kind: getattr(o, f"eval_{kind}") for kind in ("outer", "reducesum")}
+
+    def reading(kind: str) -> Any:
+        def evaluate(run: Any, i: int) -> None:
+            y, _ = run.program.gradient_nodes()
+            saved = run.values[y]
+            run.values[y] = run.values[run.program.layer_nodes()[-1]]
+            try:
+                return originals[kind](run, i)
+            finally:
+                run.values[y] = saved
+
+        return evaluate
+
+    return {f"{ORACLE}:eval_{kind}": _quiet(reading(kind)) for kind in originals}
+
+
 MUTANTS = [
     Mutant("cvprogram-reads-pre-activation", FAMILY,
            "a MatMulAdd reads the previous layer's MatMulAdd result, its activation skipped",
@@ -193,4 +215,8 @@ MUTANTS = [
     Mutant("cvprogram-matrix-interpretation-reused", FAMILY,
            "a later MatMulAdd decodes its matrix with the first layer's MatrixInterpretation",
            _matrix_interpretation_reused, "a sint8 matrix layer, then a uint8 (or float16) matrix layer"),
+    Mutant("cvprogram-gradient-reads-pre-activation", FAMILY,
+           "the training step's outer product and reduce sum read the last MatMulAdd's result, not the "
+           "activated value stored", _gradient_reads_pre_activation,
+           "a float16 layer, an activation that changes a value, the training step"),
 ]

@@ -11,7 +11,11 @@ instruction alone, nothing re-implemented, vectorised over the invocations:
   MatrixOffset and MatrixStride, an optimal layout from its row-major
   source), and ``coopvec.oracle.matmul`` (OpCooperativeVectorMatrixMulAddNV);
 * act, convert: ``coopvec_elementwise.oracle.apply`` (3.42.11-3.42.14), the
-  scalars broadcast to vectors as the shader does.
+  scalars broadcast to vectors as the shader does;
+* outer, reducesum (a training step): ``coopvec.oracle.accumulate_f16`` of the
+  coopvec family's ``outer_terms`` (OpCooperativeVectorOuterProductAccumulateNV)
+  or of the vectors themselves (...ReduceSumAccumulateNV): one fp16 add per
+  invocation, one order the relaxed atomic adds may take.
 
 In the program's exact domain (program.py) every value is an integer within
 its limit, so these oracles' results are exact in any summation order and
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctsgen.families.coopvec import oracle as matmul_oracle
+from ctsgen.families.coopvec.variant import outer_terms
 from ctsgen.families.coopvec_elementwise import oracle as element_oracle
 from ctsgen.families.coopvec_elementwise.ops import OPS
 from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
@@ -127,6 +132,27 @@ def eval_act(run: Run, i: int) -> np.ndarray:
 def eval_convert(run: Run, i: int) -> np.ndarray:
     src = run.program.nodes[i - 1].type.component
     return element_oracle.apply(ElementOp.convert, [run.arg(i)], 0.0, src, run.program.nodes[i].type.component)
+
+
+def gradient_operands(run: Run) -> tuple[np.ndarray, np.ndarray]:
+    """A training step's y (the stored value: the gradient of 1/2 |y|^2) and the last layer's input h."""
+    y, h = run.program.gradient_nodes()
+    return run.values[y], run.values[h]
+
+
+def eval_outer(run: Run, i: int) -> None:
+    """dW += y h^T, summed over the invocations into the M x K float16 matrix (its row-major source:
+    the backend converts it to TrainingOptimal and back)."""
+    y, h = gradient_operands(run)
+    dw = run.buffer("grad_matrix")[:y.shape[1] * h.shape[1]].reshape(y.shape[1], h.shape[1])
+    dw[:] = matmul_oracle.accumulate_f16(dw, outer_terms(y, h))
+
+
+def eval_reducesum(run: Run, i: int) -> None:
+    """db += y, summed over the invocations into the M float16 components."""
+    y, _ = gradient_operands(run)
+    db = run.buffer("grad_bias")[:y.shape[1]]
+    db[:] = matmul_oracle.accumulate_f16(db, y)
 
 
 def eval_node(run: Run, i: int) -> np.ndarray | None:

@@ -2,14 +2,21 @@
 
 A :class:`Program` is a tuple of :class:`Node`, a straight chain: node 0
 loads the invocation's input vector (OpCooperativeVectorLoadNV), every
-later node reads the value of the node before it, and the last node stores
-(OpCooperativeVectorStoreNV). In between, 1-4 *layers*: a MatMulAdd
+later node reads the value of the node before it, and a store ends the
+chain (OpCooperativeVectorStoreNV). In between, 1-4 *layers*: a MatMulAdd
 (OpCooperativeVectorMatrixMulAddNV, its :class:`Layer`: the type combination,
 MemoryLayout, Transpose, M, K), then its activation (0-3 element-wise
 instructions of SPV_NV_cooperative_vector 3.42.13 / 3.42.14 with run-time
 scalars broadcast to vectors: max / min / clamp / x * s / x + s / fma /
 x >> s), then the conversions (3.42.11) that take the layer's Result Type
-to the next layer's Input type. The program is the compile-time signature;
+to the next layer's Input type. A *training* program then takes one step of
+the last layer's gradients for the loss 1/2 |y|^2 (whose gradient in the
+stored y is y itself): OpCooperativeVectorOuterProductAccumulateNV of y and
+the last layer's input into a TrainingOptimal float16 matrix (dW += y h^T),
+and OpCooperativeVectorReduceSumAccumulateNV of y (db += y), each summed over
+the workgroup's invocations as relaxed atomic adds; it needs a float16 last
+layer with a float16 input and no conversion after it. The program is the
+compile-time signature;
 matrix offsets, strides, bias offsets, scalars and data are run-time.
 
 Types are consistent by construction (the Program checks them): a layer's
@@ -28,7 +35,10 @@ integer -> float16 conversion at most 2^11; an activation's scalars shrink
 the limit of its operand (x * s: L / |s|, x + s: L - |s|, clamp resets it).
 A MatMulAdd's data are drawn so that sum_k |w_mk x_k| + |b_m| stays within
 its limit (data.py), so every partial sum is an exact integer in any order,
-and the verdict is bit for bit.
+and the verdict is bit for bit. In a training program y stays within
+GRAD_LIMIT and the last layer's input within GRAD_INPUT_LIMIT, so every
+partial sum of the LOCAL invocations' fp16 atomic adds (onto initial values
+within GRAD_INIT) is an integer within 2^11 as well, in any order.
 """
 
 from __future__ import annotations
@@ -51,6 +61,9 @@ F16, F32, S8, S32, U8, U32 = T.float16, T.float32, T.sint8, T.sint32, T.uint8, T
 #: subgroup is the coopvec family's opt-in hazard "partial-subgroup-row-column-major")
 LOCAL = 32
 MIN_LAYERS, MAX_LAYERS, MAX_ACTS, MAX_CONVERTS = 1, 4, 3, 2
+#: a training step's bounds: |y| (the gradient), |h| (the last layer's input), the initial |dW|, |db|;
+#: GRAD_INIT + LOCAL * GRAD_LIMIT * GRAD_INPUT_LIMIT = 1796 <= 2^11 (exact fp16 atomic sums)
+GRAD_LIMIT, GRAD_INPUT_LIMIT, GRAD_INIT = 8, 7, 4
 #: a limit no 32-bit integer value exceeds (integer paths wrap: exact in any order, no limit needed)
 UNBOUNDED = 2**31
 #: largest |integer| that every value of the type holds exactly
@@ -68,6 +81,8 @@ class Op(str, enum.Enum):
     act = "act"              # one element-wise instruction of the activation (coopvec-elementwise's Op)
     convert = "convert"      # OpFConvert / OpConvertFToS / OpConvertSToF / OpUConvert ... (3.42.11)
     store = "store"          # OpCooperativeVectorStoreNV of the result
+    outer = "outer"          # OpCooperativeVectorOuterProductAccumulateNV of y and the last layer's input
+    reducesum = "reducesum"  # OpCooperativeVectorReduceSumAccumulateNV of y
 
 
 #: Activation instructions per kind of Result Type, in shrink order. Each takes the value and
@@ -210,6 +225,10 @@ class Node:
             return f"v{i} = load(input)  : {self.type.label}"
         if self.op is Op.store:
             return f"store(v{i - 1})"
+        if self.op is Op.outer:
+            return "dW += outer(y, h) over the invocations  : TrainingOptimal float16"
+        if self.op is Op.reducesum:
+            return "db += reducesum(y) over the invocations  : float16"
         if self.op is Op.matmuladd:
             L = self.layer
             extra = f"{L.layout.name}{', transposed' if L.transpose else ''}, {L.label}"
@@ -314,16 +333,27 @@ def operand_rule(node: Node, prev: Node | None) -> str | None:
 
 @dataclass(frozen=True)
 class Program:
-    """A chain: load, 1-4 layers (MatMulAdd, activation, conversions), store; valid by check."""
+    """A chain: load, 1-4 layers (MatMulAdd, activation, conversions), store, and for a training
+    program the outer product and the reduce sum; valid by check."""
 
     nodes: tuple[Node, ...]
 
     def __post_init__(self) -> None:
         n = self.nodes
-        if len(n) < 3 or n[0].op is not Op.load or n[-1].op is not Op.store or \
-                any(x.op in (Op.load, Op.store) for x in n[1:-1]):
-            raise ValueError("a program is a load, then its layers, then one store")
-        for i, node in enumerate(n):
+        kinds = [x.op for x in n]
+        tail = kinds[kinds.index(Op.store) + 1:] if Op.store in kinds else None
+        if len(n) < 3 or kinds[0] is not Op.load or tail not in ([], [Op.outer, Op.reducesum]) or \
+                any(k in (Op.load, Op.store, Op.outer, Op.reducesum) for k in kinds[1:self.store_index]):
+            raise ValueError("a program is a load, then its layers, then one store (then, training, the outer "
+                             "product and the reduce sum)")
+        if self.training:
+            L, y = self.layers()[-1], n[self.store_index].type
+            if L.resultType is not F16 or L.inputType is not F16 or y != L.result:
+                raise ValueError("a training step needs a float16 last layer with a float16 input and its float16 "
+                                 f"result stored (OuterProductAccumulate / ReduceSumAccumulate of fp16), not {L.label}")
+            if any(x.type != y for x in n[self.store_index + 1:]):
+                raise ValueError("the training nodes take the stored value's type")
+        for i, node in enumerate(n[:self.store_index + 1]):
             why = operand_rule(node, n[i - 1] if i else None)
             if why:
                 raise ValueError(f"node {i}: {why}")
@@ -344,9 +374,21 @@ class Program:
         return sum(1 for j in self.layer_nodes() if j <= i) - 1
 
     @property
+    def store_index(self) -> int:
+        return next(i for i, n in enumerate(self.nodes) if n.op is Op.store)
+
+    @property
+    def training(self) -> bool:
+        return self.store_index < len(self.nodes) - 1
+
+    @property
     def ops(self) -> int:
         """Program length: the nodes that are neither the load nor the store."""
         return len(self.nodes) - 2
+
+    def gradient_nodes(self) -> tuple[int, int]:
+        """(the node whose value is y, the node whose value is the last layer's input h)."""
+        return self.store_index - 1, self.layer_nodes()[-1] - 1
 
     @property
     def input(self) -> VecType:
@@ -354,7 +396,7 @@ class Program:
 
     @property
     def output(self) -> VecType:
-        return self.nodes[-1].type
+        return self.nodes[self.store_index].type
 
     # -- run-time words ------------------------------------------------------
     def words_of(self, node: Node) -> int:
@@ -383,6 +425,8 @@ class Program:
             out.append((f"matrix{j}", "uint8"))
             if L.layout.optimal:
                 out.append((f"optimal{j}", "uint8"))
+        if self.training:  # dW (row-major source, converted to TrainingOptimal and back), db
+            out += [("grad_matrix", "float16"), ("grad_optimal", "uint8"), ("grad_bias", "float16")]
         return out
 
     def buffer_index(self, name: str) -> int:
@@ -401,7 +445,11 @@ class Program:
         out = [0] * len(self.nodes)
         chosen: list[tuple[int, int] | None] = [None] * len(self.nodes)
         limit = TYPE_LIMIT[self.output.component]
-        for i in range(len(self.nodes) - 1, -1, -1):
+        if self.training:
+            limit = GRAD_LIMIT
+            out[self.store_index + 1:] = [GRAD_INIT + LOCAL * GRAD_LIMIT * GRAD_INPUT_LIMIT] * 2
+        last = self.layer_nodes()[-1]
+        for i in range(self.store_index, -1, -1):
             n = self.nodes[i]
             limit = min(limit, TYPE_LIMIT[n.type.component])
             out[i] = limit
@@ -415,6 +463,8 @@ class Program:
                 limit = convert_prelimit(self.nodes[i - 1].type.component, n.type.component, limit)
             elif n.op is Op.matmuladd:
                 limit = input_limit(n.layer)
+                if self.training and i == last:
+                    limit = min(limit, GRAD_INPUT_LIMIT)
         return out, chosen
 
     # -- text --------------------------------------------------------------------

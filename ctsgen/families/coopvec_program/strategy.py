@@ -1,15 +1,16 @@
 """Strategies for coopvec-program: a chain of layers, then its run-time parameters.
 
 Valid by construction, no filtering. A program is drawn as the number of
-layers (1-4, uniform), the first layer's K pick, that many *layer draws* and
-a final-conversion pick; :func:`build`
-turns them into nodes. A layer draw picks, each pick wrapping around its
-options: the type combination among the device profile's advertised ones
+layers (1-4, uniform), that many *layer draws*, the first layer's K pick, a
+final-conversion pick, then whether to add the training step (where the
+profile has cooperativeVectorTraining with float16 accumulation and the last
+layer is float16 with a float16 input); :func:`build` turns them into
+nodes. A layer draw picks, each pick wrapping around its options: the type
+combination among the device profile's advertised ones
 (VkCooperativeVectorPropertiesNV; the Result Type first, so float and
 integer layers are drawn alike, then a combination of it; after the first
 layer only those whose interpretation is not packed, which no conversion
-produces), a MemoryLayout
-the combination allows (E4M3 / E5M2 matrices only optimal,
+produces), a MemoryLayout the combination allows (E4M3 / E5M2 matrices only optimal,
 VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10090, the coopvec family's
 ``valid_layouts``), Transpose where the combination advertises it and the
 layout is optimal, M, 0-3 activation instructions for its Result Type, and
@@ -24,7 +25,7 @@ consumers leave (program.py, the exact domain), and a data seed.
 
 Shrinking: Hypothesis lowers the number of layers, deletes activation picks
 and moves every integer toward 0: toward one layer, the first combination, RowMajor,
-M = 1, no activation, the shortest conversion, scalars 0 / 1.
+M = 1, no activation, the shortest conversion, scalars 0 / 1, no training step.
 
 The named seed programs (:data:`SEEDS`) are strata of their own, so every
 pack holds them; the other strata pin the number of layers.
@@ -65,8 +66,9 @@ def profile_combinations(profile: DeviceProfile) -> list[tuple]:
 
 
 def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_pick: int,
-          max_components: int = 512) -> Program:
-    """The program the raw draws describe (see the module docstring); always valid."""
+          max_components: int = 512, train: bool = False) -> Program:
+    """The program the raw draws describe (see the module docstring); always valid. ``train``
+    adds the training step where the last layer allows it (float16 result and input)."""
     sizes = [s for s in SIZES if s <= max_components]
     inner = [c for c in combos if not c[1].is_packed]
     nodes: list[Node] = []
@@ -93,9 +95,12 @@ def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_p
         fns = acts_for(layer.resultType)
         nodes += [Node(Op.act, layer.result, fn=fns[a % len(fns)]) for a in acts]
         prev = layer
-    finals = FINAL.get(prev.resultType, [()])
+    train = train and prev.resultType is F16 and prev.inputType is F16
+    finals = [()] if train else FINAL.get(prev.resultType, [()])
     nodes += [Node(Op.convert, VecType(t, prev.M)) for t in finals[final_pick % len(finals)]]
     nodes.append(Node(Op.store, nodes[-1].type))
+    if train:
+        nodes += [Node(Op.outer, prev.result), Node(Op.reducesum, prev.result)]
     return Program(tuple(nodes))
 
 
@@ -118,7 +123,11 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     n = draw(st.integers(MIN_LAYERS, MAX_LAYERS)) if layers is None else layers  # uniform: chains as often as not
     raw = draw(st.lists(LAYER, min_size=n, max_size=n))
     limit = int(profile.properties.get("maxCooperativeVectorComponents", 512))
-    return ProgramVariant(build(combos, draw(st.integers(0, len(SIZES) - 1)), raw, draw(st.integers(0, 3)), limit))
+    k_pick, final_pick = draw(st.integers(0, len(SIZES) - 1)), draw(st.integers(0, 3))
+    trains = profile.has_feature("cooperativeVectorTraining") and \
+        bool(profile.properties.get("cooperativeVectorTrainingFloat16Accumulation", 0))
+    train = draw(st.booleans()) and trains  # drawn last: no training is the shrink target
+    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train))
 
 
 def scalar_choices(fn: ElementOp, limit: int) -> tuple[list[int], list[int]]:

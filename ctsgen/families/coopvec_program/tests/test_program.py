@@ -103,6 +103,26 @@ def test_hand_worked_integer_chain_wraps_between_layers() -> None:
         assert (_run(p, words, bufs)[2].reshape(LOCAL, 4)[:, 0] == 254).all()
 
 
+def test_hand_worked_training_step() -> None:
+    """x = 1 (K 1) in all 32 invocations, W = 2, b = 1: y = 3. dW starts at -1 and gains
+    y h = 3 per invocation: -1 + 96 = 95; db starts at 2: 2 + 96 = 98. The training step needs
+    a float16 last layer with a float16 input, its result stored unconverted."""
+    L = Layer(*FP16, MatrixLayout.RowMajor, False, 1, 1)
+    p = Program((Node(Op.load, L.input), Node(Op.matmuladd, L.result, L), Node(Op.store, L.result),
+                 Node(Op.outer, L.result), Node(Op.reducesum, L.result)))
+    assert p.training and [b for b, _ in p.buffers()][-3:] == ["grad_matrix", "grad_optimal", "grad_bias"]
+    inp = np.zeros((LOCAL, 8), np.float16)
+    inp[:, 0] = 1
+    bias = np.asarray([1] + [0] * 7, np.float16).view(np.uint8)
+    out = _run(p, [0, 16, 0], [inp.ravel(), bias, np.zeros(LOCAL * 8, np.float16), _row_major([[2]], "float16", 16),
+                               np.asarray([-1], np.float16), np.zeros(0, np.uint8), np.asarray([2], np.float16)])
+    assert (out[2].reshape(LOCAL, 8)[:, 0] == 3).all() and out[4][0] == 95 and out[6][0] == 98
+    with pytest.raises(ValueError, match="training step needs a float16 last layer"):
+        Program(p.nodes[:1] + (Node(Op.matmuladd, L.result, L), Node(Op.convert, VecType(S32, 1)),
+                               Node(Op.store, VecType(S32, 1)), Node(Op.outer, VecType(S32, 1)),
+                               Node(Op.reducesum, VecType(S32, 1))))
+
+
 @pytest.mark.parametrize("layout,transpose", [(MatrixLayout.RowMajor, False), (MatrixLayout.ColumnMajor, False),
                                               (MatrixLayout.InferencingOptimal, True),
                                               (MatrixLayout.TrainingOptimal, False)])
@@ -154,12 +174,17 @@ def test_cases_round_trip_and_stay_in_the_exact_domain(c: ProgramCase) -> None:
         assert np.array_equal(a, np.round(a)), p.lines()[i]
         if n.type.component.is_float:
             assert np.abs(a).max() <= lim, (p.lines()[i], lim)
-        if n.op is Op.matmuladd and n.layer.resultType.is_float:
+        if n.op is Op.matmuladd and n.layer.resultType.is_float and not (p.training and i == p.layer_nodes()[-1]):
             w, b = program_oracle.layer_operands(run, i)
             L = n.layer
             from ctsgen.families.coopvec import oracle as matmul_oracle  # noqa: PLC0415
             x = matmul_oracle.convert_input(values[i - 1], L.inputType, L.inputInterpretation)
             assert (np.abs(x) @ np.abs(w).T + np.abs(b)).max() <= lim, p.lines()[i]
+    if p.training:  # every partial sum of the fp16 atomic adds is an exact integer within 2^11
+        y, h = (np.abs(values[k].astype(np.float64)) for k in p.gradient_nodes())
+        dw0, db0 = (np.abs(d.initial[p.buffer_index(n)].astype(np.float64)) for n in ("grad_matrix", "grad_bias"))
+        assert (dw0.reshape(y.shape[1], h.shape[1]) + y.T @ h).max() <= 2**11 and (db0 + y.sum(0)).max() <= 2**11
+        assert all(np.array_equal(e, np.round(e)) for e in d.expected if e is not None)
 
 
 @settings(max_examples=25, deadline=None)
@@ -181,7 +206,7 @@ def test_the_reference_backend_passes_a_default_pack_with_the_seeds_and_their_co
     cases = draw_cases(get_family("coopvec-program"), 24, 0, StrategyOptions())
     backend = ReferenceBackend()
     assert all(check_case(backend, c).status.value == "Pass" for c in cases)
-    counts, pairs, chains, seeds = tables([c.to_json() for c in cases])
+    counts, steps, pairs, chains, seeds = tables([c.to_json() for c in cases])
     assert all(seeds.counts[(name, "cases")] >= 1 for name in SEEDS)
     assert counts.counts[(2, "mlp-2-layer")] >= 1 and all(counts.counts[(n, "drawn")] for n in range(1, 5))
     assert pairs.counts[("matmuladd", "max")] >= 1 and not counts.excluded_but_held()
@@ -197,8 +222,8 @@ def _killed(name: str, c: ProgramCase) -> bool:
                for e, b in zip(d.expected, bufs))
 
 
-def test_the_catalogue_has_five_composition_mutants() -> None:
-    assert len(MUTANTS) >= 5
+def test_the_catalogue_has_six_composition_mutants() -> None:
+    assert len(MUTANTS) >= 6
 
 
 @functools.cache
@@ -206,11 +231,24 @@ def _sample() -> list[ProgramCase]:
     return draw_examples(CASES, 150, 3)
 
 
+def _two_layers(p: Program) -> bool:
+    return len(p.layers()) >= 2
+
+
+def _training_after_activation(p: Program) -> bool:
+    return p.training and p.nodes[p.store_index - 1].op is Op.act
+
+
+#: what each mutant needs of a program: its chain
+NEEDS = {"cvprogram-gradient-reads-pre-activation": _training_after_activation}
+
+
 @pytest.mark.parametrize("name", MUTANTS)
 def test_each_mutant_needs_a_chain(name: str) -> None:
-    """Drawn cases kill it, and every one that does has at least two layers."""
+    """Drawn cases kill it, and every one that does holds the chain the fault needs: two layers,
+    or a training step after an activation."""
     killers = [c for c in _sample() if _killed(name, c)]
-    assert killers and all(len(c.variant().program.layers()) >= 2 for c in killers)
+    assert killers and all(NEEDS.get(name, _two_layers)(c.variant().program) for c in killers)
 
 
 SINGLE_OPERATION = ("coopvec", "coopvec-elementwise")
