@@ -107,7 +107,7 @@ class Fuzzer:
         self.on_failure, self.known = on_failure, known
         self._database: ExampleDatabase | None = None
         self._first_failure_at: float | None = None
-        self._run_started = time.monotonic()  # run() resets it: time_s counts from there
+        self._run_started = time.monotonic()  # run() sets it again: time_s and wall_s count from there
         self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
         self.families: list[Family] = [get_family(f) for f in options.families]
         self.profile: DeviceProfile = drawing_profile(backend.profile())
@@ -224,7 +224,7 @@ class Fuzzer:
     # -- the whole run -----------------------------------------------------
     def run(self) -> FuzzReport:
         """Fuzz until a failure (shrunk to its minimal case) or the budget is spent."""
-        start = self._run_started = time.monotonic()
+        self._run_started = time.monotonic()
         round_no = 0
         use_database = True
         try:
@@ -247,12 +247,12 @@ class Fuzzer:
                     use_database = False
                     self._first_failure_at = self._smallest = None
                 round_no += 1
-                if self.options.time_s is None or time.monotonic() - start >= self.options.time_s:
+                if self.options.time_s is None or time.monotonic() - self._run_started >= self.options.time_s:
                     break
         except KeyboardInterrupt:  # told to stop: report what there is
             if self._smallest is not None:
                 self._record(self._smallest.case, self._smallest.result)
-        self.report.wall_s = time.monotonic() - start
+        self.report.wall_s = time.monotonic() - self._run_started
         return self.report
 
     def _record(self, case: Case, result: CaseResult) -> None:
