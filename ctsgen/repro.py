@@ -73,9 +73,11 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
 
 
 def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = None,
-                origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False) -> Path:
+                origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False,
+                final_dir: Path | None = None) -> Path:
     """Write the standalone repro of ``case`` (with the observed ``failure``
-    record, as in a results file, when there is one) to ``out_dir``."""
+    record, as in a results file, when there is one) to ``out_dir``. REPORT.md's replay
+    command names ``final_dir`` when the repro is written aside and then moved there."""
     v = case.variant()
     baked = [0] * len(v.buffers()) + [int(w) for w in case.data().params]
     glsl = v.glsl(baked)
@@ -86,7 +88,8 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
     header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},
               "toolchain": {k: v for k, v in versions.items() if not k.endswith("_path")}}
     extra = {"repro.comp": glsl, "repro.spv": spirv,
-             "REPORT.md": report_text(case, describe() if describe else None, failure, out_dir, backend)}
+             "REPORT.md": report_text(case, describe() if describe else None, failure, final_dir or out_dir,
+                                          backend)}
     return write_pack([case], out_dir, header=header, require_validator=False, overwrite=overwrite,
                       extra_files=extra)
 

@@ -88,6 +88,8 @@ def test_every_shape_of_the_deviation_is_one_bucket(stopped_and_resumed) -> None
     b = cdir.buckets()[0]
     assert b["size"] == min(f["size"] for f in findings)  # the smallest repro is kept
     repro = cdir.bucket_dir(b["key"]) / "repro"
+    # the replay line names where the repro lives, not the worker's scratch copy it was moved from
+    assert f"ctsgen run {repro} --backend" in (repro / "REPORT.md").read_text()
     assert main(["run", str(repro), "--quiet", "--backend", "mutant:setdimension-floor",
                  "--results", str(cdir.root / "replay.jsonl")]) == 1
 
