@@ -69,6 +69,8 @@ class Op(str, enum.Enum):
 
 SOURCES = (Op.load, Op.const, Op.generate)
 ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
+#: Nodes that move values without arithmetic: they keep every bit, the sign of zero too.
+MOVES = frozenset({Op.load, Op.transpose, Op.store})
 #: Run-time words per node kind (after the node's layout words, for load / store).
 LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in tests)
 WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
