@@ -71,7 +71,7 @@ class Worker:
         self.wid = worker_id(self.config.host, index)
         self.stopping = False
         self.in_round = False
-        self.buckets = Buckets(on_new=self._announce)
+        self.buckets = Buckets()  # new buckets are announced once per campaign, by _keep_smallest
         self.round = -1
         spec = self.config.database or str(cdir.database_dir)
         self.database = open_database(spec, local=cdir.database_dir, on_fallback=lambda line: self.say(line))
@@ -113,7 +113,9 @@ class Worker:
             fcntl.flock(lock, fcntl.LOCK_EX)
             meta = root / "bucket.json"
             size = case_size(case)
-            if meta.exists() and json.loads(meta.read_text())["size"] <= size:
+            if not meta.exists():  # the first of this host's workers to find it says so, the others see its file
+                self._announce(b)
+            elif json.loads(meta.read_text())["size"] <= size:
                 return
             tmp = root.parent / f".{root.name}.{self.wid}"
             shutil.rmtree(tmp, ignore_errors=True)
