@@ -139,6 +139,12 @@ def case_locator(case: Case) -> Locator:
     return getattr(case, "locate", None) or (lambda buffer, element: {})
 
 
+#: ``expectation(case, params, initial)``: a case's expected buffers (None where a buffer is not
+#: checked) computed by its family's oracle from the given inputs: its parameter words and its
+#: initial buffers, exactly as a pack holds them or a fuzz batch dispatches them.
+Expectation = Callable[[Any, np.ndarray, list[np.ndarray]], list["np.ndarray | None"]]
+
+
 @dataclass(frozen=True)
 class StrategyOptions:
     """Bounds on what a family's strategy draws (keyword arguments of the CLI)."""
@@ -169,6 +175,9 @@ class Family(Protocol):
 
     #: A device numeric model's prediction of a case (see FamilySpec.numeric_model), or None.
     numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None
+
+    #: The family's oracle on given inputs (see FamilySpec.expectation), or None.
+    expectation: Expectation | None
 
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
@@ -201,6 +210,15 @@ class FamilySpec:
     #: predicted) under a device numeric model (ctsgen.oracle.models), bit for bit; None for a
     #: case the model does not cover. Used by ``ctsgen run --numerics NAME`` (ModelMismatch).
     numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None = None
+    #: ``expectation(case, params, initial)``: the case's expected buffers recomputed by the family's
+    #: oracle from the given inputs, under whatever semantics are in force when it is called. An
+    #: expected driver deviation (``--expect-deviation NAME``, ctsgen.deviations) calls it with the
+    #: deviation's mutant applied, so the deviation changes what a case must give and never what it
+    #: is given (a pack's inputs are fixed; a program's tensor regions follow the spec's extents).
+    #: Declare it where a mutant can change the inputs ``case.data()`` draws (a tensor's extent
+    #: follows its layout's strides); without it ``case.data()`` is recomputed under the deviation
+    #: and must give the same inputs.
+    expectation: Expectation | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

@@ -175,11 +175,8 @@ class ProgramCase:
                 initial.append(input_values(comp, size, self.seed + 7919 * k))
             else:
                 initial.append(np.full(size, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
-        out = [b.copy() for b in initial]
         words = self.params()
-        evaluate(Run(p, words, out, np.zeros(len(out), np.int64)))
-        expected = [None if name.startswith("in_") else o for (name, _), o in zip(p.buffers(), out)]
-        return CaseData(words, initial, expected)
+        return CaseData(words, initial, expected_on(self, words, initial))
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (a store's is None), for a report's first differing node."""
@@ -225,6 +222,19 @@ class ProgramCase:
                                    "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
                                    "blockSize": list(t.blockSize)}
         return out
+
+
+def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """The program's oracle on given inputs (FamilySpec.expectation): every node evaluated in
+    order by its single-operation family's oracle (oracle.py), the stores writing into copies
+    of the output buffers. The tensor regions are the ones ``params`` names, so under an
+    expected deviation (ctsgen.deviations) a load replays its layout with the deviated
+    OpTensorLayoutSetDimensionNV over the spec case's data (docs/spec-decisions.md,
+    "expected-deviation"). Input buffers are not checked (None)."""
+    p = case.shader.program
+    out = [np.array(b, copy=True) for b in initial]
+    evaluate(Run(p, np.asarray(params), out, np.zeros(len(out), np.int64)))
+    return [None if name.startswith("in_") else o for (name, _), o in zip(p.buffers(), out)]
 
 
 def layout_variant(n: Node) -> LayoutVariant:
