@@ -11,6 +11,7 @@ results file says the case failed, and the commands that replay it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,14 @@ def _bullets(obj: dict[str, Any]) -> list[str]:
     return [f"- `{k}`: `{json.dumps(obj[k], sort_keys=True)}`" for k in sorted(obj)]
 
 
+def replay_command(out_dir: Path, backend: str, expect_deviations: Sequence[str] = ()) -> str:
+    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations)."""
+    return " ".join([f"ctsgen run {out_dir} --backend {backend}",
+                     *(f"--expect-deviation {name}" for name in expect_deviations)])
+
+
 def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any] | None, out_dir: Path,
-                backend: str = "vulkan") -> str:
+                backend: str = "vulkan", expect_deviations: Sequence[str] = ()) -> str:
     """REPORT.md for ``case``."""
     v = case.variant()
     params = {k: val for k, val in case.to_json().items() if k not in ("variant", "family")}
@@ -65,7 +72,7 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
                           f"{m['actual']['value']} ({m['actual']['bits']})" if m.get("actual") else ""]
                 lines.append("| " + " | ".join(cells) + " |")
             lines.append("")
-    lines += ["Replay:", "", "```sh", f"ctsgen run {out_dir} --backend {backend}", "```", "",
+    lines += ["Replay:", "", "```sh", replay_command(out_dir, backend, expect_deviations), "```", "",
               "Or without ctsgen: `repro.spv` has every parameter baked in; bind "
               "`cases/*/<buffer>.initial.npy` at bindings 1..n (binding 0 is unused), dispatch one "
               "workgroup and compare with `<buffer>.expected.npy` (docs/pack-format.md).", ""]
@@ -73,9 +80,12 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
 
 
 def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = None,
-                origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False) -> Path:
+                origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False,
+                expect_deviations: Sequence[str] = ()) -> Path:
     """Write the standalone repro of ``case`` (with the observed ``failure``
-    record, as in a results file, when there is one) to ``out_dir``."""
+    record, as in a results file, when there is one) to ``out_dir``. The repro's
+    expected buffers are the spec's; ``expect_deviations`` (the session's
+    ``--expect-deviation`` names) go into REPORT.md's replay line."""
     v = case.variant()
     baked = [0] * len(v.buffers()) + [int(w) for w in case.data().params]
     glsl = v.glsl(baked)
@@ -86,7 +96,8 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
     header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},
               "toolchain": {k: v for k, v in versions.items() if not k.endswith("_path")}}
     extra = {"repro.comp": glsl, "repro.spv": spirv,
-             "REPORT.md": report_text(case, describe() if describe else None, failure, out_dir, backend)}
+             "REPORT.md": report_text(case, describe() if describe else None, failure, out_dir, backend,
+                                      expect_deviations)}
     return write_pack([case], out_dir, header=header, require_validator=False, overwrite=overwrite,
                       extra_files=extra)
 
