@@ -145,6 +145,26 @@ def case_locator(case: Case) -> Locator:
 Expectation = Callable[[Any, np.ndarray, list[np.ndarray]], list["np.ndarray | None"]]
 
 
+@dataclass
+class Intermediates:
+    """A debug re-run of one case that also exposes the values it computes on the way.
+
+    ``variant``: the case's shader re-emitted so that it also stores each intermediate value to
+    extra debug buffers (compiled and validated like any variant, run on the same backend).
+    ``data``: its inputs (the case's, then the debug buffers, poisoned) and expected buffers.
+    ``labels[k]``: intermediate k's short name (``#3 muladd``); ``expected[k]``: its value by the
+    case's oracle; ``actual(outputs)``: the values read back from the debug run's output buffers,
+    in the same order. ``listing``: the computation as readable lines, for REPORT.md.
+    """
+
+    variant: Any
+    data: CaseData
+    labels: list[str]
+    expected: list[np.ndarray]
+    actual: Callable[[list[np.ndarray]], list[np.ndarray]]
+    listing: list[str]
+
+
 @dataclass(frozen=True)
 class StrategyOptions:
     """Bounds on what a family's strategy draws (keyword arguments of the CLI)."""
@@ -178,6 +198,9 @@ class Family(Protocol):
 
     #: The family's oracle on given inputs (see FamilySpec.expectation), or None.
     expectation: Expectation | None
+
+    #: A debug re-run exposing a case's intermediate values (see FamilySpec.intermediates), or None.
+    intermediates: Callable[[Any, CaseData], Intermediates] | None
 
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
@@ -219,6 +242,11 @@ class FamilySpec:
     #: follows its layout's strides); without it ``case.data()`` is recomputed under the deviation
     #: and must give the same inputs.
     expectation: Expectation | None = None
+    #: ``intermediates(case, data)``: the debug re-run of ``case`` (:class:`Intermediates`) on its
+    #: inputs ``data`` (``case.data()``), for a failing case's REPORT.md "first differing node"
+    #: (ctsgen.runner.debug_run); called with any expected deviation's mutants applied, so the
+    #: expected intermediates follow them. None: the family's cases have no intermediates.
+    intermediates: Callable[[Any, CaseData], Intermediates] | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()
