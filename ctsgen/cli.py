@@ -167,9 +167,23 @@ def cmd_repro(args: argparse.Namespace) -> int:
         from ctsgen.errors import UserError
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
+    if args.debug_rerun and results is None:
+        from ctsgen.errors import UserError
+        raise UserError("--debug-rerun compares a failing case's nodes -> also give --results, the file in "
+                        "which the case failed")
     backend = args.backend or _backend_of_results(results)
-    out = export_repro(load_pack(args.pack), args.case, Path(args.out), results=results, overwrite=args.force,
-                       backend=backend)
+    pack = load_pack(args.pack)
+    debug_backend = None
+    if args.debug_rerun:  # a failing program's first differing node, from a run on the backend that failed
+        from ctsgen.backends.registry import open_backend
+
+        debug_backend = open_backend(backend, "auto")
+    try:
+        out = export_repro(pack, args.case, Path(args.out), results=results, overwrite=args.force,
+                           backend=backend, debug_backend=debug_backend)
+    finally:
+        if debug_backend is not None:
+            debug_backend.close()
     print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend {backend}")
     return 0
 
@@ -227,33 +241,35 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
-        fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
-                        on_failure=found)
-        report = fuzzer.run()
-    finally:
-        show.close()
-        signal.signal(signal.SIGTERM, previous)
-        backend.close()
-    print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
-          f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
-    print(report.times.summary(report.wall_s, report.cases))
-    if not report.failures:
-        print("no failure found")
-        return 0
-    print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
-    for case, result in report.failures:
-        out = Path(args.repro_dir) / case.name()
         try:
-            export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
-                        origin={"fuzz": {"backend": args.backend, "seed": args.seed,
-                                         "families": list(options.families)}},
-                        expect_deviations=options.expect_deviations)
-        except OutputLockedError:  # fuzz workers sharing --repro-dir found the same case (its name
-            pass  # carries its hash): the worker holding the lock writes that repro
-        print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
-              f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
-    return 1
+            total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
+            fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
+                            on_failure=found)
+            report = fuzzer.run()
+        finally:
+            show.close()
+            signal.signal(signal.SIGTERM, previous)
+        print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
+              f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
+        print(report.times.summary(report.wall_s, report.cases))
+        if not report.failures:
+            print("no failure found")
+            return 0
+        print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
+        for case, result in report.failures:
+            out = Path(args.repro_dir) / case.name()
+            try:  # the backend is still open: a program's repro gets its debug re-run on it
+                export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
+                            origin={"fuzz": {"backend": args.backend, "seed": args.seed,
+                                             "families": list(options.families)}},
+                            expect_deviations=options.expect_deviations, debug_backend=backend)
+            except OutputLockedError:  # fuzz workers sharing --repro-dir found the same case (its name
+                pass  # carries its hash): the worker holding the lock writes that repro
+            print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
+                  f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
+        return 1
+    finally:
+        backend.close()
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
@@ -434,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--backend", help="the backend that failed, for REPORT.md's replay line (default: from the "
                    "--results file's name, results-BACKEND.jsonl, else vulkan)")
     x.add_argument("--force", action="store_true", help="replace a ctsgen repro or pack at --out")
+    x.add_argument("--debug-rerun", action="store_true",
+                   help="for a failing case of a family with intermediates (cm2-program): run its debug "
+                        "shader once on the backend and name the first differing node in REPORT.md")
     x.set_defaults(func=cmd_repro)
 
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
