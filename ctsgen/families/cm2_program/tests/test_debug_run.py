@@ -21,6 +21,7 @@ from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, No
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
+from ctsgen.model.types import MatrixType
 from ctsgen.repro import export_case
 from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
@@ -41,11 +42,13 @@ def _case(nodes: list[Node], scalars: dict[int, Scalars], seed: int = 0) -> Prog
     return ProgramCase(ProgramVariant(Program(tuple(nodes))), tuple(params), seed)
 
 
-def L(t):  # noqa: E743 - a load of type t
+def L(t: MatrixType) -> Node:
+    """A load of type ``t`` through tensorLayoutNV<2, Undefined>."""
     return Node(Op.load, t, (), U, 2)
 
 
-def S(t, v):
+def S(t: MatrixType, v: int) -> Node:
+    """A store of value ``v`` (of type ``t``) through tensorLayoutNV<2, Undefined>."""
     return Node(Op.store, t, (v,), U, 2)
 
 
