@@ -121,7 +121,8 @@ class Worker:
             shutil.rmtree(tmp, ignore_errors=True)
             export_case(case, tmp / "repro", failure=result.to_json(), backend=self.config.backend,
                         origin={"campaign": str(self.cdir.root), "worker": self.wid, "round": self.round},
-                        final_dir=root / "repro")
+                        final_dir=root / "repro",
+                        debug_backend=self.backend)  # a program's first differing node, on this device
             record = {"key": b.key, "title": b.title, "explained_by": b.explained_by, "signature": b.signature,
                       "size": size, "case": case.to_json(), "name": case.name(), "result": result.to_json(),
                       "found_by": self.wid, "round": self.round, "t": time.time()}
