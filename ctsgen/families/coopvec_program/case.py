@@ -1,0 +1,338 @@
+"""The coopvec-program family's case model: a chain of cooperative-vector layers (program.py).
+
+A :class:`ProgramVariant` is the compile-time signature, the program's shape:
+one shader serves every case of that shape. A :class:`ProgramCase` adds the
+run-time parameters of each node: a MatMulAdd's MatrixOffset, MatrixStride
+and BiasOffset (:class:`LayerParams`, the coopvec family's operands and
+rules: VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10096 to -10098), an
+activation's scalars (:class:`Scalars`), and a data seed.
+
+Bindings (Program.buffers): the input vectors, one byte buffer holding every
+layer's bias (each at its BiasOffset), the results, then per layer its
+matrix (bytes, 64-byte aligned per case) and, for an optimal layout, the
+buffer the backend converts it into (a MatrixConversion, as the coopvec
+family does). Each of the LOCAL invocations of a workgroup loads its own
+input vector and stores its own result, 16-aligned; the results start
+poisoned, so a component past the stored vector must keep the poison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctsgen.backends.base import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
+from ctsgen.device.profile import Requirements
+from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.families.coopvec import oracle as matmul_oracle
+from ctsgen.families.coopvec_elementwise import oracle as element_oracle
+from ctsgen.families.coopvec_program.data import input_vectors, layer_values, place_bias, place_matrix
+from ctsgen.families.coopvec_program.oracle import (W_BOFF, W_MOFF, W_S, W_STRIDE, W_T, Run, eval_node,
+                                                    evaluate)
+from ctsgen.families.coopvec.variant import MatrixLayout
+from ctsgen.families.coopvec_program.program import GRAD_INIT, LOCAL, Op, Program, act_glsl
+from ctsgen.model.types import coopvec_combination_feature, coopvec_component_type_feature
+from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
+from ctsgen.templates import render
+
+FAMILY_NAME = "coopvec-program"
+#: the device extension behind OpCompositeConstructReplicateEXT (an activation's broadcast scalars)
+REPLICATED = "VK_EXT_shader_replicated_composites"
+
+
+@dataclass(frozen=True)
+class ProgramVariant:
+    """Compile-time signature: the program's shape."""
+
+    program: Program
+
+    @property
+    def id(self) -> str:
+        p = self.program
+        return f"coopvec_program.layers{len(p.layers())}.ops{p.ops}.{p.digest()}"
+
+    @property
+    def local_size_x(self) -> int:
+        return LOCAL
+
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        return tuple(BufferSpec(k + 1, name, dtype) for k, (name, dtype) in enumerate(self.program.buffers()))
+
+    def requirements(self) -> Requirements:
+        """cooperativeVector, each layer's advertised combination (VUID-RuntimeSpirv-
+        OpCooperativeVectorMatrixMulNV-10089) and every vector's component type (VUID-RuntimeSpirv-
+        OpTypeCooperativeVector-10095). An activation broadcasts its scalars with the
+        ``coopvecNV<T, N>(s)`` constructor, which glslang emits as OpCompositeConstructReplicateEXT
+        (SPV_EXT_replicated_composites): such a program needs VK_EXT_shader_replicated_composites
+        (its feature shaderReplicatedComposites is enabled with it by the Vulkan backend; the
+        read-out profiles list extensions, not that feature)."""
+        p = self.program
+        feats = ["cooperativeVector"]
+        feats += [coopvec_combination_feature(L.inputType.vk, L.inputInterpretation.vk, L.matrixInterpretation.vk,
+                                              L.biasInterpretation.vk, L.resultType.vk, L.transpose)
+                  for L in p.layers()]
+        feats += [coopvec_component_type_feature(c.vk) for c in dict.fromkeys(n.type.component for n in p.nodes)]
+        feats += ["cooperativeVectorTraining"] * p.training
+        exts = ("VK_NV_cooperative_vector",) + (REPLICATED,) * any(n.op is Op.act for n in p.nodes)
+        return Requirements(extensions=exts, features=tuple(dict.fromkeys(feats)))
+
+    def device_layout(self) -> dict[str, Any]:
+        """Matrices 64-byte aligned per case (VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10097);
+        each optimal layer's row-major source converted into its own buffer, the layer's
+        MatrixOffset word added (ctsgen.backends.base.DEVICE_LAYOUT_KEY)."""
+        p = self.program
+        H = len(p.buffers())
+        align: dict[str, int] = {}
+        conversions = []
+        for j, (i, L) in enumerate(zip(p.layer_nodes(), p.layers())):
+            src = p.buffer_index(f"matrix{j}") + 1
+            align[str(src)] = 64
+            if L.layout.optimal:
+                v = L.variant()
+                rows, cols = v.stored_shape
+                conversions.append(MatrixConversion(src, p.buffer_index(f"optimal{j}") + 1, rows, cols,
+                                                    v.source_type.vk, L.matrixInterpretation.vk, int(L.layout),
+                                                    H + p.word_bases()[i] + W_MOFF).to_json())
+        if p.training:
+            L = p.layers()[-1]
+            f16 = L.resultType.vk
+            conversions.append(MatrixConversion(p.buffer_index("grad_matrix") + 1, p.buffer_index("grad_optimal") + 1,
+                                                L.M, L.K, f16, f16, int(MatrixLayout.TrainingOptimal),
+                                                write_back=True).to_json())
+        out: dict[str, Any] = {"bufferAlign": align}
+        if conversions:
+            out["matrixConversions"] = conversions
+        return out
+
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        p = self.program
+        H = len(p.buffers())
+        glsl_of = {"uint8": "uint8_t", "float16": "float16_t", p.input.component.dtype.name: p.input.component.glsl}
+        glsl_of[p.output.component.dtype.name] = p.output.component.glsl
+        slots = {name: k for k, (name, _) in enumerate(p.buffers())}
+        return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
+                      lines=p.lines(), bases=[H + b for b in p.word_bases()], H=H, words=H + p.words,
+                      buffers=[(name, glsl_of[dt]) for name, dt in p.buffers()], slot=slots,
+                      layer_of={i: j for j, i in enumerate(p.layer_nodes())}, act_glsl=act_glsl,
+                      grad=p.gradient_nodes() if p.training else None,
+                      W=dict(MOFF=W_MOFF, STRIDE=W_STRIDE, BOFF=W_BOFF, S=W_S, T=W_T),
+                      baked=None if baked is None else [int(w) for w in baked])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"program": self.program.to_json(), DEVICE_LAYOUT_KEY: self.device_layout()}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ProgramVariant:
+        return cls(Program.from_json(o["program"]))
+
+    def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
+        """Reference semantics: evaluate each case's program on the host buffers."""
+        for words, offs in zip(params, offsets):
+            evaluate(Run(self.program, words, buffers, offs))
+
+
+@dataclass(frozen=True)
+class LayerParams:
+    """A MatMulAdd's run-time operands: MatrixOffset (bytes, a multiple of 64), MatrixStride
+    (bytes, a multiple of 16 at least a row / column; 0 for an optimal layout), BiasOffset
+    (bytes into the shared bias buffer, a multiple of 16)."""
+
+    matrixOffset: int = 0
+    matrixStride: int = 0
+    biasOffset: int = 0
+
+
+@dataclass(frozen=True)
+class Scalars:
+    """An activation's run-time scalars, integers of the node's component type: ``s`` (max / min
+    operand, clamp's minVal, scale, addend, fma's multiplier, shift) and ``t`` (clamp's maxVal,
+    fma's addend)."""
+
+    s: int = 0
+    t: int = 0
+
+
+NodeParams = LayerParams | Scalars | None
+
+
+def _check_layer(p: Program, i: int, q: LayerParams) -> str | None:
+    L = p.nodes[i].layer
+    if q.matrixOffset < 0 or q.matrixOffset % 64:
+        return f"MatrixOffset {q.matrixOffset}: a multiple of 64 (VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10097)"
+    if q.biasOffset < 0 or q.biasOffset % 16:
+        return f"BiasOffset {q.biasOffset}: a multiple of 16 (VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10098)"
+    if not L.layout.optimal:
+        rows, cols = L.variant().stored_shape
+        line = (cols if L.layout.name == "RowMajor" else rows) * L.matrixInterpretation.dtype.itemsize
+        if q.matrixStride % 16 or q.matrixStride < line:
+            return (f"MatrixStride {q.matrixStride}: a multiple of 16 of at least {line} bytes "
+                    "(VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10096)")
+    return None
+
+
+@dataclass(frozen=True)
+class ProgramCase:
+    """One run of a program: each node's run-time parameters and a data seed."""
+
+    family: ClassVar[str] = FAMILY_NAME
+
+    shader: ProgramVariant
+    nodes: tuple[NodeParams, ...]
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        p = self.shader.program
+        if len(self.nodes) != len(p.nodes):
+            raise ValueError(f"{len(self.nodes)} node parameters for a program of {len(p.nodes)} nodes")
+        kinds = {Op.matmuladd: LayerParams, Op.act: Scalars}
+        for i, (n, q) in enumerate(zip(p.nodes, self.nodes)):
+            want = kinds.get(n.op)
+            if (q is None) != (want is None) or (want is not None and not isinstance(q, want)):
+                raise ValueError(f"node {i} ({n.op.value}) has run-time parameters of the wrong kind: {q!r}")
+            why = _check_layer(p, i, q) if isinstance(q, LayerParams) else None
+            if why:
+                raise ValueError(f"node {i}: {why}")
+        regions = sorted((q.biasOffset, q.biasOffset + L.M * L.biasInterpretation.dtype.itemsize)
+                         for q, L in zip(self.layer_params(), p.layers()))
+        if any(a[1] > b[0] for a, b in zip(regions, regions[1:])):
+            raise ValueError(f"bias regions {regions} overlap")
+        p.limits(self.scalars())  # scalars inside the exact domain
+
+    def variant(self) -> ProgramVariant:
+        return self.shader
+
+    def layer_params(self) -> list[LayerParams]:
+        return [self.nodes[i] for i in self.shader.program.layer_nodes()]
+
+    def scalars(self) -> list[tuple[int, int] | None]:
+        return [(q.s, q.t) if isinstance(q, Scalars) else None for q in self.nodes]
+
+    def params(self) -> np.ndarray:
+        p = self.shader.program
+        w = np.zeros(p.words, np.uint32)
+        for n, q, base in zip(p.nodes, self.nodes, p.word_bases()):
+            if isinstance(q, LayerParams):
+                w[base + W_MOFF], w[base + W_STRIDE], w[base + W_BOFF] = q.matrixOffset, q.matrixStride, q.biasOffset
+            elif isinstance(q, Scalars):
+                comp = element_oracle.component(n.type.component)
+                w[base + W_S:base + W_T + 1] = to_bits(np.asarray([q.s, q.t], dtype=comp.dtype), comp)
+        return w
+
+    def _initial(self) -> list[np.ndarray]:
+        """Every buffer before the matrices and biases are drawn: the input region, the bias
+        bytes (zero), the poisoned results, empty matrices."""
+        p = self.shader.program
+        out = []
+        for name, dtype in p.buffers():
+            if name == "input":
+                out.append(np.zeros(LOCAL * p.input.stride // p.input.component.dtype.itemsize, dtype))
+            elif name == "output":
+                comp = element_oracle.component(p.output.component)
+                out.append(np.full(LOCAL * p.output.stride // comp.dtype.itemsize,
+                                   from_bits(sentinel_bits(comp), comp), dtype))
+            elif name in ("grad_matrix", "grad_bias"):
+                L = p.layers()[-1]
+                out.append(np.zeros(L.M * (L.K if name == "grad_matrix" else 1), dtype))
+            elif name == "bias":
+                out.append(np.zeros(max(q.biasOffset + L.M * L.biasInterpretation.dtype.itemsize
+                                        for q, L in zip(self.layer_params(), p.layers())), np.uint8))
+            else:
+                out.append(np.zeros(0, np.uint8))
+        return out
+
+    def data(self) -> CaseData:
+        """The input and each layer's weights and biases, drawn layer by layer inside the exact
+        domain (data.py) while the composed oracle evaluates the chain; then the expected
+        results: the oracle run on the finished buffers."""
+        p = self.shader.program
+        rng = np.random.default_rng(self.seed)
+        limits = p.limits(self.scalars())
+        words = self.params()
+        bufs = self._initial()
+        first = p.layers()[0]
+        element_oracle.store(bufs[p.buffer_index("input")], np.arange(LOCAL) * p.input.stride,
+                             input_vectors(rng, first, LOCAL, limits[0]))
+        run = Run(p, words, bufs, np.zeros(len(bufs), np.int64))
+        for i, n in enumerate(p.nodes[:p.store_index]):
+            if n.op is Op.matmuladd:
+                L, q = n.layer, self.nodes[i]
+                j = p.layer_nodes().index(i)
+                x = matmul_oracle.convert_input(run.values[i - 1], L.inputType, L.inputInterpretation)
+                w, b = layer_values(rng, L, x, limits[i])
+                bufs[p.buffer_index(f"matrix{j}")] = place_matrix(L, w, q.matrixOffset, q.matrixStride)
+                place_bias(bufs[p.buffer_index("bias")], L, b, q.biasOffset)
+            run.values.append(eval_node(run, i))
+        for name in ("grad_matrix", "grad_bias")[:2 * p.training]:  # drawn last: the forward data stay as they are
+            b = bufs[p.buffer_index(name)]
+            b[:] = rng.integers(-GRAD_INIT, GRAD_INIT, b.size, endpoint=True)
+        out = [b.copy() for b in bufs]
+        evaluate(Run(p, words, out, np.zeros(len(out), np.int64)))
+        checked = ("output", "grad_matrix", "grad_bias")
+        expected = [o if name in checked else None for (name, _), o in zip(p.buffers(), out)]
+        return CaseData(words, bufs, expected)
+
+    def values(self) -> list[np.ndarray | None]:
+        """Every node's expected value (the store's is None), for a report's first differing node."""
+        d = self.data()
+        out = [b.copy() for b in d.initial]
+        return evaluate(Run(self.shader.program, d.params, out, np.zeros(len(out), np.int64)))
+
+    def compare_rule(self) -> CompareRule:
+        """Bit for bit (the exact domain); a float result without SignedZeroInfNanPreserve may
+        carry either sign of zero (decision "signed-zero")."""
+        return CompareRule("bitwise", signed_zero=False if self.shader.program.output.component.is_float else None)
+
+    def to_json(self) -> dict[str, Any]:
+        def node(q: NodeParams) -> Any:
+            if isinstance(q, LayerParams):
+                return {"matrixOffset": q.matrixOffset, "matrixStride": q.matrixStride, "biasOffset": q.biasOffset}
+            return None if q is None else {"s": q.s, "t": q.t}
+
+        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "nodes": [node(q) for q in self.nodes],
+                "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> ProgramCase:
+        v = ProgramVariant.from_json(o["variant"])
+        nodes: list[NodeParams] = []
+        for n, q in zip(v.program.nodes, o["nodes"]):
+            if n.op is Op.matmuladd:
+                nodes.append(LayerParams(int(q["matrixOffset"]), int(q["matrixStride"]), int(q["biasOffset"])))
+            else:
+                nodes.append(None if q is None else Scalars(int(q["s"]), int(q["t"])))
+        return cls(v, tuple(nodes), int(o["seed"]))
+
+    def name(self) -> str:
+        return case_name(self.shader.id, self.to_json())
+
+    def describe(self) -> dict[str, Any]:
+        """The program as readable lines, each layer's operands and each activation's scalars."""
+        p = self.shader.program
+        out: dict[str, Any] = {"program": p.lines(), "layers": len(p.layers()), "length": p.ops}
+        for i, q in enumerate(self.nodes):
+            if isinstance(q, LayerParams):
+                out[f"v{i}"] = {"MatrixOffset": q.matrixOffset, "MatrixStride": q.matrixStride,
+                                "BiasOffset": q.biasOffset}
+            elif isinstance(q, Scalars):
+                out[f"v{i}"] = {"s": q.s, "t": q.t}
+        return out
+
+    def locate(self, buffer: int, element: int) -> dict[str, Any]:
+        """Invocation and component of a result element (or the padding after a vector); row and
+        column of a gradient element."""
+        p = self.shader.program
+        name = p.buffers()[buffer][0]
+        if name == "grad_matrix":
+            return dict(zip(("row", "col"), divmod(element, p.layers()[-1].K)))
+        if name == "grad_bias":
+            return {"component": element}
+        if name != "output":
+            return {}
+        t = p.output
+        lid, rest = divmod(element * t.component.dtype.itemsize, t.stride)
+        comp = rest // t.component.dtype.itemsize
+        return {"invocation": lid, "component": comp} if comp < t.n else {"invocation": lid, "padding": comp}

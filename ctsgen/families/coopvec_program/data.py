@@ -1,0 +1,86 @@
+"""Test data of a coopvec-program case, drawn inside the exact domain (program.py).
+
+* Input vectors: integers in [-INPUT, INPUT] ([0, INPUT] for an unsigned
+  InputInterpretation), packed four to a word for a packed one.
+* Each layer's weights: integers in [-WEIGHT, WEIGHT] ([0, WEIGHT] for an
+  unsigned MatrixInterpretation), biases in [-BIAS, BIAS] (at most a quarter
+  of the layer's limit). Drawn after the layer's actual input is known
+  (the composed oracle evaluates the chain up to it): with X_k the largest
+  |x_k| over the invocations, a row whose sum_k |w_mk| X_k + |b_m| could pass
+  the layer's limit keeps each weight with a probability that halves the
+  expected sum, then drops the weights past the longest prefix that fits.
+  Every partial sum of the MatMulAdd, in any order, then stays within the
+  limit: an integer exact in the Result Type (and in the next layer's
+  interpretation, after the activation and the conversions).
+
+Integer layers whose result needs no limit (integer arithmetic wraps, exact in
+any order) keep their weights; float layers always have one (2^11 for float16).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ctsgen.families.coopvec_program.program import UNBOUNDED, Layer
+
+#: magnitude of drawn input components, by kind of InputInterpretation (float, integer)
+INPUT = {True: 4, False: 16}
+#: magnitude of drawn weights and biases, by kind of interpretation (float, integer)
+WEIGHT = {True: 3, False: 8}
+BIAS = {True: 4, False: 64}
+
+
+def _ints(rng: np.random.Generator, shape: tuple[int, ...], bound: int, unsigned: bool) -> np.ndarray:
+    return rng.integers(0 if unsigned else -bound, bound, shape, endpoint=True)
+
+
+def input_vectors(rng: np.random.Generator, layer: Layer, invocations: int, limit: int) -> np.ndarray:
+    """The stored input vectors (invocations x components of the Input type) of the first layer."""
+    interp = layer.inputInterpretation
+    bound = min(INPUT[interp.is_float], limit)
+    unsigned = not interp.is_float and not interp.is_signed
+    if interp.is_packed:
+        v = _ints(rng, (invocations, layer.K), bound, unsigned).astype(np.int8 if interp.is_signed else np.uint8)
+        return np.ascontiguousarray(v).view("<u4").astype(np.uint32)
+    return _ints(rng, (invocations, layer.K), bound, unsigned).astype(layer.inputType.dtype)
+
+
+def layer_values(rng: np.random.Generator, layer: Layer, x: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The effective M x K weights and the M biases of a layer whose input (as InputInterpretation
+    values, invocations x K) is ``x``, so that every output's sum |terms| + |bias| <= ``limit``."""
+    M, K = layer.M, layer.K
+    mt, bt = layer.matrixInterpretation, layer.biasInterpretation
+    w = _ints(rng, (M, K), WEIGHT[mt.is_float], not mt.is_float and not mt.is_signed)
+    bound = BIAS[bt.is_float] if limit >= UNBOUNDED else min(BIAS[bt.is_float], limit // 4)
+    b = _ints(rng, (M,), bound, False)
+    if limit >= UNBOUNDED:
+        return w, b
+    X = np.abs(x.astype(np.float64)).max(axis=0)
+    budget = limit - np.abs(b)
+    total = (np.abs(w) * X).sum(axis=1)
+    keep = np.minimum(1.0, 0.5 * budget / np.maximum(total, 1.0))
+    w = np.where(rng.random((M, K)) < keep[:, None], w, 0)
+    w = np.where(np.cumsum(np.abs(w) * X, axis=1) <= budget[:, None], w, 0)
+    return w, b
+
+
+def place_matrix(layer: Layer, w: np.ndarray, moff: int, stride: int) -> np.ndarray:
+    """The bytes of a layer's matrix buffer for the effective M x K matrix ``w``: for RowMajor /
+    ColumnMajor the stored matrix (K x M when transposed) line by line, MatrixStride bytes apart
+    from MatrixOffset; for an optimal layout the tight row-major source the backend converts
+    (MatrixConversion). The inverse of the coopvec family's ``CoopVecVariant.read_matrix``."""
+    v = layer.variant()
+    stored = w.T if layer.transpose else w
+    if v.optimal:
+        return np.ascontiguousarray(stored.astype(v.source_type.dtype)).view(np.uint8).ravel()
+    lines = stored if layer.layout.name == "RowMajor" else stored.T
+    raw = np.ascontiguousarray(lines.astype(layer.matrixInterpretation.dtype)).view(np.uint8)
+    buf = np.zeros(moff + (lines.shape[0] - 1) * stride + raw.shape[1], np.uint8)
+    buf[moff + np.arange(lines.shape[0])[:, None] * stride + np.arange(raw.shape[1])[None, :]] = raw
+    return buf
+
+
+def place_bias(buf: np.ndarray, layer: Layer, b: np.ndarray, boff: int) -> None:
+    """The biases as BiasInterpretation values at byte BiasOffset of the shared bias buffer."""
+    raw = np.ascontiguousarray(b.astype(layer.biasInterpretation.dtype)).view(np.uint8)
+    buf[boff:boff + raw.size] = raw

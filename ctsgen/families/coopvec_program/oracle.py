@@ -1,0 +1,167 @@
+"""Expected results of a coopvec-program: the single-operation families' oracles, node by node.
+
+Each node's value comes from the oracle of the family that tests that
+instruction alone, nothing re-implemented, vectorised over the invocations:
+
+* load / store: ``coopvec_elementwise.oracle.load`` / ``store``
+  (OpCooperativeVectorLoadNV / StoreNV at 16-aligned byte offsets);
+* matmuladd: the input conversion ``coopvec.oracle.convert_input``, the
+  matrix and bias read by the coopvec family's own variant of the layer
+  (``CoopVecVariant.read_matrix`` / ``read_bias``: RowMajor / ColumnMajor at
+  MatrixOffset and MatrixStride, an optimal layout from its row-major
+  source), and ``coopvec.oracle.matmul`` (OpCooperativeVectorMatrixMulAddNV);
+* act, convert: ``coopvec_elementwise.oracle.apply`` (3.42.11-3.42.14), the
+  scalars broadcast to vectors as the shader does;
+* outer, reducesum (a training step): ``coopvec.oracle.accumulate_f16`` of the
+  coopvec family's ``outer_terms`` (OpCooperativeVectorOuterProductAccumulateNV)
+  or of the vectors themselves (...ReduceSumAccumulateNV): one fp16 add per
+  invocation, one order the relaxed atomic adds may take.
+
+In the program's exact domain (program.py) every value is an integer within
+its limit, so these oracles' results are exact in any summation order and
+the tolerances they derive for general data are not needed.
+
+Each node kind is evaluated by a module-level ``eval_<kind>`` function looked
+up when it runs, so a composition mutant (mutants.py) can replace one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ctsgen.families.coopvec import oracle as matmul_oracle
+from ctsgen.families.coopvec.variant import outer_terms
+from ctsgen.families.coopvec_elementwise import oracle as element_oracle
+from ctsgen.families.coopvec_elementwise.ops import OPS
+from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
+from ctsgen.families.coopvec_program.program import LOCAL, Op, Program
+from ctsgen.oracle.values import from_bits
+
+#: the run-time words of a MatMulAdd node, then an activation's
+W_MOFF, W_STRIDE, W_BOFF = 0, 1, 2
+W_S, W_T = 0, 1
+
+
+@dataclass
+class Run:
+    """One case's evaluation: the program, its family words, the whole host buffers with this
+    case's element offset into each, and the values computed so far (``values[i]``: node i's,
+    invocations x components; None for the store)."""
+
+    program: Program
+    words: np.ndarray
+    buffers: list[np.ndarray]
+    offsets: np.ndarray
+    values: list[np.ndarray | None] = field(default_factory=list)
+
+    def word(self, i: int, k: int) -> int:
+        return int(self.words[self.program.word_bases()[i] + k])
+
+    def scalar(self, i: int, k: int) -> np.generic:
+        """Scalar k (s or t) of activation node i, of the node's component type."""
+        c = self.program.nodes[i].type.component
+        return from_bits(self.word(i, k), element_oracle.component(c))[()]
+
+    def arg(self, i: int) -> np.ndarray:
+        """The value node i reads: the previous node's."""
+        return self.values[i - 1]
+
+    def buffer(self, name: str) -> np.ndarray:
+        """This case's part of a buffer (from its element offset on)."""
+        b = self.program.buffer_index(name)
+        return self.buffers[b][int(self.offsets[b]):]
+
+    def vector_offsets(self, name: str, stride: int) -> np.ndarray:
+        """Byte offsets of every invocation's vector in buffer ``name``: one per ``stride`` bytes."""
+        b = self.program.buffer_index(name)
+        return int(self.offsets[b]) * self.buffers[b].dtype.itemsize + np.arange(LOCAL) * stride
+
+
+def eval_load(run: Run, i: int) -> np.ndarray:
+    t = run.program.nodes[i].type
+    return element_oracle.load(run.buffers[run.program.buffer_index("input")],
+                               run.vector_offsets("input", t.stride), t.n)
+
+
+def eval_store(run: Run, i: int) -> None:
+    t = run.program.nodes[i].type
+    element_oracle.store(run.buffers[run.program.buffer_index("output")],
+                         run.vector_offsets("output", t.stride), run.arg(i))
+
+
+def layer_operands(run: Run, i: int, *, moff: int | None = None, stride: int | None = None,
+                   boff: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The effective M x K matrix and the bias of MatMulAdd node i, read by the coopvec family's
+    variant of the layer from the node's buffers at its MatrixOffset / MatrixStride / BiasOffset
+    (a keyword replaces one: what a composition mutant reads instead)."""
+    L = run.program.nodes[i].layer
+    v = L.variant()
+    j = run.program.layer_nodes().index(i)
+    w = v.read_matrix(run.buffer(f"matrix{j}"), run.word(i, W_MOFF) if moff is None else moff,
+                      run.word(i, W_STRIDE) if stride is None else stride)
+    b = v.read_bias(run.buffer("bias"), run.word(i, W_BOFF) if boff is None else boff)
+    return w, b
+
+
+def eval_matmuladd(run: Run, i: int) -> np.ndarray:
+    """OpCooperativeVectorMatrixMulAddNV: the input converted to InputInterpretation, W x + b."""
+    L = run.program.nodes[i].layer
+    x = matmul_oracle.convert_input(run.arg(i), L.inputType, L.inputInterpretation)
+    w, b = layer_operands(run, i)
+    return matmul_oracle.matmul(x, w, b, L.resultType)
+
+
+def act_operands(run: Run, i: int, x: np.ndarray) -> tuple[list[np.ndarray], float]:
+    """The activation's operand vectors (x, then s and t broadcast) and its scalar s."""
+    n = run.program.nodes[i]
+    dt = n.type.component.dtype
+    s, t = run.scalar(i, 0), run.scalar(i, 1)
+    extra = [np.full(x.shape, s, dt), np.full(x.shape, t, dt)][:OPS[n.fn].arity - 1]
+    return [x, *extra], float(s)
+
+
+def eval_act(run: Run, i: int) -> np.ndarray:
+    """One element-wise instruction of the activation on the previous value and the scalars."""
+    n = run.program.nodes[i]
+    operands, s = act_operands(run, i, run.arg(i))
+    return element_oracle.apply(n.fn, operands, s, n.type.component, n.type.component)
+
+
+def eval_convert(run: Run, i: int) -> np.ndarray:
+    src = run.program.nodes[i - 1].type.component
+    return element_oracle.apply(ElementOp.convert, [run.arg(i)], 0.0, src, run.program.nodes[i].type.component)
+
+
+def gradient_operands(run: Run) -> tuple[np.ndarray, np.ndarray]:
+    """A training step's y (the stored value: the gradient of 1/2 |y|^2) and the last layer's input h."""
+    y, h = run.program.gradient_nodes()
+    return run.values[y], run.values[h]
+
+
+def eval_outer(run: Run, i: int) -> None:
+    """dW += y h^T, summed over the invocations into the M x K float16 matrix (its row-major source:
+    the backend converts it to TrainingOptimal and back)."""
+    y, h = gradient_operands(run)
+    dw = run.buffer("grad_matrix")[:y.shape[1] * h.shape[1]].reshape(y.shape[1], h.shape[1])
+    dw[:] = matmul_oracle.accumulate_f16(dw, outer_terms(y, h))
+
+
+def eval_reducesum(run: Run, i: int) -> None:
+    """db += y, summed over the invocations into the M float16 components."""
+    y, _ = gradient_operands(run)
+    db = run.buffer("grad_bias")[:y.shape[1]]
+    db[:] = matmul_oracle.accumulate_f16(db, y)
+
+
+def eval_node(run: Run, i: int) -> np.ndarray | None:
+    """Node i's value, by the ``eval_<kind>`` function of its kind (looked up now)."""
+    return globals()[f"eval_{run.program.nodes[i].op.value}"](run, i)
+
+
+def evaluate(run: Run) -> list[np.ndarray | None]:
+    """Evaluate every node in order; the store writes into ``run.buffers``. Returns the values."""
+    for i in range(len(run.values), len(run.program.nodes)):
+        run.values.append(eval_node(run, i))
+    return run.values

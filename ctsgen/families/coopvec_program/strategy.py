@@ -1,0 +1,225 @@
+"""Strategies for coopvec-program: a chain of layers, then its run-time parameters.
+
+Valid by construction, no filtering. A program is drawn as the number of
+layers (1-4, uniform), that many *layer draws*, the first layer's K pick, a
+final-conversion pick, then whether to add the training step (where the
+profile has cooperativeVectorTraining with float16 accumulation and the last
+layer is float16 with a float16 input); :func:`build` turns them into
+nodes. A layer draw picks, each pick wrapping around its options: the type
+combination among the device profile's advertised ones
+(VkCooperativeVectorPropertiesNV; the Result Type first, so float and
+integer layers are drawn alike, then a combination of it; after the first
+layer only those whose interpretation is not packed, which no conversion
+produces), a MemoryLayout the combination allows (E4M3 / E5M2 matrices only optimal,
+VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10090, the coopvec family's
+``valid_layouts``), Transpose where the combination advertises it and the
+layout is optimal, M, 0-3 activation instructions for its Result Type, and
+the conversion path from the previous layer's Result Type to its Input type
+(program.conversion_paths). K of a later layer is the previous M.
+
+Run-time parameters (:func:`program_cases_for`): MatrixOffset (a multiple of 64),
+MatrixStride (a multiple of 16 from the row / column length up), BiasOffsets
+laid out one after another with 0-2 gaps of 16 bytes, and the activations'
+scalars, drawn from the output backwards so that each fits the limit its
+consumers leave (program.py, the exact domain), and a data seed.
+
+Shrinking: Hypothesis lowers the number of layers, deletes activation picks
+and moves every integer toward 0: toward one layer, the first combination, RowMajor,
+M = 1, no activation, the shortest conversion, scalars 0 / 1, no training step.
+
+The named seed programs (:data:`SEEDS`) are strata of their own, so every
+pack holds them; the other strata pin the number of layers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hypothesis import strategies as st
+
+from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.coopvec.strategy import SIZES, combinations, valid_layouts
+from ctsgen.families.coopvec.variant import MatrixLayout, ceil_to
+from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
+from ctsgen.families.coopvec_program.case import LayerParams, ProgramCase, ProgramVariant, Scalars
+from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, MAX_ACTS, MAX_LAYERS, MIN_LAYERS, S32, S8,
+                                                     Layer, Node, Op, Program, VecType, acts_for,
+                                                     conversion_paths)
+
+#: a layer draw: combination, layout, transpose, M, conversion path picks, then activation picks
+LAYER = st.tuples(st.integers(0, 63), st.integers(0, 3), st.integers(0, 1), st.integers(0, len(SIZES) - 1),
+                  st.integers(0, 3), st.lists(st.integers(0, 63), max_size=MAX_ACTS))
+#: conversions after the last layer, by its Result Type: none first
+FINAL = {F16: [(), (F32,)], S32: [(), (F16,), (F32,), (S8,)]}
+
+
+def profile_combinations(profile: DeviceProfile) -> list[tuple]:
+    prof = profile
+    if prof.properties.get("maxCooperativeVectorComponents", 0) <= 0 or not prof.has_feature("cooperativeVector"):
+        raise ValueError(f"profile {prof.name!r} has no cooperative vector support (maxCooperativeVectorComponents, "
+                         "cooperativeVector): pick a profile that advertises VK_NV_cooperative_vector")
+    combos = combinations(prof)
+    if not combos:
+        raise ValueError(f"profile {prof.name!r} advertises no cooperative-vector combination ctsgen models")
+    return combos
+
+
+def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_pick: int,
+          max_components: int = 512, train: bool = False) -> Program:
+    """The program the raw draws describe (see the module docstring); always valid. ``train``
+    adds the training step where the last layer allows it (float16 result and input)."""
+    sizes = [s for s in SIZES if s <= max_components]
+    inner = [c for c in combos if not c[1].is_packed]
+    nodes: list[Node] = []
+    prev: Layer | None = None
+    for j, (combo_pick, layout_pick, transpose_pick, m_pick, path_pick, acts) in enumerate(layers):
+        pool = combos if prev is None else [c for c in inner if conversion_paths(prev.resultType, c[0])]
+        kinds = list(dict.fromkeys(c[4] for c in pool))  # by Result Type first: float and integer layers alike
+        group = [c for c in pool if c[4] is kinds[combo_pick % len(kinds)]]
+        c = group[(combo_pick // len(kinds)) % len(group)]
+        if prev is None:
+            ks = [s for s in sizes if s % 4 == 0] if c[1].is_packed else sizes
+            K = ks[k_pick % len(ks)]
+        else:
+            K = prev.M
+            paths = conversion_paths(prev.resultType, c[0])
+            nodes += [Node(Op.convert, VecType(t, K)) for t in paths[path_pick % len(paths)]]
+        lays = valid_layouts(c)
+        lay = lays[layout_pick % len(lays)]
+        transpose = bool(c[5] and MatrixLayout(lay).optimal and transpose_pick)
+        layer = Layer(*c[:5], MatrixLayout(lay), transpose, sizes[m_pick % len(sizes)], K)
+        if prev is None:
+            nodes.append(Node(Op.load, layer.input))
+        nodes.append(Node(Op.matmuladd, layer.result, layer))
+        fns = acts_for(layer.resultType)
+        nodes += [Node(Op.act, layer.result, fn=fns[a % len(fns)]) for a in acts]
+        prev = layer
+    train = train and prev.resultType is F16 and prev.inputType is F16
+    finals = [()] if train else FINAL.get(prev.resultType, [()])
+    nodes += [Node(Op.convert, VecType(t, prev.M)) for t in finals[final_pick % len(finals)]]
+    nodes.append(Node(Op.store, nodes[-1].type))
+    if train:
+        nodes += [Node(Op.outer, prev.result), Node(Op.reducesum, prev.result)]
+    return Program(tuple(nodes))
+
+
+def strata() -> list[dict[str, object]]:
+    """Each named seed program, then each number of layers."""
+    return [{"seed": name} for name in SEEDS] + [{"layers": n} for n in range(MIN_LAYERS, MAX_LAYERS + 1)]
+
+
+@st.composite
+def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
+                     seed: str | None = None, layers: int | None = None) -> ProgramVariant:
+    """A program shape on the options' profile; ``seed`` pins a named seed program, ``layers``
+    the number of layers."""
+    profile = options.profile or default_profile()
+    combos = profile_combinations(profile)
+    if seed is not None:
+        if seed not in SEEDS:
+            raise ValueError(f"unknown seed program {seed!r}; use one of {', '.join(SEEDS)}")
+        return ProgramVariant(SEEDS[seed])
+    n = draw(st.integers(MIN_LAYERS, MAX_LAYERS)) if layers is None else layers  # uniform: chains as often as not
+    raw = draw(st.lists(LAYER, min_size=n, max_size=n))
+    limit = int(profile.properties.get("maxCooperativeVectorComponents", 512))
+    k_pick, final_pick = draw(st.integers(0, len(SIZES) - 1)), draw(st.integers(0, 3))
+    trains = profile.has_feature("cooperativeVectorTraining") and \
+        bool(profile.properties.get("cooperativeVectorTrainingFloat16Accumulation", 0))
+    train = draw(st.booleans()) and trains  # drawn last: no training is the shrink target
+    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train))
+
+
+def scalar_choices(fn: ElementOp, limit: int) -> tuple[list[int], list[int]]:
+    """The scalars (s, then t) an activation may take under its result's limit, simplest first
+    (every choice keeps program.act_prelimit at least 1)."""
+    name = ACT_NAME[fn]
+    if name in ("max", "min"):
+        return [s for s in (0, -1, 1, -2, 2, -4, 4) if abs(s) <= limit], [0]
+    if name == "clamp":
+        return [s for s in (0, -1, -2, -8, -64, -128) if -s <= limit], [t for t in (1, 2, 8, 64, 127) if t <= limit]
+    if name == "scale":
+        return [s for s in (1, 2, -1, -2, 3, -3) if abs(s) <= limit], [0]
+    if name == "add":
+        return [s for s in (0, 1, -1, 2, -2, 4, -4) if 2 * abs(s) <= limit], [0]
+    if name == "fma":
+        return [s for s in (1, 2, -1, -2, 3, -3) if abs(s) <= max(1, limit // 2)], \
+            [t for t in (0, 1, -1, 2, -2, 4, -4) if 2 * abs(t) <= limit and abs(t) <= limit - max(1, limit // 2)]
+    return [0, 1, 2, 3], [0]  # shr
+
+
+@st.composite
+def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
+                      options: StrategyOptions = StrategyOptions()) -> ProgramCase:
+    """Run-time parameters of every node (see the module docstring), valid by construction.
+
+    Drawn in an order that keeps a shrink step local: the data seed first, then each layer's
+    operands and each activation's scalar picks in program order, the picks resolved from the
+    store backwards (each scalar's options depend on the limit its consumers leave). Deleting
+    the last activation or layer then leaves every earlier draw, and the data, as they were."""
+    p = variant.program
+    seed = draw(st.integers(0, 2**32 - 1))
+    params: list[LayerParams | Scalars | None] = [None] * len(p.nodes)
+    picks: dict[int, tuple[int, int]] = {}
+    boff = 0
+    for i, n in enumerate(p.nodes):
+        if n.op is Op.matmuladd:
+            L = n.layer
+            extra = draw(st.integers(0, 3))  # drawn for every layout: a layout change keeps the draws aligned
+            stride = 0
+            if not L.layout.optimal:
+                rows, cols = L.variant().stored_shape
+                line = (cols if L.layout is MatrixLayout.RowMajor else rows) * L.matrixInterpretation.dtype.itemsize
+                stride = ceil_to(line, 16) + 16 * extra
+            boff += 16 * draw(st.integers(0, 2))
+            params[i] = LayerParams(64 * draw(st.integers(0, 3)), stride, boff)
+            boff = ceil_to(boff + L.M * L.biasInterpretation.dtype.itemsize, 16)
+        elif n.op is Op.act:
+            picks[i] = (draw(st.integers(0, 15)), draw(st.integers(0, 15)))
+
+    def choose(i: int, limit: int) -> tuple[int, int]:
+        s_opts, t_opts = scalar_choices(p.nodes[i].fn, limit)
+        return s_opts[picks[i][0] % len(s_opts)], t_opts[picks[i][1] % len(t_opts)]
+
+    for i, st_ in enumerate(p.walk_limits(choose)[1]):
+        if st_ is not None:
+            params[i] = Scalars(*st_)
+    return ProgramCase(variant, tuple(params), seed)
+
+
+def _mlp_2_layer() -> Program:
+    """The shape of a neural shader's MLP: a float16 input of 16, a hidden layer of 32 with
+    ReLU (max(x, 0)) from a row-major matrix, then an output layer of 8 from an
+    InferencingOptimal matrix (the layout a renderer converts its weights to), clamped."""
+    fp16 = (F16, F16, F16, F16, F16)
+    hidden = Layer(*fp16, MatrixLayout.RowMajor, False, 32, 16)
+    out = Layer(*fp16, MatrixLayout.InferencingOptimal, False, 8, 32)
+    return Program((
+        Node(Op.load, hidden.input),
+        Node(Op.matmuladd, hidden.result, hidden),
+        Node(Op.act, hidden.result, fn=ElementOp.fmax),           # ReLU
+        Node(Op.matmuladd, out.result, out),
+        Node(Op.act, out.result, fn=ElementOp.fclamp),
+        Node(Op.store, out.result),
+    ))
+
+
+def _int8_mlp_2_layer() -> Program:
+    """A quantized MLP: int8 input, an int8 x int8 -> int32 layer, requantized (x >> s, clamp,
+    to int8), a second int8 layer, dequantized to float16."""
+    hidden = Layer(S8, S8, S8, S32, S32, MatrixLayout.ColumnMajor, False, 24, 16)
+    out = Layer(S8, S8, S8, S32, S32, MatrixLayout.InferencingOptimal, False, 4, 24)
+    return Program((
+        Node(Op.load, hidden.input),
+        Node(Op.matmuladd, hidden.result, hidden),
+        Node(Op.act, hidden.result, fn=ElementOp.shr),
+        Node(Op.act, hidden.result, fn=ElementOp.iclamp),
+        Node(Op.convert, VecType(S8, 24)),
+        Node(Op.matmuladd, out.result, out),
+        Node(Op.convert, VecType(F16, 4)),
+        Node(Op.store, VecType(F16, 4)),
+    ))
+
+
+#: Named seed programs, shaped like the networks neural shaders run; always in a pack.
+SEEDS: dict[str, Program] = {"mlp-2-layer": _mlp_2_layer(), "int8-mlp-2-layer": _int8_mlp_2_layer()}

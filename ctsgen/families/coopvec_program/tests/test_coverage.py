@@ -1,0 +1,24 @@
+"""The coopvec-program coverage tables: layers by origin, operation pairs, interpretation chains, seed lines."""
+
+from __future__ import annotations
+
+from ctsgen.families.coopvec_program.coverage import END, tables
+from ctsgen.families.coopvec_program.strategy import SEEDS
+
+
+def test_a_seed_program_lands_in_its_cells() -> None:
+    """int8-mlp-2-layer: load, MatMulAdd, shr, clamp, convert, MatMulAdd, convert, store; two
+    s8/s8->s32 layers in a chain."""
+    mlp = {"variant": {"program": SEEDS["int8-mlp-2-layer"].to_json()}}
+    layers, steps, pairs, chains, seeds = tables([mlp])
+    assert steps.counts[(2, "forward")] == 1 and sum(steps.counts.values()) == 1
+    assert layers.counts[(2, "int8-mlp-2-layer")] == 1 and (1, "int8-mlp-2-layer") in layers.excluded
+    assert pairs.counts[("load", "matmuladd")] == 1 and pairs.counts[("matmuladd", "shr")] == 1
+    assert pairs.counts[("shr", "clamp")] == 1 and pairs.counts[("convert", "matmuladd")] == 1
+    assert pairs.counts[("matmuladd", "convert")] == 1 and pairs.counts[("convert", "store")] == 1
+    assert sum(pairs.counts.values()) == 7
+    assert chains.counts[("s8/s8->s32", "s8/s8->s32")] == 1 and chains.counts[("s8/s8->s32", END)] == 1
+    assert seeds.counts[("int8-mlp-2-layer", "cases")] == 1 and seeds.counts[("mlp-2-layer", "cases")] == 0
+    assert ("load", "store") in pairs.excluded and ("max", "outer") in pairs.excluded
+    assert not pairs.excluded_but_held()
+    assert ("f16/f16->f16", "u8p/s8->s32") in chains.excluded
