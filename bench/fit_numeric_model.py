@@ -32,6 +32,7 @@ CANDIDATES: dict[str, H100Params] = {
     "mma-rne": replace(H100, mma_rounding="rne"),
     "frac-24": replace(H100, frac_bits=24),
     "frac-26": replace(H100, frac_bits=26),
+    "align-magnitude": replace(H100, mma_alignment="magnitude"),  # products aligned by their binade (the model before)
     "coopvec-block-32": replace(H100, coopvec_block=32),
     "coopvec-reversed": replace(H100, coopvec_reverse=True),
     "bf16-rne": replace(H100, bf16_rounding="rne"),

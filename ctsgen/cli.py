@@ -103,6 +103,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.runner.options import RunOptions
     from ctsgen.runner.results_file import check_results_file, partial_path, results_output, safe_name
 
+    from ctsgen.deviations import check_deviations
+
+    deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
     pack = load_pack(args.pack)
     _revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
@@ -110,7 +113,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_results_file(partial_path(results_path))
     backend = open_backend(args.backend, args.isolation)
     try:
-        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics)
+        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
+                          expect_deviations=deviations)
         try:
             with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
                 summary = runner.run_pack(pack, backend, runner.JsonLinesSink(fh), opts, done_before=done_before,
@@ -163,9 +167,23 @@ def cmd_repro(args: argparse.Namespace) -> int:
         from ctsgen.errors import UserError
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
+    if args.debug_rerun and results is None:
+        from ctsgen.errors import UserError
+        raise UserError("--debug-rerun compares a failing case's nodes -> also give --results, the file in "
+                        "which the case failed")
     backend = args.backend or _backend_of_results(results)
-    out = export_repro(load_pack(args.pack), args.case, Path(args.out), results=results, overwrite=args.force,
-                       backend=backend)
+    pack = load_pack(args.pack)
+    debug_backend = None
+    if args.debug_rerun:  # a failing program's first differing node, from a run on the backend that failed
+        from ctsgen.backends.registry import open_backend
+
+        debug_backend = open_backend(backend, "auto")
+    try:
+        out = export_repro(pack, args.case, Path(args.out), results=results, overwrite=args.force,
+                           backend=backend, debug_backend=debug_backend)
+    finally:
+        if debug_backend is not None:
+            debug_backend.close()
     print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend {backend}")
     return 0
 
@@ -188,7 +206,7 @@ def _backend_of_results(results: Path | None) -> str:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-    from ctsgen.repro import export_case
+    from ctsgen.repro import export_case, replay_command
     from ctsgen.runner.options import RunOptions
 
     if args.workers > 1:
@@ -204,9 +222,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                           include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
                           keep_going=args.keep_going,
                           run=RunOptions(timeout_base_s=args.timeout))
-    for name in options.expect_deviations:
-        from ctsgen.mutants import get_mutant
-        get_mutant(name)
+    from ctsgen.deviations import check_deviations
+
+    check_deviations(options.expect_deviations)  # an unknown name: one line, exit 2
     check_database(options.database)  # a failure found and not stored would be lost
     check_writable_dir(args.repro_dir, "--repro-dir")
     backend = open_backend(args.backend, args.isolation, args.device)
@@ -223,32 +241,35 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
-        fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
-                        on_failure=found)
-        report = fuzzer.run()
-    finally:
-        show.close()
-        signal.signal(signal.SIGTERM, previous)
-        backend.close()
-    print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
-          f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
-    print(report.times.summary(report.wall_s, report.cases))
-    if not report.failures:
-        print("no failure found")
-        return 0
-    print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
-    for case, result in report.failures:
-        out = Path(args.repro_dir) / case.name()
         try:
-            export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
-                        origin={"fuzz": {"backend": args.backend, "seed": args.seed,
-                                         "families": list(options.families)}})
-        except OutputLockedError:  # fuzz workers sharing --repro-dir found the same case (its name
-            pass  # carries its hash): the worker holding the lock writes that repro
-        print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
-              f"replay: ctsgen run {out} --backend {args.backend}")
-    return 1
+            total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
+            fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
+                            on_failure=found)
+            report = fuzzer.run()
+        finally:
+            show.close()
+            signal.signal(signal.SIGTERM, previous)
+        print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
+              f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
+        print(report.times.summary(report.wall_s, report.cases))
+        if not report.failures:
+            print("no failure found")
+            return 0
+        print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
+        for case, result in report.failures:
+            out = Path(args.repro_dir) / case.name()
+            try:  # the backend is still open: a program's repro gets its debug re-run on it
+                export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
+                            origin={"fuzz": {"backend": args.backend, "seed": args.seed,
+                                             "families": list(options.families)}},
+                            expect_deviations=options.expect_deviations, debug_backend=backend)
+            except OutputLockedError:  # fuzz workers sharing --repro-dir found the same case (its name
+                pass  # carries its hash): the worker holding the lock writes that repro
+            print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
+                  f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
+        return 1
+    finally:
+        backend.close()
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
@@ -411,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
-    for option in ("batch-size", "timeout", "isolation"):
+    for option in ("batch-size", "timeout", "isolation", "expect-deviation"):
         r.add_argument(f"--{option}", **RUN_ARGUMENTS[option])
     r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
@@ -429,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--backend", help="the backend that failed, for REPORT.md's replay line (default: from the "
                    "--results file's name, results-BACKEND.jsonl, else vulkan)")
     x.add_argument("--force", action="store_true", help="replace a ctsgen repro or pack at --out")
+    x.add_argument("--debug-rerun", action="store_true",
+                   help="for a failing case of a family with intermediates (cm2-program): run its debug "
+                        "shader once on the backend and name the first differing node in REPORT.md")
     x.set_defaults(func=cmd_repro)
 
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
@@ -442,8 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)")
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
-    f.add_argument("--expect-deviation", action="append",
-                   help="expect a documented driver deviation (a mutant name) instead of the spec")
+    f.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
     f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
     f.add_argument("--timeout", **RUN_ARGUMENTS["timeout"])
     f.add_argument("--keep-going", action="store_true",

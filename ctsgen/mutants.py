@@ -5,8 +5,9 @@ faulty twin (C remainder for OpSMod, floor for ceiling, a swapped
 coordinate...). :class:`ctsgen.backends.mutant.MutantBackend` is the
 reference backend with one mutant applied, so ``ctsgen fuzz --backend
 mutant:NAME`` measures whether the suite finds that bug. The same catalogue models *known* driver
-deviations: ``ctsgen fuzz --expect-deviation NAME`` applies a mutant to the
-expectation side instead, so a fuzz session against a driver with a
+deviations: ``--expect-deviation NAME`` (``ctsgen fuzz``, ``ctsgen run``, the
+pytest plugin) applies a mutant to the expectation side instead, on the same
+inputs (:mod:`ctsgen.deviations`), so a session against a driver with a
 documented deviation looks for everything else.
 
 Families contribute mutants from ``ctsgen/families/<family>/mutants.py``

@@ -1,6 +1,7 @@
 """pytest plugin: a pack's cases as pytest items, so CI systems that speak pytest and JUnit run packs.
 
     pytest --ctsgen-pack DIR [--ctsgen-backend reference|vulkan|mutant:NAME] [-k clamp_repeat] [--junitxml r.xml]
+           [--ctsgen-expect-deviation NAME]
 
 One item per case, named by its CTS-style case name. Execution stays
 batched per shader variant: the first selected item of a variant runs all
@@ -31,6 +32,10 @@ build each pipeline at its variant's first dispatch. ``--ctsgen-devices 0,1`` pi
 software backends only record it, so CI can simulate several devices).
 Each item records its ``device`` and ``worker`` as JUnit properties.
 Workers on other hosts are xdist's own ``--tx``.
+
+``--ctsgen-expect-deviation NAME`` (repeatable) judges every case against its
+oracle under that documented driver deviation, on the pack's own inputs
+(:mod:`ctsgen.deviations`), as ``ctsgen run --expect-deviation`` does.
 
 Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 ``ctsgen_backend`` (session scope, the ``--ctsgen-backend`` backend) and
@@ -95,6 +100,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="with pytest-xdist: pin worker gwK to device number K mod the list's length")
     group.addoption("--ctsgen-batch-size", **RUN_ARGUMENTS["batch-size"])
     group.addoption("--ctsgen-timeout", **RUN_ARGUMENTS["timeout"])
+    group.addoption("--ctsgen-expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
 
 
 class _PackState:
@@ -110,6 +116,7 @@ class _PackState:
         except CtsgenError as exc:  # the one place a bad --ctsgen-pack is reported
             raise pytest.UsageError(f"ctsgen: error: --ctsgen-pack {path}: {exc}") from None
         self.variant_of = {c.name: c.variant_id for c in self.pack.cases} if self.pack else {}
+        self.deviations = _deviations(config.getoption("ctsgen_expect_deviation"))
         self._backend: Any = None
         workerinput = getattr(config, "workerinput", {})
         self.worker = workerinput.get("workerid")
@@ -180,11 +187,24 @@ class _PackState:
         wanted = set(names)
         sub = dataclasses.replace(self.pack, cases=[c for c in self.pack.cases if c.name in wanted])
         options = RunOptions(batch_size=self.config.getoption("ctsgen_batch_size"),
-                             timeout_base_s=self.config.getoption("ctsgen_timeout"))
+                             timeout_base_s=self.config.getoption("ctsgen_timeout"),
+                             expect_deviations=self.deviations)
         def keep(result: CaseResult) -> None:
             self.verdicts[result.name] = result
 
         run_pack(sub, self.backend, keep, options)
+
+
+def _deviations(names: list[str] | None) -> tuple[str, ...]:
+    """``--ctsgen-expect-deviation`` names, checked against the mutant catalogue (a usage error)."""
+    if not names:
+        return ()
+    from ctsgen.deviations import check_deviations  # imports the families: only when asked
+
+    try:
+        return check_deviations(names or ())
+    except CtsgenError as exc:
+        raise pytest.UsageError(f"--ctsgen-expect-deviation: {exc}") from None
 
 
 def _worker_device(devices: str | None, worker: str | None) -> int | None:

@@ -5,19 +5,26 @@ replays it) plus ``repro.comp``/``repro.spv``, the shader with every
 run-time parameter baked in as constants (bind the case's .npy buffers at
 bindings 1..n and dispatch one workgroup), and ``REPORT.md``: the
 parameters in the spec's vocabulary, the first wrong elements when a
-results file says the case failed, and the commands that replay it.
+results file says the case failed, and the commands that replay it. For a
+Fail of a family with intermediates (cm2-program) and the failing backend at
+hand, REPORT.md also names the first differing node found by a debug re-run
+(``debug.comp``, :mod:`ctsgen.runner.debug_run`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ctsgen.backends.base import Backend
 from ctsgen.families import get_family
 from ctsgen.families.base import Case
 from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
+from ctsgen.runner.debug_run import DebugRun, debug_rerun
+from ctsgen.runner.verdict import Status
 from ctsgen.toolchain import toolchain_versions
 from ctsgen.toolchain.variants import compile_variant
 
@@ -40,9 +47,25 @@ def _bullets(obj: dict[str, Any]) -> list[str]:
     return [f"- `{k}`: `{json.dumps(obj[k], sort_keys=True)}`" for k in sorted(obj)]
 
 
+def replay_command(out_dir: Path, backend: str, expect_deviations: Sequence[str] = ()) -> str:
+    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations)."""
+    return " ".join([f"ctsgen run {out_dir} --backend {backend}",
+                     *(f"--expect-deviation {name}" for name in expect_deviations)])
+
+
+def debug_section(run: DebugRun, glsl: str, backend: str) -> list[str]:
+    """REPORT.md's node-by-node section: the computation as readable lines, the first differing
+    node the debug re-run found, and the repro's GLSL."""
+    return ["## Node by node", "", "```", *run.listing, "```", "",
+            f"Debug re-run on `{backend}` (`debug.comp`: the same shader storing every node's value to "
+            "a debug buffer), compared with the oracle node by node:", "", f"**{run.line()}**", "",
+            "The shader (`repro.comp`, every parameter baked in):", "", "```glsl", glsl.rstrip("\n"), "```", ""]
+
+
 def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any] | None, out_dir: Path,
-                backend: str = "vulkan") -> str:
-    """REPORT.md for ``case``."""
+                backend: str = "vulkan", expect_deviations: Sequence[str] = (),
+                debug: list[str] | None = None) -> str:
+    """REPORT.md for ``case`` (``debug``: the node-by-node section, :func:`debug_section`)."""
     v = case.variant()
     params = {k: val for k, val in case.to_json().items() if k not in ("variant", "family")}
     lines = [f"# ctsgen repro: {case.name()}", "",
@@ -65,7 +88,8 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
                           f"{m['actual']['value']} ({m['actual']['bits']})" if m.get("actual") else ""]
                 lines.append("| " + " | ".join(cells) + " |")
             lines.append("")
-    lines += ["Replay:", "", "```sh", f"ctsgen run {out_dir} --backend {backend}", "```", "",
+    lines += debug or []
+    lines += ["Replay:", "", "```sh", replay_command(out_dir, backend, expect_deviations), "```", "",
               "Or without ctsgen: `repro.spv` has every parameter baked in; bind "
               "`cases/*/<buffer>.initial.npy` at bindings 1..n (binding 0 is unused), dispatch one "
               "workgroup and compare with `<buffer>.expected.npy` (docs/pack-format.md).", ""]
@@ -73,9 +97,19 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
 
 
 def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = None,
-                origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False) -> Path:
+                origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False,
+                expect_deviations: Sequence[str] = (), debug_backend: Backend | None = None,
+                final_dir: Path | None = None) -> Path:
     """Write the standalone repro of ``case`` (with the observed ``failure``
-    record, as in a results file, when there is one) to ``out_dir``."""
+    record, as in a results file, when there is one) to ``out_dir``. The repro's
+    expected buffers are the spec's; ``expect_deviations`` (the session's
+    ``--expect-deviation`` names) go into REPORT.md's replay line, which names
+    ``final_dir`` when the repro is written aside and then moved there.
+
+    ``debug_backend``: the backend that failed, still open. For a Fail of a family that
+    declares intermediates (cm2-program) the case's debug variant runs on it once
+    (:func:`ctsgen.runner.debug_run.debug_rerun`) and REPORT.md names the first differing
+    node; the debug shader is written as ``debug.comp``."""
     v = case.variant()
     baked = [0] * len(v.buffers()) + [int(w) for w in case.data().params]
     glsl = v.glsl(baked)
@@ -85,19 +119,28 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
     versions = toolchain_versions(required=False)
     header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},
               "toolchain": {k: v for k, v in versions.items() if not k.endswith("_path")}}
-    extra = {"repro.comp": glsl, "repro.spv": spirv,
-             "REPORT.md": report_text(case, describe() if describe else None, failure, out_dir, backend)}
+    extra: dict[str, Any] = {"repro.comp": glsl, "repro.spv": spirv}
+    debug = None
+    if debug_backend is not None and failure is not None and failure.get("status") == Status.Fail.value:
+        run = debug_rerun(get_family(case.family), case, debug_backend, expect_deviations)
+        if run is not None:
+            extra["debug.comp"] = run.glsl
+            debug = debug_section(run, glsl, backend)
+    extra["REPORT.md"] = report_text(case, describe() if describe else None, failure, final_dir or out_dir,
+                                     backend, expect_deviations, debug)
     return write_pack([case], out_dir, header=header, require_validator=False, overwrite=overwrite,
                       extra_files=extra)
 
 
 def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None = None,
-                 overwrite: bool = False, backend: str = "vulkan") -> Path:
-    """Write the repro of case ``name`` of ``pack`` to ``out_dir``."""
+                 overwrite: bool = False, backend: str = "vulkan", debug_backend: Backend | None = None) -> Path:
+    """Write the repro of case ``name`` of ``pack`` to ``out_dir`` (``debug_backend``: as in
+    :func:`export_case`)."""
     match = [c for c in pack.cases if c.name == name]
     if not match:
         raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")
     record = match[0].record
     case = get_family(record["family"]).case_from_json(record["parameters"])
     return export_case(case, out_dir, failure=_failure(results, name),
-                       origin={"pack": str(pack.root), "case": name}, overwrite=overwrite, backend=backend)
+                       origin={"pack": str(pack.root), "case": name}, overwrite=overwrite, backend=backend,
+                       debug_backend=debug_backend)

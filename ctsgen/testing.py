@@ -22,6 +22,7 @@ from typing import Any
 from hypothesis import given
 
 from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.deviations import expected_under
 from ctsgen.device.profile import default_profile, drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import Case, StrategyOptions
@@ -48,12 +49,15 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     NotSupported when the backend's profile lacks what the variant requires;
     Timeout / DeviceLost / Crash when the dispatch gives no result; otherwise
     the runner's verdict (Pass, Fail with the mismatches, QualityWarning).
+    ``options.expect_deviations`` judges it under documented driver deviations
+    (:mod:`ctsgen.deviations`).
     """
     sv = _shader(case)
     reason = drawing_profile(backend.profile()).unsupported_reason(sv.requirements)
     if reason:
         return CaseResult(case.name(), Status.NotSupported, reason)
-    return execute_cases(backend, sv, [case], [case.data()], options.timeout_for(1))[0]
+    data = expected_under(get_family(case.family), case, case.data(), options.expect_deviations)
+    return execute_cases(backend, sv, [case], [data], options.timeout_for(1))[0]
 
 
 def given_cases(family: str = DEFAULT_FAMILY, *, argname: str = "case",

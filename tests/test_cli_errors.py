@@ -176,6 +176,7 @@ def bad_invocations(draw: st.DrawFn, paths: dict[str, Path]) -> list[str]:
             ["generate", "--family", "no-such-family", "--count", "2"], ["fuzz", "--family", "nope"],
             ["run", "--isolation", "sometimes"], ["frobnicate"], ["generate", "--no-such-flag"],
             ["fuzz", "--expect-deviation", "no-such-mutant", "--max-examples", "1", "--database", "none"],
+            ["run", "--expect-deviation", "no-such-mutant", "--quiet"],
             ["bench", "mutation", "--mutant", "no-such-mutant"], ["bench"], [],
             ["fuzz", "--workers", "2", "--devices", "a,b"], ["generate", "--count", "2", "--out", ""],
             ["coverage", "--plot", "."],

@@ -45,6 +45,75 @@ def test_gemm_chains_k_steps_of_16() -> None:
     assert float(h100.gemm(a[:, 20:21], b[20:21], C.float16)[0, 0]) == 2.0**-24
 
 
+def test_products_align_by_their_exponent_sum_not_their_binade() -> None:
+    """a = [1.5, -2^-12], b = [1.5, 2^-13]: products 2.25 and -2^-25. Alignment exponents are
+    e_a + e_b: 0 + 0 = 0 and -12 - 13 = -25, so E = 0 and the grid is 2^(0-25): -2^-25 is kept,
+    and 2.25 - 2^-25 rounds toward zero to fp32 (spacing 2^-22 in [2, 4)) as 2.25 - 2^-22.
+    Aligned by the binade of 2.25 (E = 1, grid 2^-24) the -2^-25 would truncate to 0 (sum 2.25).
+    Xie et al. 2025 (MMA-Sim, arXiv:2511.10909), the fused dot-add's exponents; fitted on the
+    H100 (docs/validation.md, "Device numeric models")."""
+    a = np.array([[1.5, -2.0**-12]], np.float16)
+    b = np.array([[1.5], [2.0**-13]], np.float16)
+    assert h100.gemm(a, b, C.float16).tolist() == [[2.25 - 2.0**-22]]
+    assert h100.gemm(a, b, C.float16, replace(h100.H100, mma_alignment="magnitude")).tolist() == [[2.25]]
+    with pytest.raises(ValueError, match="exponents, magnitude"):
+        h100.gemm(a, b, C.float16, replace(h100.H100, mma_alignment="binade"))
+
+
+#: A float16 -> float32 element the H100 computed and the binade-aligned model missed: cm2-gemm
+#: seed 1501 (ctsgen 578845f), case cm2_gemm.float16_to_float32.subgroup.tile_32x32x16
+#: .case_789411cea6, tile element (0, 10): K = 16 (one MMA step), alpha = 0.5, beta = 0.
+#: Dumped buffers: /work/data/cm2-gemm-1501-f16.npz (bench/analyse_mma_misses.py prints it).
+H100_MISS_A = "b366 bb42 b652 bfa7 3a04 31b1 b7c4 b90c baeb 3425 377d 3419 30e1 b99a b07b bcce"
+H100_MISS_B = "3f7c 3d6c 3bba 3559 3ac5 321f 3da5 bbe1 bcf5 341b b088 ba28 31e9 bf7c 3cae 3467"
+H100_MISS_D = 0xBE372D2E
+
+
+def test_h100_miss_of_the_binade_rule_is_reproduced() -> None:
+    """The worked miss (H100_MISS_*), in exact arithmetic.
+
+    Every a and b is a multiple of 2^-13 (the smallest, 0x30e1 = 0.15247 and 0x31e9 = 0.18469,
+    have exponent -3 and 10 fraction bits), so every product is an integer n times 2^-26:
+    n = -29031232, -82524928, -25603232, -42909936, 42701120, 2283119, -45962560, 41695424,
+    71916768, 4460444, -4447440, -13225792, 1889737, 87921408, -10992848, -22179360,
+    sum -24009308. The exponent sums e_a + e_b are -3 -1 -3 -2 -2 -6 -2 -2 -1 -4 -5 -3 -6 -1 -3 -2:
+    E = -1, grid 2^(-1-25) = 2^-26, nothing truncates, r = -24009308 * 2^-26 = -12004654 * 2^-25,
+    an fp32 (12004654 < 2^24, binade 2^-2, spacing 2^-25); D = 0.5 * r = -6002327 * 2^-25, bits
+    0xbe372d2e, the H100's. The binade rule takes E = 0 from the largest product, 0xb99a * 0xbf7c
+    = -0.70020 * -1.87109 = 1.31014 (exponent sum -1, but the significands' product carries),
+    grid 2^-25: the two odd n (2283119 and 1889737, both positive) lose half a unit each,
+    r = -12004655 * 2^-25, D bits 0xbe372d2f, one ulp below the device."""
+    from fractions import Fraction
+
+    a = np.array([int(h, 16) for h in H100_MISS_A.split()], np.uint16).view(np.float16)
+    b = np.array([int(h, 16) for h in H100_MISS_B.split()], np.uint16).view(np.float16)
+    units = [Fraction(float(x)) * Fraction(float(y)) * 2**26 for x, y in zip(a, b)]
+    assert all(u.denominator == 1 for u in units) and sum(units) == -24009308
+    assert sorted(int(u) for u in units if u % 2) == [1889737, 2283119]
+
+    def d_bits(params: h100.H100Params) -> int:
+        r = h100.gemm(a[None, :], b[:, None], C.float16, params)
+        return int(h100.gemm_epilogue(r, np.zeros((1, 1)), 0.5, 0.0).astype(np.float32).view(np.uint32)[0, 0])
+
+    assert d_bits(h100.H100) == H100_MISS_D
+    assert d_bits(replace(h100.H100, mma_alignment="magnitude")) == H100_MISS_D + 1
+
+
+def test_accumulator_is_an_aligned_truncated_term() -> None:
+    """Two MMA steps (K = 32). Step 1: products 1 * 1 and 2^-12 * 2^-11 = 2^-23 (E = 0, grid 2^-25)
+    give the fp32 accumulator 1 + 2^-23. Step 2: products 16 * 16 and -16 * 16 (exponent sums 8,
+    E = 8, grid 2^-17) cancel, and the accumulator, truncated like a product to a multiple of
+    2^-17, is 1: the result is 1, not 1 + 2^-23. On the H100 data an exactly added accumulator
+    predicts 99.987% of the float16 elements (bench/results/numeric-models/
+    fit-cm2-gemm-f16-1501.md), the truncated one all."""
+    a = np.zeros((1, 32), np.float16)
+    b = np.zeros((32, 1), np.float16)
+    a[0, [0, 1, 16, 17]] = [1.0, 2.0**-12, 16.0, -16.0]
+    b[[0, 1, 16, 17], 0] = [1.0, 2.0**-11, 16.0, 16.0]
+    assert float(h100.gemm(a[:, :16], b[:16], C.float16)[0, 0]) == 1 + 2.0**-23
+    assert float(h100.gemm(a, b, C.float16)[0, 0]) == 1.0
+
+
 def test_bfloat16_conversion_truncates() -> None:
     """bfloat16 spacing at 1 is 2^-7: 1 + 0.75 * 2^-7 truncates to 1 (RNE: 1 + 2^-7), and
     -(1 + 0.75 * 2^-7) to -1 (RNE: -(1 + 2^-7)); integers truncate as well."""
@@ -68,7 +137,8 @@ def _gemm_data(seed: int, k: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarr
 @pytest.mark.parametrize("mutant", [
     replace(h100.H100, mma_rounding="rne"),   # accumulation rounds to nearest instead of toward zero
     replace(h100.H100, frac_bits=24),         # one fewer alignment bit
-], ids=["rne-accumulation", "one-fewer-alignment-bit"])
+    replace(h100.H100, mma_alignment="magnitude"),  # products aligned by their binade
+], ids=["rne-accumulation", "one-fewer-alignment-bit", "binade-alignment"])
 def test_gemm_mutants_survive_the_spec_tolerance_and_die_under_the_model(mutant: h100.H100Params) -> None:
     a, b, c = _gemm_data(1)
     rows, cols = slice(0, 16), slice(0, 16)

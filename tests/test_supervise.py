@@ -175,3 +175,31 @@ def test_a_build_within_its_bound_does_not_eat_the_dispatch_bound(pack12: Path) 
     finally:
         backend.close()
     assert {r["status"] for r in results.values()} == {"Pass"}
+
+
+class Interrupted(Exception):
+    """Stands for the exception a SIGTERM or Ctrl-C handler raises inside a wait."""
+
+
+def test_a_request_abandoned_mid_wait_does_not_hand_its_answer_to_the_next(pack12: Path) -> None:
+    """A campaign worker stopped by SIGTERM while a dispatch was in flight closed its backend and
+    read that dispatch's answer as the stats reply (ValueError on the H100, bench/results/campaign-h100).
+    After an abandoned request the worker is replaced: the next run gets its own answers, and close
+    is clean."""
+    import signal
+
+    backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=1.0))
+    previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(Interrupted()))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Interrupted):
+            run(pack12, backend)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        time.sleep(1.5)  # the abandoned dispatch's answer is now waiting in the pipe
+        results, _ = run(pack12, backend)
+        assert {r["status"] for r in results.values()} == {"Pass"}
+        assert backend.restarts == 1
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        backend.close()

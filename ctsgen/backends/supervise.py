@@ -105,6 +105,9 @@ class SupervisedBackend(Backend):
         self.restart_s = 0.0  # time spent starting replacement workers
         self._done_stats: dict[str, float] = {}  # summed over workers that are gone
         self._live_stats: dict[str, float] = {}  # the current worker's backend stats
+        #: a request was sent and its answer not yet read: an exception that abandons the wait (SIGTERM
+        #: or Ctrl-C raised inside it) leaves that answer in the pipe, where the next request would read it
+        self._awaiting = False
         self._start()
 
     # -- worker lifecycle ------------------------------------------------
@@ -128,10 +131,14 @@ class SupervisedBackend(Backend):
         if self._conn is not None:
             self._conn.close()
         self._proc = self._conn = None
+        self._awaiting = False
 
     def _ensure(self) -> None:
-        """Start a new worker if the last one was killed or died (its pipelines are
-        then rebuilt lazily, one per variant at its first dispatch)."""
+        """Start a new worker if the last one was killed or died, or if an abandoned request
+        left the pipe out of step (its pipelines are then rebuilt lazily, one per variant at
+        its first dispatch)."""
+        if self._awaiting:
+            self._kill()
         if self._proc is None:
             t0 = time.monotonic()
             self.restarts += 1
@@ -152,6 +159,7 @@ class SupervisedBackend(Backend):
         try:
             if message is not None:
                 self._conn.send(message)
+            self._awaiting = True
             while True:
                 ready = self._conn.poll(max(0.0, phase_start + bound - time.monotonic()))
                 if not ready:
@@ -174,6 +182,7 @@ class SupervisedBackend(Backend):
         try:
             if reply is None:
                 reply = self._conn.recv()
+            self._awaiting = False
         except (EOFError, OSError):
             self._proc.join(5)
             code = self._proc.exitcode
@@ -228,7 +237,7 @@ class SupervisedBackend(Backend):
         return total
 
     def close(self) -> None:
-        if self._proc is not None:
+        if self._proc is not None and not self._awaiting:  # else the worker is mid-request: just stop it
             try:
                 self._fold_stats(self._request(("stats",), 10.0, "reading stats"))
                 self._request(("close",), 30.0, "closing the backend")

@@ -27,7 +27,9 @@ What the backend does, in Vulkan's terms:
   dispatch holds every storage buffer (allocated with
   ``VkMemoryAllocateFlagsInfo`` ``VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT``, so
   shaders may also take buffer device addresses); the pipeline of a variant
-  is built once and cached by ``ShaderVariant.id``; the wait on the fence is
+  is built once and cached by ``ShaderVariant.id``, through a ``VkPipelineCache``
+  kept on disk per device and driver (:mod:`ctsgen.backends.pipeline_cache`;
+  ``CTSGEN_PIPELINE_CACHE=0`` turns it off); the wait on the fence is
   bounded by ``timeout_s``.
 
 A dispatch that does not finish in time leaves the device busy with memory
@@ -54,10 +56,13 @@ import numpy as np
 
 from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
                                   ShaderVariant, matrix_conversions)
+from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile
 from ctsgen.device.profile import DeviceProfile
 
 #: Vulkan API version requested of the instance and required of the device (VK_MAKE_API_VERSION(0, 1, 3, 0)).
 API_VERSION_1_3 = (1 << 22) | (3 << 12)
+#: Set to 0 to build every pipeline without the persistent pipeline cache (cold-build timings).
+PIPELINE_CACHE_ENV = "CTSGEN_PIPELINE_CACHE"
 
 #: Device extensions enabled whenever the device exposes them.
 OPTIONAL_EXTENSIONS = (
@@ -183,6 +188,8 @@ class VulkanBackend(Backend):
         self._command_pool: Any = None
         self._command_buffer: Any = None
         self._fence: Any = None
+        self._pipeline_cache: Any = None  # a VkPipelineCache seeded from disk (pipeline_cache.py), or None
+        self._cache_file: PipelineCacheFile | None = None
         self._pipelines: dict[str, _Pipeline] = {}
         self._pipelines_lock = threading.Lock()
         self._hung: str | None = None  # set when a dispatch timed out: the GPU may still use our memory
@@ -194,6 +201,7 @@ class VulkanBackend(Backend):
             self._create_instance()
             self._select_physical_device(device_index)
             self._create_device()
+            self._create_pipeline_cache()
             self._create_command_objects()
         except BaseException:
             self.close()
@@ -290,6 +298,7 @@ class VulkanBackend(Backend):
         dev = self._device
         if dev is not None and not self._hung:
             dev.vkDeviceWaitIdle()  # returns VK_ERROR_DEVICE_LOST at once on a lost device
+            self._save_pipeline_cache()
             for p in self._pipelines.values():
                 dev.vkDestroyPipeline(p.pipeline, None)
                 dev.vkDestroyPipelineLayout(p.layout, None)
@@ -334,6 +343,8 @@ class VulkanBackend(Backend):
             raise BackendError(f"{name} supports Vulkan {props.apiVersion >> 22}.{(props.apiVersion >> 12) & 0x3FF}; "
                                "ctsgen needs 1.3")
         self._max_workgroups_x = int(props.limits.maxComputeWorkGroupCount[0])
+        self._cache_identity = CacheIdentity(int(props.vendorID), int(props.deviceID), int(props.driverVersion),
+                                             bytes(props.pipelineCacheUUID))
         exts = self._enumerate(lambda n, a: inst.vkEnumerateDeviceExtensionProperties(pdev, None, n, a),
                                vk.VkExtensionProperties)
         extensions = frozenset(e.extensionName.decode() for e in exts)
@@ -510,7 +521,7 @@ class VulkanBackend(Backend):
         if res == _VK_SUCCESS:
             stage = vk.VkPipelineShaderStageCreateInfo(stage=compute, module=module, pName=b"main")
             info = vk.VkComputePipelineCreateInfo(stage=stage, layout=layout, basePipelineIndex=-1)
-            res = dev.vkCreateComputePipelines(0, 1, info, None, pipeline)
+            res = dev.vkCreateComputePipelines(self._pipeline_cache or 0, 1, info, None, pipeline)
             what = "vkCreateComputePipelines"
             dev.vkDestroyShaderModule(module, None)
         if res != _VK_SUCCESS:
@@ -522,6 +533,37 @@ class VulkanBackend(Backend):
             self._pipelines[variant.id] = entry
             self.stats["pipelines"] += 1
         return entry
+
+    def _create_pipeline_cache(self) -> None:
+        """A VkPipelineCache seeded with this device's and driver's blob from disk, so a pipeline
+        built by any earlier process on this machine is not built again (issue 14). Off with
+        ``CTSGEN_PIPELINE_CACHE=0`` (to time cold builds); a cache that cannot be created is
+        only a slower run."""
+        if os.environ.get(PIPELINE_CACHE_ENV, "1") == "0":
+            return
+        vk = self._vk
+        self._cache_file = PipelineCacheFile(self._cache_identity)
+        blob = self._cache_file.load()
+        data = ctypes.create_string_buffer(blob, len(blob))
+        info = vk.VkPipelineCacheCreateInfo(initialDataSize=len(blob),
+                                            pInitialData=ctypes.cast(data, ctypes.c_void_p) if blob else None)
+        cache = vk.VkPipelineCache()
+        if self._device.vkCreatePipelineCache(info, None, cache) == _VK_SUCCESS:
+            self._pipeline_cache = cache
+            self.stats["pipeline_cache_loaded_bytes"] = len(blob)
+
+    def _save_pipeline_cache(self) -> None:
+        """Publish the cache's data (vkGetPipelineCacheData, two calls) and destroy it."""
+        cache, dev = self._pipeline_cache, self._device
+        if cache is None:
+            return
+        size = ctypes.c_size_t(0)
+        if dev.vkGetPipelineCacheData(cache, size, None) == _VK_SUCCESS and size.value and self._cache_file:
+            data = ctypes.create_string_buffer(size.value)
+            if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) == _VK_SUCCESS:
+                self._cache_file.save(data.raw[:size.value])
+        dev.vkDestroyPipelineCache(cache, None)
+        self._pipeline_cache = None
 
     def _memory_type(self, type_bits: int) -> int:
         """A ``HOST_VISIBLE | HOST_COHERENT`` memory type allowed by ``type_bits``, ``HOST_CACHED`` preferred."""

@@ -71,7 +71,7 @@ class Worker:
         self.wid = worker_id(self.config.host, index)
         self.stopping = False
         self.in_round = False
-        self.buckets = Buckets(on_new=self._announce)
+        self.buckets = Buckets()  # new buckets are announced once per campaign, by _keep_smallest
         self.round = -1
         spec = self.config.database or str(cdir.database_dir)
         self.database = open_database(spec, local=cdir.database_dir, on_fallback=lambda line: self.say(line))
@@ -113,12 +113,16 @@ class Worker:
             fcntl.flock(lock, fcntl.LOCK_EX)
             meta = root / "bucket.json"
             size = case_size(case)
-            if meta.exists() and json.loads(meta.read_text())["size"] <= size:
+            if not meta.exists():  # the first of this host's workers to find it says so, the others see its file
+                self._announce(b)
+            elif json.loads(meta.read_text())["size"] <= size:
                 return
             tmp = root.parent / f".{root.name}.{self.wid}"
             shutil.rmtree(tmp, ignore_errors=True)
             export_case(case, tmp / "repro", failure=result.to_json(), backend=self.config.backend,
-                        origin={"campaign": str(self.cdir.root), "worker": self.wid, "round": self.round})
+                        origin={"campaign": str(self.cdir.root), "worker": self.wid, "round": self.round},
+                        final_dir=root / "repro",
+                        debug_backend=self.backend)  # a program's first differing node, on this device
             record = {"key": b.key, "title": b.title, "explained_by": b.explained_by, "signature": b.signature,
                       "size": size, "case": case.to_json(), "name": case.name(), "result": result.to_json(),
                       "found_by": self.wid, "round": self.round, "t": time.time()}

@@ -139,6 +139,32 @@ def case_locator(case: Case) -> Locator:
     return getattr(case, "locate", None) or (lambda buffer, element: {})
 
 
+#: ``expectation(case, params, initial)``: a case's expected buffers (None where a buffer is not
+#: checked) computed by its family's oracle from the given inputs: its parameter words and its
+#: initial buffers, exactly as a pack holds them or a fuzz batch dispatches them.
+Expectation = Callable[[Any, np.ndarray, list[np.ndarray]], list["np.ndarray | None"]]
+
+
+@dataclass
+class Intermediates:
+    """A debug re-run of one case that also exposes the values it computes on the way.
+
+    ``variant``: the case's shader re-emitted so that it also stores each intermediate value to
+    extra debug buffers (compiled and validated like any variant, run on the same backend).
+    ``data``: its inputs (the case's, then the debug buffers, poisoned) and expected buffers.
+    ``labels[k]``: intermediate k's short name (``#3 muladd``); ``expected[k]``: its value by the
+    case's oracle; ``actual(outputs)``: the values read back from the debug run's output buffers,
+    in the same order. ``listing``: the computation as readable lines, for REPORT.md.
+    """
+
+    variant: Any
+    data: CaseData
+    labels: list[str]
+    expected: list[np.ndarray]
+    actual: Callable[[list[np.ndarray]], list[np.ndarray]]
+    listing: list[str]
+
+
 @dataclass(frozen=True)
 class StrategyOptions:
     """Bounds on what a family's strategy draws (keyword arguments of the CLI)."""
@@ -169,6 +195,12 @@ class Family(Protocol):
 
     #: A device numeric model's prediction of a case (see FamilySpec.numeric_model), or None.
     numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None
+
+    #: The family's oracle on given inputs (see FamilySpec.expectation), or None.
+    expectation: Expectation | None
+
+    #: A debug re-run exposing a case's intermediate values (see FamilySpec.intermediates), or None.
+    intermediates: Callable[[Any, CaseData], Intermediates] | None
 
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
@@ -201,6 +233,20 @@ class FamilySpec:
     #: predicted) under a device numeric model (ctsgen.oracle.models), bit for bit; None for a
     #: case the model does not cover. Used by ``ctsgen run --numerics NAME`` (ModelMismatch).
     numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None = None
+    #: ``expectation(case, params, initial)``: the case's expected buffers recomputed by the family's
+    #: oracle from the given inputs, under whatever semantics are in force when it is called. An
+    #: expected driver deviation (``--expect-deviation NAME``, ctsgen.deviations) calls it with the
+    #: deviation's mutant applied, so the deviation changes what a case must give and never what it
+    #: is given (a pack's inputs are fixed; a program's tensor regions follow the spec's extents).
+    #: Declare it where a mutant can change the inputs ``case.data()`` draws (a tensor's extent
+    #: follows its layout's strides); without it ``case.data()`` is recomputed under the deviation
+    #: and must give the same inputs.
+    expectation: Expectation | None = None
+    #: ``intermediates(case, data)``: the debug re-run of ``case`` (:class:`Intermediates`) on its
+    #: inputs ``data`` (``case.data()``), for a failing case's REPORT.md "first differing node"
+    #: (ctsgen.runner.debug_run); called with any expected deviation's mutants applied, so the
+    #: expected intermediates follow them. None: the family's cases have no intermediates.
+    intermediates: Callable[[Any, CaseData], Intermediates] | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

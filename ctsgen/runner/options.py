@@ -2,7 +2,7 @@
 
 :class:`RunOptions` holds the defaults; :data:`ARGUMENTS` declares the
 options once, for ``ctsgen run``, ``ctsgen fuzz`` and the pytest plugin
-(``--ctsgen-timeout`` ...), so their defaults and help cannot drift apart.
+(``--ctsgen-timeout``, ``--ctsgen-expect-deviation`` ...), so their defaults and help cannot drift apart.
 This module imports nothing heavy: the pytest plugin reads it at start-up.
 """
 
@@ -28,6 +28,9 @@ class RunOptions:
     timeout_per_case_s: float = 0.01
     #: a device numeric model (ctsgen.oracle.models, ``ctsgen run --numerics``): ModelMismatch verdicts
     numerics: str | None = None
+    #: documented driver deviations (mutant names, ``--expect-deviation``): each case is judged
+    #: against its oracle under them, on its own inputs (ctsgen.deviations)
+    expect_deviations: tuple[str, ...] = ()
 
     def timeout_for(self, n_cases: int) -> float:
         """The bounded wait for a dispatch of ``n_cases`` cases."""
@@ -46,4 +49,8 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
                          "report the timeout itself before it is killed"),
     "isolation": dict(choices=list(ISOLATION_CHOICES), default="auto",
                       help="run the backend in a supervised worker process (auto: all but the reference)"),
+    "expect-deviation": dict(action="append", metavar="NAME",
+                             help="expect a documented driver deviation (a mutant name, `ctsgen mutants`) "
+                                  "instead of the spec: each case must give what its oracle gives under it, "
+                                  "on the same inputs (repeatable)"),
 }

@@ -29,8 +29,9 @@ from typing import IO
 import numpy as np
 
 from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend
+from ctsgen.deviations import check_deviations, expected_under
 from ctsgen.families import get_family
-from ctsgen.families.base import case_locator
+from ctsgen.families.base import CaseData, case_locator
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.model_verdict import model_verdict
@@ -118,6 +119,17 @@ def pack_locator(case: PackCase) -> Locator:
     return lambda buffer, element: family_locator()(buffer, element)
 
 
+def deviated_arrays(case: PackCase, arrays: tuple[list[np.ndarray], list[np.ndarray | None]],
+                    deviations: tuple[str, ...]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """A pack case's (initial, expected) buffers with the expected ones recomputed by its family's
+    oracle on the pack's own inputs under the documented ``deviations`` (ctsgen.deviations)."""
+    fam = get_family(case.record["family"])
+    initial, expected = arrays
+    data = expected_under(fam, fam.case_from_json(case.record["parameters"]),
+                          CaseData(case.params, initial, expected), deviations)
+    return initial, data.expected
+
+
 def judge_pack_case(case: PackCase, outputs: list[np.ndarray], expected: list[np.ndarray | None],
                     tolerances: list[np.ndarray | None] | None) -> CaseResult:
     """:func:`~ctsgen.runner.verdict.judge` for a case read from a pack."""
@@ -138,6 +150,8 @@ class _VariantRun:
         times = self.summary.times
         with times.stage("data+oracle"):  # a pack's data and expected values, read from its files
             arrays = [c.arrays() for c in group]
+            if self.options.expect_deviations:  # the same inputs, the expectation under the deviations
+                arrays = [deviated_arrays(c, a, self.options.expect_deviations) for c, a in zip(group, arrays)]
             batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
         self.summary.dispatches += 1
         start = time.monotonic()
@@ -212,6 +226,7 @@ def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, optio
     resumed run, which count toward the summary); report each case run to ``sink``
     as its verdict is reached (e.g. a :class:`JsonLinesSink` on a results file)."""
     start = time.monotonic()
+    check_deviations(options.expect_deviations)  # an unknown name: one line before any dispatch
     backend = as_backend(backend)
     summary = RunSummary()
     skip = {}

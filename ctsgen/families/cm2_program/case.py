@@ -29,7 +29,8 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.oracle import Run, evaluate
-from ctsgen.families.cm2_program.program import (ARITH, SMALL, W_C0, W_R0, W_S, WORDS, Node, Op, Program)
+from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SMALL, W_C0, W_R0, W_S, WORDS, Node, Op,
+                                                 Program)
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.families.tensor_layout import case as tl
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
@@ -55,21 +56,30 @@ _TL_WORDS = dict(FLAGS=tl.W_FLAGS, CLAMP_VALUE=tl.W_CLAMP_VALUE, BLOCK_SIZE=tl.W
 
 @dataclass(frozen=True)
 class ProgramVariant:
-    """Compile-time signature: the program's shape."""
+    """Compile-time signature: the program's shape. ``debug``: the same program re-emitted for a
+    debug re-run (a failing program's REPORT.md, ctsgen.runner.debug_run): every value a node
+    defines is also stored, row-major with OpCooperativeMatrixStoreKHR, to a debug buffer
+    (Program.debug_slots), after the program's own buffers."""
 
     program: Program
+    debug: bool = False
 
     @property
     def id(self) -> str:
         p = self.program
-        return f"cm2_program.ops{p.ops}.{p.digest()}"
+        return f"cm2_program.ops{p.ops}.{p.digest()}" + (".debug" if self.debug else "")
 
     @property
     def local_size_x(self) -> int:
         return self.program.nodes[0].type.workgroup_size
 
+    def all_buffers(self) -> list[tuple[str, ComponentType]]:
+        """The program's buffers, then (debug variant) its debug buffers."""
+        p = self.program
+        return p.buffers() + (p.debug_buffers() if self.debug else [])
+
     def buffers(self) -> tuple[BufferSpec, ...]:
-        return tuple(BufferSpec(k + 1, name, c.dtype.name) for k, (name, c) in enumerate(self.program.buffers()))
+        return tuple(BufferSpec(k + 1, name, c.dtype.name) for k, (name, c) in enumerate(self.all_buffers()))
 
     def requirements(self) -> Requirements:
         feats = [f for n in self.program.nodes for f in _FEATURES.get(n.op, [])]
@@ -77,25 +87,32 @@ class ProgramVariant:
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         p = self.program
-        H = len(p.buffers())
+        buffers = self.all_buffers()
+        H = len(buffers)
         comps = sorted({n.type.component for n in p.nodes}, key=lambda c: c.name)
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
-                      bases=[H + b for b in p.word_bases()], buffers=p.buffers(), H=H,
+                      bases=[H + b for b in p.word_bases()], buffers=buffers, H=H,
+                      slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
                       buffer_of={i: p.buffer_of(i) for i in p.layout_nodes()}, ARITH=ARITH,
                       comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
                       TL=_TL_WORDS, lines=p.lines(), baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
-        return {"program": self.program.to_json()}
+        return {"program": self.program.to_json(), **({"debug": True} if self.debug else {})}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ProgramVariant:
-        return cls(Program.from_json(o["program"]))
+        return cls(Program.from_json(o["program"]), bool(o.get("debug", False)))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
-        """Reference semantics: evaluate each case's program on the host buffers."""
+        """Reference semantics: evaluate each case's program on the host buffers (a debug
+        variant also writes each node's value to its debug slot)."""
+        slots = self.program.debug_slots() if self.debug else {}
         for words, offs in zip(params, offsets):
-            evaluate(Run(self.program, words, buffers, offs))
+            values = evaluate(Run(self.program, words, buffers, offs))
+            for i, (b, at) in slots.items():
+                start = int(offs[b]) + at
+                buffers[b][start:start + SIDE * SIDE] = values[i].ravel()
 
 
 @dataclass(frozen=True)
@@ -175,11 +192,8 @@ class ProgramCase:
                 initial.append(input_values(comp, size, self.seed + 7919 * k))
             else:
                 initial.append(np.full(size, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
-        out = [b.copy() for b in initial]
         words = self.params()
-        evaluate(Run(p, words, out, np.zeros(len(out), np.int64)))
-        expected = [None if name.startswith("in_") else o for (name, _), o in zip(p.buffers(), out)]
-        return CaseData(words, initial, expected)
+        return CaseData(words, initial, expected_on(self, words, initial))
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (a store's is None), for a report's first differing node."""
@@ -188,7 +202,13 @@ class ProgramCase:
         return evaluate(Run(self.shader.program, d.params, out, np.zeros(len(out), np.int64)))
 
     def compare_rule(self) -> CompareRule:
-        return CompareRule("bitwise")
+        """Bit for bit. A program that computes in a float type does so in a shader without
+        SignedZeroInfNanPreserve, so the sign of a zero does not count (decision "signed-zero",
+        as for the single-op families); a program that only moves data (loads, transposes,
+        stores) keeps every bit (decision "data-movement-bits"). The H100 campaign's first
+        ten cm2-program buckets were all -0 against +0 (bench/results/campaign-h100)."""
+        computes = any(n.type.component.is_float and n.op not in MOVES for n in self.shader.program.nodes)
+        return CompareRule("bitwise", signed_zero=False if computes else None)
 
     def to_json(self) -> dict[str, Any]:
         def node(q: NodeParams) -> Any:
@@ -225,6 +245,19 @@ class ProgramCase:
                                    "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
                                    "blockSize": list(t.blockSize)}
         return out
+
+
+def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """The program's oracle on given inputs (FamilySpec.expectation): every node evaluated in
+    order by its single-operation family's oracle (oracle.py), the stores writing into copies
+    of the output buffers. The tensor regions are the ones ``params`` names, so under an
+    expected deviation (ctsgen.deviations) a load replays its layout with the deviated
+    OpTensorLayoutSetDimensionNV over the spec case's data (docs/spec-decisions.md,
+    "expected-deviation"). Input buffers are not checked (None)."""
+    p = case.shader.program
+    out = [np.array(b, copy=True) for b in initial]
+    evaluate(Run(p, np.asarray(params), out, np.zeros(len(out), np.int64)))
+    return [None if name.startswith("in_") else o for (name, _), o in zip(p.buffers(), out)]
 
 
 def layout_variant(n: Node) -> LayoutVariant:

@@ -69,6 +69,8 @@ class Op(str, enum.Enum):
 
 SOURCES = (Op.load, Op.const, Op.generate)
 ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
+#: Nodes that move values without arithmetic: they keep every bit, the sign of zero too.
+MOVES = frozenset({Op.load, Op.transpose, Op.store})
 #: Run-time words per node kind (after the node's layout words, for load / store).
 LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in tests)
 WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
@@ -227,6 +229,27 @@ class Program:
             for c in (F16, F32):
                 if any(n.op is op and n.type.component is c for n in self.nodes):
                     out.append((f"{kind}_{c.name}", c))
+        return out
+
+    def debug_buffers(self) -> list[tuple[str, ComponentType]]:
+        """(name, component) of the buffers a debug re-run adds after :meth:`buffers`: one per
+        component type of the program's values, each holding every value of that type."""
+        return [(f"debug_{c.name}", c) for c in (F16, F32)
+                if any(n.op is not Op.store and n.type.component is c for n in self.nodes)]
+
+    def debug_slots(self) -> dict[int, tuple[int, int]]:
+        """Node i (each node that defines a value) -> (its debug buffer's index among
+        ``buffers() + debug_buffers()``, element offset there): its SIDE x SIDE elements,
+        row-major, the values of one component type in program order."""
+        names = [b for b, _ in self.buffers() + self.debug_buffers()]
+        count = {F16: 0, F32: 0}
+        out: dict[int, tuple[int, int]] = {}
+        for i, n in enumerate(self.nodes):
+            if n.op is Op.store:
+                continue
+            c = n.type.component
+            out[i] = (names.index(f"debug_{c.name}"), count[c] * SIDE * SIDE)
+            count[c] += 1
         return out
 
     def buffer_of(self, i: int) -> int:

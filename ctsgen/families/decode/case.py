@@ -171,9 +171,9 @@ class DecodeCase:
     def data(self) -> CaseData:
         m = self.shader.matrix
         comp = m.component
-        words = self.input()
-        out0 = np.full(m.elements, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype)
-        return CaseData(self.params(), [words, out0], [None, self.shader.expected(self.layout(), words).ravel()])
+        initial = [self.input(), np.full(m.elements, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype)]
+        params = self.params()
+        return CaseData(params, initial, expected_on(self, params, initial))
 
     def compare_rule(self) -> CompareRule:
         """Bit for bit, except the sign of a zero (decision "signed-zero"): the decode
@@ -208,3 +208,13 @@ class DecodeCase:
     def describe(self) -> dict[str, Any]:
         return {"layout": self.layout_case.describe(), "decoder": self.shader.decoder,
                 "blockShape": None if self.shader.blockShape is None else list(self.shader.blockShape)}
+
+
+def expected_on(case: DecodeCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """The decode load's oracle on given inputs (FamilySpec.expectation; decode-vector cases too):
+    the layout replayed from the words as the shader runs its instructions, then
+    ``expected_decode_load`` over the encoded words the replayed layout can address
+    (SPV_NV_cooperative_matrix2, DecodeFunc), as the reference semantics read them."""
+    v = case.shader
+    t = decode_layout(params, v.Dim, v.clampMode)
+    return [None, v.expected(t, initial[0][:v.input_words(t)]).ravel()]

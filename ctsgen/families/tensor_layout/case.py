@@ -141,6 +141,19 @@ def decode_layout(words: np.ndarray, Dim: int, clampMode: ClampMode) -> TensorLa
     return t
 
 
+def expected_on(case: TensorLayoutCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """The load's or store's oracle on given inputs (FamilySpec.expectation): the layout state
+    replayed from the words as the shader runs the instructions (:func:`decode_layout`), then
+    ``expected_load`` over the input tensor, or ``expected_store`` into a copy of the output
+    region (SPV_NV_cooperative_matrix2, OpCooperativeMatrixLoadTensorNV / StoreTensorNV). The
+    input tensor is read up to the replayed layout's extent, as the reference semantics read it."""
+    v, m = case.shader, case.shader.matrix
+    t = decode_layout(params, v.Dim, v.clampMode)
+    if v.operation is Operation.load:
+        return [None, expected_load(t, m.rows, m.cols, initial[0][:t.extent()], m.component).ravel()]
+    return [None, expected_store(t, initial[0].reshape(m.rows, m.cols), np.array(initial[1], copy=True))]
+
+
 def _opt(v: tuple[int, ...] | None) -> list[int] | None:
     return None if v is None else list(v)
 
@@ -218,14 +231,13 @@ class TensorLayoutCase:
         comp = m.component
         poison = from_bits(sentinel_bits(comp), comp)
         if self.shader.operation is Operation.load:
-            tensor = pattern_values(self.data_pattern, comp, t.extent(), self.seed)
-            out0 = np.full(m.elements, poison, dtype=comp.dtype)
-            expected = expected_load(t, m.rows, m.cols, tensor, comp).ravel()
-            return CaseData(self.params(), [tensor, out0], [None, expected])
-        matrix = pattern_values(self.data_pattern, comp, m.elements, self.seed)
-        out0 = np.full(t.extent(), poison, dtype=comp.dtype)
-        expected = expected_store(t, matrix.reshape(m.rows, m.cols), out0)
-        return CaseData(self.params(), [matrix, out0], [None, expected])
+            initial = [pattern_values(self.data_pattern, comp, t.extent(), self.seed),
+                       np.full(m.elements, poison, dtype=comp.dtype)]
+        else:
+            initial = [pattern_values(self.data_pattern, comp, m.elements, self.seed),
+                       np.full(t.extent(), poison, dtype=comp.dtype)]
+        params = self.params()
+        return CaseData(params, initial, expected_on(self, params, initial))
 
     def compare_rule(self) -> CompareRule:
         return CompareRule("bitwise")

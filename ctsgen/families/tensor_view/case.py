@@ -128,6 +128,22 @@ class ViewVariant:
                 region[:] = expected_store_view(t, v, matrix, region)
 
 
+def expected_on(case: TensorViewCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """The load's or store's oracle on given inputs (FamilySpec.expectation): the layout and the
+    view replayed from the words as the shader runs their instructions, then
+    ``expected_load_view`` / ``expected_store_view`` (SPV_NV_tensor_addressing, "Tensor Layout
+    and View") over copies of the given buffers; the input tensor is read up to the replayed
+    layout's extent, as the reference semantics read it."""
+    s, m = case.shader, case.shader.matrix
+    t = decode_layout(params[:LAYOUT_WORDS], s.Dim, s.clampMode)
+    v = decode_view(params, s)
+    out0 = np.array(initial[1], copy=True)
+    if s.operation is Operation.load:
+        return [None, expected_load_view(t, v, m.rows, m.cols, initial[0][:t.extent()], m.component,
+                                         out0).ravel()]
+    return [None, expected_store_view(t, v, initial[0].reshape(m.rows, m.cols), out0)]
+
+
 def decode_view(words: np.ndarray, variant: ViewVariant) -> TensorView:
     """Replay the view instructions the shader runs, from a case's parameter words."""
     w = [int(x) for x in words]
@@ -202,20 +218,20 @@ class TensorViewCase:
         return w
 
     def data(self) -> CaseData:
-        t, v = self.layout(), self.view()
+        t = self.layout()
+        self.view()  # checked valid with the layout
         lc = self.layout_case
         m = self.shader.matrix
         comp = m.component
         poison = from_bits(sentinel_bits(comp), comp)
         if self.shader.operation is Operation.load:
-            tensor = pattern_values(lc.data_pattern, comp, t.extent(), lc.seed)
-            out0 = np.full(m.elements, poison, dtype=comp.dtype)
-            expected = expected_load_view(t, v, m.rows, m.cols, tensor, comp, out0).ravel()
-            return CaseData(self.params(), [tensor, out0], [None, expected])
-        matrix = pattern_values(lc.data_pattern, comp, m.elements, lc.seed)
-        out0 = np.full(t.extent(), poison, dtype=comp.dtype)
-        expected = expected_store_view(t, v, matrix.reshape(m.rows, m.cols), out0)
-        return CaseData(self.params(), [matrix, out0], [None, expected])
+            initial = [pattern_values(lc.data_pattern, comp, t.extent(), lc.seed),
+                       np.full(m.elements, poison, dtype=comp.dtype)]
+        else:
+            initial = [pattern_values(lc.data_pattern, comp, m.elements, lc.seed),
+                       np.full(t.extent(), poison, dtype=comp.dtype)]
+        params = self.params()
+        return CaseData(params, initial, expected_on(self, params, initial))
 
     def compare_rule(self) -> CompareRule:
         return CompareRule("bitwise")

@@ -26,6 +26,7 @@ from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import sentinel_bits
 from ctsgen.mutants import catalogue
 from ctsgen.pack.generate import draw_cases
+from ctsgen.runner.verdict import judge_buffer
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
 
@@ -80,6 +81,28 @@ def test_an_out_of_bounds_constant_load_and_a_discarded_store() -> None:
     out = d.expected[1].reshape(20, 20)
     assert np.array_equal(out[8:, 8:12], loaded[:12, :4])
     assert (out[:8].view(np.uint16) == sentinel_bits(ComponentType.float16)).all()  # discarded: still poison
+
+
+def test_the_sign_of_a_computed_zero_does_not_count_but_a_moved_one_does() -> None:
+    """The H100 campaign's ten cm2-program buckets were all -0 against +0: v0 = generate, v1 = v0 - v0
+    (+0), v2 = -1 * v1 (-0 in IEEE 754), stored; the device wrote +0. The shader does not declare
+    SignedZeroInfNanPreserve, so Vulkan lets it ignore the sign of that zero: it passes, while any
+    other wrong bit still fails. A program that only moves data keeps the sign (data-movement-bits)."""
+    U = ClampMode.Undefined
+    p = Program((Node(Op.generate, A16), Node(Op.sub, A16, (0, 0)), Node(Op.scale, A16, (1,)),
+                 Node(Op.store, A16, (2,), U, 2)))
+    c = ProgramCase(ProgramVariant(p), (Scalars(1, 0, 0), None, Scalars(-1), _layout(Op.store, U, A16, (256, 1))))
+    d = c.data()
+    want = d.expected[-1]
+    assert (want.view(np.uint16) == 0x8000).all()  # the oracle's IEEE -0 everywhere
+    rule = c.compare_rule().to_json()
+    assert judge_buffer(np.zeros_like(want), want, rule).bad.size == 0
+    wrong = np.zeros_like(want)
+    wrong[3] = np.float16(2 ** -24)  # the smallest subnormal is not a zero
+    assert judge_buffer(wrong, want, rule).bad.tolist() == [3]
+    moved = Program((Node(Op.load, ACC16, (), U, 2), Node(Op.store, ACC16, (0,), U, 2)))
+    mc = ProgramCase(ProgramVariant(moved), (_layout(Op.load, U, ACC16, (16, 16)), _layout(Op.store, U, ACC16, (16, 16))))
+    assert mc.compare_rule().to_json() == {"rule": "bitwise"}
 
 
 @settings(max_examples=60, deadline=None)

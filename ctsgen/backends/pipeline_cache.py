@@ -1,0 +1,112 @@
+"""A persistent ``VkPipelineCache`` blob per device and driver, so pipelines are built once per machine.
+
+Vulkan's "Pipeline Cache" chapter: the data ``vkGetPipelineCacheData`` returns begins with a
+``VkPipelineCacheHeaderVersionOne`` (uint32 headerSize, uint32 headerVersion = 1, uint32 vendorID,
+uint32 deviceID, uint8 pipelineCacheUUID[VK_UUID_SIZE]), and an implementation given initial data
+that does not match it "will ignore" it. ctsgen does not lean on that: a blob is used only when its
+header names this device's vendorID, deviceID and pipelineCacheUUID, and it is kept in a file whose
+name also carries the driverVersion, so a driver update starts a fresh cache and the stale one is
+removed. The files live beside the SPIR-V cache (``~/.cache/ctsgen/pipelines``, or next to
+``$CTSGEN_CACHE_DIR``): per machine, never in the user's working directory. Writes are atomic
+(temp file + ``os.replace``): processes sharing a device may each publish their cache, the last
+whole one wins, and a torn or foreign file is never handed to the driver.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctsgen.toolchain.cache import default_dir
+
+#: VK_PIPELINE_CACHE_HEADER_VERSION_ONE and the size of VkPipelineCacheHeaderVersionOne.
+HEADER_VERSION_ONE = 1
+HEADER_SIZE = 16 + 16
+UUID_SIZE = 16
+
+
+@dataclass(frozen=True)
+class CacheIdentity:
+    """What a pipeline cache blob must have been made by (VkPhysicalDeviceProperties)."""
+
+    vendorID: int
+    deviceID: int
+    driverVersion: int
+    pipelineCacheUUID: bytes
+
+    def file_name(self) -> str:
+        return (f"{self.vendorID:04x}-{self.deviceID:04x}-driver{self.driverVersion:08x}-"
+                f"{self.pipelineCacheUUID.hex()}.bin")
+
+
+def default_cache_dir() -> Path:
+    """``pipelines`` beside the SPIR-V cache (see :func:`ctsgen.toolchain.cache.default_dir`)."""
+    return default_dir().parent / "pipelines"
+
+
+def header_mismatch(blob: bytes, identity: CacheIdentity) -> str | None:
+    """Why ``blob`` cannot seed a cache for ``identity`` (None: its header matches)."""
+    if len(blob) < HEADER_SIZE:
+        return f"{len(blob)} bytes, shorter than the {HEADER_SIZE}-byte header"
+    size, version, vendor, device = struct.unpack_from("<4I", blob)
+    uuid = blob[16:16 + UUID_SIZE]
+    if size < HEADER_SIZE or size > len(blob):
+        return f"headerSize {size} is not within {HEADER_SIZE}..{len(blob)}"
+    if version != HEADER_VERSION_ONE:
+        return f"headerVersion {version}, not VK_PIPELINE_CACHE_HEADER_VERSION_ONE"
+    if (vendor, device) != (identity.vendorID, identity.deviceID):
+        return f"made for vendorID {vendor:#x} deviceID {device:#x}"
+    if uuid != identity.pipelineCacheUUID:
+        return f"made for pipelineCacheUUID {uuid.hex()}"
+    return None
+
+
+class PipelineCacheFile:
+    """The cache file of one device and driver under ``directory``."""
+
+    def __init__(self, identity: CacheIdentity, directory: Path | None = None) -> None:
+        self.identity = identity
+        self.directory = directory if directory is not None else default_cache_dir()
+        self.path = self.directory / identity.file_name()
+
+    def load(self) -> bytes:
+        """The stored blob if its header matches this device, else b"" (an empty cache). Files of
+        the same vendor and device from another driver version or UUID are removed: they can
+        never be used again."""
+        self._remove_stale()
+        try:
+            blob = self.path.read_bytes()
+        except OSError:
+            return b""
+        return b"" if header_mismatch(blob, self.identity) else blob
+
+    def save(self, blob: bytes) -> bool:
+        """Publish ``blob`` atomically; False (nothing written) when it is not a cache for this
+        device or the directory cannot be written: a cache is an optimisation, never a failure."""
+        if header_mismatch(blob, self.identity):
+            return False
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".bin")
+        except OSError:
+            return False
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(blob)
+            os.replace(temp, self.path)
+        except OSError:
+            Path(temp).unlink(missing_ok=True)
+            return False
+        return True
+
+    def _remove_stale(self) -> None:
+        prefix = f"{self.identity.vendorID:04x}-{self.identity.deviceID:04x}-"
+        try:
+            stale = [p for p in self.directory.glob(prefix + "*.bin") if p.name != self.path.name]
+        except OSError:
+            return
+        for p in stale:
+            p.unlink(missing_ok=True)

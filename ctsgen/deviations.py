@@ -1,0 +1,86 @@
+"""Expected driver deviations: what a case must give when a documented deviation is expected.
+
+A documented deviation (docs/validation.md, e.g. ``setdimension-floor``: the H100's
+OpTensorLayoutSetDimensionNV divides the default strides by blockSize rounding down,
+where SPV_NV_tensor_addressing says ceiling) is modelled by a mutant of the catalogue
+(:mod:`ctsgen.mutants`). ``ctsgen fuzz``, ``ctsgen run`` and the pytest plugin take
+``--expect-deviation NAME`` (repeatable): a case is then judged against what its
+oracle gives with those mutants applied, so a session looks for everything else.
+
+Rule (docs/spec-decisions.md, "expected-deviation"): a deviation changes what a case
+must give, never what it is given. The inputs stay the spec case's (a pack's files, a
+fuzz batch's drawn data: for a program, the tensor regions the spec's extents give);
+the expected buffers are recomputed on those inputs by the family's oracle
+(``FamilySpec.expectation``) inside the mutants' ``applied()`` block. A program's
+oracle composes the single-operation oracles node by node, so its loads follow the
+deviated layout semantics wherever they occur in it. A family that declares no
+``expectation`` gets ``case.data()`` recomputed under the deviation, which must then
+give the same inputs (else :class:`DeviationError` names the family and the fix).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import ExitStack
+
+import numpy as np
+
+from ctsgen.errors import CtsgenError
+from ctsgen.families.base import Case, CaseData, Family
+from ctsgen.mutants import get_mutant
+
+
+class DeviationError(CtsgenError):
+    """An expected deviation cannot be applied to a case."""
+
+
+def check_deviations(names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` as a tuple, each a mutant of the catalogue (else UnknownNameError, one line)."""
+    for name in names:
+        get_mutant(name)
+    return tuple(names)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def expected_under(family: Family, case: Case, data: CaseData, deviations: Sequence[str]) -> CaseData:
+    """``data`` (the case's inputs and spec expectation) with the expected buffers the case's
+    oracle gives on the same inputs while the mutants named ``deviations`` are applied.
+
+    Buffers ``data`` does not check stay unchecked; a recomputed buffer must have the size
+    and type of the spec's. Tolerances are kept (the deviations modelled so far move data, not
+    precision). Without deviations ``data`` is returned as it is.
+    """
+    if not deviations:
+        return data
+    with ExitStack() as stack:
+        for name in deviations:
+            stack.enter_context(get_mutant(name).applied())
+        if family.expectation is not None:
+            expected = family.expectation(case, data.params, [np.array(a, copy=True) for a in data.initial])
+            tolerance = data.tolerance
+        else:
+            fresh = case.data()
+            if not _same(fresh.params, data.params) or len(fresh.initial) != len(data.initial) or \
+                    not all(_same(x, y) for x, y in zip(fresh.initial, data.initial)):
+                raise DeviationError(
+                    f"deviation {'+'.join(deviations)} changes the inputs of {family.name} case {case.name()} -> "
+                    f"declare FamilySpec.expectation (the oracle on given inputs) in that family")
+            expected, tolerance = fresh.expected, fresh.tolerance
+    out: list[np.ndarray | None] = []
+    for k, (spec, got) in enumerate(zip(data.expected, expected)):
+        if spec is None:
+            out.append(None)
+            continue
+        got = None if got is None else np.asarray(got)
+        if got is None or got.size != spec.size or got.dtype != spec.dtype:
+            gave = "nothing" if got is None else f"{got.size} x {got.dtype}"
+            raise DeviationError(
+                f"deviation {'+'.join(deviations)}: {family.name} case {case.name()} buffer {k} expects "
+                f"{spec.size} x {spec.dtype}, the deviated oracle gave {gave} -> the family's expectation "
+                f"must keep each checked buffer's shape and type")
+        out.append(got.reshape(spec.shape))
+    return CaseData(data.params, data.initial, out, tolerance)

@@ -1,0 +1,72 @@
+"""The debug re-run of a cm2-program case (FamilySpec.intermediates, issue 16 gap B).
+
+The program is re-emitted as its debug variant (``ProgramVariant(program, debug=True)``): every
+value a node defines is also stored with OpCooperativeMatrixStoreKHR, row-major, stride 16, into
+a debug buffer of its component type (``Program.debug_slots``), and the program's own stores
+run as before. Compared node by node in program order with the composed oracle's intermediates
+(oracle.py ``evaluate``: ``Run.values``), the first node whose value differs is the first place
+the device departs from the spec; a store node is compared on the tensor region it owns in its
+output buffer (regions tile each output buffer in program order, case.py), so a fault in a
+store itself is named too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ctsgen.families.base import CaseData, Intermediates
+from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant
+from ctsgen.families.cm2_program.oracle import Run, evaluate
+from ctsgen.families.cm2_program.program import SIDE, Op, Program
+from ctsgen.oracle.values import from_bits, sentinel_bits
+
+
+def store_regions(program: Program, params: np.ndarray, sizes: list[int]) -> dict[int, tuple[int, int]]:
+    """Store node i -> (start, length) of the region it owns in its output buffer: from the
+    node's first word (the region's offset) to the next region of that buffer, or its end."""
+    bases = program.word_bases()
+    starts = {i: int(params[bases[i]]) for i in program.layout_nodes()}
+    out = {}
+    for i in program.layout_nodes():
+        if program.nodes[i].op is not Op.store:
+            continue
+        b = program.buffer_of(i)
+        later = [s for j, s in starts.items() if program.buffer_of(j) == b and s > starts[i]]
+        out[i] = (starts[i], min(later, default=sizes[b]) - starts[i])
+    return out
+
+
+def intermediates(case: ProgramCase, data: CaseData) -> Intermediates:
+    """The debug re-run of ``case`` on its inputs ``data``: each node's expected value is the
+    composed oracle's under the semantics in force (an expected deviation applied by the
+    caller), each actual value is read from the debug buffers (a value) or from the region the
+    node owns in its output buffer (a store). Positions come from ``data``, never from the
+    case's layouts, so a deviation cannot move them."""
+    p = case.shader.program
+    slots = p.debug_slots()
+    debug = []
+    for name, comp in p.debug_buffers():
+        count = sum(1 for i in slots if p.nodes[i].type.component is comp)
+        debug.append(np.full(count * SIDE * SIDE, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
+    buffers = [np.array(b, copy=True) for b in data.initial]
+    values = evaluate(Run(p, np.asarray(data.params), buffers, np.zeros(len(buffers), np.int64)))
+    regions = store_regions(p, data.params, [b.size for b in data.initial])
+    where: list[tuple[int, int, int, tuple[int, ...]]] = []  # (buffer, start, length, shape)
+    expected: list[np.ndarray] = []
+    for i, n in enumerate(p.nodes):
+        if n.op is Op.store:
+            b, (start, length) = p.buffer_of(i), regions[i]
+            where.append((b, start, length, (length,)))
+            expected.append(buffers[b][start:start + length].copy())
+        else:
+            b, at = slots[i]
+            where.append((b, at, SIDE * SIDE, (SIDE, SIDE)))
+            expected.append(values[i])
+
+    def actual(outputs: list[np.ndarray]) -> list[np.ndarray]:
+        return [np.asarray(outputs[b][start:start + length]).reshape(shape) for b, start, length, shape in where]
+
+    inputs = CaseData(data.params, [*data.initial, *debug], [*data.expected, *([None] * len(debug))])
+    return Intermediates(variant=ProgramVariant(p, debug=True), data=inputs,
+                         labels=[f"#{i} {n.op.value}" for i, n in enumerate(p.nodes)], expected=expected,
+                         actual=actual, listing=[f"#{i:<3d} {line}" for i, line in enumerate(p.lines())])

@@ -1,0 +1,130 @@
+"""Expected driver deviations (ctsgen.deviations): the same inputs, the expectation under the mutant."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, find, settings
+
+from ctsgen.deviations import DeviationError, expected_under
+from ctsgen.families import get_family
+from ctsgen.families.base import CaseData, FamilySpec, StrategyOptions
+from ctsgen.errors import UnknownNameError
+from ctsgen.mutants import Mutant, get_mutant
+
+FIND = settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+
+#: A value the toy family's data reads at call time, so a mutant can change it.
+SIZE = 4
+
+
+@dataclass(frozen=True)
+class Toy:
+    """A case whose input size follows SIZE (as a tensor's extent follows its strides)."""
+
+    family: ClassVar[str] = "toy"
+
+    def name(self) -> str:
+        return "toy.case"
+
+    def data(self) -> CaseData:
+        n = SIZE
+        return CaseData(np.zeros(1, np.uint32), [np.arange(n, dtype=np.float32), np.zeros(n, np.float32)],
+                        [None, np.arange(n, dtype=np.float32) * 2])
+
+
+def _toy_family(expectation: Any = None) -> FamilySpec:
+    return FamilySpec(name="toy", case_type=Toy, variant_type=None, strata_fn=list, variants_fn=None,
+                      cases_for_fn=None, expectation=expectation)
+
+
+@pytest.fixture
+def size_mutant(monkeypatch: pytest.MonkeyPatch) -> str:
+    import ctsgen.mutants as mutants
+
+    m = Mutant("toy-size-5", "toy", "SIZE is 5", lambda: {f"{__name__}:SIZE": 5})
+    monkeypatch.setattr(mutants, "catalogue", lambda: {m.name: m})
+    return m.name
+
+
+def test_without_deviations_the_data_is_returned_as_it_is() -> None:
+    d = Toy().data()
+    assert expected_under(_toy_family(), Toy(), d, ()) is d
+
+
+def test_a_family_without_an_expectation_whose_inputs_move_is_told_to_declare_one(size_mutant: str) -> None:
+    with pytest.raises(DeviationError, match=r"changes the inputs of toy case toy.case -> declare "
+                                             r"FamilySpec.expectation"):
+        expected_under(_toy_family(), Toy(), Toy().data(), (size_mutant,))
+
+
+def test_the_expectation_runs_under_the_mutant_on_the_given_inputs(size_mutant: str) -> None:
+    seen: list[int] = []
+
+    def expectation(case: Toy, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+        seen.append(SIZE)
+        initial[0][:] = -1  # a copy: the caller's inputs stay as they were
+        return [None, np.arange(4, dtype=np.float32) * SIZE]
+
+    d = Toy().data()
+    out = expected_under(_toy_family(expectation), Toy(), d, (size_mutant,))
+    assert seen == [5] and SIZE == 4  # applied during the call, restored after
+    assert out.initial is d.initial and np.array_equal(d.initial[0], np.arange(4))
+    assert out.expected[0] is None and np.array_equal(out.expected[1], np.arange(4) * 5)
+
+
+def test_an_expectation_of_another_size_is_refused(size_mutant: str) -> None:
+    def expectation(case: Toy, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+        return [None, np.zeros(SIZE, np.float32)]
+
+    with pytest.raises(DeviationError, match="buffer 1 expects 4 x float32, the deviated oracle gave 5 x float32"):
+        expected_under(_toy_family(expectation), Toy(), Toy().data(), (size_mutant,))
+
+
+def test_an_unknown_deviation_names_the_catalogue() -> None:
+    with pytest.raises(UnknownNameError, match="unknown mutant 'nope'"):
+        expected_under(_toy_family(), Toy(), Toy().data(), ("nope",))
+
+
+@pytest.mark.parametrize("family", ["tensor-layout", "tensor-view", "decode"])
+def test_a_blocked_load_keeps_its_spec_inputs_and_moves_its_expectation(family: str) -> None:
+    """setdimension-floor on a load with a blockSize, default strides and a layoutDimension that is
+    not a multiple of its blockSize: the deviated expectation differs from the spec's on the
+    spec's own input tensor (the deviated extent is smaller, so data() under the mutant would
+    have drawn a shorter one)."""
+    fam = get_family(family)
+
+    def blocked(c: Any) -> bool:
+        lc = getattr(c, "layout_case", c)
+        if lc.blockSize is None or lc.stride is not None or lc.shader.operation.value != "load":
+            return False
+        d = c.data()
+        return not np.array_equal(expected_under(fam, c, d, ("setdimension-floor",)).expected[1], d.expected[1])
+
+    c = find(fam.cases(StrategyOptions()), blocked, settings=FIND)
+    d = c.data()
+    out = expected_under(fam, c, d, ("setdimension-floor",))
+    assert out.initial is d.initial and out.params is d.params
+    with get_mutant("setdimension-floor").applied():
+        assert c.data().initial[0].size < d.initial[0].size  # what the old fuzz loop dispatched instead
+
+
+def test_a_family_the_deviation_does_not_touch_keeps_its_expectation() -> None:
+    fam = get_family("cm2-gemm")
+    c = find(fam.cases(StrategyOptions()), lambda c: True, settings=FIND)
+    d = c.data()
+    out = expected_under(fam, c, d, ("setdimension-floor",))
+    assert all((a is None and b is None) or np.array_equal(a, b) for a, b in zip(out.expected, d.expected))
+
+
+def test_fuzz_keeps_its_deviation_check_per_family() -> None:
+    """FuzzOptions with an unknown deviation fail when the Fuzzer is made, in one line."""
+    from ctsgen.backends.reference import ReferenceBackend
+    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+
+    with pytest.raises(UnknownNameError):
+        Fuzzer(ReferenceBackend(), FuzzOptions(database=None, expect_deviations=("nope",)))
+
