@@ -247,7 +247,7 @@ class ProgramCase:
     def data(self) -> CaseData:
         """The input and each layer's weights and biases, drawn layer by layer inside the exact
         domain (data.py) while the composed oracle evaluates the chain; then the expected
-        results: the oracle run on the finished buffers."""
+        results: :func:`expected_on` the finished buffers."""
         p = self.shader.program
         rng = np.random.default_rng(self.seed)
         limits = p.limits(self.scalars())
@@ -269,11 +269,7 @@ class ProgramCase:
         for name in ("grad_matrix", "grad_bias")[:2 * p.training]:  # drawn last: the forward data stay as they are
             b = bufs[p.buffer_index(name)]
             b[:] = rng.integers(-GRAD_INIT, GRAD_INIT, b.size, endpoint=True)
-        out = [b.copy() for b in bufs]
-        evaluate(Run(p, words, out, np.zeros(len(out), np.int64)))
-        checked = ("output", "grad_matrix", "grad_bias")
-        expected = [o if name in checked else None for (name, _), o in zip(p.buffers(), out)]
-        return CaseData(words, bufs, expected)
+        return CaseData(words, bufs, expected_on(self, words, bufs))
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (the store's is None), for a report's first differing node."""
@@ -336,3 +332,20 @@ class ProgramCase:
         lid, rest = divmod(element * t.component.dtype.itemsize, t.stride)
         comp = rest // t.component.dtype.itemsize
         return {"invocation": lid, "component": comp} if comp < t.n else {"invocation": lid, "padding": comp}
+
+
+#: the buffers a case checks: the results and, in a training program, dW and db
+CHECKED = ("output", "grad_matrix", "grad_bias")
+
+
+def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """The chain's oracle on given inputs (FamilySpec.expectation): every node evaluated in order
+    by its single-operation family's oracle (oracle.py), the store and the training step writing
+    into copies of their buffers. The data of a case are drawn through the same oracle (each
+    layer's weights after its input is known), so under an expected deviation (ctsgen.deviations)
+    recomputing ``case.data()`` would change the inputs; this keeps them (docs/spec-decisions.md,
+    "expected-deviation"). Buffers other than CHECKED are not checked (None)."""
+    p = case.shader.program
+    out = [np.array(b, copy=True) for b in initial]
+    evaluate(Run(p, np.asarray(params), out, np.zeros(len(out), np.int64)))
+    return [o if name in CHECKED else None for (name, _), o in zip(p.buffers(), out)]

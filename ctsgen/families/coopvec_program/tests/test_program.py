@@ -14,7 +14,10 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
+from ctsgen.backends.mutant import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.deviations import expected_under
+from ctsgen.runner.options import RunOptions
 from ctsgen.families import get_family
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.coopvec.strategy import combinations
@@ -327,6 +330,32 @@ def test_requirements_name_each_combination_and_replicated_composites_for_activa
     assert ProgramVariant(no_act).requirements().extensions == ("VK_NV_cooperative_vector",)
     bare = dataclasses.replace(h100, extensions=h100.extensions - {"VK_EXT_shader_replicated_composites"})
     assert "VK_EXT_shader_replicated_composites" in (bare.unsupported_reason(int8.requirements()) or "")
+
+
+def test_an_expected_deviation_keeps_the_inputs_and_judges_the_mutant_backend_pass() -> None:
+    """A case's weights are drawn through the oracle, so the family declares its expectation on
+    given inputs (FamilySpec.expectation): under an expected deviation the inputs stay the spec
+    case's, only the expected output changes, and the deviating backend then passes while the
+    plain reference fails (docs/spec-decisions.md, "expected-deviation")."""
+    name = "cvprogram-reads-pre-activation"
+
+    def drawn_under_the_mutant(c: ProgramCase) -> list[np.ndarray]:
+        with catalogue()[name].applied():
+            return c.data().initial
+
+    # a case whose data, drawn under the mutant, would differ (a third layer's weights follow the
+    # second layer's deviated output): without the hook the deviation would change its inputs
+    c = next(c for c in _sample() if _killed(name, c) and any(
+        a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(drawn_under_the_mutant(c), c.data().initial)))
+    spec = c.data()
+    deviated = expected_under(FAMILY, c, spec, (name,))
+    assert all(a is b for a, b in zip(deviated.initial, spec.initial))
+    k = c.variant().program.buffer_index("output")
+    assert not np.array_equal(deviated.expected[k], spec.expected[k])
+    backend = MutantBackend(name)
+    assert check_case(backend, c).status.value == "Fail"
+    assert check_case(backend, c, RunOptions(expect_deviations=(name,))).status.value == "Pass"
+    assert check_case(ReferenceBackend(), c, RunOptions(expect_deviations=(name,))).status.value == "Fail"
 
 
 def test_a_case_rejects_run_time_operands_the_spec_forbids() -> None:
