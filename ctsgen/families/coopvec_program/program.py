@@ -60,7 +60,7 @@ F16, F32, S8, S32, U8, U32 = T.float16, T.float32, T.sint8, T.sint32, T.uint8, T
 #: invocations per workgroup: one full H100 subgroup (a RowMajor / ColumnMajor MatMul in a partial
 #: subgroup is the coopvec family's opt-in hazard "partial-subgroup-row-column-major")
 LOCAL = 32
-MIN_LAYERS, MAX_LAYERS, MAX_ACTS, MAX_CONVERTS = 1, 4, 3, 2
+MIN_LAYERS, MAX_LAYERS, MAX_ACTS = 1, 4, 3
 #: a training step's bounds: |y| (the gradient), |h| (the last layer's input), the initial |dW|, |db|;
 #: GRAD_INIT + LOCAL * GRAD_LIMIT * GRAD_INPUT_LIMIT = 1796 <= 2^11 (exact fp16 atomic sums)
 GRAD_LIMIT, GRAD_INPUT_LIMIT, GRAD_INIT = 8, 7, 4
@@ -255,9 +255,9 @@ def conversion_rule(src: CoopVecType, dst: CoopVecType) -> str | None:
     return None
 
 
-#: Conversion paths from a Result Type to an Input type, shortest first (the shrink target),
-#: then the ones through another type (each step a defined conversion).
 def conversion_paths(src: CoopVecType, dst: CoopVecType) -> list[tuple[CoopVecType, ...]]:
+    """Conversion paths from a Result Type to an Input type: the shortest first (the shrink
+    target), then the ones through another type, each step allowed by :func:`conversion_rule`."""
     direct = [()] if src is dst else [(dst,)] if conversion_rule(src, dst) is None else []
     via = [(m, dst) for m in VALUE_TYPES if m not in (src, dst)
            and conversion_rule(src, m) is None and conversion_rule(m, dst) is None]
