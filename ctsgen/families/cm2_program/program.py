@@ -21,11 +21,10 @@ verdict is bitwise.
 from __future__ import annotations
 
 import enum
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from ctsgen.families.straight_line import StraightLine
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, domain_size
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
@@ -176,10 +175,11 @@ def operand_rule(node: Node, operand_types: list[MatrixType]) -> str | None:
 
 
 @dataclass(frozen=True)
-class Program:
+class Program(StraightLine):
     """A straight-line program; valid (types, operand order, exact-domain bounds) by check."""
 
     nodes: tuple[Node, ...]
+    NODE = Node  # StraightLine.from_json reads nodes back with it
 
     def __post_init__(self) -> None:
         bounds: list[int] = []
@@ -257,15 +257,3 @@ class Program:
         name = f"{'in' if n.op is Op.load else 'out'}_{n.type.component.name}"
         return [b for b, _ in self.buffers()].index(name)
 
-    def lines(self) -> list[str]:
-        return [n.line(i) for i, n in enumerate(self.nodes)]
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [n.to_json() for n in self.nodes]
-
-    @classmethod
-    def from_json(cls, o: list[dict[str, Any]]) -> Program:
-        return cls(tuple(Node.from_json(x) for x in o))
-
-    def digest(self) -> str:
-        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]

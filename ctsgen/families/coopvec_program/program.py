@@ -44,12 +44,11 @@ within GRAD_INIT) is an integer within 2^11 as well, in any order.
 from __future__ import annotations
 
 import enum
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctsgen.families.straight_line import StraightLine
 from ctsgen.families.coopvec.variant import CoopVecOp, CoopVecVariant, MatrixLayout
 from ctsgen.families.coopvec_elementwise.ops import OPS
 from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
@@ -332,11 +331,12 @@ def operand_rule(node: Node, prev: Node | None) -> str | None:
 
 
 @dataclass(frozen=True)
-class Program:
+class Program(StraightLine):
     """A chain: load, 1-4 layers (MatMulAdd, activation, conversions), store, and for a training
     program the outer product and the reduce sum; valid by check."""
 
     nodes: tuple[Node, ...]
+    NODE = Node  # StraightLine.from_json reads nodes back with it
 
     def __post_init__(self) -> None:
         n = self.nodes
@@ -468,18 +468,6 @@ class Program:
         return out, chosen
 
     # -- text --------------------------------------------------------------------
-    def lines(self) -> list[str]:
-        return [n.line(i) for i, n in enumerate(self.nodes)]
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [n.to_json() for n in self.nodes]
-
-    @classmethod
-    def from_json(cls, o: list[dict[str, Any]]) -> Program:
-        return cls(tuple(Node.from_json(x) for x in o))
-
-    def digest(self) -> str:
-        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
 
 
 def act_glsl(fn: ElementOp) -> str:
