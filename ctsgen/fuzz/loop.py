@@ -7,7 +7,10 @@ as one unit with a "one more?" choice that rarely stops the batch
 (``st.lists`` would stop after about 6 cases whatever its bound), so one
 compiled shader checks about 50 cases; the shrinker deletes any case (its
 unit) or ends the batch early (the choice at its minimum), so shrinking
-still ends on a single case. Cases that come out identical are judged once. Any failure (a wrong element, a
+still ends on a single case. The cases sit inside a one-element unique
+list, which keeps Hypothesis's mutator from replaying a batch with one case
+copied over another (:func:`_case_batch`): each example draws a new
+variant. Cases that come out identical are judged once. Any failure (a wrong element, a
 hang, a lost device, a crash of the supervised worker) fails the example,
 and Hypothesis shrinks it: to one case, then toward the smallest readable
 one (the family strategies decide what "small" means: fewer elements,
@@ -125,15 +128,7 @@ class Fuzzer:
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
-            cases = fam.cases_for(v, opts)
-            more = _more(cases)
-            drawn = [draw(cases)]
-            while len(drawn) < max_batch:
-                c = draw(more)
-                if c is None:
-                    break
-                drawn.append(c)
-            return v, drawn
+            return v, draw(_case_batch(fam.cases_for(v, opts), max_batch))
 
         return batch()
 
@@ -289,6 +284,36 @@ _MORE = st.integers(0, 255)
 
 #: failing cases of a batch re-run alone, in order, to find one that fails by itself
 ISOLATION_TRIES = 4
+
+
+def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStrategy[list[Case]]:
+    """1..max_batch cases: the first, then one more while :data:`_MORE` is not 0, drawn as the
+    one element of a unique list.
+
+    Hypothesis's generator follows each new example with up to six mutations that copy a span
+    over another span of the same label, except inside a unique collection. Without the
+    wrapper every batch offers ~50 same-label case spans, so about five of six examples were
+    the previous batch with one case copied over another: the same variant and ~49 cases judged
+    before, and a new variant only every ~6 examples (coopvec-elementwise-vts-drops-last, which
+    needs a VectorTimesScalar variant, went from ~85 examples to kill to ~850). Inside the
+    wrapper only the family and variant choices are mutated, which draws a new variant, as
+    ``st.lists(..., unique_by=...)`` batches did before batches grew to ~50 cases. Side effect:
+    Hypothesis's "simplest continuation" size probes enumerate values inside a unique collection
+    instead of repeating the minimum, so those few early probe examples are long batches of
+    small values instead of one case; shrinking is unaffected (it never uses the probes)."""
+    more = _more(cases)
+
+    @st.composite
+    def run(draw: st.DrawFn) -> list[Case]:
+        drawn = [draw(cases)]
+        while len(drawn) < max_batch:
+            c = draw(more)
+            if c is None:
+                break
+            drawn.append(c)
+        return drawn
+
+    return st.lists(run(), min_size=1, max_size=1, unique_by=len).map(lambda one: one[0])
 
 
 def _more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[Case | None]:
