@@ -66,10 +66,12 @@ class _RecordingFuzzer(Fuzzer):
 def test_examples_are_fresh_batches_not_replays_of_the_last_one(family: str) -> None:
     """Hypothesis's mutator must not turn most examples into the previous batch with one case
     copied over another (same variant, its cases judged already): the fuzzer's reach is one new
-    variant per example (the vts-drops-last regression drew one every ~6 examples)."""
+    variant per example (the vts-drops-last regression drew one every ~6 examples). Its size
+    probes stay single cases of new variants (a ~200-case probe let the next example reuse it)."""
     f = _RecordingFuzzer(ReferenceBackend(), FuzzOptions(families=(family,), max_examples=60, database=None))
     report = f.run()
     assert report.case is None
+    assert len(f.seen[0][1]) == 1  # Hypothesis's simplest example, like its early size probes, is one case
     replays = sum(bool(prev[1] & cur[1]) for prev, cur in zip(f.seen, f.seen[1:]))
     assert replays <= len(f.seen) // 20, f"{replays} of {len(f.seen)} examples replay the previous batch"
     assert len({v for v, _ in f.seen}) >= 0.8 * len(f.seen)

@@ -6,7 +6,7 @@ with the same rules as ``ctsgen run``. Each case after the first is drawn
 as one unit with a "one more?" choice that rarely stops the batch
 (``st.lists`` would stop after about 6 cases whatever its bound), so one
 compiled shader checks about 50 cases; the shrinker deletes any case (its
-unit) or ends the batch early (the choice at its minimum), so shrinking
+unit) or ends the batch early (a choice at its minimum), so shrinking
 still ends on a single case. The cases sit inside a one-element unique
 list, which keeps Hypothesis's mutator from replaying a batch with one case
 copied over another (:func:`_case_batch`): each example draws a new
@@ -287,8 +287,8 @@ ISOLATION_TRIES = 4
 
 
 def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStrategy[list[Case]]:
-    """1..max_batch cases: the first, then one more while :data:`_MORE` is not 0, drawn as the
-    one element of a unique list.
+    """1..max_batch cases, drawn as the one element of a unique list: a "more than one?" choice
+    (:data:`_MORE` not 0), the first case, then units of one more case and its own "another?".
 
     Hypothesis's generator follows each new example with up to six mutations that copy a span
     over another span of the same label, except inside a unique collection. Without the
@@ -297,29 +297,33 @@ def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStra
     before, and a new variant only every ~6 examples (coopvec-elementwise-vts-drops-last, which
     needs a VectorTimesScalar variant, went from ~85 examples to kill to ~850). Inside the
     wrapper only the family and variant choices are mutated, which draws a new variant, as
-    ``st.lists(..., unique_by=...)`` batches did before batches grew to ~50 cases. Side effect:
-    Hypothesis's "simplest continuation" size probes enumerate values inside a unique collection
-    instead of repeating the minimum, so those few early probe examples are long batches of
-    small values instead of one case; shrinking is unaffected (it never uses the probes)."""
-    more = _more(cases)
+    ``st.lists(..., unique_by=...)`` batches did before batches grew to ~50 cases.
+
+    The "more than one?" choice comes first because Hypothesis's early size probes (a new
+    variant with the "simplest" continuation) enumerate 0, 1, 2, ... choice by choice inside a
+    unique collection instead of repeating the minimum. A stop choice after the first case reads
+    "go on" there, so every probe was a ~200-case batch, and its size let the example drawn
+    next from the same prefix run too, reusing the probe's variant (coopvec-bias-ignored, which
+    needs one operation, took twice as many examples). The first choice still reads 0: a probe
+    is one case of a new variant, as without the wrapper. The shrinker ends a batch by setting
+    that first choice to 0."""
+    then = _then_more(cases)
 
     @st.composite
     def run(draw: st.DrawFn) -> list[Case]:
+        go_on = draw(_MORE) != 0
         drawn = [draw(cases)]
-        while len(drawn) < max_batch:
-            c = draw(more)
-            if c is None:
-                break
+        while go_on and len(drawn) < max_batch:
+            c, go_on = draw(then)
             drawn.append(c)
         return drawn
 
     return st.lists(run(), min_size=1, max_size=1, unique_by=len).map(lambda one: one[0])
 
 
-def _more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[Case | None]:
-    """None (the batch ends) or one more case, drawn as one unit the shrinker can delete whole."""
+def _then_more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[tuple[Case, bool]]:
+    """One more case and whether another follows, drawn as one unit the shrinker can delete whole."""
     @st.composite
-    def one_more(draw: st.DrawFn) -> Case | None:
-        return None if draw(_MORE) == 0 else draw(cases)
+    def one_more(draw: st.DrawFn) -> tuple[Case, bool]:
+        return draw(cases), draw(_MORE) != 0
     return one_more()
-
