@@ -128,7 +128,8 @@ class Fuzzer:
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
-            return v, draw(_case_batch(fam.cases_for(v, opts), max_batch))
+            (cases,) = draw(_case_batch(fam.cases_for(v, opts), max_batch))  # a list of one batch
+            return v, cases
 
         return batch()
 
@@ -286,7 +287,7 @@ _MORE = st.integers(0, 255)
 ISOLATION_TRIES = 4
 
 
-def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStrategy[list[Case]]:
+def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStrategy[list[list[Case]]]:
     """1..max_batch cases, drawn as the one element of a unique list: a "more than one?" choice
     (:data:`_MORE` not 0), the first case, then units of one more case and its own "another?".
 
@@ -318,7 +319,7 @@ def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStra
             drawn.append(c)
         return drawn
 
-    return st.lists(run(), min_size=1, max_size=1, unique_by=len).map(lambda one: one[0])
+    return st.lists(run(), min_size=1, max_size=1, unique_by=len)  # no .map: Hypothesis prints a lambda's call
 
 
 def _then_more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[tuple[Case, bool]]:
