@@ -8,7 +8,7 @@ on one Hypothesis version's draw order (issue 12: 150 examples held on
 hypothesis 6.155 and failed on 6.170). tests/test_mutants_families.py carries
 the budgets this prints.
 
-    python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500]
+    python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500] [--family F ...]
 """
 
 from __future__ import annotations
@@ -39,9 +39,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--max-examples", type=int, default=1500)
+    ap.add_argument("--family", action="append", default=None,
+                    help="only this family's mutants (repeatable; default every family but tensor-layout)")
     args = ap.parse_args()
+    keep = (lambda f: f in args.family) if args.family else (lambda f: f != "tensor-layout")
     print("| mutant | examples to kill, per seed | mean | budget |\n|---|---|---|---|")
-    for name in sorted(n for n, m in catalogue().items() if m.family != "tensor-layout"):
+    for name in sorted(n for n, m in catalogue().items() if keep(m.family)):
         firsts = [examples_to_kill(name, s, args.max_examples) for s in range(args.seeds)]
         mean = sum(f or args.max_examples for f in firsts) / len(firsts)
         print(f"| {name} | {firsts} | {mean:.0f} | {budget(mean)} |", flush=True)

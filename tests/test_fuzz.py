@@ -49,6 +49,34 @@ def test_a_correct_backend_survives_the_fuzzer() -> None:
     assert report.case is None and report.examples == 60 and report.cases >= 60
 
 
+class _RecordingFuzzer(Fuzzer):
+    """A Fuzzer that keeps every batch Hypothesis hands its test function."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.seen: list[tuple[str, set[str]]] = []
+
+    def check(self, batch) -> None:
+        variant, cases = batch
+        self.seen.append((variant.id, {c.name() for c in cases}))
+        super().check(batch)
+
+
+@pytest.mark.parametrize("family", ["tensor-layout", "coopvec-elementwise"])
+def test_examples_are_fresh_batches_not_replays_of_the_last_one(family: str) -> None:
+    """Hypothesis's mutator must not turn most examples into the previous batch with one case
+    copied over another (same variant, its cases judged already): the fuzzer's reach is one new
+    variant per example (the vts-drops-last regression drew one every ~6 examples). Its size
+    probes stay single cases of new variants (a ~200-case probe let the next example reuse it)."""
+    f = _RecordingFuzzer(ReferenceBackend(), FuzzOptions(families=(family,), max_examples=60, database=None))
+    report = f.run()
+    assert report.case is None
+    assert len(f.seen[0][1]) == 1  # Hypothesis's simplest example, like its early size probes, is one case
+    replays = sum(bool(prev[1] & cur[1]) for prev, cur in zip(f.seen, f.seen[1:]))
+    assert replays <= len(f.seen) // 20, f"{replays} of {len(f.seen)} examples replay the previous batch"
+    assert len({v for v, _ in f.seen}) >= 0.8 * len(f.seen)
+
+
 def test_setdimension_floor_shrinks_to_a_non_divisible_blocked_axis() -> None:
     report = fuzz("setdimension-floor")
     c = report.case

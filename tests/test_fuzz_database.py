@@ -19,10 +19,13 @@ from tests.conftest import free_port
 
 
 def fuzz_mutant(mutant: str, database, seed: int):
+    """Fuzz until the mutant's failure is found and fully shrunk: the tests compare a replay's
+    minimal case with this one, so the shrink must end by itself, not on the time cap (from a
+    ~50-case batch it takes 6-10 s on a loaded 2-core machine)."""
     backend = SupervisedBackend(functools.partial(MutantBackend, mutant), name=f"mutant:{mutant}")
     try:
         return Fuzzer(backend, FuzzOptions(max_examples=150, seed=seed, database=database,
-                                           shrink_time_s=5)).run()
+                                           shrink_time_s=120)).run()
     finally:
         backend.close()
 
@@ -47,12 +50,13 @@ def test_saves_reach_the_server_and_the_local_mirror(redis_server, tmp_path: Pat
 
 def test_a_failure_found_by_one_process_is_replayed_first_by_another(redis_server, tmp_path: Path) -> None:
     """Two ``ctsgen fuzz`` processes, different seeds and working directories (so different
-    local mirrors): the second one's first example is the failure the first one stored."""
+    local mirrors): the second one's first example is the failure the first one stored. Both
+    shrink to the end (the 120 s cap is a safety net), so their minimal cases compare (see fuzz_mutant)."""
     def run(cwd: Path, seed: int) -> subprocess.CompletedProcess:
         cwd.mkdir()
         return subprocess.run([sys.executable, "-m", "ctsgen", "fuzz", "--backend", "mutant:set-stride-ignored",
                                "--max-examples", "150", "--database", redis_server.url, "--seed", str(seed),
-                               "--shrink-time", "5", "--repro-dir", str(cwd / "repros")],
+                               "--shrink-time", "120", "--repro-dir", str(cwd / "repros")],
                               cwd=cwd, capture_output=True, text=True, timeout=300)
 
     first = run(tmp_path / "host-a", 3)

@@ -6,8 +6,11 @@ with the same rules as ``ctsgen run``. Each case after the first is drawn
 as one unit with a "one more?" choice that rarely stops the batch
 (``st.lists`` would stop after about 6 cases whatever its bound), so one
 compiled shader checks about 50 cases; the shrinker deletes any case (its
-unit) or ends the batch early (the choice at its minimum), so shrinking
-still ends on a single case. Cases that come out identical are judged once. Any failure (a wrong element, a
+unit) or ends the batch early (a choice at its minimum), so shrinking
+still ends on a single case. The cases sit inside a one-element unique
+list, which keeps Hypothesis's mutator from replaying a batch with one case
+copied over another (:func:`_case_batch`): each example draws a new
+variant. Cases that come out identical are judged once. Any failure (a wrong element, a
 hang, a lost device, a crash of the supervised worker) fails the example,
 and Hypothesis shrinks it: to one case, then toward the smallest readable
 one (the family strategies decide what "small" means: fewer elements,
@@ -125,15 +128,8 @@ class Fuzzer:
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
-            cases = fam.cases_for(v, opts)
-            more = _more(cases)
-            drawn = [draw(cases)]
-            while len(drawn) < max_batch:
-                c = draw(more)
-                if c is None:
-                    break
-                drawn.append(c)
-            return v, drawn
+            (cases,) = draw(_case_batch(fam.cases_for(v, opts), max_batch))  # a list of one batch
+            return v, cases
 
         return batch()
 
@@ -291,10 +287,44 @@ _MORE = st.integers(0, 255)
 ISOLATION_TRIES = 4
 
 
-def _more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[Case | None]:
-    """None (the batch ends) or one more case, drawn as one unit the shrinker can delete whole."""
-    @st.composite
-    def one_more(draw: st.DrawFn) -> Case | None:
-        return None if draw(_MORE) == 0 else draw(cases)
-    return one_more()
+def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStrategy[list[list[Case]]]:
+    """1..max_batch cases, drawn as the one element of a unique list: a "more than one?" choice
+    (:data:`_MORE` not 0), the first case, then units of one more case and its own "another?".
 
+    Hypothesis's generator follows each new example with up to six mutations that copy a span
+    over another span of the same label, except inside a unique collection. Without the
+    wrapper every batch offers ~50 same-label case spans, so about five of six examples were
+    the previous batch with one case copied over another: the same variant and ~49 cases judged
+    before, and a new variant only every ~6 examples (coopvec-elementwise-vts-drops-last, which
+    needs a VectorTimesScalar variant, went from ~85 examples to kill to ~850). Inside the
+    wrapper only the family and variant choices are mutated, which draws a new variant, as
+    ``st.lists(..., unique_by=...)`` batches did before batches grew to ~50 cases.
+
+    The "more than one?" choice comes first because Hypothesis's early size probes (a new
+    variant with the "simplest" continuation) enumerate 0, 1, 2, ... choice by choice inside a
+    unique collection instead of repeating the minimum. A stop choice after the first case reads
+    "go on" there, so every probe was a ~200-case batch, and its size let the example drawn
+    next from the same prefix run too, reusing the probe's variant (coopvec-bias-ignored, which
+    needs one operation, took twice as many examples). The first choice still reads 0: a probe
+    is one case of a new variant, as without the wrapper. The shrinker ends a batch by setting
+    that first choice to 0."""
+    then = _then_more(cases)
+
+    @st.composite
+    def run(draw: st.DrawFn) -> list[Case]:
+        go_on = draw(_MORE) != 0
+        drawn = [draw(cases)]
+        while go_on and len(drawn) < max_batch:
+            c, go_on = draw(then)
+            drawn.append(c)
+        return drawn
+
+    return st.lists(run(), min_size=1, max_size=1, unique_by=len)  # no .map: Hypothesis prints a lambda's call
+
+
+def _then_more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[tuple[Case, bool]]:
+    """One more case and whether another follows, drawn as one unit the shrinker can delete whole."""
+    @st.composite
+    def one_more(draw: st.DrawFn) -> tuple[Case, bool]:
+        return draw(cases), draw(_MORE) != 0
+    return one_more()

@@ -21,7 +21,8 @@ FMin/FMax/FClamp/Step ("which operand is the result is undefined").
 Integers: half the values over the whole range, half small; divisors never
 0 (and no INT_MIN / -1), shift amounts in [0, bits), clamp bounds ordered.
 Conversions: float -> integer values whose truncation fits (fractions
-.25/.5/.75 make round-toward-zero visible), integer -> fp16 within +-65504,
+.25/.5/.75 make round-toward-zero visible; a uniform value that rounds to a
+subnormal becomes 0, as it may be flushed), integer -> fp16 within +-65504,
 fp32 -> fp16 within the fp16 normal range.
 
 ``edges`` puts the op's edge tuples into the first components (invocation 0
@@ -130,6 +131,7 @@ def _convert_operand(t: CoopVecType, r: CoopVecType, rng: np.random.Generator, s
         small = rng.integers(max(int(lo), -300), min(int(hi), 300), shape, endpoint=True) \
             + rng.choice([0.0, 0.25, 0.5, 0.75], shape) * np.where(rng.random(shape) < 0.5, -1, 1)
         v = np.where(rng.random(shape) < 0.5, small, rng.uniform(lo, hi, shape)).astype(t.dtype)
+        v = np.where(np.abs(v) < np.finfo(t.dtype).tiny, t.dtype.type(0), v)  # a value rounded to a subnormal
         cut = np.trunc(v.astype(np.float64))
         return np.where((cut < info.min) | (cut > info.max), t.dtype.type(0.5), v)
     v = ints(rng, shape, t)

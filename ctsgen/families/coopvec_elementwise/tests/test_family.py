@@ -138,6 +138,16 @@ def _operands(c: ElementwiseCase) -> list[np.ndarray]:
     return [oracle.load(src, o, v.N) for o in v.operand_offsets(0, c.loadOffset)]
 
 
+def test_float_to_integer_data_hold_no_subnormal() -> None:
+    """A uniform fp16 source of fp16 -> uint8 that rounds below 2^-14 is 0, not a subnormal a device
+    may flush (seed 24753 drew 1.76e-5 at invocation 17, and data() refused its own case)."""
+    c = ElementwiseCase(ElementwiseVariant(Op.convert, T.float16, T.uint8, 4), loadOffset=80, storeOffset=80,
+                        seed=24753)
+    (a,) = _operands(c)
+    assert a[17, 3] == 0
+    assert (np.abs(a[a != 0].astype(np.float64)) >= np.finfo(np.float16).tiny).all()
+
+
 def test_edges_lead_the_first_invocation() -> None:
     v = ElementwiseVariant(Op.idiv, T.sint8, T.sint8, 3)
     a, b = _operands(ElementwiseCase(v, seed=5, edges=True))
