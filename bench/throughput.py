@@ -147,8 +147,9 @@ def main() -> None:
     if a.generate:
         g = measure_generate(a.generate, a.jobs)
         result["generate"] = g
+        jobs_rate = g[f"jobs{g['jobs']}_cases_per_s"]
         text += (f"\ngenerate tensor-layout --count {g['count']}: --jobs 1 {g['jobs1_cases_per_s']:.0f} cases/s, "
-                 f"--jobs {g['jobs']} {g[f'jobs{g['jobs']}_cases_per_s']:.0f} cases/s; "
+                 f"--jobs {g['jobs']} {jobs_rate:.0f} cases/s; "
                  f"packs byte-identical: {g['identical']}\n")
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "throughput.json").write_text(json.dumps(result, indent=1) + "\n")
