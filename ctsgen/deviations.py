@@ -20,8 +20,8 @@ give the same inputs (else :class:`DeviationError` names the family and the fix)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import ExitStack
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
@@ -41,6 +41,16 @@ def check_deviations(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
+@contextmanager
+def applied(deviations: Sequence[str]) -> Iterator[None]:
+    """The mutants named ``deviations`` applied for the ``with`` block (the oracle then computes
+    what a driver with those documented deviations gives)."""
+    with ExitStack() as stack:
+        for name in deviations:
+            stack.enter_context(get_mutant(name).applied())
+        yield
+
+
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
@@ -56,9 +66,7 @@ def expected_under(family: Family, case: Case, data: CaseData, deviations: Seque
     """
     if not deviations:
         return data
-    with ExitStack() as stack:
-        for name in deviations:
-            stack.enter_context(get_mutant(name).applied())
+    with applied(deviations):
         if family.expectation is not None:
             expected = family.expectation(case, data.params, [np.array(a, copy=True) for a in data.initial])
             tolerance = data.tolerance

@@ -16,14 +16,13 @@ node differs and the report says the debug re-run did not reproduce the failure.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ctsgen.backends.base import Backend, BackendError
+from ctsgen.deviations import applied
 from ctsgen.families.base import Case, Family
-from ctsgen.mutants import get_mutant
 from ctsgen.runner.batch import build_batch, case_outputs
 from ctsgen.runner.verdict import describe, judge_buffer
 from ctsgen.toolchain.variants import compile_variant
@@ -92,9 +91,7 @@ def debug_rerun(family: Family, case: Case, backend: Backend, deviations: Sequen
     if family.intermediates is None:
         return None
     data = case.data()  # the case's inputs; deviations change only the expected intermediates
-    with ExitStack() as stack:
-        for name in deviations:
-            stack.enter_context(get_mutant(name).applied())
+    with applied(deviations):
         probe = family.intermediates(case, data)
     glsl = probe.variant.glsl()
     sv = compile_variant(probe.variant, case.family, require_validator=False)
