@@ -369,10 +369,6 @@ class Program(StraightLine):
     def layers(self) -> list[Layer]:
         return [self.nodes[i].layer for i in self.layer_nodes()]
 
-    def layer_index(self, i: int) -> int:
-        """Which layer node i belongs to (-1 before the first MatMulAdd)."""
-        return sum(1 for j in self.layer_nodes() if j <= i) - 1
-
     @property
     def store_index(self) -> int:
         return next(i for i, n in enumerate(self.nodes) if n.op is Op.store)
