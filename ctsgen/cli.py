@@ -159,16 +159,15 @@ def _run_progress():
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
+    from ctsgen.errors import UserError
     from ctsgen.pack.read import load_pack
     from ctsgen.repro import export_repro
 
     results = Path(args.results) if args.results else None
     if results is not None and not results.is_file():
-        from ctsgen.errors import UserError
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
     if args.debug_rerun and results is None:
-        from ctsgen.errors import UserError
         raise UserError("--debug-rerun compares a failing case's nodes -> also give --results, the file in "
                         "which the case failed")
     backend = args.backend or _backend_of_results(results)

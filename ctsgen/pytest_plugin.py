@@ -202,7 +202,7 @@ def _deviations(names: list[str] | None) -> tuple[str, ...]:
     from ctsgen.deviations import check_deviations  # imports the families: only when asked
 
     try:
-        return check_deviations(names or ())
+        return check_deviations(names)
     except CtsgenError as exc:
         raise pytest.UsageError(f"--ctsgen-expect-deviation: {exc}") from None
 
