@@ -1,12 +1,17 @@
 """What the program families (cm2-program, coopvec-program) share: a straight-line program is a
 tuple of nodes, written one node a line, round-tripped through JSON, and named by a digest of
-that JSON (the shader variant's id)."""
+that JSON (the shader variant's id); each node reads its run-time words from the parameter
+buffer, one block after another in program order; a case's run of it walks the nodes over the
+host buffers."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
+
+import numpy as np
 
 
 class StraightLine:
@@ -28,3 +33,36 @@ class StraightLine:
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+
+    def words_of(self, node: Any) -> int:
+        """Run-time words node ``node`` reads (the family says)."""
+        raise NotImplementedError
+
+    def word_bases(self) -> list[int]:
+        """First run-time word of each node (after the buffer offsets)."""
+        out, k = [], 0
+        for n in self.nodes:
+            out.append(k)
+            k += self.words_of(n)
+        return out
+
+    @property
+    def words(self) -> int:
+        return sum(self.words_of(n) for n in self.nodes)
+
+
+@dataclass
+class ProgramRun:
+    """One case's evaluation of a program: its family words, the whole host buffers with this
+    case's element offset into each, and the values computed so far (``values[i]``: node i's;
+    None for a store). A family's oracle subclasses it with its own accessors."""
+
+    program: Any  # the family's StraightLine program
+    words: np.ndarray
+    buffers: list[np.ndarray]
+    offsets: np.ndarray
+    values: list[np.ndarray | None] = field(default_factory=list)
+
+    def word(self, i: int, k: int) -> int:
+        """Word k of node i's block."""
+        return int(self.words[self.program.word_bases()[i] + k])

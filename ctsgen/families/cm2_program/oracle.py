@@ -21,10 +21,10 @@ looked up when it runs, so a composition mutant (mutants.py) can replace one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from ctsgen.families.straight_line import ProgramRun
 from ctsgen.families.cm2_convert.oracle import Kind, expected_result
 from ctsgen.families.cm2_elementwise.oracle import Op as ElementFn
 from ctsgen.families.cm2_elementwise.oracle import expected_per_element
@@ -37,20 +37,10 @@ from ctsgen.model.tensor import TensorLayout
 from ctsgen.oracle.values import from_bits
 
 
-@dataclass
-class Run:
-    """One case's evaluation: the program, its words (family words only), the
-    whole host buffers with this case's element offset into each, and the
-    values computed so far (``values[i]`` for node i; None for a store)."""
+class Run(ProgramRun):
+    """One case's evaluation of a cm2-program (:class:`ProgramRun`)."""
 
     program: Program
-    words: np.ndarray
-    buffers: list[np.ndarray]
-    offsets: np.ndarray
-    values: list[np.ndarray | None] = field(default_factory=list)
-
-    def word(self, i: int, k: int) -> int:
-        return int(self.words[self.program.word_bases()[i] + k])
 
     def scalar(self, i: int) -> np.generic:
         comp = self.program.nodes[i].type.component

@@ -207,17 +207,8 @@ class Program(StraightLine):
         """Program length: the nodes that are not stores."""
         return sum(n.op is not Op.store for n in self.nodes)
 
-    def word_bases(self) -> list[int]:
-        """First run-time word of each node (after the buffer offsets)."""
-        out, k = [], 0
-        for n in self.nodes:
-            out.append(k)
-            k += WORDS.get(n.op, 0)
-        return out
-
-    @property
-    def words(self) -> int:
-        return sum(WORDS.get(n.op, 0) for n in self.nodes)
+    def words_of(self, node: Node) -> int:
+        return WORDS.get(node.op, 0)
 
     def layout_nodes(self) -> list[int]:
         return [i for i, n in enumerate(self.nodes) if n.op in (Op.load, Op.store)]

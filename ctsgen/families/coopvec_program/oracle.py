@@ -27,10 +27,10 @@ up when it runs, so a composition mutant (mutants.py) can replace one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from ctsgen.families.straight_line import ProgramRun
 from ctsgen.families.coopvec import oracle as matmul_oracle
 from ctsgen.families.coopvec.variant import outer_terms
 from ctsgen.families.coopvec_elementwise import oracle as element_oracle
@@ -44,20 +44,11 @@ W_MOFF, W_STRIDE, W_BOFF = 0, 1, 2
 W_S, W_T = 0, 1
 
 
-@dataclass
-class Run:
-    """One case's evaluation: the program, its family words, the whole host buffers with this
-    case's element offset into each, and the values computed so far (``values[i]``: node i's,
-    invocations x components; None for the store)."""
+class Run(ProgramRun):
+    """One case's evaluation of a coopvec-program (:class:`ProgramRun`; ``values[i]``:
+    invocations x components)."""
 
     program: Program
-    words: np.ndarray
-    buffers: list[np.ndarray]
-    offsets: np.ndarray
-    values: list[np.ndarray | None] = field(default_factory=list)
-
-    def word(self, i: int, k: int) -> int:
-        return int(self.words[self.program.word_bases()[i] + k])
 
     def scalar(self, i: int, k: int) -> np.generic:
         """Scalar k (s or t) of activation node i, of the node's component type."""

@@ -399,17 +399,6 @@ class Program(StraightLine):
         """Run-time words of a node: MatrixOffset, MatrixStride, BiasOffset; the scalars s, t."""
         return 3 if node.op is Op.matmuladd else 2 if node.op is Op.act else 0
 
-    def word_bases(self) -> list[int]:
-        out, k = [], 0
-        for n in self.nodes:
-            out.append(k)
-            k += self.words_of(n)
-        return out
-
-    @property
-    def words(self) -> int:
-        return sum(self.words_of(n) for n in self.nodes)
-
     # -- bindings ------------------------------------------------------------
     def buffers(self) -> list[tuple[str, str]]:
         """(name, numpy dtype) of each storage buffer: the input vectors, the biases of every
