@@ -5,7 +5,9 @@ Speed is printed here, never asserted (targets live in bench/throughput.py)."""
 from __future__ import annotations
 
 import filecmp
+import multiprocessing
 import sys
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.cli import main
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+from ctsgen.pack.workers import worker_pool
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain import SpirvValidationError, glslang, toolchain_versions, validate_in_process
 
@@ -103,3 +106,19 @@ def test_reference_fuzz_against_the_naive_loop_prints_the_ratio() -> None:
     assert n > 0 and failures == 0 and report.cases > 0 and report.case is None
     ratio = report.cases_per_s / (n / wall)
     print(f"\nreference fuzz {report.cases_per_s:.0f} cases/s vs naive loop {n / wall:.0f} cases/s: {ratio:.1f}x")
+
+
+@pytest.mark.parametrize("results_taken", [0, 1])
+def test_leaving_the_worker_pool_early_stops_its_workers_at_once(results_taken: int) -> None:
+    """An interrupted ``generate`` must not wait for the work it handed out (CI saw SIGTERM take
+    over a minute): before any result (still handing work out) or after one, leaving the block
+    ends every worker without running the queued minute-long tasks."""
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(2) as pool:
+            results = pool.imap(time.sleep, [0] + [60] * 5)
+            for _ in range(results_taken):
+                next(results)
+            raise KeyboardInterrupt
+    assert time.monotonic() - start < 20
+    assert multiprocessing.active_children() == []

@@ -13,10 +13,10 @@ import hashlib
 import math
 import random
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, Family, StrategyOptions
+from ctsgen.pack.workers import worker_pool
 from ctsgen.strategies.sampling import draw_examples, draw_many
 
 CASES_PER_VARIANT = 8
@@ -64,8 +64,8 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
     work = [w for w in work if w[3] > 0]
     out: dict[str, Case] = {}
     if jobs > 1 and len(work) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-            for n, drawn in enumerate(pool.map(_draw_stratum, work), 1):
+        with worker_pool(min(jobs, len(work))) as pool:
+            for n, drawn in enumerate(pool.imap(_draw_stratum, work), 1):
                 out.update((c.name(), c) for c in drawn if c.name() not in out)
                 if progress:
                     progress(n, len(work))

@@ -21,7 +21,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
+from ctsgen.pack.workers import worker_pool
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
 
@@ -165,8 +165,8 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
             progress(done, len(cases))
 
     if jobs > 1 and len(work) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for result in pool.map(_write_variant, work, chunksize=max(1, len(work) // (8 * jobs))):
+        with worker_pool(jobs) as pool:
+            for result in pool.imap(_write_variant, work, chunksize=max(1, len(work) // (8 * jobs))):
                 collect(result)
     else:
         for w in work:
