@@ -35,14 +35,15 @@ def matrix_types(profile: DeviceProfile, *, max_granules: int = 3,
         raise ValueError(f"device profile {profile.name!r} lists no cooperative matrix types")
     choices = [st.sampled_from(fixed)] if fixed else []
     if granules:
-        limit = profile.flexible_max_dimension
-
-        @st.composite
-        def scaled(draw: st.DrawFn) -> MatrixType:
-            g = draw(st.sampled_from(granules))
-            kr = draw(st.integers(1, max(1, min(max_granules, limit // g.rows))))
-            kc = draw(st.integers(1, max(1, min(max_granules, limit // g.cols))))
-            return replace(g, rows=g.rows * kr, cols=g.cols * kc)
-
-        choices.append(scaled())
+        choices.append(_scaled(tuple(granules), profile.flexible_max_dimension, max_granules))
     return st.one_of(choices)
+
+
+@st.composite
+def _scaled(draw: st.DrawFn, granules: tuple[MatrixType, ...], limit: int, max_granules: int) -> MatrixType:
+    """A flexible-dimension granule scaled by 1..``max_granules`` each way, within ``limit``
+    (module level: ``@st.composite`` on a function defined per call reads its source each time)."""
+    g = draw(st.sampled_from(granules))
+    kr = draw(st.integers(1, max(1, min(max_granules, limit // g.rows))))
+    kc = draw(st.integers(1, max(1, min(max_granules, limit // g.cols))))
+    return replace(g, rows=g.rows * kr, cols=g.cols * kc)
