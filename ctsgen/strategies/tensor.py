@@ -16,6 +16,7 @@ import math
 from hypothesis import strategies as st
 
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, ceil_div
+from ctsgen.strategies.cached import integers
 
 #: Largest side per number of dimensions, so a tensor stays a few thousand elements.
 DEFAULT_MAX_SIDE = {1: 600, 2: 40, 3: 14, 4: 7, 5: 5}
@@ -29,13 +30,6 @@ reused = functools.lru_cache(maxsize=8192)
 #: top bits of 8/16/32-bit types, all ones.
 EDGE_CLAMP_VALUES = (0, 1, 0x3F800000, 0x7F, 0x80, 0xFF, 0x3C00, 0x7FFF, 0x8000, 0xFFFF, 0x10000,
                      0x7FFFFFFF, 0x80000000, 0xFFFFFFFF)
-
-
-@reused
-def integers(min_value: int, max_value: int) -> st.SearchStrategy[int]:
-    """``st.integers(min_value, max_value)``, built once per bounds: Hypothesis's own cache
-    of strategy calls costs about as much as the draw itself (bench/throughput.py)."""
-    return st.integers(min_value, max_value)
 
 
 @reused

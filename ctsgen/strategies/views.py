@@ -13,7 +13,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.model.tensor import MAX_DIM, UINT32_MAX
-from ctsgen.strategies.tensor import draw_strides, integers, reused
+from ctsgen.strategies.cached import integers
+from ctsgen.strategies.tensor import draw_strides, reused
 
 
 @reused

@@ -23,6 +23,7 @@ from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_gemm.case import FLOAT_SCALES, GemmCase, GemmVariant
 from ctsgen.model.types import ComponentType, Scope
+from ctsgen.strategies.cached import SEEDS, integers
 
 
 def strata() -> list[dict[str, object]]:
@@ -64,12 +65,6 @@ def gemm_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
 _TILES = st.integers(1, 3)  # M, N and K in tiles
 _ALPHAS, _BETAS = st.sampled_from(FLOAT_SCALES), st.sampled_from(FLOAT_SCALES[1:] + (1.0,))
 _VALUES = st.sampled_from(("grid", "random"))
-_SEEDS = st.integers(0, 2**32 - 1)
-
-
-@functools.lru_cache(maxsize=None)
-def _tile_index(tiles: int) -> st.SearchStrategy[int]:
-    return st.integers(0, tiles - 1)
 
 
 @functools.lru_cache(maxsize=None)
@@ -83,7 +78,7 @@ def _int_scalars(c_type: ComponentType) -> st.SearchStrategy[int]:
 def gemm_cases_for(draw: st.DrawFn, variant: GemmVariant,
                    options: StrategyOptions = StrategyOptions()) -> GemmCase:
     mt, nt, kt = draw(_TILES), draw(_TILES), draw(_TILES)
-    ty, tx = draw(_tile_index(mt)), draw(_tile_index(nt))
+    ty, tx = draw(integers(0, mt - 1)), draw(integers(0, nt - 1))
     if variant.c_type.is_float:
         alpha, beta = draw(_ALPHAS), draw(_BETAS)
     else:
@@ -91,4 +86,4 @@ def gemm_cases_for(draw: st.DrawFn, variant: GemmVariant,
         alpha, beta = draw(scalar), draw(scalar)
     # full-mantissa data where the sums round and a device model can see them (grid first: it shrinks there)
     values = draw(_VALUES) if variant.a_type.is_float and variant.c_type is ComponentType.float32 else "grid"
-    return GemmCase(variant, mt, nt, kt, ty, tx, alpha, beta, draw(_SEEDS), values)
+    return GemmCase(variant, mt, nt, kt, ty, tx, alpha, beta, draw(SEEDS), values)

@@ -30,6 +30,7 @@ from ctsgen.families.tensor_layout.strategy import draw_layout_case, draw_option
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.strategies import matrix_types
+from ctsgen.strategies.cached import SEEDS
 
 DECODERS = PROBES + tuple(FORMATS)
 PROBE_TYPES = (ComponentType.uint32, ComponentType.sint32, ComponentType.float32)
@@ -104,7 +105,6 @@ def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
     return DecodeVariant(d, mode, matrix, dec, shape)
 
 
-_SEEDS = st.integers(0, 2**32 - 1)
 
 
 @st.composite
@@ -115,4 +115,4 @@ def decode_cases(draw: st.DrawFn, variant: DecodeVariant, options: StrategyOptio
         stride = draw_optional_strides(draw, lc.layoutDimension, variant.blockShape)
         lc = TensorLayoutCase(lc.shader, lc.layoutDimension, variant.blockShape, stride, lc.offset, lc.span,
                               lc.clampValue)
-    return DecodeCase(variant, lc, draw(_SEEDS))
+    return DecodeCase(variant, lc, draw(SEEDS))

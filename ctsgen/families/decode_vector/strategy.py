@@ -22,6 +22,7 @@ from ctsgen.families.decode_vector.oracle import CALL_PATTERNS
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import draw_layout_case, draw_optional_strides
 from ctsgen.model.tensor import MAX_DIM, ClampMode
+from ctsgen.strategies.cached import SEEDS
 
 
 def strata() -> list[dict[str, object]]:
@@ -44,7 +45,6 @@ def decode_vector_variants(draw: st.DrawFn, options: StrategyOptions = StrategyO
 
 #: V-groups in a probe's last block side, in a widened last layoutDimension
 _GROUPS_PER_BLOCK, _GROUPS_PER_SIDE = st.integers(1, 2), st.integers(1, 4)
-_SEEDS = st.integers(0, 2**32 - 1)
 _CALL_PATTERNS = st.sampled_from(CALL_PATTERNS)
 
 
@@ -62,6 +62,6 @@ def decode_vector_cases(draw: st.DrawFn, variant: DecodeVectorVariant,
         dims = (*dims[:-1], variant.V * draw(_GROUPS_PER_SIDE))
     stride = draw_optional_strides(draw, dims, block)
     lc = TensorLayoutCase(lc.shader, dims, block, stride, lc.offset, lc.span, lc.clampValue)
-    seed = draw(_SEEDS)
+    seed = draw(SEEDS)
     pattern = draw(_CALL_PATTERNS)
     return DecodeVectorCase(variant, lc, seed, pattern)

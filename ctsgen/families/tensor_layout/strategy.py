@@ -28,6 +28,7 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
 from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
 from ctsgen.strategies import block_sizes, layout_dimensions, matrix_types, slices
+from ctsgen.strategies.cached import SEEDS
 from ctsgen.strategies.tensor import CLAMP_VALUES, draw_layout_dimensions, draw_slice, draw_strides, reused
 
 
@@ -50,7 +51,6 @@ def layout_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
 
 
 _PATTERNS = st.sampled_from(("iota", "random"))
-_SEEDS = st.integers(0, 2**32 - 1)
 _BOOLEANS = st.booleans()
 #: the optional instructions' "not executed" (None) or a value; each shrinks to None
 _OPTIONAL_CLAMP = st.one_of(st.none(), CLAMP_VALUES)
@@ -93,7 +93,7 @@ def draw_layout_case(draw: st.DrawFn, variant: LayoutVariant,
         offset, span = draw_slice(draw, dims, in_bounds=in_bounds, min_elements=need)
     clampValue = draw(_OPTIONAL_CLAMP)
     pattern = draw(_PATTERNS)
-    seed = draw(_SEEDS) if pattern == "random" else 0
+    seed = draw(SEEDS) if pattern == "random" else 0
     return TensorLayoutCase(variant, dims, blockSize, stride, offset, span, clampValue, pattern, seed)
 
 
