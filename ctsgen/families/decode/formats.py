@@ -33,6 +33,7 @@ output type whichever order the shader multiplies in (decision
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -50,6 +51,15 @@ class Format:
     align: int        # buffer_reference_align
     body: str         # GLSL: computes `float r` from `b` (the block) and `e` (element in block)
     helpers: str = ""  # GLSL functions the body calls (taking `BlockRef b`)
+
+    def glsl_for(self, ref: str) -> tuple[str, str]:
+        """(helpers, body) for a pointee type named ``ref``: ``BlockRef`` renamed, and each helper
+        function suffixed with ``_<ref>`` (GLSL does not overload on buffer_reference types, so
+        two formats' helpers of one name could not share a shader otherwise)."""
+        helpers, body = self.helpers, self.body
+        for name in re.findall(r"\b(\w+)\(const in BlockRef\b", self.helpers):
+            helpers, body = (re.sub(rf"\b{name}\(", f"{name}_{ref}(", x) for x in (helpers, body))
+        return helpers.replace("BlockRef", ref), body.replace("BlockRef", ref)
 
 
 Q8_0 = Format("q8_0", 32, 34, "float16_t d; uint16_t qs[16];", 2, """
