@@ -14,11 +14,16 @@ docs/formats.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctsgen.backends.mutant import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, expected_on, layout_variant
 from ctsgen.families.cm2_program.program import ACC32, Node, Op, Program, decode_variant, view_variant
 from ctsgen.families.decode.case import DecodeCase
@@ -29,6 +34,7 @@ from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType
 from ctsgen.mutants import catalogue
 from ctsgen.oracle.values import from_bits, sentinel_bits
+from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
 
@@ -137,17 +143,36 @@ def test_the_view_mutant_needs_two_views_and_a_permutation() -> None:
     assert not _killed("program-view-permutation-dropped", _two_views(C.Undefined))  # not modelled
 
 
+def _two_decodes(second: str, s0: int = 1, s1: int = 2) -> ProgramCase:
+    """Q8_0 then ``second`` loads (blockSize (1, 32), block seeds s0, s1), v2 = v1 - v0, stored."""
+    n0 = Node(Op.loaddecode, ACC32, (), C.Undefined, 2, decoder="q8_0", blockShape=(1, 32))
+    n1 = Node(Op.loaddecode, ACC32, (), C.Undefined, 2, decoder=second, blockShape=(1, 32))
+    p = Program((n0, n1, Node(Op.sub, ACC32, (1, 0)), Node(Op.store, ACC32, (2,), C.Undefined, 2)))
+    return ProgramCase(ProgramVariant(p), (DecodeCase(decode_variant(n0), _layout(n0, (16, 16), (1, 32)), s0),
+                                           DecodeCase(decode_variant(n1), _layout(n1, (16, 16), (1, 32)), s1),
+                                           None, _store_layout()))
+
+
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1))
 def test_the_decode_base_mutant_needs_two_decode_loads_of_one_format(s0: int, s1: int) -> None:
     """program-decode-base-hoisted: the second Q8_0 load reads the first one's blocks (two
     different random draws of 16 blocks differ); a Q4_0 load after a Q8_0 one is not touched."""
-    def case(second: str) -> ProgramCase:
-        n0 = Node(Op.loaddecode, ACC32, (), C.Undefined, 2, decoder="q8_0", blockShape=(1, 32))
-        n1 = Node(Op.loaddecode, ACC32, (), C.Undefined, 2, decoder=second, blockShape=(1, 32))
-        p = Program((n0, n1, Node(Op.store, ACC32, (1,), C.Undefined, 2)))
-        return ProgramCase(ProgramVariant(p), (DecodeCase(decode_variant(n0), _layout(n0, (16, 16), (1, 32)), s0),
-                                               DecodeCase(decode_variant(n1), _layout(n1, (16, 16), (1, 32)), s1),
-                                               _store_layout()))
-    assert _killed("program-decode-base-hoisted", case("q8_0")) == (s0 != s1)
-    assert not _killed("program-decode-base-hoisted", case("q4_0"))
+    assert _killed("program-decode-base-hoisted", _two_decodes("q8_0", s0, s1)) == (s0 != s1)
+    assert not _killed("program-decode-base-hoisted", _two_decodes("q4_0", s0, s1))
+
+
+@pytest.mark.parametrize("name, case, broken", [
+    ("program-view-permutation-dropped", lambda: _two_views(C.ClampToEdge), 0),
+    ("program-decode-base-hoisted", lambda: _two_decodes("q8_0"), 1)])
+def test_the_debug_rerun_names_the_broken_load(name: str, case: Callable[[], ProgramCase], broken: int) -> None:
+    """The debug re-run stores every value, view and decode loads too: the first differing
+    node is the load the mutant breaks, and the debug shader compiles and validates."""
+    c = case()
+    backend = MutantBackend(name)
+    assert check_case(backend, c).status.value == "Fail"
+    run = debug_rerun(FAMILY, c, backend)
+    assert run.first is not None and run.first.index == broken
+    assert run.first.label == f"#{broken} {c.variant().program.nodes[broken].op.value}"
+    validate_spirv(compile_glsl(run.glsl, f"{name}.debug"))
+    assert debug_rerun(FAMILY, c, ReferenceBackend()).first is None
