@@ -26,13 +26,13 @@ from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, expected_on, layout_variant
 from ctsgen.families.cm2_program.program import ACC32, Node, Op, Program, decode_variant, view_variant
+from ctsgen.families.cm2_program.tests.test_program import killed
 from ctsgen.families.decode.case import DecodeCase
 from ctsgen.families.decode.formats import FORMATS, SMALL, dequantize, encode_small_blocks
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_view.case import TensorViewCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType
-from ctsgen.mutants import catalogue
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
@@ -54,15 +54,6 @@ def _view(n: Node, clip: tuple[int, int, int, int] | None = None) -> TensorViewC
 def _store_layout() -> TensorLayoutCase:
     """A row-major 16 x 16 store."""
     return _layout(Node(Op.store, ACC32, (0,), C.Undefined, 2), (16, 16))
-
-
-def _killed(name: str, c: ProgramCase) -> bool:
-    d = c.data()
-    bufs = [b.copy() for b in d.initial]
-    with catalogue()[name].applied():
-        c.variant().execute(d.params[None, :], np.zeros((1, len(bufs)), np.int64), bufs)
-    return any(e is not None and not np.array_equal(e.view(np.uint8), b.view(np.uint8))
-               for e, b in zip(d.expected, bufs))
 
 
 def _two_views(first: C) -> ProgramCase:
@@ -139,8 +130,8 @@ def test_a_decode_load_of_every_format_shares_one_shader() -> None:
 
 def test_the_view_mutant_needs_two_views_and_a_permutation() -> None:
     """program-view-permutation-dropped: with another view in the shader, v0 loads untransposed."""
-    assert _killed("program-view-permutation-dropped", _two_views(C.ClampToEdge))
-    assert not _killed("program-view-permutation-dropped", _two_views(C.Undefined))  # not modelled
+    assert killed("program-view-permutation-dropped", _two_views(C.ClampToEdge))
+    assert not killed("program-view-permutation-dropped", _two_views(C.Undefined))  # not modelled
 
 
 def _two_decodes(second: str, s0: int = 1, s1: int = 2) -> ProgramCase:
@@ -158,8 +149,8 @@ def _two_decodes(second: str, s0: int = 1, s1: int = 2) -> ProgramCase:
 def test_the_decode_base_mutant_needs_two_decode_loads_of_one_format(s0: int, s1: int) -> None:
     """program-decode-base-hoisted: the second Q8_0 load reads the first one's blocks (two
     different random draws of 16 blocks differ); a Q4_0 load after a Q8_0 one is not touched."""
-    assert _killed("program-decode-base-hoisted", _two_decodes("q8_0", s0, s1)) == (s0 != s1)
-    assert not _killed("program-decode-base-hoisted", _two_decodes("q4_0", s0, s1))
+    assert killed("program-decode-base-hoisted", _two_decodes("q8_0", s0, s1)) == (s0 != s1)
+    assert not killed("program-decode-base-hoisted", _two_decodes("q4_0", s0, s1))
 
 
 @pytest.mark.parametrize("name, case, broken", [
