@@ -45,6 +45,8 @@ BUDGETS = {
     "program-layout-clamp-value-inherited": 1700, "program-muladd-chain-drops-c": 1600,
     "program-reduce-after-muladd-reads-c": 700, "program-register-reused-too-early": 1250,
     "program-store-after-perelement-writes-source": 200, "program-transpose-after-muladd-skipped": 1800,
+    # view and decode loads (issue 16 item 1): 10 x the mean over seeds 0-3 (docs/mutation.md)
+    "program-view-permutation-dropped": 1750, "program-decode-base-hoisted": 1000,
     # coopvec-program (issue 16 item 2): composition mutants, 10 x the mean over seeds 0-3 (docs/mutation.md)
     "cvprogram-bias-offset-reused": 150, "cvprogram-conversion-folded": 300,
     "cvprogram-gradient-reads-pre-activation": 450, "cvprogram-matrix-interpretation-reused": 150,
