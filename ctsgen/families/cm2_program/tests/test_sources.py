@@ -26,6 +26,7 @@ from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, expected_on, layout_variant
 from ctsgen.families.cm2_program.program import ACC32, Node, Op, Program, decode_variant, view_variant
+from ctsgen.families.cm2_program.strategy import ATTR, KINDS, STEP, STORE, build
 from ctsgen.families.cm2_program.tests.test_program import killed
 from ctsgen.families.decode.case import DecodeCase
 from ctsgen.families.decode.formats import FORMATS, SMALL, dequantize, encode_small_blocks
@@ -167,3 +168,16 @@ def test_the_debug_rerun_names_the_broken_load(name: str, case: Callable[[], Pro
     assert run.first.label == f"#{broken} {c.variant().program.nodes[broken].op.value}"
     validate_spirv(compile_glsl(run.glsl, f"{name}.debug"))
     assert debug_rerun(FAMILY, c, ReferenceBackend()).first is None
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(STEP, max_size=6), st.lists(STORE, min_size=1, max_size=3), ATTR, ATTR)
+def test_sampled_programs_with_view_and_decode_loads_compile_and_validate(
+        steps: list[tuple[int, int, int]], stores: list[tuple[int, int]], view: int, decode: int) -> None:
+    """Programs the strategy builds with a view load and a decode load first (any view type and
+    clamp mode, any format and block shape), then drawn steps: the shader and its debug variant
+    compile and validate."""
+    p = build([(KINDS.index(Op.loadview), 0, view), (KINDS.index(Op.loaddecode), 0, decode), *steps], stores)
+    assert {Op.loadview, Op.loaddecode} <= {n.op for n in p.nodes}
+    for v in (ProgramVariant(p), ProgramVariant(p, debug=True)):
+        validate_spirv(compile_glsl(v.glsl(), v.id))
