@@ -15,8 +15,11 @@ list of steps builds a valid program.
 
 Shrinking: Hypothesis deletes steps (the later steps' picks then wrap onto
 the remaining values: consumers are rewired, not dropped) and moves every
-integer toward 0, i.e. toward loads and toward reading the latest value;
-the shortest program that still fails is what a repro shows.
+integer toward 0, i.e. toward loads and toward reading the latest value
+(view and decode loads come last among the kinds: a program shrinks to plain
+layout loads unless its failure needs a view or a DecodeFunc, and a view or
+decode load's attributes shrink to the identity permutation, Q8_0 and the
+flattest block shape); the shortest program that still fails is what a repro shows.
 
 The named seed programs (:data:`SEEDS`) are strata of their own, so every
 pack holds them.
