@@ -171,8 +171,11 @@ class ProgramCase:
             raise ValueError(f"{len(self.nodes)} node parameters for a program of {len(p.nodes)} nodes")
         for i, (n, q) in enumerate(zip(p.nodes, self.nodes)):
             want = TENSOR_PARAMS.get(n.op)
-            if (type(q) is not want) if want else (isinstance(q, tuple(TENSOR_PARAMS.values()))
-                                                    or (q is None) != (n.op not in WORDS)):
+            if want is not None:
+                ok = type(q) is want
+            else:
+                ok = isinstance(q, Scalars) if n.op in WORDS else q is None
+            if not ok:
                 raise ValueError(f"node {i} ({n.op.value}) has run-time parameters of the wrong kind: {q!r}")
 
     def variant(self) -> ProgramVariant:
