@@ -21,7 +21,10 @@ Run-time parameters (:func:`program_cases_for`): MatrixOffset (a multiple of 64)
 MatrixStride (a multiple of 16 from the row / column length up), BiasOffsets
 laid out one after another with 0-2 gaps of 16 bytes, and the activations'
 scalars, drawn from the output backwards so that each fits the limit its
-consumers leave (program.py, the exact domain), and a data seed.
+consumers leave (program.py, the exact domain), a data seed, and last the
+data domain: "exact" or, for a float program (bounds.float_domain_rule),
+"float" (full-mantissa data judged within propagated bounds; exact first, so
+shrinking moves there).
 
 Shrinking: Hypothesis lowers the number of layers, deletes activation picks
 and moves every integer toward 0: toward one layer, the first combination, RowMajor,
@@ -42,7 +45,8 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.coopvec.strategy import SIZES, combinations, valid_layouts
 from ctsgen.families.coopvec.variant import MatrixLayout, ceil_to
 from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
-from ctsgen.families.coopvec_program.case import LayerParams, ProgramCase, ProgramVariant, Scalars
+from ctsgen.families.coopvec_program.bounds import float_domain_rule
+from ctsgen.families.coopvec_program.case import DOMAINS, LayerParams, ProgramCase, ProgramVariant, Scalars
 from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, MAX_ACTS, MAX_LAYERS, MIN_LAYERS, S32, S8,
                                                      Layer, Node, Op, Program, VecType, acts_for,
                                                      conversion_paths)
@@ -184,7 +188,9 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
     for i, st_ in enumerate(p.walk_limits(choose)[1]):
         if st_ is not None:
             params[i] = Scalars(*st_)
-    return ProgramCase(variant, tuple(params), seed)
+    # drawn last (a shrink step elsewhere keeps it), exact first (the shrink target); float programs only
+    domain = draw(st.sampled_from(DOMAINS)) if float_domain_rule(p) is None else "exact"
+    return ProgramCase(variant, tuple(params), seed, domain)
 
 
 def _mlp_2_layer() -> Program:
