@@ -26,6 +26,12 @@ data domain: "exact" or, for a float program (bounds.float_domain_rule),
 "float" (full-mantissa data judged within propagated bounds; exact first, so
 shrinking moves there).
 
+A quarter of the programs are *float programs* (drawn last, ``build(floats=True)``):
+float combinations only, float conversion paths, no training step, so that
+their cases may take float-domain data (docs/spec-decisions.md
+"program-float-domain"); the others are drawn as before, and a float one
+among them may take float data too.
+
 Shrinking: Hypothesis lowers the number of layers, deletes activation picks
 and moves every integer toward 0: toward one layer, the first combination, RowMajor,
 M = 1, no activation, the shortest conversion, scalars 0 / 1, no training step.
@@ -70,10 +76,18 @@ def profile_combinations(profile: DeviceProfile) -> list[tuple]:
 
 
 def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_pick: int,
-          max_components: int = 512, train: bool = False) -> Program:
+          max_components: int = 512, train: bool = False, floats: bool = False) -> Program:
     """The program the raw draws describe (see the module docstring); always valid. ``train``
-    adds the training step where the last layer allows it (float16 result and input)."""
+    adds the training step where the last layer allows it (float16 result and input). ``floats``
+    keeps every value a float16 / float32 (combinations whose Input, InputInterpretation and
+    MatrixInterpretation are one float type, float conversion paths, no training): a
+    program that may take float-domain data (bounds.float_domain_rule), where the profile has
+    a float combination."""
     sizes = [s for s in SIZES if s <= max_components]
+    float_combos = [c for c in combos if c[4].is_float and c[1] is c[0] and c[2].is_float and c[2] is c[0]]
+    floats = floats and bool(float_combos)
+    if floats:
+        combos, train = float_combos, False
     inner = [c for c in combos if not c[1].is_packed]
     nodes: list[Node] = []
     prev: Layer | None = None
@@ -87,7 +101,7 @@ def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_p
             K = ks[k_pick % len(ks)]
         else:
             K = prev.M
-            paths = conversion_paths(prev.resultType, c[0])
+            paths = [q for q in conversion_paths(prev.resultType, c[0]) if not floats or all(t.is_float for t in q)]
             nodes += [Node(Op.convert, VecType(t, K)) for t in paths[path_pick % len(paths)]]
         lays = valid_layouts(c)
         lay = lays[layout_pick % len(lays)]
@@ -115,9 +129,10 @@ def strata() -> list[dict[str, object]]:
 
 @st.composite
 def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
-                     seed: str | None = None, layers: int | None = None) -> ProgramVariant:
+                     seed: str | None = None, layers: int | None = None,
+                     floats: bool | None = None) -> ProgramVariant:
     """A program shape on the options' profile; ``seed`` pins a named seed program, ``layers``
-    the number of layers."""
+    the number of layers, ``floats`` whether it is a float program (``build``)."""
     profile = options.profile or default_profile()
     combos = profile_combinations(profile)
     if seed is not None:
@@ -130,8 +145,10 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     k_pick, final_pick = draw(st.integers(0, len(SIZES) - 1)), draw(st.integers(0, 3))
     trains = profile.has_feature("cooperativeVectorTraining") and \
         bool(profile.properties.get("cooperativeVectorTrainingFloat16Accumulation", 0))
-    train = draw(st.booleans()) and trains  # drawn last: no training is the shrink target
-    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train))
+    train = draw(st.booleans()) and trains  # no training is the shrink target
+    if floats is None:
+        floats = draw(st.integers(0, 3)) == 3  # drawn last: a quarter of the programs all-float (the float domain's)
+    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train, floats))
 
 
 def scalar_choices(fn: ElementOp, limit: int) -> tuple[list[int], list[int]]:
@@ -188,8 +205,10 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
     for i, st_ in enumerate(p.walk_limits(choose)[1]):
         if st_ is not None:
             params[i] = Scalars(*st_)
-    # drawn last (a shrink step elsewhere keeps it), exact first (the shrink target); float programs only
-    domain = draw(st.sampled_from(DOMAINS)) if float_domain_rule(p) is None else "exact"
+    # drawn last (a shrink step elsewhere keeps it), exact first (the shrink target), and drawn for every
+    # program: a shrink step that makes a program a float one then needs no draw past the end of the buffer
+    domain = draw(st.sampled_from(DOMAINS))
+    domain = domain if float_domain_rule(p) is None else "exact"
     return ProgramCase(variant, tuple(params), seed, domain)
 
 
