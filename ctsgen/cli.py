@@ -244,11 +244,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
                             on_failure=found)
+            for name, why in fuzzer.report.skipped.items():
+                show.write(f"skipping {name}: {why}")
             report = fuzzer.run()
         finally:
             show.close()
             signal.signal(signal.SIGTERM, previous)
-        print(f"fuzzed {args.backend} ({', '.join(options.families)}): {report.examples} examples, "
+        print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
         if not report.failures:

@@ -212,3 +212,16 @@ def test_a_bucket_two_workers_find_is_announced_once(tmp_path: Path) -> None:
             w.place(case, result)
     assert [line.split(":")[0] for line in said if "new bucket" in line] == ["new bucket mutant"]
     assert len(cdir.all_findings()) == 2 * len(failing) and len(failing) >= 2
+
+
+def test_the_report_says_why_a_family_checked_no_case(tmp_path: Path) -> None:
+    cdir = CampaignDir(tmp_path / "c")
+    cdir.create(CampaignConfig(families=["decode-vector", "tensor-layout"]))
+    j = cdir.journal("h0-w0")
+    why = "device extension VK_NV_cooperative_matrix_decode_vector is not exposed"
+    append(j, {"event": "begin", "round": 0, "seed": 0, "t": 1.0})
+    append(j, {"event": "done", "round": 0, "cases": {"tensor-layout": 30}, "examples": 5, "wall_s": 2.0, "t": 3,
+               "skipped": {"decode-vector": why}})
+    md, page = write_report(cdir, tmp_path / "report")
+    assert f"| decode-vector | 0 | {why} |" in md.read_text()
+    assert f"<td>decode-vector</td><td>0</td><td>{why}</td>" in page.read_text()

@@ -279,3 +279,27 @@ def test_resume_keeps_earlier_failures_in_the_exit_status(pack):
     np.save(path, arr)
     assert run(pack) == 1
     assert run(pack, "--resume") == 1
+
+
+def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path, monkeypatch):
+    """Hypothesis mixes constants mined from every local module loaded so far into its draws: a
+    user's module imported before ``generate`` changed 15 of 300 cases of the same seed, and an
+    editable install drew other packs than a regular one (ctsgen.strategies.sampling.pinned_constants)."""
+    import importlib
+    import sys
+
+    from ctsgen.families import get_family
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.strategies.sampling import draw_many
+
+    strategy = get_family("tensor-layout").cases(StrategyOptions())
+    before = [c.name() for c in draw_many(strategy, 300, 7)]
+    (tmp_path / "user_module_with_constants.py").write_text(
+        "LIMITS = [" + ", ".join(str(k) for k in range(1000, 9000, 37)) + "]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module("user_module_with_constants")
+        after = [c.name() for c in draw_many(strategy, 300, 7)]
+    finally:
+        sys.modules.pop("user_module_with_constants", None)
+    assert after == before

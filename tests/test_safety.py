@@ -304,3 +304,17 @@ def test_resume_continues_an_interrupted_run_from_its_partial_results(pack, monk
     names = [json.loads(ln)["name"] for ln in (pack / "results-reference.jsonl").read_text().splitlines()]
     assert len(names) == len(set(names)) == COUNT and names[0] == first
     assert not partial.exists()
+
+
+def test_a_pack_drawn_by_another_hypothesis_is_not_kept_as_up_to_date(pristine, tmp_path, capsys,
+                                                                        session_spirv_cache):
+    """Hypothesis draws the cases: another version draws another pack from the same seed."""
+    out = tmp_path / "out"
+    shutil.copytree(pristine, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["generator"]["hypothesis"] = "6.0.0"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    before = tree(out)
+    line = fails_with(capsys, ["generate", "--count", str(COUNT), "--seed", "1", "--out", str(out)])
+    assert "Hypothesis version '6.0.0'" in line and "--force" in line
+    assert tree(out) == before

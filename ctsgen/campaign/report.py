@@ -43,7 +43,8 @@ def summary(cdir: CampaignDir) -> dict[str, Any]:
     points = sorted(cdir.checkpoints(), key=lambda r: r["t"])
     return {"config": cfg.to_json(), "rounds": rounds, "buckets": buckets, "findings": len(findings),
             "cases": cdir.cases_by_family(), "time_spent_s": cdir.time_spent(), "sessions": cdir.sessions(),
-            "per_hour": per_hour(rounds), "throughput": throughput(points)}
+            "per_hour": per_hour(rounds), "throughput": throughput(points),
+            "skipped": {f: why for r in rounds for f, why in r.get("skipped", {}).items()}}
 
 
 def per_hour(rounds: list[dict[str, Any]]) -> dict[str, Counter]:
@@ -186,7 +187,8 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
                f"`ctsgen run {repro} --backend {cfg['backend']}`", "",
                f"Observed: **{b['result']['status']}**: {b['result'].get('detail', '')}", "",
                "```json", json.dumps(b["case"], sort_keys=True), "```", ""]
-    md += ["## Cases per family", "", *_md_table(["family", "cases"], [[f, s["cases"].get(f, 0)] for f in families]),
+    per_family = [[f, s["cases"].get(f, 0), s["skipped"].get(f, "")] for f in families]
+    md += ["## Cases per family", "", *_md_table(["family", "cases", "left out because"], per_family),
            "## Cases per hour (UTC)", "", *_md_table(["hour", *families], hour_rows), "## Throughput", ""]
     md += ["![throughput](throughput.png)", ""] if "throughput" in images else ["No checkpoint yet.", ""]
     md += ["## Coverage (sampled cases, one per batch)", ""]
@@ -216,8 +218,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
                  "<details><summary>REPORT.md</summary><pre>"
                  + html.escape(report_md.read_text() if report_md.exists() else json.dumps(b["case"], indent=1))
                  + "</pre></details>"]
-    per_family = [[f, s["cases"].get(f, 0)] for f in families]
-    body += ["<h2>Cases per family</h2>", _html_table(["family", "cases"], per_family),
+    body += ["<h2>Cases per family</h2>", _html_table(["family", "cases", "left out because"], per_family),
              "<h2>Cases per hour (UTC)</h2>", _html_table(["hour", *families], hour_rows), "<h2>Throughput</h2>",
              img("throughput") if "throughput" in images else "<p>No checkpoint yet.</p>",
              "<h2>Coverage (sampled cases, one per batch)</h2>"]

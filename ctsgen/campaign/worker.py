@@ -164,7 +164,8 @@ class Worker:
                 append(journal, {"event": event, "round": self.round, "t": time.time(),
                                  "examples": fz.report.examples, "cases": dict(fz.by_family),
                                  "wall_s": time.monotonic() - begun, "stopped": self.stopping,
-                                 "first_failure_example": fz.report.first_failure_example})
+                                 "first_failure_example": fz.report.first_failure_example,
+                                 "skipped": fz.report.skipped})
 
             def progress(_report: object) -> None:
                 if time.monotonic() - last[0] >= CHECKPOINT_S:

@@ -202,6 +202,9 @@ class Family(Protocol):
     #: A debug re-run exposing a case's intermediate values (see FamilySpec.intermediates), or None.
     intermediates: Callable[[Any, CaseData], Intermediates] | None
 
+    #: What every case of the family needs (see FamilySpec.needs).
+    needs: Requirements
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -247,6 +250,10 @@ class FamilySpec:
     #: (ctsgen.runner.debug_run); called with any expected deviation's mutants applied, so the
     #: expected intermediates follow them. None: the family's cases have no intermediates.
     intermediates: Callable[[Any, CaseData], Intermediates] | None = None
+    #: What every case of the family needs (its extension): a device that lacks it runs none of
+    #: them, so ``ctsgen fuzz`` and campaigns leave the family out and say why instead of drawing
+    #: and compiling cases the device can only reject. Every variant's ``requirements()`` includes it.
+    needs: Requirements = Requirements()
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

@@ -37,7 +37,8 @@ from hypothesis.errors import Flaky
 
 from ctsgen.backends.base import Backend, ShaderVariant, as_backend
 from ctsgen.device.profile import DeviceProfile, drawing_profile
-from ctsgen.families import DEFAULT_FAMILY, get_family
+from ctsgen.errors import UserError
+from ctsgen.families import DEFAULT_FAMILY, families, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
 from ctsgen.deviations import check_deviations, expected_under
 from ctsgen.fuzz.buckets import case_size
@@ -45,6 +46,7 @@ from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
+from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain import ToolchainError, validate_in_process
 from ctsgen.toolchain.variants import variant_spirv
@@ -75,10 +77,25 @@ class FuzzReport:
     result: CaseResult | None = None
     failures: list[tuple[Case, CaseResult]] = field(default_factory=list)  # every failure, with keep_going
     times: Breakdown = field(default_factory=Breakdown)  # where the time went, per stage
+    skipped: dict[str, str] = field(default_factory=dict)  # family -> why the device runs none of it
 
     @property
     def cases_per_s(self) -> float:
         return self.cases / self.wall_s if self.wall_s else 0.0
+
+
+def runnable_families(asked: list[Family], profile: DeviceProfile, backend: str
+                      ) -> tuple[list[Family], dict[str, str]]:
+    """The families of ``asked`` the device can run, and why it runs none of each other one
+    (``Family.needs``). Raises :class:`UserError` when it runs none of them."""
+    skipped = {f.name: why for f in asked if (why := profile.unsupported_reason(f.needs))}
+    kept = [f for f in asked if f.name not in skipped]
+    if not kept:
+        why = "; ".join(f"{name}: {reason}" for name, reason in skipped.items())
+        can = sorted(n for n in families() if profile.unsupported_reason(get_family(n).needs) is None)
+        raise UserError(f"the {backend} backend's device ({profile.name}) runs none of the families asked for "
+                        f"({why}) -> choose a family it runs: {', '.join(can) or 'none'}")
+    return kept, skipped
 
 
 class StopFuzzing(BaseException):
@@ -107,17 +124,18 @@ class Fuzzer:
         with an exact explanation): it is counted there and the example passes."""
         self.backend, self.options, self.progress = as_backend(backend), options, progress
         self.on_failure, self.known = on_failure, known
+        self.report = FuzzReport()
         self._database: ExampleDatabase | None = None
         self._first_failure_at: float | None = None
         self._run_started = time.monotonic()  # run() sets it again: time_s and wall_s count from there
         self._smallest: FuzzFailure | None = None  # the smallest failure seen, if shrinking is cut short
-        self.families: list[Family] = [get_family(f) for f in options.families]
         check_deviations(options.expect_deviations)  # an unknown name: one line now, not a failing example
         self.profile: DeviceProfile = drawing_profile(backend.profile())
+        self.families, self.report.skipped = runnable_families(
+            [get_family(f) for f in options.families], self.profile, self.backend.name)
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
-        self.report = FuzzReport()
 
     # -- strategies ------------------------------------------------------
     def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
@@ -273,9 +291,10 @@ class Fuzzer:
 
         # With a forced seed Hypothesis would not use the database; this key (what is
         # fuzzed, on which backend) lets a rerun replay stored failures first.
-        key = repr((sorted(self.options.families), self.backend.name, self.options.include_hazardous))
+        key = repr((sorted(f.name for f in self.families), self.backend.name, self.options.include_hazardous))
         fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
-        fuzz()
+        with pinned_constants():  # a seed draws the same examples whatever else is imported
+            fuzz()
 
 
 #: "one more case?": 0 of 0..255 stops the batch (and is where the shrinker takes it). Hypothesis

@@ -1,8 +1,9 @@
 """Whether an existing pack is the one a ``generate`` would write, so running it twice is safe.
 
 ``ctsgen generate`` with the same family, count, seed, profile, hazardous
-group, ctsgen version and toolchain writes a byte-identical pack; when the
-pack at ``--out`` was written from exactly those, it is kept as it is.
+group, ctsgen and Hypothesis versions and toolchain writes a byte-identical
+pack; when the pack at ``--out`` was written from exactly those, it is kept
+as it is.
 """
 
 from __future__ import annotations
@@ -11,7 +12,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import hypothesis
+
 from ctsgen import __version__
+
+
+def generator_record() -> dict[str, str]:
+    """The manifest's ``generator``: what drew the pack. Hypothesis draws the cases, so another
+    Hypothesis version draws other cases from the same seed."""
+    return {"name": "ctsgen", "version": __version__, "hypothesis": hypothesis.__version__}
 
 
 def request_differences(out: Path, *, family: str, count: int, seed: int, profile: str, hazardous: int,
@@ -27,11 +36,12 @@ def request_differences(out: Path, *, family: str, count: int, seed: int, profil
             "profile": m.get("options", {}).get("profile"),
             "hazardous count": m.get("options", {}).get("hazardous", 0),
             "ctsgen version": m.get("generator", {}).get("version"),
+            "Hypothesis version": m.get("generator", {}).get("hypothesis"),
             "toolchain": m.get("toolchain"),
         }
     except (OSError, ValueError, AttributeError, TypeError):
         return "its manifest cannot be read"
     want = {"family": [family], "count": count, "seed": seed, "profile": profile, "hazardous count": hazardous,
-            "ctsgen version": __version__, "toolchain": toolchain}
+            "ctsgen version": __version__, "Hypothesis version": hypothesis.__version__, "toolchain": toolchain}
     return ", ".join(f"{k} {have[k]!r}, asked {want[k]!r}" if k != "toolchain" else "toolchain versions"
                      for k in want if have[k] != want[k])

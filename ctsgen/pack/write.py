@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen import __version__
 from ctsgen.errors import CtsgenError
 from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
+from ctsgen.pack.reuse import generator_record
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import worker_pool
 from ctsgen.timing import Breakdown
@@ -172,7 +172,7 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
         for w in work:
             collect(_write_variant(w))
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
-                "generator": {"name": "ctsgen", "version": __version__},
+                "generator": generator_record(),
                 **header, "variants": variants, "cases": entries}
     with times.stage("write"):
         (root / "manifest.json").write_text(_dump(manifest))

@@ -1,5 +1,6 @@
 """Family ``cm2-convert``: component and Use conversions (Op*Convert, OpCooperativeMatrixConvertNV) and OpCooperativeMatrixTransposeNV."""
 
+from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.cm2_convert.case import FAMILY_NAME, ConvertCase, ConvertVariant, h100_model
 from ctsgen.families.cm2_convert.coverage import tables
@@ -9,4 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ConvertCase, variant_type=ConvertVariant, strata_fn=strata,
     variants_fn=convert_variants, cases_for_fn=convert_cases_for, coverage=tables,
     numeric_model=h100_model,
+    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

@@ -1,5 +1,6 @@
 """Family ``cm2-program``: straight-line programs of cooperative-matrix operations (issue 16)."""
 
+from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.cm2_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on
 from ctsgen.families.cm2_program.coverage import tables
@@ -10,4 +11,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ProgramCase, variant_type=ProgramVariant, strata_fn=strata,
     variants_fn=program_variants, cases_for_fn=program_cases_for, coverage=tables,
     expectation=expected_on, intermediates=intermediates,
+    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

@@ -1,5 +1,6 @@
 """Family ``cm2-reduce``: OpCooperativeMatrixReduceNV (Row, Column, Row|Column, 2x2)."""
 
+from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.cm2_reduce.case import FAMILY_NAME, ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.coverage import tables
@@ -8,4 +9,5 @@ from ctsgen.families.cm2_reduce.strategy import reduce_cases_for, reduce_variant
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ReduceCase, variant_type=ReduceVariant, strata_fn=strata,
     variants_fn=reduce_variants, cases_for_fn=reduce_cases_for, coverage=tables,
+    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

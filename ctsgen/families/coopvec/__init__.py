@@ -1,5 +1,6 @@
 """Family ``coopvec``: SPV_NV_cooperative_vector matrix-vector multiplies and training ops."""
 
+from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.coopvec.case import CoopVecCase, h100_model
 from ctsgen.families.coopvec.variant import FAMILY_NAME, CoopVecVariant
@@ -11,4 +12,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=CoopVecCase, variant_type=CoopVecVariant, strata_fn=strata,
     variants_fn=coopvec_variants, cases_for_fn=coopvec_cases, coverage=tables,
     hazardous=hazardous_coopvec_cases, numeric_model=h100_model,
+    needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
 )

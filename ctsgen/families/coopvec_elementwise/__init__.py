@@ -1,5 +1,6 @@
 """Family ``coopvec-elementwise``: SPV_NV_cooperative_vector loads, stores, conversions, arithmetic and bit ops."""
 
+from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.coopvec_elementwise.case import (
     FAMILY_NAME,
@@ -17,4 +18,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ElementwiseCase, variant_type=ElementwiseVariant, strata_fn=strata,
     variants_fn=elementwise_variants, cases_for_fn=elementwise_cases,
     coverage=tables,
+    needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
 )

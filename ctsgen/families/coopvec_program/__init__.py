@@ -1,5 +1,6 @@
 """Family ``coopvec-program``: chains of cooperative-vector layers, the way neural shaders run them (issue 16)."""
 
+from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
 from ctsgen.families.coopvec_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on
 from ctsgen.families.coopvec_program.coverage import tables
@@ -9,4 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ProgramCase, variant_type=ProgramVariant, strata_fn=strata,
     variants_fn=program_variants, cases_for_fn=program_cases_for, coverage=tables,
     expectation=expected_on,
+    needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
 )
