@@ -211,7 +211,7 @@ def test_the_reference_backend_passes_a_default_pack_with_the_seeds_and_their_co
     cases = draw_cases(get_family("coopvec-program"), 24, 0, StrategyOptions())
     backend = ReferenceBackend()
     assert all(check_case(backend, c).status.value == "Pass" for c in cases)
-    counts, steps, pairs, chains, seeds = tables([c.to_json() for c in cases])
+    counts, steps, pairs, chains, seeds, domains = tables([c.to_json() for c in cases])
     assert all(seeds.counts[(name, "cases")] >= 1 for name in SEEDS)
     assert counts.counts[(2, "mlp-2-layer")] >= 1 and all(counts.counts[(n, "drawn")] for n in range(1, 5))
     assert pairs.counts[("matmuladd", "max")] >= 1 and not counts.excluded_but_held()
