@@ -7,11 +7,12 @@ propagated node by node by ctsgen.oracle.propagation from the oracle's
 (expected, not observed) values:
 
 * load: 0 (data movement);
-* matmuladd: sum_k |w_mk| e_k inherited
-  plus the coopvec accumulation model's own error
-  (``coopvec.oracle.accumulation_error`` at the magnitude the device's
-  operands can reach, one smallest normal per rounding of the partial sum
-  for a flushed subnormal) plus float64's error in the exact sum;
+* matmuladd: sum_k |w_mk| e_k inherited plus the coopvec family's
+  ``matmul_tolerance`` terms at the magnitude S the device's operands can
+  reach: the accumulation model's error (``coopvec.oracle.accumulation_error``:
+  round-to-nearest partial sums, blocks of 16 at binary32, any order),
+  u_r |y|, and one smallest normal per rounding of the partial sum (a flushed
+  subnormal); plus float64's error in the exact sum;
 * max / min / clamp against the scalars: exact, Lipschitz 1;
 * x * s, x + s: one correctly rounded operation; fma: OpFMul then OpFAdd;
 * a narrowing float conversion (float32 -> float16): one correctly rounded
@@ -70,9 +71,14 @@ def matmuladd_bound(run: Run, i: int, err: np.ndarray) -> np.ndarray:
     s = prop.dot_magnitude(w, x, err, b)
     f64 = matmul_oracle.gamma(k + 1, U_F64) * s  # the exact sum in float64, bias included
     r = matmul_oracle.accumulation_roundings(k, True)
-    own = matmul_oracle.accumulation_error(s, k, True, L.resultType) + r * prop.smallest_normal(L.resultType.dtype)
     exact = x @ w.astype(np.float64).T + b.astype(np.float64)
-    return prop.rounded_step(exact, prop.dot_spread(w, err), run.values[i], L.resultType.dtype, own=own + f64) + f64
+    # the coopvec family's matmul_tolerance at the device's operands: the accumulation model's error,
+    # u_r |y| (its allowance for the expected value's rounding, kept so that a device the coopvec family
+    # passes on one MatMulAdd passes here too), and r smallest normals (a flushed subnormal partial sum)
+    dt = L.resultType.dtype
+    own = (matmul_oracle.accumulation_error(s, k, True, L.resultType) + prop.unit_roundoff(dt) * (np.abs(exact) + f64)
+           + r * prop.smallest_normal(dt))
+    return prop.rounded_step(exact, prop.dot_spread(w, err), run.values[i], dt, own=own + f64) + f64
 
 
 def act_bound(run: Run, i: int, err: np.ndarray) -> np.ndarray:
