@@ -254,9 +254,10 @@ class ProgramCase:
         return out
 
     def data(self) -> CaseData:
-        """The input and each layer's weights and biases, drawn layer by layer inside the exact
-        domain (data.py) while the composed oracle evaluates the chain; then the expected
-        results: :func:`expected_on` the finished buffers."""
+        """The input and each layer's weights and biases, drawn layer by layer within the limits
+        (data.py: integers in the exact domain, full-mantissa floats in the float domain) while the
+        composed oracle evaluates the chain; then the expected results: :func:`expected_on` the
+        finished buffers, and in the float domain the propagated bounds (:func:`tolerance_on`)."""
         p = self.shader.program
         rng = np.random.default_rng(self.seed)
         limits = p.limits(self.scalars())
