@@ -47,12 +47,16 @@ BUDGETS = {
     # cm2-program (issue 16): composition mutants, 10 x the mean over seeds 0-1
     "program-convert-after-reduce-reads-source": 1550, "program-layout-clamp-inherited": 300,
     "program-layout-clamp-value-inherited": 1700, "program-muladd-chain-drops-c": 1600,
-    "program-reduce-after-muladd-reads-c": 700, "program-register-reused-too-early": 1250,
+    "program-reduce-after-muladd-reads-c": 2850, "program-register-reused-too-early": 1250,
     "program-store-after-perelement-writes-source": 200, "program-transpose-after-muladd-skipped": 1800,
+    # reduce-after-muladd: re-measured over seeds 0-3 after view and decode loads joined the kinds
+    # (106, 562, 114, 341; it survived 700 on seed 0), docs/mutation.md.
+    # view and decode loads (issue 16 item 1): 10 x the mean over seeds 0-3 (docs/mutation.md)
+    "program-view-permutation-dropped": 1750, "program-decode-base-hoisted": 1000,
     # coopvec-program (issue 16 item 2): composition mutants, 10 x the mean over seeds 0-3 (docs/mutation.md)
-    "cvprogram-bias-offset-reused": 150, "cvprogram-conversion-folded": 300,
-    "cvprogram-gradient-reads-pre-activation": 450, "cvprogram-matrix-interpretation-reused": 150,
-    "cvprogram-matrix-stride-reused": 500, "cvprogram-reads-pre-activation": 150,
+    "cvprogram-bias-offset-reused": 150, "cvprogram-chained-bias-dropped": 150, "cvprogram-conversion-folded": 500,
+    "cvprogram-gradient-reads-pre-activation": 600, "cvprogram-matrix-interpretation-reused": 150,
+    "cvprogram-matrix-stride-reused": 500, "cvprogram-reads-pre-activation": 300,
 }
 #: the tensor-layout mutants are measured by `ctsgen bench mutation` and tests/test_fuzz.py (shrinking)
 FUZZED_HERE = sorted(n for n, m in catalogue().items() if m.family != "tensor-layout")

@@ -49,16 +49,24 @@ class TensorAddresses:
     blockCoord: np.ndarray
     coordInBlock: np.ndarray
 
-    def store(self, matrix: np.ndarray, tensor: np.ndarray, where: str = "") -> np.ndarray:
+    def store(self, matrix: np.ndarray, tensor: np.ndarray, where: str = "", *, racing: bool = False
+              ) -> np.ndarray:
         """``tensor`` (1-D) after the valid elements of ``matrix`` are stored to ``index``.
 
         Raises ValueError if two stored elements land on one tensor element (``where`` says
-        through what): the result would depend on the order of racing stores."""
-        targets = self.index[self.valid]
-        if np.unique(targets).size != targets.size:
-            raise ValueError(f"two matrix elements store to the same tensor element{where} (a data race)")
+        through what): the result would depend on the order of racing stores. ``racing=True``
+        stores as a device does instead: one of the racing elements lands (here the last in
+        row-major order). The reference backend's execution passes it, so a mutant whose rule
+        makes stores collide gives wrong elements, as a driver with that bug would, not a crash
+        of the software device; an oracle never does (its cases do not race by construction)."""
+        targets, values = self.index[self.valid], matrix[self.valid]
+        landing, last = np.unique(targets[::-1], return_index=True)  # each target once, its last writer
+        if landing.size != targets.size:
+            if not racing:
+                raise ValueError(f"two matrix elements store to the same tensor element{where} (a data race)")
+            targets, values = landing, values[::-1][last]
         out = tensor.copy()
-        out[targets] = matrix[self.valid]
+        out[targets] = values
         return out
 
     def locate(self, element: int, *, is_store: bool, in_clip: np.ndarray | None = None) -> dict[str, object]:

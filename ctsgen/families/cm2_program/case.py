@@ -8,10 +8,18 @@ tensor-layout family's vocabulary and word format), the scalars ``s``,
 ``r0``, ``c0`` of constants, generated matrices, per-element functions and
 scalar multiplies, and a data seed.
 
-Bindings: one input buffer per component type that a load reads and one
-output buffer per component type that a store writes (Program.buffers).
-Every load or store owns a region of its buffer (its tensor's extent); the
-node's first word is the region's element offset within the case's data.
+A view load's parameters are a tensor-view case (:class:`TensorViewCase`: the
+layout, then the view's dimensions, strides and clip, in the tensor-view
+family's word format); a decode load's a decode case (:class:`DecodeCase`: the
+layout with blockSize = the block shape, and the seed of its encoded blocks).
+
+Bindings: one input buffer per component type that a load or view load reads,
+one uint32 buffer of encoded blocks if the program decodes, and one output
+buffer per component type that a store writes (Program.buffers). Every load
+or store owns a region of its buffer (its tensor's extent; a decode load's
+in uint32 words); the node's first word is the region's element offset
+within the case's data. A decode load's region holds blocks whose decoded
+values are integers in [-2, 2] (decode.formats.encode_small_blocks).
 Output regions start poisoned, so an element a store should not write
 (out of bounds, discarded) is visible.
 """
@@ -30,8 +38,12 @@ from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.oracle import Run, evaluate
 from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SMALL, W_C0, W_R0, W_S, WORDS, Node, Op,
-                                                 Program)
+                                                 Program, decode_variant, view_variant)
 from ctsgen.families.cm2_shared import requirements_for
+from ctsgen.families.decode.case import DecodeCase
+from ctsgen.families.decode.formats import FORMATS, encode_small_blocks
+from ctsgen.families.tensor_view import case as tv
+from ctsgen.families.tensor_view.case import TensorViewCase
 from ctsgen.families.tensor_layout import case as tl
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
@@ -41,7 +53,8 @@ from ctsgen.templates import render
 
 FAMILY_NAME = "cm2-program"
 
-_FEATURES = {Op.load: ["cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"],
+_LOADS = ["cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"]
+_FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS,
              Op.store: ["cooperativeMatrixTensorAddressing"], Op.generate: ["cooperativeMatrixPerElementOperations"],
              Op.perelement: ["cooperativeMatrixPerElementOperations"], Op.reduce: ["cooperativeMatrixReductions"],
              Op.transpose: ["cooperativeMatrixConversions"], Op.convert: ["cooperativeMatrixConversions"]}
@@ -52,6 +65,9 @@ _TL_WORDS = dict(FLAGS=tl.W_FLAGS, CLAMP_VALUE=tl.W_CLAMP_VALUE, BLOCK_SIZE=tl.W
                  DIMENSION=tl.W_DIMENSION, STRIDE=tl.W_STRIDE, OFFSET=tl.W_OFFSET, SPAN=tl.W_SPAN,
                  F_BLOCK=tl.FLAG_SET_BLOCK_SIZE, F_STRIDE=tl.FLAG_SET_STRIDE, F_SLICE=tl.FLAG_SLICE,
                  F_CLAMP=tl.FLAG_SET_CLAMP_VALUE)
+#: The tensor-view family's view words, which follow the layout's in a view load node's words.
+_TV_WORDS = dict(FLAGS=tv.W_VIEW_FLAGS, DIMENSION=tv.W_VIEW_DIMENSION, STRIDE=tv.W_VIEW_STRIDE, CLIP=tv.W_CLIP,
+                 F_DIMENSION=tv.VIEW_SET_DIMENSION, F_STRIDE=tv.VIEW_SET_STRIDE, F_CLIP=tv.VIEW_SET_CLIP)
 
 
 @dataclass(frozen=True)
@@ -95,7 +111,9 @@ class ProgramVariant:
                       slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
                       buffer_of={i: p.buffer_of(i) for i in p.layout_nodes()}, ARITH=ARITH,
                       comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
-                      TL=_TL_WORDS, lines=p.lines(), baked=None if baked is None else [int(w) for w in baked])
+                      TL=_TL_WORDS, TV=_TV_WORDS, lines=p.lines(),
+                      formats=sorted({n.decoder for n in p.nodes if n.decoder}), FORMATS=FORMATS,
+                      baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         return {"program": self.program.to_json(), **({"debug": True} if self.debug else {})}
@@ -125,7 +143,10 @@ class Scalars:
     c0: int = 0
 
 
-NodeParams = TensorLayoutCase | Scalars | None
+NodeParams = TensorLayoutCase | TensorViewCase | DecodeCase | Scalars | None
+#: The run-time parameter type of each tensor node kind.
+TENSOR_PARAMS = {Op.load: TensorLayoutCase, Op.store: TensorLayoutCase, Op.loadview: TensorViewCase,
+                 Op.loaddecode: DecodeCase}
 
 
 def input_values(component: ComponentType, n: int, seed: int) -> np.ndarray:
@@ -149,15 +170,24 @@ class ProgramCase:
         if len(self.nodes) != len(p.nodes):
             raise ValueError(f"{len(self.nodes)} node parameters for a program of {len(p.nodes)} nodes")
         for i, (n, q) in enumerate(zip(p.nodes, self.nodes)):
-            layout = n.op in (Op.load, Op.store)
-            if layout != isinstance(q, TensorLayoutCase) or (not layout and (q is None) != (n.op not in WORDS)):
+            want = TENSOR_PARAMS.get(n.op)
+            if want is not None:
+                ok = type(q) is want
+            else:
+                ok = isinstance(q, Scalars) if n.op in WORDS else q is None
+            if not ok:
                 raise ValueError(f"node {i} ({n.op.value}) has run-time parameters of the wrong kind: {q!r}")
 
     def variant(self) -> ProgramVariant:
         return self.shader
 
     def extents(self) -> dict[int, int]:
-        return {i: self.nodes[i].layout().extent() for i in self.shader.program.layout_nodes()}
+        """Elements of each tensor node's region (a decode load's: uint32 words of blocks)."""
+        out = {}
+        for i in self.shader.program.layout_nodes():
+            q = self.nodes[i]
+            out[i] = q.shader.input_words(q.layout()) if isinstance(q, DecodeCase) else q.layout().extent()
+        return out
 
     def layout_regions(self) -> tuple[dict[int, int], list[int]]:
         """(element offset of each load / store node's tensor in its buffer, buffer sizes)."""
@@ -174,7 +204,7 @@ class ProgramCase:
         w = np.zeros(p.words, np.uint32)
         start, _ = self.layout_regions()
         for i, (n, q, base) in enumerate(zip(p.nodes, self.nodes, p.word_bases())):
-            if isinstance(q, TensorLayoutCase):
+            if isinstance(q, (TensorLayoutCase, TensorViewCase, DecodeCase)):
                 w[base] = start[i]
                 w[base + 1:base + 1 + len(q.params())] = q.params()
             elif isinstance(q, Scalars):
@@ -188,12 +218,29 @@ class ProgramCase:
         _, sizes = self.layout_regions()
         initial = []
         for k, ((name, comp), size) in enumerate(zip(p.buffers(), sizes)):
-            if name.startswith("in_"):
+            if name == "in_blocks":
+                initial.append(self.blocks(size))
+            elif name.startswith("in_"):
                 initial.append(input_values(comp, size, self.seed + 7919 * k))
             else:
                 initial.append(np.full(size, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
         words = self.params()
         return CaseData(words, initial, expected_on(self, words, initial))
+
+    def blocks(self, size: int) -> np.ndarray:
+        """The encoded-blocks buffer: each decode load's region holds its format's blocks, drawn
+        from its case's seed with decoded values in [-2, 2], padded to whole uint32 words."""
+        p = self.shader.program
+        start, _ = self.layout_regions()
+        out = np.zeros(size, np.uint32)
+        for i in p.layout_nodes():
+            q = self.nodes[i]
+            if isinstance(q, DecodeCase):
+                raw = encode_small_blocks(q.shader.format, q.layout().extent(), q.seed).ravel()
+                padded = np.zeros(4 * q.shader.input_words(q.layout()), np.uint8)
+                padded[:raw.size] = raw
+                out[start[i]:start[i] + padded.size // 4] = padded.view(np.uint32)
+        return out
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (a store's is None), for a report's first differing node."""
@@ -212,8 +259,11 @@ class ProgramCase:
 
     def to_json(self) -> dict[str, Any]:
         def node(q: NodeParams) -> Any:
-            if isinstance(q, TensorLayoutCase):
-                return {k: v for k, v in q.to_json().items() if k not in ("family", "variant", "data")}
+            if isinstance(q, (TensorLayoutCase, TensorViewCase, DecodeCase)):
+                o = {k: v for k, v in q.to_json().items() if k not in ("family", "variant", "data")}
+                if "layout" in o:  # a view's or a decode load's layout case: its variant is the node's
+                    o["layout"] = node(q.layout_case)
+                return o
             return None if q is None else {"s": q.s, "r0": q.r0, "c0": q.c0}
 
         return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "nodes": [node(q) for q in self.nodes],
@@ -223,11 +273,18 @@ class ProgramCase:
     def from_json(cls, o: dict[str, Any]) -> ProgramCase:
         v = ProgramVariant.from_json(o["variant"])
         nodes: list[NodeParams] = []
+        def layout(n: Node, q: dict[str, Any]) -> dict[str, Any]:
+            return {**q, "variant": layout_variant(n).to_json(), "data": {"pattern": "iota", "seed": 0}}
+
         for n, q in zip(v.program.nodes, o["nodes"]):
             if n.op in (Op.load, Op.store):
-                lv = layout_variant(n)
-                nodes.append(TensorLayoutCase.from_json({**q, "variant": lv.to_json(),
-                                                         "data": {"pattern": "iota", "seed": 0}}))
+                nodes.append(TensorLayoutCase.from_json(layout(n, q)))
+            elif n.op is Op.loadview:
+                nodes.append(TensorViewCase.from_json({**q, "variant": view_variant(n).to_json(),
+                                                       "layout": layout(n, q["layout"])}))
+            elif n.op is Op.loaddecode:
+                nodes.append(DecodeCase.from_json({**q, "variant": decode_variant(n).to_json(),
+                                                   "layout": layout(n, q["layout"])}))
             else:
                 nodes.append(None if q is None else Scalars(int(q["s"]), int(q["r0"]), int(q["c0"])))
         return cls(v, tuple(nodes), int(o["seed"]))
@@ -240,10 +297,13 @@ class ProgramCase:
         p = self.shader.program
         out: dict[str, Any] = {"program": p.lines(), "length": p.ops}
         for i in p.layout_nodes():
-            t = self.nodes[i].layout()
+            q = self.nodes[i]
+            t = q.layout()
             out[f"layout v{i}"] = {"clampMode": t.clampMode.name, "layoutDimension": list(t.layoutDimension),
                                    "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
                                    "blockSize": list(t.blockSize)}
+            if isinstance(q, (TensorViewCase, DecodeCase)):
+                out[f"layout v{i}"].update({k: v for k, v in q.describe().items() if k != "layout"})
         return out
 
 
@@ -261,7 +321,8 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
 
 
 def layout_variant(n: Node) -> LayoutVariant:
-    """The tensor-layout family's variant for a load / store node (its case type
-    then holds and checks the node's layout parameters)."""
-    return LayoutVariant(Operation.load if n.op is Op.load else Operation.store, n.Dim,
+    """The tensor-layout family's variant for a tensor node (its case type then holds
+    and checks the node's layout parameters)."""
+    return LayoutVariant(Operation.store if n.op is Op.store else Operation.load, n.Dim,
                          n.clampMode or ClampMode.Undefined, n.type)
+

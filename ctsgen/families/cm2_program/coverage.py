@@ -6,7 +6,10 @@ lengths, tensor objects per shader, the named seed programs).
 * program length (nodes that are not stores, 2-12) x origin (a named seed
   program or ``drawn``);
 * tensor-layout objects per shader x distinct clamp modes among them;
-* one line per named seed program: the cases that run it.
+* one line per named seed program: the cases that run it;
+* tensor-object kind (a load through a layout, through a layout and a view, with a
+  DecodeFunc; a store) x how many objects of that kind share a shader;
+* decode loads: block format x Dim.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.coverage import Table, grid, one_way
-from ctsgen.families.cm2_program.program import Op
-from ctsgen.families.cm2_program.strategy import MAX_OPS, MAX_STORES, MIN_OPS, SEEDS
+from ctsgen.families.cm2_program.program import SOURCES, TENSOR_OPS, Op
+from ctsgen.families.cm2_program.strategy import DIMS, MAX_OPS, MAX_STORES, MIN_OPS, SEEDS
+from ctsgen.families.decode.formats import FORMATS
 
 ORDER = [o.value for o in Op]
 SEED_JSON = {name: p.to_json() for name, p in SEEDS.items()}
@@ -33,7 +37,10 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
     layouts = [[n for n in prog if "clampMode" in n] for prog in progs]
     objects = [(len(ls), len({n["clampMode"] for n in ls})) for ls in layouts]
     producers = [o for o in ORDER if o != "store"]
-    consumers = [o for o in ORDER if o not in ("load", "const", "generate")]
+    consumers = [o for o in ORDER if Op(o) not in SOURCES]
+    kinds = [o.value for o in TENSOR_OPS]
+    per_kind = [(k, n) for prog in progs for k in kinds if (n := sum(x["op"] == k for x in prog))]
+    decodes = [(x["decoder"], x["Dim"]) for prog in progs for x in prog if x["op"] == Op.loaddecode.value]
     return [
         grid(f"operation pair: producer x consumer ({len(pairs)} operand edges)", "producer", "consumer",
              producers, consumers, pairs, partition=False),
@@ -46,4 +53,9 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
              excluded={(k, m): "more clamp modes than objects" for k in range(1, 6) for m in range(k + 1, 6)}),
         one_way("named seed programs", "seed", [o for _, o in lengths if o != "drawn"], list(SEEDS),
                 partition=False),
+        grid("tensor-object kind x objects of that kind per shader", "kind", "objects", kinds,
+             list(range(1, MAX_OPS + MAX_STORES + 1)), per_kind, partition=False,
+             excluded={("store", k): "at most 3 stores" for k in range(MAX_STORES + 1, MAX_OPS + MAX_STORES + 1)}),
+        grid("decode loads: block format x Dim", "decoder", "Dim", list(FORMATS), sorted(DIMS), decodes,
+             partition=False),
     ]

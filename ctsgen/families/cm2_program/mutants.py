@@ -1,6 +1,6 @@
 """Composition bugs only a chain of operations can show (issue 16, item 5).
 
-Each mutant replaces one ``eval_*`` / ``layout_of`` function of the program
+Each mutant replaces one ``eval_*`` / ``layout_of`` / ``view_of`` function of the program
 interpreter (ctsgen.families.cm2_program.oracle), which the reference
 semantics (ProgramVariant.execute) look up when they run. Every fault needs
 two nodes in one shader (two tensor-layout objects, a producer and its
@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.cm2_program.program import Op
+from ctsgen.families.cm2_program.program import VIEW_WORDS, Op, decode_variant, view_variant
+from ctsgen.families.tensor_view.case import decode_view
 from ctsgen.model.tensor import ClampMode
 from ctsgen.mutants import Mutant
 
@@ -157,6 +158,46 @@ def _register_reused_too_early() -> dict[str, Any]:
     return {f"{ORACLE}:eval_arith": eval_arith}
 
 
+def _view_permutation_dropped() -> dict[str, Any]:
+    """A view load takes the identity permutation when another tensor-view object is in the
+    shader (the compiler keys the view's coordinate shuffle on the view type it saw first).
+    Under an Undefined clamp mode the moved coordinates are not modelled (out of bounds)."""
+    o = _oracle()
+    original = o.view_of
+
+    def view_of(run: Any, i: int) -> Any:
+        nodes = run.program.nodes
+        n = nodes[i]
+        others = [j for j, m in enumerate(nodes) if m.op is Op.loadview and j != i]
+        if not others or n.clampMode is ClampMode.Undefined:
+            return original(run, i)
+        base = run.program.word_bases()[i] + 1
+        identity = replace(n, permutation=tuple(range(len(n.permutation))))
+        return decode_view(run.words[base:base + VIEW_WORDS], view_variant(identity))
+
+    return {f"{ORACLE}:view_of": view_of}
+
+
+def _decode_base_hoisted() -> dict[str, Any]:
+    """A decode load reads its blocks through the base pointer of an earlier decode load of the
+    same block format (the pointer to that pointee type hoisted and reused). The earlier
+    region starts before this one in the same buffer, so the read stays inside it."""
+    o = _oracle()
+    original = o.eval_loaddecode
+
+    def eval_loaddecode(run: Any, i: int) -> np.ndarray:
+        nodes = run.program.nodes
+        same = [j for j in range(i) if nodes[j].op is Op.loaddecode and nodes[j].decoder == nodes[i].decoder]
+        if not same:
+            return original(run, i)
+        t, d = o.layout_of(run, i), decode_variant(nodes[i])
+        b = run.program.buffer_of(i)
+        start = int(run.offsets[b]) + run.word(same[0], 0)
+        return d.expected(t, run.buffers[b][start:start + d.input_words(t)])
+
+    return {f"{ORACLE}:eval_loaddecode": eval_loaddecode}
+
+
 MUTANTS = [
     Mutant("program-layout-clamp-inherited", FAMILY,
            "a second tensor-layout object in a shader takes the first one's clamp mode", _layout_clamp_inherited,
@@ -181,4 +222,10 @@ MUTANTS = [
     Mutant("program-register-reused-too-early", FAMILY,
            "an element-wise op reads a value whose register was already given to the next value of its type",
            _register_reused_too_early, "two sources of one type, a third value of it, then add(v0, ...)"),
+    Mutant("program-view-permutation-dropped", FAMILY,
+           "a view load ignores its permutation when another tensor-view object is in the shader",
+           _view_permutation_dropped, "two view loads, one with a non-identity permutation, clamped, stored"),
+    Mutant("program-decode-base-hoisted", FAMILY,
+           "a decode load reads through an earlier decode load's base pointer (same block format)",
+           _decode_base_hoisted, "two decode loads of one format, the second's value stored"),
 ]

@@ -5,6 +5,10 @@ instruction alone, nothing re-implemented:
 
 * load / store: ``tensor_layout.oracle.expected_load`` / ``expected_store``, the
   layout state replayed from the node's words by ``tensor_layout.case.decode_layout``;
+* loadview: ``tensor_view.oracle.expected_load_view`` onto a zero matrix (an element
+  outside the clip keeps it), the view replayed by ``tensor_view.case.decode_view``;
+* loaddecode: the decode family's ``DecodeVariant.expected`` (``expected_decode_load``)
+  over the node's region of encoded blocks;
 * generate, perelement: ``cm2_elementwise.oracle.expected_per_element``;
 * muladd: ``cm2_gemm.oracle.expected_tile`` (alpha = beta = 1, the whole tile);
 * convert, transpose: ``cm2_convert.oracle.expected_result``;
@@ -29,11 +33,14 @@ from ctsgen.families.cm2_convert.oracle import Kind, expected_result
 from ctsgen.families.cm2_elementwise.oracle import Op as ElementFn
 from ctsgen.families.cm2_elementwise.oracle import expected_per_element
 from ctsgen.families.cm2_gemm.oracle import expected_tile
-from ctsgen.families.cm2_program.program import ARITH, LAYOUT_WORDS, W_C0, W_R0, W_S, Op, Program
+from ctsgen.families.cm2_program.program import (ARITH, LAYOUT_WORDS, VIEW_WORDS, W_C0, W_R0, W_S, Op, Program,
+                                                 decode_variant, view_variant)
 from ctsgen.families.cm2_reduce.oracle import expected_reduce
 from ctsgen.families.tensor_layout.case import decode_layout
 from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
-from ctsgen.model.tensor import TensorLayout
+from ctsgen.families.tensor_view.case import decode_view
+from ctsgen.families.tensor_view.oracle import expected_load_view
+from ctsgen.model.tensor import TensorLayout, TensorView
 from ctsgen.oracle.values import from_bits
 
 
@@ -57,6 +64,13 @@ def layout_of(run: Run, i: int) -> TensorLayout:
     return decode_layout(run.words[base:base + LAYOUT_WORDS], n.Dim, n.clampMode)
 
 
+def view_of(run: Run, i: int) -> TensorView:
+    """The state of view load i's tensor-view object after the shader's instruction sequence
+    (its words follow the layout's, in the tensor-view family's format)."""
+    base = run.program.word_bases()[i] + 1
+    return decode_view(run.words[base:base + VIEW_WORDS], view_variant(run.program.nodes[i]))
+
+
 def tensor_region(run: Run, i: int, extent: int) -> np.ndarray:
     """The view of node i's tensor in its buffer (a load's input, a store's output)."""
     b = run.program.buffer_of(i)
@@ -67,6 +81,17 @@ def tensor_region(run: Run, i: int, extent: int) -> np.ndarray:
 def eval_load(run: Run, i: int) -> np.ndarray:
     t, m = layout_of(run, i), run.program.nodes[i].type
     return expected_load(t, m.rows, m.cols, tensor_region(run, i, t.extent()), m.component)
+
+
+def eval_loadview(run: Run, i: int) -> np.ndarray:
+    t, v, m = layout_of(run, i), view_of(run, i), run.program.nodes[i].type
+    zero = np.zeros((m.rows, m.cols), m.component.dtype)  # the shader's matrix before the load
+    return expected_load_view(t, v, m.rows, m.cols, tensor_region(run, i, t.extent()), m.component, zero)
+
+
+def eval_loaddecode(run: Run, i: int) -> np.ndarray:
+    t, d = layout_of(run, i), decode_variant(run.program.nodes[i])
+    return d.expected(t, tensor_region(run, i, d.input_words(t)))
 
 
 def eval_store(run: Run, i: int) -> None:

@@ -26,6 +26,9 @@ from typing import Any
 
 from ctsgen.families.straight_line import StraightLine
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, domain_size
+from ctsgen.families.decode.case import DecodeVariant
+from ctsgen.families.tensor_layout.case import Operation
+from ctsgen.families.tensor_view.case import ViewVariant
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 
@@ -64,16 +67,23 @@ class Op(str, enum.Enum):
     mul = "mul"
     scale = "scale"          # OpMatrixTimesScalar
     store = "store"          # OpCooperativeMatrixStoreTensorNV through a tensor layout
+    loadview = "loadview"    # OpCooperativeMatrixLoadTensorNV through a tensor layout and a tensor view
+    loaddecode = "loaddecode"  # OpCooperativeMatrixLoadTensorNV through a tensor layout with a DecodeFunc
 
 
-SOURCES = (Op.load, Op.const, Op.generate)
+SOURCES = (Op.load, Op.const, Op.generate, Op.loadview, Op.loaddecode)
+#: Nodes that own a tensor-layout object (and a region of a buffer).
+TENSOR_OPS = (Op.load, Op.loadview, Op.loaddecode, Op.store)
+#: Loads whose matrix elements are copied from a tensor of the matrix's component type.
+PLAIN_LOADS = (Op.load, Op.loadview)
 ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
 #: Nodes that move values without arithmetic: they keep every bit, the sign of zero too.
-MOVES = frozenset({Op.load, Op.transpose, Op.store})
+MOVES = frozenset({Op.load, Op.loadview, Op.transpose, Op.store})
 #: Run-time words per node kind (after the node's layout words, for load / store).
 LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in tests)
+VIEW_WORDS = 44  # ctsgen.families.tensor_view.case.FAMILY_WORDS: the layout's words, then the view's
 WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
-         Op.perelement: 3, Op.scale: 1}
+         Op.perelement: 3, Op.scale: 1, Op.loadview: 1 + VIEW_WORDS, Op.loaddecode: 1 + LAYOUT_WORDS}
 W_S, W_R0, W_C0 = 0, 1, 2
 
 
@@ -81,7 +91,9 @@ W_S, W_R0, W_C0 = 0, 1, 2
 class Node:
     """One instruction. ``args`` index earlier values; ``type`` is the result's type
     (for a store: the stored value's). Attributes by kind: load / store ``clampMode``
-    and ``Dim``; perelement ``fn`` (affine / select); reduce ``mode`` and ``combine``."""
+    and ``Dim``; perelement ``fn`` (affine / select); reduce ``mode`` and ``combine``;
+    loadview also the view type's ``hasDimensions`` and ``permutation`` (VDim is its
+    length); loaddecode also the block format ``decoder`` and its ``blockShape``."""
 
     op: Op
     type: MatrixType
@@ -91,6 +103,10 @@ class Node:
     fn: str = ""
     mode: ReduceMode | None = None
     combine: Combine | None = None
+    hasDimensions: bool = False
+    permutation: tuple[int, ...] = ()
+    decoder: str = ""
+    blockShape: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         o: dict[str, Any] = {"op": self.op.value, "type": self.type.to_json(), "args": list(self.args)}
@@ -100,6 +116,10 @@ class Node:
             o["fn"] = self.fn
         if self.mode is not None:
             o.update(mode=self.mode.name, combine=self.combine.value)
+        if self.permutation:
+            o.update(hasDimensions=self.hasDimensions, permutation=list(self.permutation))
+        if self.decoder:
+            o.update(decoder=self.decoder, blockShape=list(self.blockShape))
         return o
 
     @classmethod
@@ -107,17 +127,29 @@ class Node:
         return cls(Op(o["op"]), MatrixType.from_json(o["type"]), tuple(int(a) for a in o["args"]),
                    ClampMode[o["clampMode"]] if "clampMode" in o else None, int(o.get("Dim", 0)),
                    o.get("fn", ""), ReduceMode[o["mode"]] if "mode" in o else None,
-                   Combine(o["combine"]) if "combine" in o else None)
+                   Combine(o["combine"]) if "combine" in o else None, bool(o.get("hasDimensions", False)),
+                   tuple(int(p) for p in o.get("permutation", ())), o.get("decoder", ""),
+                   tuple(int(b) for b in o.get("blockShape", ())))
+
+    def tensor_type(self) -> str:
+        """The node's tensor objects as GLSL types (a load's or a store's)."""
+        t = f"tensorLayoutNV<{self.Dim}, {self.clampMode.name}>"
+        if self.op is Op.loadview:
+            has = "true" if self.hasDimensions else "false"
+            t += f", tensorViewNV<{len(self.permutation)}, {has}, {', '.join(map(str, self.permutation))}>"
+        elif self.op is Op.loaddecode:
+            t += f", {self.decoder} block {'x'.join(map(str, self.blockShape))}"
+        return t
 
     def line(self, i: int) -> str:
         """One readable line: ``v3 = muladd(v0, v1, v2)  : float32 Accumulator``."""
         args = ", ".join(f"v{a}" for a in self.args)
         t = f"{self.type.component.name} {self.type.use.name}"
         if self.op is Op.store:
-            return f"store(v{self.args[0]}) through tensorLayoutNV<{self.Dim}, {self.clampMode.name}>"
+            return f"store(v{self.args[0]}) through {self.tensor_type()}"
         extra = ""
-        if self.op is Op.load:
-            extra = f"tensorLayoutNV<{self.Dim}, {self.clampMode.name}>"
+        if self.op in TENSOR_OPS:
+            extra = self.tensor_type()
         elif self.op is Op.perelement:
             extra = self.fn
         elif self.op is Op.reduce:
@@ -129,7 +161,7 @@ class Node:
 def result_bound(node: Node, bounds: list[int]) -> int:
     """Largest |value| of the node's result over every run-time draw (exact domain)."""
     b = [bounds[a] for a in node.args]
-    if node.op in SOURCES:
+    if node.op in SOURCES:  # loaddecode: encode_small_blocks' values, decision cm2-program-decode-small
         return SMALL
     if node.op is Op.muladd:
         return SIDE * b[0] * b[1] + b[2]
@@ -149,6 +181,17 @@ def result_bound(node: Node, bounds: list[int]) -> int:
     if node.op is Op.scale:
         return max(SCALARS) * b[0]
     return b[0]  # store
+
+
+def view_variant(n: Node) -> ViewVariant:
+    """The tensor-view family's variant for a view load node."""
+    return ViewVariant(Operation.load, n.Dim, n.clampMode or ClampMode.Undefined, n.type, n.hasDimensions,
+                       n.permutation)
+
+
+def decode_variant(n: Node) -> DecodeVariant:
+    """The decode family's variant for a decode load node."""
+    return DecodeVariant(n.Dim, n.clampMode or ClampMode.Undefined, n.type, n.decoder, n.blockShape)
 
 
 def operand_rule(node: Node, operand_types: list[MatrixType]) -> str | None:
@@ -211,15 +254,18 @@ class Program(StraightLine):
         return WORDS.get(node.op, 0)
 
     def layout_nodes(self) -> list[int]:
-        return [i for i, n in enumerate(self.nodes) if n.op in (Op.load, Op.store)]
+        return [i for i, n in enumerate(self.nodes) if n.op in TENSOR_OPS]
 
     def buffers(self) -> list[tuple[str, ComponentType]]:
-        """(name, component) of each storage buffer: inputs of loads, outputs of stores."""
+        """(name, component) of each storage buffer: inputs of loads and view loads (by
+        component), the encoded blocks of decode loads (uint32 words), outputs of stores."""
         out = []
-        for kind, op in (("in", Op.load), ("out", Op.store)):
+        for kind, ops in (("in", PLAIN_LOADS), ("out", (Op.store,))):
             for c in (F16, F32):
-                if any(n.op is op and n.type.component is c for n in self.nodes):
+                if any(n.op in ops and n.type.component is c for n in self.nodes):
                     out.append((f"{kind}_{c.name}", c))
+            if kind == "in" and any(n.op is Op.loaddecode for n in self.nodes):
+                out.append(("in_blocks", ComponentType.uint32))
         return out
 
     def debug_buffers(self) -> list[tuple[str, ComponentType]]:
@@ -245,6 +291,7 @@ class Program(StraightLine):
 
     def buffer_of(self, i: int) -> int:
         n = self.nodes[i]
-        name = f"{'in' if n.op is Op.load else 'out'}_{n.type.component.name}"
+        name = "in_blocks" if n.op is Op.loaddecode else \
+            f"{'in' if n.op in PLAIN_LOADS else 'out'}_{n.type.component.name}"
         return [b for b, _ in self.buffers()].index(name)
 

@@ -7,14 +7,19 @@ a node kind (if that kind has no operands yet, the step first adds sources
 of the types it needs, :func:`feeder`; at most 12 nodes in all),
 its second picks the operands among the values of the right types whose
 result stays in the exact domain (the latest ones in half the draws), its third the kind's
-attributes (a source's type, clamp mode and Dim; a reduction's mode and
-CombineFunc; a per-element function; a conversion's target). Out-of-range
-picks wrap around, so any list of steps builds a valid program.
+attributes (a source's type, clamp mode and Dim; a view load's view type; a
+decode load's block format and block shape; a reduction's mode and
+CombineFunc; a per-element function; a conversion's target), read as digits
+of a mixed radix (:func:`source`). Out-of-range picks wrap around, so any
+list of steps builds a valid program.
 
 Shrinking: Hypothesis deletes steps (the later steps' picks then wrap onto
 the remaining values: consumers are rewired, not dropped) and moves every
-integer toward 0, i.e. toward loads and toward reading the latest value;
-the shortest program that still fails is what a repro shows.
+integer toward 0, i.e. toward loads and toward reading the latest value
+(view and decode loads come last among the kinds: a program shrinks to plain
+layout loads unless its failure needs a view or a DecodeFunc, and a view or
+decode load's attributes shrink to the identity permutation, Q8_0 and the
+flattest block shape); the shortest program that still fails is what a repro shows.
 
 The named seed programs (:data:`SEEDS`) are strata of their own, so every
 pack holds them.
@@ -22,6 +27,7 @@ pack holds them.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -30,26 +36,40 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
+from ctsgen.families.cm2_program.case import NodeParams, ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, EXACT, SCALARS, SIDE, SMALL, SOURCES,
-                                                 TYPES, WORDS, Node, Op, Program, operand_rule, result_bound)
+                                                 TYPES, WORDS, Node, Op, Program, decode_variant, operand_rule,
+                                                 result_bound, view_variant)
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
+from ctsgen.families.decode.formats import FORMATS
+from ctsgen.families.decode.strategy import block_shapes, decode_cases
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
+from ctsgen.families.tensor_view.strategy import view_cases
 from ctsgen.model.tensor import ClampMode
+from ctsgen.model.types import MatrixType
 from ctsgen.oracle.values import to_bits
 
 MIN_OPS, MAX_OPS, MAX_STORES = 2, 12, 3
 DIMS = (2, 1, 3)
 LAYOUT_ATTRS = [(mode, d) for d in DIMS for mode in ClampMode]
+#: View types (Dim, hasDimensions, permutation): without dimensions VDim == Dim, with them VDim 1-3;
+#: the identity permutation first (the shrink target).
+VIEW_ATTRS = [(d, has, perm) for d in DIMS for has in (False, True)
+              for vdim in ((d,) if not has else (1, 2, 3)) for perm in itertools.permutations(range(vdim))]
+#: Decode loads (decoder, Dim, block shape): every block format of the decode family, its block
+#: shapes at each Dim (decode.strategy.block_shapes, flattest first).
+DECODE_ATTRS = [(name, d, shape) for name, fmt in FORMATS.items() for d in DIMS for shape in block_shapes(d, fmt.K)]
 REDUCE_ATTRS = [(mode, comb) for mode in (ReduceMode.Row, ReduceMode.Column, ReduceMode.RowColumn)
                 for comb in (Combine.max, Combine.sum, Combine.min)]
 #: Node kinds in the order a step's first integer picks them (sources first: the shrink target).
 KINDS = (Op.load, Op.const, Op.generate, Op.muladd, Op.scale, Op.add, Op.sub, Op.mul, Op.perelement, Op.reduce,
-         Op.convert, Op.transpose)
+         Op.convert, Op.transpose, Op.loadview, Op.loaddecode)
 #: Operand picks at or above this read the latest values (half the draws: chains form).
 LATEST = 32
-STEP = st.tuples(st.integers(0, len(KINDS) - 1), st.integers(0, 63), st.integers(0, 63))
+#: A step's attribute pick: enough digits for a view or decode load's type, clamp mode and attributes.
+ATTR = st.integers(0, 2**16 - 1)
+STEP = st.tuples(st.integers(0, len(KINDS) - 1), st.integers(0, 63), ATTR)
 STORE = st.tuples(st.integers(0, 63), st.integers(0, 63))
 
 
@@ -58,17 +78,30 @@ def _fits(node: Node, nodes: Sequence[Node], bounds: Sequence[int]) -> bool:
         and result_bound(node, list(bounds)) <= EXACT[node.type.component]
 
 
+def source(kind: Op, t: MatrixType, attr: int) -> Node:
+    """A source node of ``kind`` and type ``t``; ``attr`` picks a tensor load's clamp mode and
+    Dim (then, for a view load, the view type; for a decode load, the format and block shape)."""
+    if kind not in (Op.load, Op.loadview, Op.loaddecode):
+        return Node(kind, t)
+    mode = list(ClampMode)[attr % len(ClampMode)]
+    rest = attr // len(ClampMode)
+    if kind is Op.load:
+        mode, d = LAYOUT_ATTRS[attr % len(LAYOUT_ATTRS)]
+        return Node(Op.load, t, (), mode, d)
+    if kind is Op.loadview:
+        d, has, perm = VIEW_ATTRS[rest % len(VIEW_ATTRS)]
+        return Node(kind, t, (), mode, d, hasDimensions=has, permutation=perm)
+    name, d, shape = DECODE_ATTRS[rest % len(DECODE_ATTRS)]
+    return Node(kind, t, (), mode, d, decoder=name, blockShape=shape)
+
+
 def candidates(kind: Op, nodes: Sequence[Node], bounds: Sequence[int], attr: int) -> list[Node]:
     """Every valid node of ``kind`` over the values defined so far (attributes picked by
     ``attr``): operands no node has read yet first, then the latest first (chains form)."""
     read = {a for n in nodes for a in n.args}
     vals = sorted((i for i in range(len(nodes)) if nodes[i].op is not Op.store), key=lambda i: (i in read, -i))
     if kind in SOURCES:
-        t = TYPES[attr % len(TYPES)]
-        if kind is Op.load:
-            mode, d = LAYOUT_ATTRS[(attr // len(TYPES)) % len(LAYOUT_ATTRS)]
-            return [Node(Op.load, t, (), mode, d)]
-        return [Node(kind, t)]
+        return [source(kind, TYPES[attr % len(TYPES)], attr // len(TYPES))]
     if kind is Op.muladd:
         shapes = [(a, b, c) for c in vals for a in vals for b in vals]
         out = [Node(Op.muladd, nodes[c].type, (a, b, c)) for a, b, c in shapes]
@@ -97,11 +130,7 @@ def feeder(kind: Op, nodes: Sequence[Node], attr: int) -> Node:
     """A source of the first type ``kind`` needs that no value has yet."""
     have = {n.type for n in nodes if n.op is not Op.store}
     need = [t for t in NEEDS.get(kind, TYPES) if t not in have] or [TYPES[attr % len(TYPES)]]
-    src = SOURCES[attr % len(SOURCES)]
-    if src is Op.load:
-        mode, d = LAYOUT_ATTRS[(attr // len(SOURCES)) % len(LAYOUT_ATTRS)]
-        return Node(Op.load, need[0], (), mode, d)
-    return Node(src, need[0])
+    return source(SOURCES[attr % len(SOURCES)], need[0], attr // len(SOURCES))
 
 
 def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int]]) -> Program:
@@ -163,12 +192,19 @@ def _small_clamp_value(q: TensorLayoutCase, node: Node, k: int) -> TensorLayoutC
 def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
                       options: StrategyOptions = StrategyOptions()) -> ProgramCase:
     """Run-time parameters of every node: layouts from the tensor-layout family's own
-    strategy (valid for each clamp mode), scalars of the exact domain, a data seed."""
-    params: list[TensorLayoutCase | Scalars | None] = []
+    strategy (valid for each clamp mode), views from the tensor-view family's, decode loads'
+    layouts (blockSize = the block shape) from the decode family's, scalars of the exact
+    domain, a data seed."""
+    params: list[NodeParams] = []
     for n in variant.program.nodes:
         if n.op in (Op.load, Op.store):
             q = draw(layout_cases(layout_variant(n), options))
             params.append(_small_clamp_value(q, n, draw(st.integers(-SMALL, SMALL))))
+        elif n.op is Op.loadview or n.op is Op.loaddecode:
+            tq = draw(view_cases(view_variant(n), options) if n.op is Op.loadview
+                      else decode_cases(decode_variant(n), options))
+            small = _small_clamp_value(tq.layout_case, n, draw(st.integers(-SMALL, SMALL)))
+            params.append(replace(tq, layout_case=small))
         elif n.op is Op.const:
             params.append(Scalars(draw(st.integers(-SMALL, SMALL))))
         elif n.op in WORDS:

@@ -118,8 +118,17 @@ def matmul_tolerance(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, resu
     tiny = float(ml_dtypes.finfo(result.dtype).smallest_subnormal)
     k = w.shape[1]
     r = accumulation_roundings(k, bias is not None)
-    g_r = gamma(r, u_r)
-    return g_r * s + gamma(k + 1, U_ACC) * s * (1 + g_r) + u_r * y + r * tiny
+    return accumulation_error(s, k, bias is not None, result) + u_r * y + r * tiny
+
+
+def accumulation_error(s: np.ndarray, k: int, bias: bool, result: CoopVecType) -> np.ndarray:
+    """The model's rounding error of a float MatMulAdd over its exact sum, for K products and
+    every partial sum at most ``s`` (sum_k |w_mk x_k| + |b_m|), in any order:
+    gamma_r(u_r) s + gamma_{K+1}(U_ACC) s (1 + gamma_r(u_r)), r = :func:`accumulation_roundings`
+    (without the subnormal terms: see :func:`matmul_tolerance`)."""
+    u_r = 2.0 ** -(ml_dtypes.finfo(result.dtype).nmant + 1)
+    g_r = gamma(accumulation_roundings(k, bias), u_r)
+    return g_r * s + gamma(k + 1, U_ACC) * s * (1 + g_r)
 
 
 def accumulate_f16(initial: np.ndarray, terms: np.ndarray) -> np.ndarray:

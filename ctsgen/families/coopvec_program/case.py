@@ -30,6 +30,7 @@ from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec import oracle as matmul_oracle
 from ctsgen.families.coopvec_elementwise import oracle as element_oracle
+from ctsgen.families.coopvec_program.bounds import float_domain_rule, store_bound
 from ctsgen.families.coopvec_program.data import input_vectors, layer_values, place_bias, place_matrix
 from ctsgen.families.coopvec_program.oracle import (W_BOFF, W_MOFF, W_S, W_STRIDE, W_T, Run, eval_node,
                                                     evaluate)
@@ -183,6 +184,9 @@ class ProgramCase:
     shader: ProgramVariant
     nodes: tuple[NodeParams, ...]
     seed: int = 0
+    #: where the data come from: "exact" (integers, bit-exact verdict) or "float" (full-mantissa
+    #: floats, judged within propagated bounds; float programs only, bounds.float_domain_rule)
+    domain: str = "exact"
 
     def __post_init__(self) -> None:
         p = self.shader.program
@@ -201,6 +205,11 @@ class ProgramCase:
         if any(a[1] > b[0] for a, b in zip(regions, regions[1:])):
             raise ValueError(f"bias regions {regions} overlap")
         p.limits(self.scalars())  # scalars inside the exact domain
+        if self.domain not in DOMAINS:
+            raise ValueError(f"domain {self.domain!r}: use one of {', '.join(DOMAINS)}")
+        why = float_domain_rule(p) if self.domain == "float" else None
+        if why:
+            raise ValueError(f"this program cannot take float-domain data: {why}; use domain 'exact'")
 
     def variant(self) -> ProgramVariant:
         return self.shader
@@ -245,31 +254,34 @@ class ProgramCase:
         return out
 
     def data(self) -> CaseData:
-        """The input and each layer's weights and biases, drawn layer by layer inside the exact
-        domain (data.py) while the composed oracle evaluates the chain; then the expected
-        results: :func:`expected_on` the finished buffers."""
+        """The input and each layer's weights and biases, drawn layer by layer within the limits
+        (data.py: integers in the exact domain, full-mantissa floats in the float domain) while the
+        composed oracle evaluates the chain; then the expected results: :func:`expected_on` the
+        finished buffers, and in the float domain the propagated bounds (:func:`tolerance_on`)."""
         p = self.shader.program
         rng = np.random.default_rng(self.seed)
         limits = p.limits(self.scalars())
         words = self.params()
         bufs = self._initial()
         first = p.layers()[0]
+        floats = self.domain == "float"
         element_oracle.store(bufs[p.buffer_index("input")], np.arange(LOCAL) * p.input.stride,
-                             input_vectors(rng, first, LOCAL, limits[0]))
+                             input_vectors(rng, first, LOCAL, limits[0], floats))
         run = Run(p, words, bufs, np.zeros(len(bufs), np.int64))
         for i, n in enumerate(p.nodes[:p.store_index]):
             if n.op is Op.matmuladd:
                 L, q = n.layer, self.nodes[i]
                 j = p.layer_nodes().index(i)
                 x = matmul_oracle.convert_input(run.values[i - 1], L.inputType, L.inputInterpretation)
-                w, b = layer_values(rng, L, x, limits[i])
+                w, b = layer_values(rng, L, x, limits[i], floats)
                 bufs[p.buffer_index(f"matrix{j}")] = place_matrix(L, w, q.matrixOffset, q.matrixStride)
                 place_bias(bufs[p.buffer_index("bias")], L, b, q.biasOffset)
             run.values.append(eval_node(run, i))
         for name in ("grad_matrix", "grad_bias")[:2 * p.training]:  # drawn last: the forward data stay as they are
             b = bufs[p.buffer_index(name)]
             b[:] = rng.integers(-GRAD_INIT, GRAD_INIT, b.size, endpoint=True)
-        return CaseData(words, bufs, expected_on(self, words, bufs))
+        expected = expected_on(self, words, bufs)
+        return CaseData(words, bufs, expected, tolerance_on(self, words, bufs) if floats else None)
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (the store's is None), for a report's first differing node."""
@@ -279,7 +291,10 @@ class ProgramCase:
 
     def compare_rule(self) -> CompareRule:
         """Bit for bit (the exact domain); a float result without SignedZeroInfNanPreserve may
-        carry either sign of zero (decision "signed-zero")."""
+        carry either sign of zero (decision "signed-zero"). The float domain: within each stored
+        component's propagated bound (bounds.py), values compared (+0 == -0)."""
+        if self.domain == "float":
+            return CompareRule("tolerance")
         return CompareRule("bitwise", signed_zero=False if self.shader.program.output.component.is_float else None)
 
     def to_json(self) -> dict[str, Any]:
@@ -288,8 +303,11 @@ class ProgramCase:
                 return {"matrixOffset": q.matrixOffset, "matrixStride": q.matrixStride, "biasOffset": q.biasOffset}
             return None if q is None else {"s": q.s, "t": q.t}
 
-        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "nodes": [node(q) for q in self.nodes],
-                "seed": self.seed}
+        out = {"family": FAMILY_NAME, "variant": self.shader.to_json(), "nodes": [node(q) for q in self.nodes],
+               "seed": self.seed}
+        if self.domain != "exact":  # an exact case's JSON (and name) is what it was before the float domain
+            out["domain"] = self.domain
+        return out
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ProgramCase:
@@ -300,7 +318,7 @@ class ProgramCase:
                 nodes.append(LayerParams(int(q["matrixOffset"]), int(q["matrixStride"]), int(q["biasOffset"])))
             else:
                 nodes.append(None if q is None else Scalars(int(q["s"]), int(q["t"])))
-        return cls(v, tuple(nodes), int(o["seed"]))
+        return cls(v, tuple(nodes), int(o["seed"]), str(o.get("domain", "exact")))
 
     def name(self) -> str:
         return case_name(self.shader.id, self.to_json())
@@ -309,6 +327,8 @@ class ProgramCase:
         """The program as readable lines, each layer's operands and each activation's scalars."""
         p = self.shader.program
         out: dict[str, Any] = {"program": p.lines(), "layers": len(p.layers()), "length": p.ops}
+        if self.domain != "exact":
+            out["domain"] = self.domain
         for i, q in enumerate(self.nodes):
             if isinstance(q, LayerParams):
                 out[f"v{i}"] = {"MatrixOffset": q.matrixOffset, "MatrixStride": q.matrixStride,
@@ -336,6 +356,8 @@ class ProgramCase:
 
 #: the buffers a case checks: the results and, in a training program, dW and db
 CHECKED = ("output", "grad_matrix", "grad_bias")
+#: a case's data domains, the shrink target first
+DOMAINS = ("exact", "float")
 
 
 def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
@@ -349,3 +371,16 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
     out = [np.array(b, copy=True) for b in initial]
     evaluate(Run(p, np.asarray(params), out, np.zeros(len(out), np.int64)))
     return [o if name in CHECKED else None for (name, _), o in zip(p.buffers(), out)]
+
+
+def tolerance_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """A float-domain case's tolerance: each stored component's propagated bound (bounds.py), at
+    its place in the output buffer (0 for the padding, which keeps its poison); None elsewhere."""
+    p = case.shader.program
+    out = [np.array(b, copy=True) for b in initial]
+    run = Run(p, np.asarray(params), out, np.zeros(len(out), np.int64))
+    evaluate(run)
+    t = p.output
+    tol = np.zeros(LOCAL * t.stride // t.component.dtype.itemsize)
+    tol[np.arange(LOCAL)[:, None] * (t.stride // t.component.dtype.itemsize) + np.arange(t.n)] = store_bound(run)
+    return [tol if name == "output" else None for name, _ in p.buffers()]

@@ -9,7 +9,9 @@ which, interpretation chains, the named seed programs).
 * interpretation chain: for every layer, its InputInterpretation / MatrixInterpretation ->
   Result Type (row) x the next layer's (column; ``end`` for the last layer); the domain is the
   combinations the embedded H100 profile advertises;
-* one line per named seed program: the cases that run it.
+* one line per named seed program: the cases that run it;
+* layers x data domain: ``exact`` (integers, bit-exact) or ``float`` (full-mantissa data within
+  propagated bounds, float16 x float16 chains only: docs/spec-decisions.md "program-float-domain").
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
     pairs = [(ns[k - 1].kind, ns[k].kind) for ns in nodes for k in range(1, len(ns))]
     chains = [(L.interpretation, ls[j + 1].interpretation if j + 1 < len(ls) else END)
               for ls in layers for j, L in enumerate(ls)]
+    domains = [(len(ls), p.get("domain", "exact")) for ls, p in zip(layers, cases)]
     labels, packed = _interpretations()
     n_layers = range(MIN_LAYERS, MAX_LAYERS + 1)
     seed_layers = {name: len(Program.from_json(p).layers()) for name, p in SEED_JSON.items()}
@@ -81,4 +84,5 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
                        for b in packed}),
         one_way("named seed programs", "seed", [o for _, o in counts if o != "drawn"], list(SEEDS),
                 partition=False),
+        grid("layers x data domain", "layers", "domain", list(n_layers), ["exact", "float"], domains),
     ]

@@ -15,6 +15,12 @@
 
 Integer layers whose result needs no limit (integer arithmetic wraps, exact in
 any order) keep their weights; float layers always have one (2^11 for float16).
+
+Float domain (``float_data``; docs/spec-decisions.md "program-float-domain"):
+the same limits bound the magnitudes, but every drawn value is a full-mantissa
+float of its type, |v| in [1/8, INPUT] (inputs) or [1/8, 1] (weights) or
+[1/8, BIAS] (biases), random sign: normal in float16, E4M3 and E5M2 (no
+subnormal operand a device may flush), rounded to nearest from a uniform draw.
 """
 
 from __future__ import annotations
@@ -30,14 +36,23 @@ WEIGHT = {True: 3, False: 8}
 BIAS = {True: 4, False: 64}
 
 
+def _floats(rng: np.random.Generator, shape: tuple[int, ...], top: float, dtype: np.dtype) -> np.ndarray:
+    """Full-mantissa values of ``dtype`` with |v| in [1/8, top] (rounded to nearest), random sign."""
+    v = rng.uniform(0.125, top, shape) * rng.choice([-1.0, 1.0], shape)
+    return v.astype(dtype).astype(np.float64)
+
+
 def _ints(rng: np.random.Generator, shape: tuple[int, ...], bound: int, unsigned: bool) -> np.ndarray:
     return rng.integers(0 if unsigned else -bound, bound, shape, endpoint=True)
 
 
-def input_vectors(rng: np.random.Generator, layer: Layer, invocations: int, limit: int) -> np.ndarray:
+def input_vectors(rng: np.random.Generator, layer: Layer, invocations: int, limit: int,
+                  float_data: bool = False) -> np.ndarray:
     """The stored input vectors (invocations x components of the Input type) of the first layer."""
     interp = layer.inputInterpretation
     bound = min(INPUT[interp.is_float], limit)
+    if float_data:
+        return _floats(rng, (invocations, layer.K), bound, layer.inputType.dtype).astype(layer.inputType.dtype)
     unsigned = not interp.is_float and not interp.is_signed
     if interp.is_packed:
         v = _ints(rng, (invocations, layer.K), bound, unsigned).astype(np.int8 if interp.is_signed else np.uint8)
@@ -45,14 +60,19 @@ def input_vectors(rng: np.random.Generator, layer: Layer, invocations: int, limi
     return _ints(rng, (invocations, layer.K), bound, unsigned).astype(layer.inputType.dtype)
 
 
-def layer_values(rng: np.random.Generator, layer: Layer, x: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+def layer_values(rng: np.random.Generator, layer: Layer, x: np.ndarray, limit: int,
+                 float_data: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The effective M x K weights and the M biases of a layer whose input (as InputInterpretation
     values, invocations x K) is ``x``, so that every output's sum |terms| + |bias| <= ``limit``."""
     M, K = layer.M, layer.K
     mt, bt = layer.matrixInterpretation, layer.biasInterpretation
-    w = _ints(rng, (M, K), WEIGHT[mt.is_float], not mt.is_float and not mt.is_signed)
     bound = BIAS[bt.is_float] if limit >= UNBOUNDED else min(BIAS[bt.is_float], limit // 4)
-    b = _ints(rng, (M,), bound, False)
+    if float_data:
+        w = _floats(rng, (M, K), 1.0, mt.dtype)
+        b = _floats(rng, (M,), bound, bt.dtype) if bound >= 1 else np.zeros(M)
+    else:
+        w = _ints(rng, (M, K), WEIGHT[mt.is_float], not mt.is_float and not mt.is_signed)
+        b = _ints(rng, (M,), bound, False)
     if limit >= UNBOUNDED:
         return w, b
     X = np.abs(x.astype(np.float64)).max(axis=0)

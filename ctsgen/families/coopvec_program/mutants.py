@@ -179,6 +179,24 @@ def _matrix_interpretation_reused() -> dict[str, Any]:
     return {f"{ORACLE}:eval_matmuladd": _quiet(eval_matmuladd)}
 
 
+def _chained_bias_dropped() -> dict[str, Any]:
+    """A MatMulAdd after another layer drops its bias (its accumulator starts at 0, not at the bias:
+    the issue's "a chained MulAdd drops its C"). In the float domain the bias is a full-mantissa
+    value of magnitude 1/8 to 4 against results of up to 2^11, a small numeric error."""
+    o = _oracle()
+    original = o.eval_matmuladd
+
+    def eval_matmuladd(run: Any, i: int) -> np.ndarray:
+        if _previous_layer(run, i) is None:
+            return original(run, i)
+        L = run.program.nodes[i].layer
+        x = o.matmul_oracle.convert_input(run.arg(i), L.inputType, L.inputInterpretation)
+        w, _ = o.layer_operands(run, i)
+        return o.matmul_oracle.matmul(x, w, None, L.resultType)
+
+    return {f"{ORACLE}:eval_matmuladd": _quiet(eval_matmuladd)}
+
+
 def _gradient_reads_pre_activation() -> dict[str, Any]:
     """The training step's outer product and reduce sum read the last MatMulAdd's result instead
     of the activated value the shader stored (y's register taken before the activation)."""
@@ -215,6 +233,8 @@ MUTANTS = [
     Mutant("cvprogram-matrix-interpretation-reused", FAMILY,
            "a later MatMulAdd decodes its matrix with the first layer's MatrixInterpretation",
            _matrix_interpretation_reused, "a sint8 matrix layer, then a uint8 (or float16) matrix layer"),
+    Mutant("cvprogram-chained-bias-dropped", FAMILY, "a MatMulAdd after another layer drops its bias",
+           _chained_bias_dropped, "two layers, a nonzero bias in the second"),
     Mutant("cvprogram-gradient-reads-pre-activation", FAMILY,
            "the training step's outer product and reduce sum read the last MatMulAdd's result, not the "
            "activated value stored", _gradient_reads_pre_activation,

@@ -21,7 +21,16 @@ Run-time parameters (:func:`program_cases_for`): MatrixOffset (a multiple of 64)
 MatrixStride (a multiple of 16 from the row / column length up), BiasOffsets
 laid out one after another with 0-2 gaps of 16 bytes, and the activations'
 scalars, drawn from the output backwards so that each fits the limit its
-consumers leave (program.py, the exact domain), and a data seed.
+consumers leave (program.py, the exact domain), a data seed and the data
+domain: "exact" or, for a float program (bounds.float_domain_rule), "float"
+(full-mantissa data judged within propagated bounds) for about half of its
+cases; exact is the shrink target.
+
+A quarter of the programs are *float programs* (drawn last, ``build(floats=True)``):
+float combinations only, float conversion paths, no training step, so that
+their cases may take float-domain data (docs/spec-decisions.md
+"program-float-domain"); the others are drawn as before, and a float one
+among them may take float data too.
 
 Shrinking: Hypothesis lowers the number of layers, deletes activation picks
 and moves every integer toward 0: toward one layer, the first combination, RowMajor,
@@ -42,7 +51,8 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.coopvec.strategy import SIZES, combinations, valid_layouts
 from ctsgen.families.coopvec.variant import MatrixLayout, ceil_to
 from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
-from ctsgen.families.coopvec_program.case import LayerParams, ProgramCase, ProgramVariant, Scalars
+from ctsgen.families.coopvec_program.bounds import float_domain_rule
+from ctsgen.families.coopvec_program.case import DOMAINS, LayerParams, ProgramCase, ProgramVariant, Scalars
 from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, MAX_ACTS, MAX_LAYERS, MIN_LAYERS, S32, S8,
                                                      Layer, Node, Op, Program, VecType, acts_for,
                                                      conversion_paths)
@@ -66,10 +76,18 @@ def profile_combinations(profile: DeviceProfile) -> list[tuple]:
 
 
 def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_pick: int,
-          max_components: int = 512, train: bool = False) -> Program:
+          max_components: int = 512, train: bool = False, floats: bool = False) -> Program:
     """The program the raw draws describe (see the module docstring); always valid. ``train``
-    adds the training step where the last layer allows it (float16 result and input)."""
+    adds the training step where the last layer allows it (float16 result and input). ``floats``
+    keeps every value a float16 / float32 (combinations whose Input, InputInterpretation and
+    MatrixInterpretation are one float type, float conversion paths, no training): a
+    program that may take float-domain data (bounds.float_domain_rule), where the profile has
+    a float combination."""
     sizes = [s for s in SIZES if s <= max_components]
+    float_combos = [c for c in combos if c[4].is_float and c[1] is c[0] and c[2].is_float and c[2] is c[0]]
+    floats = floats and bool(float_combos)
+    if floats:
+        combos, train = float_combos, False
     inner = [c for c in combos if not c[1].is_packed]
     nodes: list[Node] = []
     prev: Layer | None = None
@@ -83,7 +101,7 @@ def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_p
             K = ks[k_pick % len(ks)]
         else:
             K = prev.M
-            paths = conversion_paths(prev.resultType, c[0])
+            paths = [q for q in conversion_paths(prev.resultType, c[0]) if not floats or all(t.is_float for t in q)]
             nodes += [Node(Op.convert, VecType(t, K)) for t in paths[path_pick % len(paths)]]
         lays = valid_layouts(c)
         lay = lays[layout_pick % len(lays)]
@@ -111,9 +129,10 @@ def strata() -> list[dict[str, object]]:
 
 @st.composite
 def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
-                     seed: str | None = None, layers: int | None = None) -> ProgramVariant:
+                     seed: str | None = None, layers: int | None = None,
+                     floats: bool | None = None) -> ProgramVariant:
     """A program shape on the options' profile; ``seed`` pins a named seed program, ``layers``
-    the number of layers."""
+    the number of layers, ``floats`` whether it is a float program (``build``)."""
     profile = options.profile or default_profile()
     combos = profile_combinations(profile)
     if seed is not None:
@@ -126,8 +145,10 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     k_pick, final_pick = draw(st.integers(0, len(SIZES) - 1)), draw(st.integers(0, 3))
     trains = profile.has_feature("cooperativeVectorTraining") and \
         bool(profile.properties.get("cooperativeVectorTrainingFloat16Accumulation", 0))
-    train = draw(st.booleans()) and trains  # drawn last: no training is the shrink target
-    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train))
+    train = draw(st.booleans()) and trains  # no training is the shrink target
+    if floats is None:
+        floats = draw(st.integers(0, 3)) == 3  # drawn last: a quarter of the programs all-float (the float domain's)
+    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train, floats))
 
 
 def scalar_choices(fn: ElementOp, limit: int) -> tuple[list[int], list[int]]:
@@ -153,12 +174,17 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
                       options: StrategyOptions = StrategyOptions()) -> ProgramCase:
     """Run-time parameters of every node (see the module docstring), valid by construction.
 
-    Drawn in an order that keeps a shrink step local: the data seed first, then each layer's
+    Drawn in an order that keeps a shrink step local: the data seed and domain first, then each layer's
     operands and each activation's scalar picks in program order, the picks resolved from the
     store backwards (each scalar's options depend on the limit its consumers leave). Deleting
     the last activation or layer then leaves every earlier draw, and the data, as they were."""
     p = variant.program
     seed = draw(st.integers(0, 2**32 - 1))
+    # drawn for every program, exact the shrink target: a shrink step that makes a program a float one
+    # then needs no draw past the end of the buffer (which stopped shrinking at 4 operations). Float for
+    # picks 1-3: Hypothesis draws the simplest value (0) for many examples, so an even pick gave float
+    # data to only a quarter of the float programs' cases
+    domain = DOMAINS[min(draw(st.integers(0, 3)), 1)]
     params: list[LayerParams | Scalars | None] = [None] * len(p.nodes)
     picks: dict[int, tuple[int, int]] = {}
     boff = 0
@@ -184,7 +210,8 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
     for i, st_ in enumerate(p.walk_limits(choose)[1]):
         if st_ is not None:
             params[i] = Scalars(*st_)
-    return ProgramCase(variant, tuple(params), seed)
+    domain = domain if float_domain_rule(p) is None else "exact"
+    return ProgramCase(variant, tuple(params), seed, domain)
 
 
 def _mlp_2_layer() -> Program:

@@ -33,6 +33,7 @@ output type whichever order the shader multiplies in (decision
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -50,6 +51,15 @@ class Format:
     align: int        # buffer_reference_align
     body: str         # GLSL: computes `float r` from `b` (the block) and `e` (element in block)
     helpers: str = ""  # GLSL functions the body calls (taking `BlockRef b`)
+
+    def glsl_for(self, ref: str) -> tuple[str, str]:
+        """(helpers, body) for a pointee type named ``ref``: ``BlockRef`` renamed, and each helper
+        function suffixed with ``_<ref>`` (GLSL does not overload on buffer_reference types, so
+        two formats' helpers of one name could not share a shader otherwise)."""
+        helpers, body = self.helpers, self.body
+        for name in re.findall(r"\b(\w+)\(const in BlockRef\b", self.helpers):
+            helpers, body = (re.sub(rf"\b{name}\(", f"{name}_{ref}(", x) for x in (helpers, body))
+        return helpers.replace("BlockRef", ref), body.replace("BlockRef", ref)
 
 
 Q8_0 = Format("q8_0", 32, 34, "float16_t d; uint16_t qs[16];", 2, """
@@ -153,6 +163,57 @@ def encode_blocks(fmt: Format, n: int, seed: int, component: ComponentType) -> n
             blocks[:, 192:208] = rng.integers(-63, 64, size=(n, 16)).astype(np.int8).view(np.uint8)
     else:
         blocks[:, 0:2] = _f16_bits(scales(0)).view(np.uint8).reshape(n, 2)
+    return blocks
+
+
+#: Quants whose decoded value (scale 1) lies in [-2, 2], per format (see :func:`encode_small_blocks`).
+SMALL = 2
+
+
+def encode_small_blocks(fmt: Format, n: int, seed: int) -> np.ndarray:
+    """``n`` random blocks of ``fmt`` (uint8, n x block_bytes) whose every decoded value is an
+    integer in [-SMALL, SMALL] (decision "cm2-program-decode-small"): the scales are +-1 (the
+    quants carry the sign where the format has none), the quants small.
+
+    * Q8_0: d = +-1, qs in [-2, 2];  Q4_0: d = +-1, nibbles in [6, 10] (q - 8 in [-2, 2]);
+    * MXFP4: e = 127 (2^0), E2M1 codes of 0, +-1, +-2 only ({0, 2, 4, 10, 12}; +-0.5 is no integer);
+    * Q4_K / Q5_K: d = dmin = 1, every sub-block's 6-bit (sc, m) = (1, 2), nibbles in [0, 4]
+      (x = q - 2), Q5_K's fifth bits 0;
+    * Q6_K: d = +-1, int8 sub-scales 1, every 2-bit high part 2 (qh = 0xAA), low nibbles in
+      [0, 2] (q - 32 in [0, 2], times d).
+    """
+    rng = np.random.Generator(np.random.PCG64(seed))
+    blocks = np.zeros((n, fmt.block_bytes), dtype=np.uint8)
+    sign = _f16_bits(np.where(rng.integers(0, 2, size=n) == 1, -1.0, 1.0)).view(np.uint8).reshape(n, 2)
+
+    def nibbles(lo: int, hi: int, count: int) -> np.ndarray:
+        q = rng.integers(lo, hi + 1, size=(n, count, 2))
+        return (q[..., 0] | q[..., 1] << 4).astype(np.uint8)
+
+    if fmt is Q8_0:
+        blocks[:, 0:2] = sign
+        blocks[:, 2:34] = rng.integers(-SMALL, SMALL + 1, size=(n, 32)).astype(np.int8).view(np.uint8)
+    elif fmt is Q4_0:
+        blocks[:, 0:2] = sign
+        blocks[:, 2:18] = nibbles(8 - SMALL, 8 + SMALL, 16)
+    elif fmt is MXFP4:
+        codes = np.array([0, 2, 4, 10, 12], dtype=np.uint8)  # E2M1 0, 1, 2, -1, -2
+        q = codes[rng.integers(0, codes.size, size=(n, 16, 2))]
+        blocks[:, 0] = 127
+        blocks[:, 1:17] = q[..., 0] | q[..., 1] << 4
+    elif fmt in (Q4_K, Q5_K):
+        one = _f16_bits(np.ones(n)).view(np.uint8).reshape(n, 2)
+        blocks[:, 0:2] = blocks[:, 2:4] = one
+        blocks[:, 4:8], blocks[:, 8:12], blocks[:, 12:16] = 1, SMALL, 1 | SMALL << 4  # (sc, m) = (1, 2)
+        qs = 16 if fmt is Q4_K else 48
+        blocks[:, qs:qs + 128] = nibbles(0, 2 * SMALL, 128)
+    elif fmt is Q6_K:
+        blocks[:, 0:128] = nibbles(0, SMALL, 128)
+        blocks[:, 128:192] = 0xAA
+        blocks[:, 192:208] = 1
+        blocks[:, 208:210] = sign
+    else:
+        raise ValueError(f"unknown format {fmt.name!r}")
     return blocks
 
 

@@ -116,7 +116,7 @@ class LayoutVariant:
             else:
                 matrix = src[in_off:in_off + m.elements].reshape(m.rows, m.cols)
                 region = dst[out_off:out_off + t.extent()]
-                region[:] = expected_store(t, matrix, region)
+                region[:] = expected_store(t, matrix, region, racing=True)
 
 
 def decode_layout(words: np.ndarray, Dim: int, clampMode: ClampMode) -> TensorLayout:

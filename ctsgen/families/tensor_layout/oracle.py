@@ -25,10 +25,11 @@ def expected_load(t: TensorLayout, rows: int, cols: int, tensor: np.ndarray,
     return np.where(a.valid, tensor[np.where(a.valid, a.index, 0)], clamp)
 
 
-def expected_store(t: TensorLayout, matrix: np.ndarray, tensor: np.ndarray) -> np.ndarray:
+def expected_store(t: TensorLayout, matrix: np.ndarray, tensor: np.ndarray, *, racing: bool = False) -> np.ndarray:
     """``tensor`` (1-D) after storing ``matrix`` through ``t``.
 
-    Raises ValueError if two stored elements land on one tensor element:
-    the result would depend on the order of racing stores.
+    Raises ValueError if two stored elements land on one tensor element (the result would
+    depend on the order of racing stores), unless ``racing`` (a device's execution:
+    :meth:`~ctsgen.oracle.addressing.TensorAddresses.store`).
     """
-    return tensor_addresses(t, *matrix.shape, is_store=True).store(matrix, tensor)
+    return tensor_addresses(t, *matrix.shape, is_store=True).store(matrix, tensor, racing=racing)

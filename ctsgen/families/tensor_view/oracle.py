@@ -27,11 +27,13 @@ def expected_load_view(t: TensorLayout, v: TensorView, rows: int, cols: int, ten
     return np.where(in_clip, loaded, matrix_before.reshape(rows, cols)).astype(component.dtype)
 
 
-def expected_store_view(t: TensorLayout, v: TensorView, matrix: np.ndarray, tensor: np.ndarray) -> np.ndarray:
+def expected_store_view(t: TensorLayout, v: TensorView, matrix: np.ndarray, tensor: np.ndarray, *,
+                        racing: bool = False) -> np.ndarray:
     """``tensor`` (1-D) after storing ``matrix`` through ``t`` and ``v``.
 
-    Raises ValueError if two stored elements land on one tensor element
-    (the result would depend on the order of racing stores).
+    Raises ValueError if two stored elements land on one tensor element (the result would
+    depend on the order of racing stores), unless ``racing`` (a device's execution:
+    :meth:`~ctsgen.oracle.addressing.TensorAddresses.store`).
     """
     a, _ = tensor_addresses_with_view(t, v, *matrix.shape, is_store=True)
-    return a.store(matrix, tensor, " through this view")
+    return a.store(matrix, tensor, " through this view", racing=racing)

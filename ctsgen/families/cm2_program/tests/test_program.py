@@ -142,13 +142,13 @@ def test_the_reference_backend_passes_a_default_pack_with_the_seeds_and_their_co
     cases = draw_cases(get_family("cm2-program"), 24, 0, StrategyOptions())
     backend = ReferenceBackend()
     assert all(check_case(backend, c).status.value == "Pass" for c in cases)
-    pairs, lengths, objects, seeds = tables([c.to_json() for c in cases])
+    pairs, lengths, objects, seeds, kinds, decodes = tables([c.to_json() for c in cases])
     assert all(seeds.counts[(name, "cases")] >= 1 for name in SEEDS)
     assert pairs.counts[("muladd", "reduce")] >= 1 and lengths.counts[(11, "flash-attention")] >= 1
     assert sum(objects.counts.values()) == len(cases)
 
 
-def _killed(name: str, c: ProgramCase) -> bool:
+def killed(name: str, c: ProgramCase) -> bool:
     """Whether the mutant's reference semantics give another output than the oracle for ``c``."""
     d = c.data()
     bufs = [b.copy() for b in d.initial]
@@ -158,7 +158,8 @@ def _killed(name: str, c: ProgramCase) -> bool:
                for e, b in zip(d.expected, bufs))
 
 
-SINGLE_OPERATION = ("tensor-layout", "cm2-gemm", "cm2-reduce", "cm2-convert", "cm2-elementwise")
+SINGLE_OPERATION = ("tensor-layout", "tensor-view", "decode", "cm2-gemm", "cm2-reduce", "cm2-convert",
+                    "cm2-elementwise")
 
 
 @functools.cache
@@ -187,5 +188,5 @@ def test_shrinking_a_planted_mutant_reaches_a_short_program() -> None:
     """A store after a per-element op writes the pre-op value: the shortest program
     that shows it is a source, the per-element op and its store."""
     name = "program-store-after-perelement-writes-source"
-    c = find(CASES, lambda c: _killed(name, c), settings=FIND)
+    c = find(CASES, lambda c: killed(name, c), settings=FIND)
     assert c.variant().program.ops <= 3, c.describe()["program"]

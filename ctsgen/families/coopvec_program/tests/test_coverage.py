@@ -10,7 +10,7 @@ def test_a_seed_program_lands_in_its_cells() -> None:
     """int8-mlp-2-layer: load, MatMulAdd, shr, clamp, convert, MatMulAdd, convert, store; two
     s8/s8->s32 layers in a chain."""
     mlp = {"variant": {"program": SEEDS["int8-mlp-2-layer"].to_json()}}
-    layers, steps, pairs, chains, seeds = tables([mlp])
+    layers, steps, pairs, chains, seeds, domains = tables([mlp])
     assert steps.counts[(2, "forward")] == 1 and sum(steps.counts.values()) == 1
     assert layers.counts[(2, "int8-mlp-2-layer")] == 1 and (1, "int8-mlp-2-layer") in layers.excluded
     assert pairs.counts[("load", "matmuladd")] == 1 and pairs.counts[("matmuladd", "shr")] == 1
@@ -22,3 +22,10 @@ def test_a_seed_program_lands_in_its_cells() -> None:
     assert ("load", "store") in pairs.excluded and ("max", "outer") in pairs.excluded
     assert not pairs.excluded_but_held()
     assert ("f16/f16->f16", "u8p/s8->s32") in chains.excluded
+    assert domains.counts[(2, "exact")] == 1 and sum(domains.counts.values()) == 1
+
+
+def test_the_data_domain_table_counts_float_cases() -> None:
+    mlp = {"variant": {"program": SEEDS["mlp-2-layer"].to_json()}, "domain": "float"}
+    domains = tables([mlp, {"variant": mlp["variant"]}])[-1]
+    assert domains.counts[(2, "float")] == 1 and domains.counts[(2, "exact")] == 1

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gguf import GGMLQuantizationType as Q
 
-from ctsgen.families.decode.formats import FORMATS, dequantize, encode_blocks
+from ctsgen.families.decode.formats import FORMATS, SMALL, dequantize, encode_blocks, encode_small_blocks
 from ctsgen.model.types import ComponentType
 
 GGUF_TYPE = {"q8_0": Q.Q8_0, "q4_0": Q.Q4_0, "q4_k": Q.Q4_K, "mxfp4": Q.MXFP4, "q5_k": Q.Q5_K, "q6_k": Q.Q6_K}
@@ -30,6 +30,17 @@ def test_encoded_blocks_decode_as_gguf_decodes_them(name: str, comp: ComponentTy
     ours = dequantize(fmt, blocks)
     ref = gguf.quants.dequantize(blocks.ravel(), GGUF_TYPE[name]).astype(np.float64).reshape(ours.shape)
     np.testing.assert_array_equal(ours, ref)
+
+
+@pytest.mark.parametrize("name", sorted(GGUF_TYPE))
+def test_small_blocks_decode_to_small_integers_in_gguf(name: str) -> None:
+    """cm2-program's blocks (decision cm2-program-decode-small): gguf decodes them to the integers
+    in [-2, 2], each reached, and to our values element for element."""
+    fmt = FORMATS[name]
+    blocks = encode_small_blocks(fmt, 64, 13)
+    ref = gguf.quants.dequantize(blocks.ravel(), GGUF_TYPE[name]).astype(np.float64)
+    assert set(np.unique(ref)) == set(range(-SMALL, SMALL + 1))
+    np.testing.assert_array_equal(dequantize(fmt, blocks).ravel(), ref.ravel())
 
 
 @pytest.mark.parametrize("name", sorted(GGUF_TYPE))

@@ -453,3 +453,19 @@ def test_locate_names_a_failing_element_in_spec_terms() -> None:
     assert store.locate(16, is_store=True) == {"tensorElement": 16, "storedBy": {"row": 1, "col": 2},
                                                "tensorCoord": [2, 4]}
     assert store.locate(0, is_store=True) == {"tensorElement": 0, "storedBy": None}
+
+
+def test_racing_stores_are_refused_by_the_oracle_and_land_last_on_a_device() -> None:
+    """Two matrix elements on one tensor element: no expected value exists (ValueError), while
+    the reference device stores one of them, as hardware would (the last, row-major), so a
+    mutant that makes stores collide fails its cases instead of crashing the backend."""
+    from ctsgen.oracle.addressing import TensorAddresses
+
+    index = np.array([[0, 2], [2, 1]])
+    none = np.zeros((1, 2, 2), dtype=np.int64)
+    a = TensorAddresses(index=index, valid=np.ones((2, 2), bool), out_of_bounds=np.zeros((2, 2), bool),
+                          tensorCoord=none, blockCoord=none, coordInBlock=none)
+    matrix, tensor = np.array([[10, 20], [30, 40]]), np.array([-1, -1, -1, -1])
+    with pytest.raises(ValueError, match="data race"):
+        a.store(matrix, tensor)
+    assert a.store(matrix, tensor, racing=True).tolist() == [10, 40, 30, -1]
