@@ -327,14 +327,16 @@ def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStra
     needs one operation, took twice as many examples). The first choice still reads 0: a probe
     is one case of a new variant, as without the wrapper. The shrinker ends a batch by setting
     that first choice to 0."""
-    return st.lists(_batch_run(cases, max_batch), min_size=1, max_size=1, unique_by=len)  # no .map: Hypothesis
-    # prints a lambda's call
+    # no .map: Hypothesis prints a lambda's call
+    return st.lists(_batch_run(cases, max_batch), min_size=1, max_size=1, unique_by=len)
 
 
 # Module-level composites, called with arguments: ``@st.composite`` on a function defined per
 # example reads that function's source each time (about 1 ms an example, bench/throughput.py).
 @st.composite
 def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], max_batch: int) -> list[Case]:
+    """The batch of :func:`_case_batch`: a "more than one?" choice, the first case, then units of
+    :func:`_one_more` up to ``max_batch`` cases."""
     then = _one_more(cases)
     go_on = draw(_MORE) != 0
     drawn = [draw(cases)]
