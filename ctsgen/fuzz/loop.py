@@ -327,23 +327,26 @@ def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStra
     needs one operation, took twice as many examples). The first choice still reads 0: a probe
     is one case of a new variant, as without the wrapper. The shrinker ends a batch by setting
     that first choice to 0."""
-    then = _then_more(cases)
-
-    @st.composite
-    def run(draw: st.DrawFn) -> list[Case]:
-        go_on = draw(_MORE) != 0
-        drawn = [draw(cases)]
-        while go_on and len(drawn) < max_batch:
-            c, go_on = draw(then)
-            drawn.append(c)
-        return drawn
-
-    return st.lists(run(), min_size=1, max_size=1, unique_by=len)  # no .map: Hypothesis prints a lambda's call
+    # no .map: Hypothesis prints a lambda's call
+    return st.lists(_batch_run(cases, max_batch), min_size=1, max_size=1, unique_by=len)
 
 
-def _then_more(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[tuple[Case, bool]]:
+# Module-level composites, called with arguments: ``@st.composite`` on a function defined per
+# example reads that function's source each time (about 1 ms an example, bench/throughput.py).
+@st.composite
+def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], max_batch: int) -> list[Case]:
+    """The batch of :func:`_case_batch`: a "more than one?" choice, the first case, then units of
+    :func:`_one_more` up to ``max_batch`` cases."""
+    then = _one_more(cases)
+    go_on = draw(_MORE) != 0
+    drawn = [draw(cases)]
+    while go_on and len(drawn) < max_batch:
+        c, go_on = draw(then)
+        drawn.append(c)
+    return drawn
+
+
+@st.composite
+def _one_more(draw: st.DrawFn, cases: st.SearchStrategy[Case]) -> tuple[Case, bool]:
     """One more case and whether another follows, drawn as one unit the shrinker can delete whole."""
-    @st.composite
-    def one_more(draw: st.DrawFn) -> tuple[Case, bool]:
-        return draw(cases), draw(_MORE) != 0
-    return one_more()
+    return draw(cases), draw(_MORE) != 0

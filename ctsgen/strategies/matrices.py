@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile
-from ctsgen.model.types import MatrixType, Scope
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 
 
 def _simplicity(mt: MatrixType) -> tuple:
@@ -17,32 +18,41 @@ def _simplicity(mt: MatrixType) -> tuple:
 
 
 def matrix_types(profile: DeviceProfile, *, max_granules: int = 3,
-                 flexible: bool = True, workgroup: bool = True) -> st.SearchStrategy[MatrixType]:
+                 flexible: bool = True, workgroup: bool = True,
+                 components: Collection[ComponentType] | None = None,
+                 uses: Collection[MatrixUse] | None = None) -> st.SearchStrategy[MatrixType]:
     """Draw a matrix type the device supports.
 
     Fixed sizes come from VK_KHR_cooperative_matrix's property list; with
     ``flexible`` (and the device's cooperativeMatrixFlexibleDimensions) the
     draw also scales a flexible-dimension granule by 1..``max_granules`` in
     each direction (never above cooperativeMatrixFlexibleDimensionsMaxDimension);
-    ``workgroup`` admits workgroup-scope granules. Shrinks toward the
+    ``workgroup`` admits workgroup-scope granules; ``components`` and ``uses``, where
+    given, keep only types (and granules) of those component types and uses, before
+    drawing (valid by construction, no filter). Shrinks toward the
     simplest fixed type: subgroup scope, fewest
     elements, float16 (an 8x8 float16 B matrix on the H100).
     """
-    fixed = sorted(profile.matrix_types(), key=_simplicity)
+    def kept(mt: MatrixType) -> bool:
+        return (components is None or mt.component in components) and (uses is None or mt.use in uses)
+
+    fixed = sorted(filter(kept, profile.matrix_types()), key=_simplicity)
     granules = sorted((g for g in profile.flexible_granules()
-                       if workgroup or g.scope is Scope.Subgroup), key=_simplicity) if flexible else []
+                       if (workgroup or g.scope is Scope.Subgroup) and kept(g)), key=_simplicity) if flexible else []
     if not fixed and not granules:
-        raise ValueError(f"device profile {profile.name!r} lists no cooperative matrix types")
+        raise ValueError(f"device profile {profile.name!r} lists no cooperative matrix types"
+                         + ("" if components is None and uses is None else " of the components and uses asked for"))
     choices = [st.sampled_from(fixed)] if fixed else []
     if granules:
-        limit = profile.flexible_max_dimension
-
-        @st.composite
-        def scaled(draw: st.DrawFn) -> MatrixType:
-            g = draw(st.sampled_from(granules))
-            kr = draw(st.integers(1, max(1, min(max_granules, limit // g.rows))))
-            kc = draw(st.integers(1, max(1, min(max_granules, limit // g.cols))))
-            return replace(g, rows=g.rows * kr, cols=g.cols * kc)
-
-        choices.append(scaled())
+        choices.append(_scaled(tuple(granules), profile.flexible_max_dimension, max_granules))
     return st.one_of(choices)
+
+
+@st.composite
+def _scaled(draw: st.DrawFn, granules: tuple[MatrixType, ...], limit: int, max_granules: int) -> MatrixType:
+    """A flexible-dimension granule scaled by 1..``max_granules`` each way, within ``limit``
+    (module level: ``@st.composite`` on a function defined per call reads its source each time)."""
+    g = draw(st.sampled_from(granules))
+    kr = draw(st.integers(1, max(1, min(max_granules, limit // g.rows))))
+    kc = draw(st.integers(1, max(1, min(max_granules, limit // g.cols))))
+    return replace(g, rows=g.rows * kr, cols=g.cols * kc)

@@ -16,6 +16,7 @@ import math
 from hypothesis import strategies as st
 
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, ceil_div
+from ctsgen.strategies.cached import integers
 
 #: Largest side per number of dimensions, so a tensor stays a few thousand elements.
 DEFAULT_MAX_SIDE = {1: 600, 2: 40, 3: 14, 4: 7, 5: 5}
@@ -32,46 +33,62 @@ EDGE_CLAMP_VALUES = (0, 1, 0x3F800000, 0x7F, 0x80, 0xFF, 0x3C00, 0x7FFF, 0x8000,
 
 
 @reused
-def layout_dimensions(dim: int, *, min_side: int = 1, max_side: int | None = None
-                      ) -> st.SearchStrategy[tuple[int, ...]]:
-    """Draw ``layoutDimension`` for a ``dim``-dimensional layout (each in [min_side, max_side])."""
+def _sides(dim: int, min_side: int, max_side: int | None) -> st.SearchStrategy[int]:
+    """One side of a ``dim``-dimensional layout, in [min_side, max_side or DEFAULT_MAX_SIDE[dim]]."""
     if not 1 <= dim <= MAX_DIM:
         raise ValueError(f"dim must be in [1, {MAX_DIM}], got {dim}")
     hi = DEFAULT_MAX_SIDE[dim] if max_side is None else max_side
     if not 1 <= min_side <= hi:
         raise ValueError(f"need 1 <= min_side <= max_side, got {min_side}, {hi}")
-    return st.tuples(*[st.integers(min_side, hi)] * dim)
+    return integers(min_side, hi)
+
+
+def draw_layout_dimensions(draw: st.DrawFn, dim: int, *, min_side: int = 1, max_side: int | None = None
+                           ) -> tuple[int, ...]:
+    """``layoutDimension`` for a ``dim``-dimensional layout, each in [min_side, max_side]:
+    the draws of :func:`layout_dimensions` without building a strategy per call."""
+    side = _sides(dim, min_side, max_side)
+    return tuple(draw(side) for _ in range(dim))
+
+
+@reused
+def layout_dimensions(dim: int, *, min_side: int = 1, max_side: int | None = None
+                      ) -> st.SearchStrategy[tuple[int, ...]]:
+    """Draw ``layoutDimension`` for a ``dim``-dimensional layout (each in [min_side, max_side])."""
+    return st.tuples(*[_sides(dim, min_side, max_side)] * dim)
 
 
 @reused
 def block_sizes(dim: int, *, max_block: int = 8) -> st.SearchStrategy[tuple[int, ...]]:
     """Draw ``blockSize`` (each in [1, max_block]; may exceed the dimension)."""
-    return st.tuples(*[st.integers(1, max_block)] * dim)
+    return st.tuples(*[integers(1, max_block)] * dim)
 
 
-@reused
-def strides(layoutDimension: tuple[int, ...], blockSize: tuple[int, ...], *, max_padding: int = 3
-            ) -> st.SearchStrategy[tuple[int, ...]]:
-    """Draw valid explicit strides: each ``stride[i]`` is the minimum allowed,
+def draw_strides(draw: st.DrawFn, layoutDimension: tuple[int, ...], blockSize: tuple[int, ...], *,
+                 max_padding: int = 3) -> tuple[int, ...]:
+    """Valid explicit strides: each ``stride[i]`` is the minimum allowed,
     ``stride[i+1] * ceiling(layoutDimension[i+1] / blockSize[i+1])``, plus a
-    padding in [0, max_padding] (innermost: 1 + padding). Shrinks to the
-    strides OpTensorLayoutSetDimensionNV sets."""
+    padding in [0, max_padding] (innermost: 1 + padding), drawn outermost first.
+    Shrinks to the strides OpTensorLayoutSetDimensionNV sets."""
     dim = len(layoutDimension)
-
-    def build(padding: tuple[int, ...]) -> tuple[int, ...]:
-        out = [1 + padding[-1]] * dim
-        for i in range(dim - 2, -1, -1):
-            out[i] = out[i + 1] * ceil_div(layoutDimension[i + 1], blockSize[i + 1]) + padding[i]
-        return tuple(out)
-
-    return st.tuples(*[st.integers(0, max_padding)] * dim).map(build)
+    pad = integers(0, max_padding)
+    padding = [draw(pad) for _ in range(dim)]
+    out = [1 + padding[-1]] * dim
+    for i in range(dim - 2, -1, -1):
+        out[i] = out[i + 1] * ceil_div(layoutDimension[i + 1], blockSize[i + 1]) + padding[i]
+    return tuple(out)
 
 
-@reused
 @st.composite
-def slices(draw: st.DrawFn, layoutDimension: tuple[int, ...], *, in_bounds: bool = False,
-           min_elements: int = 1, max_span: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Draw ``(offset, span)`` for OpTensorLayoutSliceNV.
+def strides(draw: st.DrawFn, layoutDimension: tuple[int, ...], blockSize: tuple[int, ...], *,
+            max_padding: int = 3) -> tuple[int, ...]:
+    """:func:`draw_strides` as a strategy."""
+    return draw_strides(draw, layoutDimension, blockSize, max_padding=max_padding)
+
+
+def draw_slice(draw: st.DrawFn, layoutDimension: tuple[int, ...], *, in_bounds: bool = False,
+               min_elements: int = 1, max_span: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(offset, span)`` for OpTensorLayoutSliceNV.
 
     ``in_bounds``: every span coordinate plus offset stays inside the layout
     (what a Undefined-clamp layout needs); otherwise offsets may be negative
@@ -87,25 +104,35 @@ def slices(draw: st.DrawFn, layoutDimension: tuple[int, ...], *, in_bounds: bool
     hi = [d if in_bounds else max(2 * d, 4) for d in layoutDimension]
     if max_span is not None and not in_bounds:
         hi = [min(h, max_span) for h in hi]
-    inner = [draw(st.integers(1, hi[i])) for i in range(1, dim)]
+    inner = [draw(integers(1, hi[i])) for i in range(1, dim)]
     need0 = ceil_div(min_elements, math.prod(inner))
     if need0 > hi[0]:
         # the inner spans are too small for min_elements: use the largest ones
         inner = hi[1:]
         need0 = ceil_div(min_elements, math.prod(inner))
-    span0 = draw(st.integers(need0, max(need0, hi[0])))
+    span0 = draw(integers(need0, max(need0, hi[0])))
     span = (span0, *inner)
     if in_bounds:
-        offset = tuple(draw(st.integers(0, d - s)) for d, s in zip(layoutDimension, span))
+        offset = tuple(draw(integers(0, d - s)) for d, s in zip(layoutDimension, span))
     else:
-        offset = tuple(draw(st.integers(-(d + s), d + 2)) for d, s in zip(layoutDimension, span))
+        offset = tuple(draw(integers(-(d + s), d + 2)) for d, s in zip(layoutDimension, span))
     return offset, span
 
 
-@reused
+@st.composite
+def slices(draw: st.DrawFn, layoutDimension: tuple[int, ...], *, in_bounds: bool = False,
+           min_elements: int = 1, max_span: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`draw_slice` as a strategy."""
+    return draw_slice(draw, layoutDimension, in_bounds=in_bounds, min_elements=min_elements, max_span=max_span)
+
+
+#: a 32-bit clampValue, often an edge bit pattern (shrinks to 0)
+CLAMP_VALUES = st.one_of(st.sampled_from(EDGE_CLAMP_VALUES), st.integers(0, 2**32 - 1))
+
+
 def clamp_values() -> st.SearchStrategy[int]:
     """Draw a 32-bit clampValue, often an edge bit pattern (shrinks to 0)."""
-    return st.one_of(st.sampled_from(EDGE_CLAMP_VALUES), st.integers(0, 2**32 - 1))
+    return CLAMP_VALUES
 
 
 @st.composite

@@ -23,6 +23,7 @@ from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_
 from ctsgen.families.cm2_convert.oracle import Kind
 from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.strategies.cached import SEEDS
 
 #: Kind x result Use ("same" = the source's Use): every conversion the family runs.
 KIND_USES = [(Kind.convert, "same"), (Kind.convert, "A"), (Kind.convert, "B"),
@@ -119,4 +120,4 @@ def convert_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
 @st.composite
 def convert_cases_for(draw: st.DrawFn, variant: ConvertVariant,
                       options: StrategyOptions = StrategyOptions()) -> ConvertCase:
-    return ConvertCase(variant, draw(st.integers(0, 2**32 - 1)))
+    return ConvertCase(variant, draw(SEEDS))

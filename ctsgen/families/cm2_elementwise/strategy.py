@@ -19,6 +19,7 @@ from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVaria
 from ctsgen.families.cm2_elementwise.oracle import Op, op_allows
 from ctsgen.families.cm2_shared import supported_matrices
 from ctsgen.model.types import MatrixUse
+from ctsgen.strategies.cached import SEEDS, integers
 
 
 def strata() -> list[dict[str, object]]:
@@ -39,16 +40,19 @@ def per_element_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOpt
     return PerElementVariant(op, draw(st.sampled_from(cands)))
 
 
+_FLOAT_SCALES = st.sampled_from([1.0, 2.0, -1.0, -2.0])
+
+
 @st.composite
 def per_element_cases_for(draw: st.DrawFn, variant: PerElementVariant,
                           options: StrategyOptions = StrategyOptions()) -> PerElementCase:
     m = variant.matrix
     comp = m.component
     if comp.is_float:
-        s = draw(st.sampled_from([1.0, 2.0, -1.0, -2.0]))
+        s = draw(_FLOAT_SCALES)
     else:
         info = np.iinfo(comp.dtype)
-        s = draw(st.integers(int(info.min), int(info.max)))
-    r0 = draw(st.integers(0, m.rows))  # == rows: no row selected
-    c0 = draw(st.integers(0, m.cols))
-    return PerElementCase(variant, s, r0, c0, draw(st.integers(0, 2**32 - 1)))
+        s = draw(integers(int(info.min), int(info.max)))
+    r0 = draw(integers(0, m.rows))  # == rows: no row selected
+    c0 = draw(integers(0, m.cols))
+    return PerElementCase(variant, s, r0, c0, draw(SEEDS))

@@ -14,6 +14,8 @@ a 1x1x1-tile problem, alpha 1, beta 0, seed 0.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -21,6 +23,7 @@ from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_gemm.case import FLOAT_SCALES, GemmCase, GemmVariant
 from ctsgen.model.types import ComponentType, Scope
+from ctsgen.strategies.cached import SEEDS, integers
 
 
 def strata() -> list[dict[str, object]]:
@@ -59,18 +62,28 @@ def gemm_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
     return v
 
 
+_TILES = st.integers(1, 3)  # M, N and K in tiles
+_ALPHAS, _BETAS = st.sampled_from(FLOAT_SCALES), st.sampled_from(FLOAT_SCALES[1:] + (1.0,))
+_VALUES = st.sampled_from(("grid", "random"))
+
+
+@functools.lru_cache(maxsize=None)
+def _int_scalars(c_type: ComponentType) -> st.SearchStrategy[int]:
+    """An integer alpha or beta: small (|x| <= 3, where it shrinks) or any value of the type."""
+    info = np.iinfo(c_type.dtype)
+    return st.one_of(st.integers(max(-3, int(info.min)), 3), st.integers(int(info.min), int(info.max)))
+
+
 @st.composite
 def gemm_cases_for(draw: st.DrawFn, variant: GemmVariant,
                    options: StrategyOptions = StrategyOptions()) -> GemmCase:
-    mt, nt, kt = (draw(st.integers(1, 3)) for _ in range(3))
-    ty, tx = draw(st.integers(0, mt - 1)), draw(st.integers(0, nt - 1))
+    mt, nt, kt = draw(_TILES), draw(_TILES), draw(_TILES)
+    ty, tx = draw(integers(0, mt - 1)), draw(integers(0, nt - 1))
     if variant.c_type.is_float:
-        alpha, beta = draw(st.sampled_from(FLOAT_SCALES)), draw(st.sampled_from(FLOAT_SCALES[1:] + (1.0,)))
+        alpha, beta = draw(_ALPHAS), draw(_BETAS)
     else:
-        info = np.iinfo(variant.c_type.dtype)
-        scalar = st.one_of(st.integers(max(-3, int(info.min)), 3), st.integers(int(info.min), int(info.max)))
+        scalar = _int_scalars(variant.c_type)
         alpha, beta = draw(scalar), draw(scalar)
     # full-mantissa data where the sums round and a device model can see them (grid first: it shrinks there)
-    values = draw(st.sampled_from(("grid", "random"))) \
-        if variant.a_type.is_float and variant.c_type is ComponentType.float32 else "grid"
-    return GemmCase(variant, mt, nt, kt, ty, tx, alpha, beta, draw(st.integers(0, 2**32 - 1)), values)
+    values = draw(_VALUES) if variant.a_type.is_float and variant.c_type is ComponentType.float32 else "grid"
+    return GemmCase(variant, mt, nt, kt, ty, tx, alpha, beta, draw(SEEDS), values)

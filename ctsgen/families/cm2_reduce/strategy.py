@@ -22,6 +22,7 @@ from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
 from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
+from ctsgen.strategies.cached import SEEDS
 
 
 def strata() -> list[dict[str, object]]:
@@ -73,4 +74,4 @@ def reduce_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
 @st.composite
 def reduce_cases_for(draw: st.DrawFn, variant: ReduceVariant,
                      options: StrategyOptions = StrategyOptions()) -> ReduceCase:
-    return ReduceCase(variant, draw(st.integers(0, 2**32 - 1)))
+    return ReduceCase(variant, draw(SEEDS))

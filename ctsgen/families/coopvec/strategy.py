@@ -37,6 +37,7 @@ from ctsgen.families.coopvec.variant import (
     ceil_to,
 )
 from ctsgen.model.types import CoopVecType
+from ctsgen.strategies.cached import SEEDS, sampled
 from ctsgen.strategies.counts import component_counts
 
 SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
@@ -144,20 +145,23 @@ def hazardous_coopvec_cases(draw: st.DrawFn, options: StrategyOptions = Strategy
     return draw(coopvec_cases(v, options))
 
 
+_QUARTERS = st.integers(0, 3)  # MatrixOffset / 64, MatrixStride's padding / 16, BiasOffset / 16
+
+
 @st.composite
 def coopvec_cases(draw: st.DrawFn, v: CoopVecVariant, options: StrategyOptions = StrategyOptions()) -> CoopVecCase:
     """Draw valid run-time operands for ``v`` (see the module docstring)."""
     moff = stride = boff = 0
     if v.op in MATMUL_OPS or v.op is CoopVecOp.outer_product:
-        moff = 64 * draw(st.integers(0, 3))
+        moff = 64 * draw(_QUARTERS)
     if v.op in MATMUL_OPS and not v.optimal:
         rows, cols = v.stored_shape
         line = (cols if v.layout is MatrixLayout.RowMajor else rows) * v.matrixInterpretation.dtype.itemsize
-        stride = ceil_to(line, 16) + 16 * draw(st.integers(0, 3))
+        stride = ceil_to(line, 16) + 16 * draw(_QUARTERS)
     if v.op is CoopVecOp.matmuladd or v.op is CoopVecOp.reduce_sum:
-        boff = 16 * draw(st.integers(0, 3))
-    seed = draw(st.integers(0, 2**32 - 1))
-    return CoopVecCase(v, moff, stride, boff, seed, draw(st.sampled_from(value_kinds(v))))
+        boff = 16 * draw(_QUARTERS)
+    seed = draw(SEEDS)
+    return CoopVecCase(v, moff, stride, boff, seed, draw(sampled(value_kinds(v))))
 
 
 def value_kinds(v: CoopVecVariant) -> tuple[str, ...]:

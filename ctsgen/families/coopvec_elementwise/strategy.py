@@ -18,6 +18,8 @@ fp16 component, zero offsets, scalar 1.0, no edges.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -38,6 +40,7 @@ from ctsgen.families.coopvec_elementwise.ops import (
 from ctsgen.families.coopvec_elementwise.oracle import component
 from ctsgen.model.types import CoopVecType, coopvec_component_type_feature
 from ctsgen.oracle.values import to_bits
+from ctsgen.strategies.cached import SEEDS
 from ctsgen.strategies.counts import component_counts
 
 SIZES = (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 64, 65, 100, 127, 128)
@@ -106,23 +109,33 @@ def elementwise_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOpt
 
 def scalars(v: ElementwiseVariant) -> st.SearchStrategy[float]:
     """OpVectorTimesScalar scalars for ``v`` (see the module docstring)."""
-    width = v.componentType.bits
+    return _scalars(v.componentType, v.ieee)
+
+
+@functools.lru_cache(maxsize=None)
+def _scalars(componentType: CoopVecType, ieee: bool) -> st.SearchStrategy[float]:
+    """:func:`scalars`, built once per component type (and IEEE or not)."""
+    width = componentType.bits
     any_value = st.tuples(st.floats(2.0**-6, 64.0, width=width, allow_subnormal=False), st.booleans()).map(
         lambda p: -p[0] if p[1] else p[0])
     out = st.sampled_from(SIMPLE_SCALARS) | any_value
-    if v.ieee:
-        out = out | st.sampled_from(IEEE_SCALARS + (OVERFLOW_SCALAR[v.componentType],))
+    if ieee:
+        out = out | st.sampled_from(IEEE_SCALARS + (OVERFLOW_SCALAR[componentType],))
     return out
+
+
+_OFFSET_UNITS = st.integers(0, MAX_OFFSET_UNITS)
+_BOOLEANS = st.booleans()
 
 
 @st.composite
 def elementwise_cases(draw: st.DrawFn, v: ElementwiseVariant, options: StrategyOptions = StrategyOptions()
                       ) -> ElementwiseCase:
     """Draw valid run-time operands for ``v`` (see the module docstring)."""
-    load = 16 * draw(st.integers(0, MAX_OFFSET_UNITS))
-    store = 16 * draw(st.integers(0, MAX_OFFSET_UNITS))
+    load = 16 * draw(_OFFSET_UNITS)
+    store = 16 * draw(_OFFSET_UNITS)
     bits = 0
     if v.op is Op.vts:
         s = draw(scalars(v))
         bits = int(to_bits(np.asarray([s], dtype=v.componentType.dtype), component(v.componentType))[0])
-    return ElementwiseCase(v, load, store, bits, draw(st.integers(0, 2**32 - 1)), draw(st.booleans()))
+    return ElementwiseCase(v, load, store, bits, draw(SEEDS), draw(_BOOLEANS))

@@ -26,10 +26,11 @@ from ctsgen.families.base import StrategyOptions
 from ctsgen.families.decode.case import PROBES, DecodeCase, DecodeVariant
 from ctsgen.families.decode.formats import FORMATS
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
-from ctsgen.families.tensor_layout.strategy import layout_cases
+from ctsgen.families.tensor_layout.strategy import draw_layout_case, draw_optional_strides
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
-from ctsgen.strategies import matrix_types, strides
+from ctsgen.strategies import matrix_types
+from ctsgen.strategies.cached import SEEDS
 
 DECODERS = PROBES + tuple(FORMATS)
 PROBE_TYPES = (ComponentType.uint32, ComponentType.sint32, ComponentType.float32)
@@ -73,8 +74,8 @@ def draw_decode_parts(draw: st.DrawFn, options: StrategyOptions, decoder: str | 
     d = draw(st.integers(1, MAX_DIM)) if Dim is None else Dim
     mode = draw(st.sampled_from(list(ClampMode))) if clampMode is None else clampMode
     types = FORMAT_TYPES if fmt else PROBE_TYPES
-    matrix = draw(matrix_types(options.profile or default_profile()).filter(
-        lambda m: m.component in types and (fmt is not None or m.use is MatrixUse.Accumulator)))
+    matrix = draw(matrix_types(options.profile or default_profile(), components=types,
+                               uses=None if fmt else (MatrixUse.Accumulator,)))
     shape = draw(_block_shape(d, fmt.K, shape_ok)) if fmt else None
     return dec, d, mode, matrix, shape
 
@@ -104,13 +105,14 @@ def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
     return DecodeVariant(d, mode, matrix, dec, shape)
 
 
+
+
 @st.composite
 def decode_cases(draw: st.DrawFn, variant: DecodeVariant, options: StrategyOptions = StrategyOptions()
                  ) -> DecodeCase:
-    lc = draw(layout_cases(variant.layout_variant(), StrategyOptions(profile=options.profile)))
+    lc = draw_layout_case(draw, variant.layout_variant(), StrategyOptions(profile=options.profile))
     if variant.blockShape is not None:
-        stride = draw(st.one_of(st.none(), strides(lc.layoutDimension, variant.blockShape)))
+        stride = draw_optional_strides(draw, lc.layoutDimension, variant.blockShape)
         lc = TensorLayoutCase(lc.shader, lc.layoutDimension, variant.blockShape, stride, lc.offset, lc.span,
                               lc.clampValue)
-    seed = draw(st.integers(0, 2**32 - 1))
-    return DecodeCase(variant, lc, seed)
+    return DecodeCase(variant, lc, draw(SEEDS))

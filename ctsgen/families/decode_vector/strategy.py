@@ -20,9 +20,9 @@ from ctsgen.families.decode.strategy import draw_decode_parts, latin_strata
 from ctsgen.families.decode_vector.case import VS, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
-from ctsgen.families.tensor_layout.strategy import layout_cases
+from ctsgen.families.tensor_layout.strategy import draw_layout_case, draw_optional_strides
 from ctsgen.model.tensor import MAX_DIM, ClampMode
-from ctsgen.strategies import strides
+from ctsgen.strategies.cached import SEEDS
 
 
 def strata() -> list[dict[str, object]]:
@@ -43,20 +43,25 @@ def decode_vector_variants(draw: st.DrawFn, options: StrategyOptions = StrategyO
     return DecodeVectorVariant(d, mode, matrix, dec, shape, v)
 
 
+#: V-groups in a probe's last block side, in a widened last layoutDimension
+_GROUPS_PER_BLOCK, _GROUPS_PER_SIDE = st.integers(1, 2), st.integers(1, 4)
+_CALL_PATTERNS = st.sampled_from(CALL_PATTERNS)
+
+
 @st.composite
 def decode_vector_cases(draw: st.DrawFn, variant: DecodeVectorVariant,
                         options: StrategyOptions = StrategyOptions()) -> DecodeVectorCase:
-    lc = draw(layout_cases(variant.layout_variant(), StrategyOptions(profile=options.profile)))
+    lc = draw_layout_case(draw, variant.layout_variant(), StrategyOptions(profile=options.profile))
     if variant.blockShape is not None:
         block = variant.blockShape
     else:
         outer = (lc.blockSize or (1,) * variant.Dim)[:-1]
-        block = (*outer, variant.V * draw(st.integers(1, 2)))
+        block = (*outer, variant.V * draw(_GROUPS_PER_BLOCK))
     dims = lc.layoutDimension
     if dims[-1] < variant.V:  # room for a whole V-group along LDim-1 (widening keeps slices in bounds)
-        dims = (*dims[:-1], variant.V * draw(st.integers(1, 4)))
-    stride = draw(st.one_of(st.none(), strides(dims, block)))
+        dims = (*dims[:-1], variant.V * draw(_GROUPS_PER_SIDE))
+    stride = draw_optional_strides(draw, dims, block)
     lc = TensorLayoutCase(lc.shader, dims, block, stride, lc.offset, lc.span, lc.clampValue)
-    seed = draw(st.integers(0, 2**32 - 1))
-    pattern = draw(st.sampled_from(CALL_PATTERNS))
+    seed = draw(SEEDS)
+    pattern = draw(_CALL_PATTERNS)
     return DecodeVectorCase(variant, lc, seed, pattern)

@@ -27,8 +27,9 @@ from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
 from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
-from ctsgen.strategies import block_sizes, clamp_values, layout_dimensions, matrix_types, slices, strides
-from ctsgen.strategies.tensor import reused
+from ctsgen.strategies import block_sizes, layout_dimensions, matrix_types, slices
+from ctsgen.strategies.cached import SEEDS
+from ctsgen.strategies.tensor import CLAMP_VALUES, draw_layout_dimensions, draw_slice, draw_strides, reused
 
 
 def strata() -> list[dict[str, object]]:
@@ -50,6 +51,9 @@ def layout_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
 
 
 _PATTERNS = st.sampled_from(("iota", "random"))
+_BOOLEANS = st.booleans()
+#: the optional instructions' "not executed" (None) or a value; each shrinks to None
+_OPTIONAL_CLAMP = st.one_of(st.none(), CLAMP_VALUES)
 
 
 @reused
@@ -62,11 +66,18 @@ def _optional(strategy: st.SearchStrategy) -> st.SearchStrategy:
 def layout_cases(draw: st.DrawFn, variant: LayoutVariant,
                  options: StrategyOptions = StrategyOptions()) -> TensorLayoutCase:
     """Draw valid run-time parameters for ``variant``."""
+    return draw_layout_case(draw, variant, options)
+
+
+def draw_layout_case(draw: st.DrawFn, variant: LayoutVariant,
+                     options: StrategyOptions = StrategyOptions()) -> TensorLayoutCase:
+    """:func:`layout_cases`'s draws, for strategies that build on a layout case (tensor-view,
+    decode): one helper called with their ``draw``, not a strategy built for each case."""
     D, mode, m = variant.Dim, variant.clampMode, variant.matrix
     min_side = 2 if mode is ClampMode.RepeatMirrored and not options.include_hazardous else 1
-    dims = list(draw(layout_dimensions(D, min_side=min_side)))
+    dims = list(draw_layout_dimensions(draw, D, min_side=min_side))
     in_bounds = mode is ClampMode.Undefined
-    sliced = draw(st.booleans())
+    sliced = draw(_BOOLEANS)
     blockSize = None
     if variant.operation is Operation.load:
         blockSize = draw(_optional(block_sizes(D)))
@@ -76,15 +87,23 @@ def layout_cases(draw: st.DrawFn, variant: LayoutVariant,
         if not sliced or in_bounds:
             dims[0] = max(dims[0], ceil_div(need, math.prod(dims[1:])))
     dims = tuple(dims)
-    stride = draw(_optional(strides(dims, blockSize or (1,) * D)))
+    stride = draw_optional_strides(draw, dims, blockSize or (1,) * D)
     offset = span = None
     if sliced:
-        offset, span = draw(slices(dims, in_bounds=in_bounds, min_elements=need))
-    clampValue = draw(_optional(clamp_values()))
+        offset, span = draw_slice(draw, dims, in_bounds=in_bounds, min_elements=need)
+    clampValue = draw(_OPTIONAL_CLAMP)
     pattern = draw(_PATTERNS)
-    seed = draw(st.integers(0, 2**32 - 1)) if pattern == "random" else 0
+    seed = draw(SEEDS) if pattern == "random" else 0
     return TensorLayoutCase(variant, dims, blockSize, stride, offset, span, clampValue, pattern, seed)
 
+
+def draw_optional_strides(draw: st.DrawFn, layoutDimension: tuple[int, ...], blockSize: tuple[int, ...]
+                          ) -> tuple[int, ...] | None:
+    """None (SetStride not executed; shrinks to it) or :func:`draw_strides`: the choices of
+    ``one_of(none(), strides(...))`` without a strategy built for each layout."""
+    if not draw(_BOOLEANS):
+        return None
+    return draw_strides(draw, layoutDimension, blockSize)
 
 
 @st.composite

@@ -28,11 +28,11 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import Operation
-from ctsgen.families.tensor_layout.strategy import layout_cases
+from ctsgen.families.tensor_layout.strategy import draw_layout_case
 from ctsgen.families.tensor_view.case import TensorViewCase, ViewVariant
 from ctsgen.model.tensor import MAX_DIM, ClampMode
-from ctsgen.strategies import (clip_regions, matrix_types, permutations, store_safe_view, view_dimensions,
-                               view_strides)
+from ctsgen.strategies import matrix_types, permutations, store_safe_view
+from ctsgen.strategies.views import draw_clip_region, draw_view_dimensions, draw_view_strides
 
 
 def strata() -> list[dict[str, object]]:
@@ -61,19 +61,19 @@ def view_cases(draw: st.DrawFn, variant: ViewVariant, options: StrategyOptions =
                ) -> TensorViewCase:
     """Draw valid run-time layout and view parameters for ``variant``."""
     # the hazardous RepeatMirrored dim-1 cases stay in the tensor-layout family's opt-in group
-    lc = draw(layout_cases(variant.layout_variant(), StrategyOptions(profile=options.profile)))
+    lc = draw_layout_case(draw, variant.layout_variant(), StrategyOptions(profile=options.profile))
     m = variant.matrix
     t = lc.layout()
     store = variant.operation is Operation.store
     dims = stride = clip = None
     if variant.hasDimensions:
-        dims = draw(view_dimensions(variant.VDim, max_elements=t.span_elements if store else 4096))
-        stride = draw(st.one_of(st.none(), view_strides(dims)))
+        dims = draw_view_dimensions(draw, variant.VDim, max_elements=t.span_elements if store else 4096)
+        stride = draw_view_strides(draw, dims, optional=True)
     if store:
         capacity = math.prod(dims) if dims is not None else t.span_elements
-        clip = draw(clip_regions(m.rows, m.cols, max_elements=capacity))
+        clip = draw_clip_region(draw, m.rows, m.cols, max_elements=capacity)
         if dims is not None:
             stride = store_safe_view(dims, stride, t.span_elements)
     else:
-        clip = draw(clip_regions(m.rows, m.cols))
+        clip = draw_clip_region(draw, m.rows, m.cols)
     return TensorViewCase(variant, lc, dims, stride, clip)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,41 @@ def test_tile_matches_numpy_and_leaves_the_rest() -> None:
     d, _ = expected_tile(a, b, c, 3, -2, slice(16, 32), slice(0, 16), d0, C.sint32)
     ref = 3 * (a[16:].astype(np.int64) @ b[:, :16]) - 2 * c[16:, :16]
     assert np.array_equal(d[16:, :16], ref.astype(np.int32)) and (d[:16] == -7).all() and (d[:, 16:] == -7).all()
+
+
+def _tile_in_int64(c: GemmCase) -> np.ndarray:
+    """The integer tile by the definition, in Python-exact int64 arithmetic, as 32-bit words."""
+    M, N, K = c.dims()
+    v = c.shader
+    a, b, cc = (x.astype(np.int64) for x in c.inputs())
+    rows, cols = slice(c.ty * v.tile_m, (c.ty + 1) * v.tile_m), slice(c.tx * v.tile_n, (c.tx + 1) * v.tile_n)
+    prod = a.reshape(M, K)[rows] @ b.reshape(K, N)[:, cols]
+    return ((int(c.alpha) * prod + int(c.beta) * cc.reshape(M, N)[rows, cols]) & 0xFFFFFFFF).astype(np.uint32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(FAMILY.cases(StrategyOptions(profile=PROFILE), float_c=False))
+def test_integer_tiles_are_the_int64_products_bit_for_bit(c: GemmCase) -> None:
+    # the oracle multiplies 8-bit matrices in float64 (BLAS), exact below 2^53: same words as int64
+    M, N, _ = c.dims()
+    v = c.shader
+    d = c.data().expected[3].reshape(M, N)
+    tile = d[c.ty * v.tile_m:(c.ty + 1) * v.tile_m, c.tx * v.tile_n:(c.tx + 1) * v.tile_n]
+    assert np.array_equal(tile.view(np.uint32), _tile_in_int64(c))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_integer_tile_at_the_extremes_is_exact(dtype) -> None:
+    # every product at the type's largest magnitude, over a long K: the largest sums there are
+    info = np.iinfo(dtype)
+    K = 4096
+    a = np.full((4, K), info.min if info.min else info.max, dtype)
+    b = np.full((K, 4), info.min if info.min else info.max, dtype)
+    a[1, ::3] = info.max
+    c = np.full((4, 4), 5, np.int32)
+    d, _ = expected_tile(a, b, c, -3, 7, slice(0, 4), slice(0, 4), np.zeros((4, 4), np.int32), C.sint32)
+    ref = (-3 * (a.astype(np.int64) @ b.astype(np.int64)) + 7 * 5) & 0xFFFFFFFF
+    assert np.array_equal(d.view(np.uint32), ref.astype(np.uint32))
 
 
 def test_float16_bound_holds_for_sequential_float16_accumulation() -> None:
