@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from naive_loop import naive_loop  # noqa: E402
 
-from ctsgen.families import families  # noqa: E402
-from ctsgen.fuzz.loop import Fuzzer, FuzzOptions  # noqa: E402
+from ctsgen.device.profile import drawing_profile  # noqa: E402
+from ctsgen.families import families, get_family  # noqa: E402
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, runnable_families  # noqa: E402
 from ctsgen.timing import STAGES  # noqa: E402
 
 
@@ -132,8 +133,16 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("bench/results/throughput"))
     a = p.parse_args()
     names = a.family or ["tensor-layout"]
-    if "all" in names:
-        names = sorted(families())
+    if "all" in names:  # every family this backend's device runs (Family.needs)
+        backend = open_backend(a.backend)
+        try:
+            kept, skipped = runnable_families([get_family(n) for n in sorted(families())],
+                                              drawing_profile(backend.profile()), a.backend)
+        finally:
+            backend.close()
+        names = [f.name for f in kept]
+        for name, why in skipped.items():
+            print(f"skipping {name}: {why}", flush=True)
     rows = []
     for name in names:
         r = measure_family(a.backend, name, a.time, a.seed, a.max_batch)

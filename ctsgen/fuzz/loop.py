@@ -48,7 +48,7 @@ from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
-from ctsgen.toolchain import ToolchainError, validate_in_process
+from ctsgen.toolchain import validate_in_process
 from ctsgen.toolchain.variants import variant_spirv
 
 
