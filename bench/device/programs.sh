@@ -3,14 +3,14 @@
 # GPU by 12 worker processes each (every example is a new program run with ~10 cases of its
 # run-time parameters). The documented SetDimension deviation is expected; anything else fails.
 # Shaders are compiled on the device with the carried glslang library (.carry/).
-#   carry: .gl .whl .carry          usage: bash bench/device/programs.sh [SECONDS_PER_FAMILY]
+#   carry: .gl .whl .carry   usage: bash bench/device/programs.sh [SECONDS_PER_FAMILY [SEED_CM2 SEED_COOPVEC]]
 set -uo pipefail
 . bench/device/setup.sh
 export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
 export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
-T=${1:-70}
+T=${1:-70}; SEED_CM2=${2:-2101}; SEED_CVP=${3:-2102}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/device.txt
-for spec in "cm2-program 2101" "coopvec-program 2102"; do
+for spec in "cm2-program $SEED_CM2" "coopvec-program $SEED_CVP"; do
     set -- $spec
     echo "== ctsgen fuzz --backend vulkan --family $1 --time $T --seed $2 --workers 12 --database none" \
          "--keep-going --shrink-time 20 --expect-deviation setdimension-floor --repro-dir /tmp/repros/$1"
