@@ -141,6 +141,16 @@ def decode_layout(words: np.ndarray, Dim: int, clampMode: ClampMode) -> TensorLa
     return t
 
 
+def initial_buffers(operation: Operation, m: MatrixType, extent: int, pattern: str, seed: int) -> list[np.ndarray]:
+    """A load's or store's input and output buffers before the dispatch: the source (the tensor,
+    ``extent`` elements, for a load; the matrix for a store) filled by ``pattern``, and the
+    destination poisoned with the sentinel, so an element the instruction does not write shows."""
+    comp = m.component
+    source, destination = (extent, m.elements) if operation is Operation.load else (m.elements, extent)
+    poison = from_bits(sentinel_bits(comp), comp)
+    return [pattern_values(pattern, comp, source, seed), np.full(destination, poison, dtype=comp.dtype)]
+
+
 def expected_on(case: TensorLayoutCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """The load's or store's oracle on given inputs (FamilySpec.expectation): the layout state
     replayed from the words as the shader runs the instructions (:func:`decode_layout`), then
@@ -226,16 +236,8 @@ class TensorLayoutCase:
         return w
 
     def data(self) -> CaseData:
-        t = self.layout()
-        m = self.shader.matrix
-        comp = m.component
-        poison = from_bits(sentinel_bits(comp), comp)
-        if self.shader.operation is Operation.load:
-            initial = [pattern_values(self.data_pattern, comp, t.extent(), self.seed),
-                       np.full(m.elements, poison, dtype=comp.dtype)]
-        else:
-            initial = [pattern_values(self.data_pattern, comp, m.elements, self.seed),
-                       np.full(t.extent(), poison, dtype=comp.dtype)]
+        initial = initial_buffers(self.shader.operation, self.shader.matrix, self.layout().extent(), self.data_pattern,
+                                  self.seed)
         params = self.params()
         return CaseData(params, initial, expected_on(self, params, initial))
 

@@ -28,13 +28,12 @@ from ctsgen.families.tensor_layout.case import (
     FAMILY_WORDS as LAYOUT_WORDS,
     FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
     W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
-    LayoutVariant, Operation, TensorLayoutCase, decode_layout,
+    LayoutVariant, Operation, TensorLayoutCase, decode_layout, initial_buffers,
 )
 from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, TensorView
 from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import tensor_addresses_with_view
-from ctsgen.oracle.values import from_bits, pattern_values, sentinel_bits
 from ctsgen.templates import render
 
 FAMILY_NAME = "tensor-view"
@@ -221,15 +220,7 @@ class TensorViewCase:
         t = self.layout()
         self.view()  # checked valid with the layout
         lc = self.layout_case
-        m = self.shader.matrix
-        comp = m.component
-        poison = from_bits(sentinel_bits(comp), comp)
-        if self.shader.operation is Operation.load:
-            initial = [pattern_values(lc.data_pattern, comp, t.extent(), lc.seed),
-                       np.full(m.elements, poison, dtype=comp.dtype)]
-        else:
-            initial = [pattern_values(lc.data_pattern, comp, m.elements, lc.seed),
-                       np.full(t.extent(), poison, dtype=comp.dtype)]
+        initial = initial_buffers(self.shader.operation, self.shader.matrix, t.extent(), lc.data_pattern, lc.seed)
         params = self.params()
         return CaseData(params, initial, expected_on(self, params, initial))
 
