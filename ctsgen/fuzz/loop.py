@@ -111,8 +111,6 @@ class FuzzFailure(AssertionError):
         self.case, self.result = case, result
 
 
-
-
 class Fuzzer:
     """Runs Hypothesis against one backend (see the module docstring)."""
 

@@ -68,7 +68,6 @@ def draw_view_strides(draw: st.DrawFn, viewDimension: tuple[int, ...], *, max_st
     return tuple(draw(small) for _ in range(dim))
 
 
-
 @st.composite
 def view_strides(draw: st.DrawFn, viewDimension: tuple[int, ...], *, max_stride: int = 64) -> tuple[int, ...]:
     """:func:`draw_view_strides` as a strategy."""

@@ -204,7 +204,7 @@ class ProgramCase:
         w = np.zeros(p.words, np.uint32)
         start, _ = self.layout_regions()
         for i, (n, q, base) in enumerate(zip(p.nodes, self.nodes, p.word_bases())):
-            if isinstance(q, (TensorLayoutCase, TensorViewCase, DecodeCase)):
+            if n.op in TENSOR_PARAMS:
                 w[base] = start[i]
                 w[base + 1:base + 1 + len(q.params())] = q.params()
             elif isinstance(q, Scalars):

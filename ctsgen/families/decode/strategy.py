@@ -105,8 +105,6 @@ def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
     return DecodeVariant(d, mode, matrix, dec, shape)
 
 
-
-
 @st.composite
 def decode_cases(draw: st.DrawFn, variant: DecodeVariant, options: StrategyOptions = StrategyOptions()
                  ) -> DecodeCase:
