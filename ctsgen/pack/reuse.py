@@ -28,20 +28,21 @@ def request_differences(out: Path, *, family: str, count: int, seed: int, profil
     """What differs between the pack at ``out`` and the one asked for ('' when nothing does)."""
     try:
         m = json.loads((Path(out) / "manifest.json").read_text())
-        cases = m.get("cases", [])
+        cases, drew = m.get("cases", []), m.get("generator", {})
         have = {
             "family": m.get("families"),
             "count": sum(1 for c in cases if c.get("group") != "hazardous"),
             "seed": m.get("seed"),
             "profile": m.get("options", {}).get("profile"),
             "hazardous count": m.get("options", {}).get("hazardous", 0),
-            "ctsgen version": m.get("generator", {}).get("version"),
-            "Hypothesis version": m.get("generator", {}).get("hypothesis"),
+            "ctsgen version": drew.get("version"),
+            "Hypothesis version": drew.get("hypothesis"),
             "toolchain": m.get("toolchain"),
         }
     except (OSError, ValueError, AttributeError, TypeError):
         return "its manifest cannot be read"
+    now = generator_record()
     want = {"family": [family], "count": count, "seed": seed, "profile": profile, "hazardous count": hazardous,
-            "ctsgen version": __version__, "Hypothesis version": hypothesis.__version__, "toolchain": toolchain}
+            "ctsgen version": now["version"], "Hypothesis version": now["hypothesis"], "toolchain": toolchain}
     return ", ".join(f"{k} {have[k]!r}, asked {want[k]!r}" if k != "toolchain" else "toolchain versions"
                      for k in want if have[k] != want[k])
