@@ -83,11 +83,11 @@ def source(kind: Op, t: MatrixType, attr: int) -> Node:
     Dim (then, for a view load, the view type; for a decode load, the format and block shape)."""
     if kind not in (Op.load, Op.loadview, Op.loaddecode):
         return Node(kind, t)
-    mode = list(ClampMode)[attr % len(ClampMode)]
-    rest = attr // len(ClampMode)
     if kind is Op.load:
         mode, d = LAYOUT_ATTRS[attr % len(LAYOUT_ATTRS)]
         return Node(Op.load, t, (), mode, d)
+    mode = list(ClampMode)[attr % len(ClampMode)]
+    rest = attr // len(ClampMode)
     if kind is Op.loadview:
         d, has, perm = VIEW_ATTRS[rest % len(VIEW_ATTRS)]
         return Node(kind, t, (), mode, d, hasDimensions=has, permutation=perm)
