@@ -8,14 +8,15 @@ tensor-layout family's vocabulary and word format), the scalars ``s``,
 ``r0``, ``c0`` of constants, generated matrices, per-element functions and
 scalar multiplies, and a data seed.
 
-A view load's parameters are a tensor-view case (:class:`TensorViewCase`: the
-layout, then the view's dimensions, strides and clip, in the tensor-view
-family's word format); a decode load's a decode case (:class:`DecodeCase`: the
+A view load's or view store's parameters are a tensor-view case
+(:class:`TensorViewCase` of operation load / store: the layout, then the view's
+dimensions, strides and clip, in the tensor-view family's word format; a view
+store's is drawn race-free by that family's strategy); a decode load's a decode case (:class:`DecodeCase`: the
 layout with blockSize = the block shape, and the seed of its encoded blocks).
 
 Bindings: one input buffer per component type that a load or view load reads,
 one uint32 buffer of encoded blocks if the program decodes, and one output
-buffer per component type that a store writes (Program.buffers). Every load
+buffer per component type that a store or view store writes (Program.buffers). Every load
 or store owns a region of its buffer (its tensor's extent; a decode load's
 in uint32 words); the node's first word is the region's element offset
 within the case's data. A decode load's region holds blocks whose decoded
@@ -37,8 +38,8 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.oracle import Run, evaluate
-from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SMALL, W_C0, W_R0, W_S, WORDS, Node, Op,
-                                                 Program, decode_variant, view_variant)
+from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, VIEW_OPS, W_C0, W_R0, W_S,
+                                                 WORDS, Node, Op, Program, decode_variant, view_variant)
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.families.decode.case import DecodeCase
 from ctsgen.families.decode.formats import FORMATS, encode_small_blocks
@@ -55,7 +56,8 @@ FAMILY_NAME = "cm2-program"
 
 _LOADS = ["cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"]
 _FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS,
-             Op.store: ["cooperativeMatrixTensorAddressing"], Op.generate: ["cooperativeMatrixPerElementOperations"],
+             Op.store: ["cooperativeMatrixTensorAddressing"], Op.storeview: ["cooperativeMatrixTensorAddressing"],
+             Op.generate: ["cooperativeMatrixPerElementOperations"],
              Op.perelement: ["cooperativeMatrixPerElementOperations"], Op.reduce: ["cooperativeMatrixReductions"],
              Op.transpose: ["cooperativeMatrixConversions"], Op.convert: ["cooperativeMatrixConversions"]}
 
@@ -65,7 +67,7 @@ _TL_WORDS = dict(FLAGS=tl.W_FLAGS, CLAMP_VALUE=tl.W_CLAMP_VALUE, BLOCK_SIZE=tl.W
                  DIMENSION=tl.W_DIMENSION, STRIDE=tl.W_STRIDE, OFFSET=tl.W_OFFSET, SPAN=tl.W_SPAN,
                  F_BLOCK=tl.FLAG_SET_BLOCK_SIZE, F_STRIDE=tl.FLAG_SET_STRIDE, F_SLICE=tl.FLAG_SLICE,
                  F_CLAMP=tl.FLAG_SET_CLAMP_VALUE)
-#: The tensor-view family's view words, which follow the layout's in a view load node's words.
+#: The tensor-view family's view words, which follow the layout's in a view load's or view store's words.
 _TV_WORDS = dict(FLAGS=tv.W_VIEW_FLAGS, DIMENSION=tv.W_VIEW_DIMENSION, STRIDE=tv.W_VIEW_STRIDE, CLIP=tv.W_CLIP,
                  F_DIMENSION=tv.VIEW_SET_DIMENSION, F_STRIDE=tv.VIEW_SET_STRIDE, F_CLIP=tv.VIEW_SET_CLIP)
 
@@ -146,7 +148,7 @@ class Scalars:
 NodeParams = TensorLayoutCase | TensorViewCase | DecodeCase | Scalars | None
 #: The run-time parameter type of each tensor node kind.
 TENSOR_PARAMS = {Op.load: TensorLayoutCase, Op.store: TensorLayoutCase, Op.loadview: TensorViewCase,
-                 Op.loaddecode: DecodeCase}
+                 Op.storeview: TensorViewCase, Op.loaddecode: DecodeCase}
 
 
 def input_values(component: ComponentType, n: int, seed: int) -> np.ndarray:
@@ -279,7 +281,7 @@ class ProgramCase:
         for n, q in zip(v.program.nodes, o["nodes"]):
             if n.op in (Op.load, Op.store):
                 nodes.append(TensorLayoutCase.from_json(layout(n, q)))
-            elif n.op is Op.loadview:
+            elif n.op in VIEW_OPS:
                 nodes.append(TensorViewCase.from_json({**q, "variant": view_variant(n).to_json(),
                                                        "layout": layout(n, q["layout"])}))
             elif n.op is Op.loaddecode:
@@ -323,6 +325,6 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
 def layout_variant(n: Node) -> LayoutVariant:
     """The tensor-layout family's variant for a tensor node (its case type then holds
     and checks the node's layout parameters)."""
-    return LayoutVariant(Operation.store if n.op is Op.store else Operation.load, n.Dim,
+    return LayoutVariant(Operation.store if n.op in SINKS else Operation.load, n.Dim,
                          n.clampMode or ClampMode.Undefined, n.type)
 

@@ -2,13 +2,14 @@
 lengths, tensor objects per shader, the named seed programs).
 
 * operation pair: for every operand edge of every program, the producing node's
-  kind (row) x the consuming node's kind (column); a store consumes too;
-* program length (nodes that are not stores, 2-12) x origin (a named seed
+  kind (row) x the consuming node's kind (column); a store and a view store consume too;
+* program length (nodes that are not sinks, 2-12) x origin (a named seed
   program or ``drawn``);
 * tensor-layout objects per shader x distinct clamp modes among them;
 * one line per named seed program: the cases that run it;
 * tensor-object kind (a load through a layout, through a layout and a view, with a
-  DecodeFunc; a store) x how many objects of that kind share a shader;
+  DecodeFunc; a store through a layout, through a layout and a view) x how many objects of
+  that kind share a shader;
 * decode loads: block format x Dim.
 """
 
@@ -17,11 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.coverage import Table, grid, one_way
-from ctsgen.families.cm2_program.program import SOURCES, TENSOR_OPS, Op
+from ctsgen.families.cm2_program.program import SINKS, SOURCES, TENSOR_OPS, Op
 from ctsgen.families.cm2_program.strategy import DIMS, MAX_OPS, MAX_STORES, MIN_OPS, SEEDS
 from ctsgen.families.decode.formats import FORMATS
 
 ORDER = [o.value for o in Op]
+SINK_NAMES = [o.value for o in SINKS]
 SEED_JSON = {name: p.to_json() for name, p in SEEDS.items()}
 
 
@@ -33,10 +35,10 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
     """The tables for the ``parameters`` of cm2-program cases."""
     progs = [p["variant"]["program"] for p in cases]
     pairs = [(prog[a]["op"], n["op"]) for prog in progs for n in prog for a in n["args"]]
-    lengths = [(sum(n["op"] != "store" for n in prog), origin(prog)) for prog in progs]
+    lengths = [(sum(n["op"] not in SINK_NAMES for n in prog), origin(prog)) for prog in progs]
     layouts = [[n for n in prog if "clampMode" in n] for prog in progs]
     objects = [(len(ls), len({n["clampMode"] for n in ls})) for ls in layouts]
-    producers = [o for o in ORDER if o != "store"]
+    producers = [o for o in ORDER if o not in SINK_NAMES]
     consumers = [o for o in ORDER if Op(o) not in SOURCES]
     kinds = [o.value for o in TENSOR_OPS]
     per_kind = [(k, n) for prog in progs for k in kinds if (n := sum(x["op"] == k for x in prog))]
@@ -55,7 +57,8 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
                 partition=False),
         grid("tensor-object kind x objects of that kind per shader", "kind", "objects", kinds,
              list(range(1, MAX_OPS + MAX_STORES + 1)), per_kind, partition=False,
-             excluded={("store", k): "at most 3 stores" for k in range(MAX_STORES + 1, MAX_OPS + MAX_STORES + 1)}),
+             excluded={(s, k): "at most 3 stores" for s in SINK_NAMES
+                       for k in range(MAX_STORES + 1, MAX_OPS + MAX_STORES + 1)}),
         grid("decode loads: block format x Dim", "decoder", "Dim", list(FORMATS), sorted(DIMS), decodes,
              partition=False),
     ]

@@ -5,9 +5,9 @@ value a node defines is also stored with OpCooperativeMatrixStoreKHR, row-major,
 a debug buffer of its component type (``Program.debug_slots``), and the program's own stores
 run as before. Compared node by node in program order with the composed oracle's intermediates
 (oracle.py ``evaluate``: ``Run.values``), the first node whose value differs is the first place
-the device departs from the spec; a store node is compared on the tensor region it owns in its
-output buffer (regions tile each output buffer in program order, case.py), so a fault in a
-store itself is named too.
+the device departs from the spec; a store or view store node is compared on the tensor region
+it owns in its output buffer (regions tile each output buffer in program order, case.py), so a
+fault in a store itself is named too.
 """
 
 from __future__ import annotations
@@ -17,18 +17,19 @@ import numpy as np
 from ctsgen.families.base import CaseData, Intermediates
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant
 from ctsgen.families.cm2_program.oracle import Run, evaluate
-from ctsgen.families.cm2_program.program import SIDE, Op, Program
+from ctsgen.families.cm2_program.program import SIDE, SINKS, Program
 from ctsgen.oracle.values import from_bits, sentinel_bits
 
 
 def store_regions(program: Program, params: np.ndarray, sizes: list[int]) -> dict[int, tuple[int, int]]:
-    """Store node i -> (start, length) of the region it owns in its output buffer: from the
-    node's first word (the region's offset) to the next region of that buffer, or its end."""
+    """Sink i (a store or a view store) -> (start, length) of the region it owns in its output
+    buffer: from the node's first word (the region's offset) to the next region of that buffer,
+    or its end."""
     bases = program.word_bases()
     starts = {i: int(params[bases[i]]) for i in program.layout_nodes()}
     out = {}
     for i in program.layout_nodes():
-        if program.nodes[i].op is not Op.store:
+        if program.nodes[i].op not in SINKS:
             continue
         b = program.buffer_of(i)
         later = [s for j, s in starts.items() if program.buffer_of(j) == b and s > starts[i]]
@@ -54,7 +55,7 @@ def intermediates(case: ProgramCase, data: CaseData) -> Intermediates:
     where: list[tuple[int, int, int, tuple[int, ...]]] = []  # (buffer, start, length, shape)
     expected: list[np.ndarray] = []
     for i, n in enumerate(p.nodes):
-        if n.op is Op.store:
+        if n.op in SINKS:
             b, (start, length) = p.buffer_of(i), regions[i]
             where.append((b, start, length, (length,)))
             expected.append(buffers[b][start:start + length].copy())

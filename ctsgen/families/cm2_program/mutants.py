@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.cm2_program.program import VIEW_WORDS, Op, decode_variant, view_variant
+from ctsgen.families.cm2_program.program import SINKS, VIEW_OPS, VIEW_WORDS, Op, decode_variant, view_variant
 from ctsgen.families.tensor_view.case import decode_view
 from ctsgen.model.tensor import ClampMode
 from ctsgen.mutants import Mutant
@@ -144,7 +144,7 @@ def _register_reused_too_early() -> dict[str, Any]:
     def eval_arith(run: Any, i: int) -> np.ndarray:
         nodes = run.program.nodes
         a = nodes[i].args[0]
-        later = [j for j in range(a + 1, i) if nodes[j].op is not Op.store and nodes[j].type == nodes[a].type
+        later = [j for j in range(a + 1, i) if nodes[j].op not in SINKS and nodes[j].type == nodes[a].type
                  and j not in nodes[i].args]
         if not later:
             return original(run, i)
@@ -158,24 +158,41 @@ def _register_reused_too_early() -> dict[str, Any]:
     return {f"{ORACLE}:eval_arith": eval_arith}
 
 
-def _view_permutation_dropped() -> dict[str, Any]:
-    """A view load takes the identity permutation when another tensor-view object is in the
-    shader (the compiler keys the view's coordinate shuffle on the view type it saw first).
-    Under an Undefined clamp mode the moved coordinates are not modelled (out of bounds)."""
+def _permutation_dropped(kind: Op, undefined: bool) -> dict[str, Any]:
+    """Node ``kind`` (a view load or a view store) takes the identity permutation when another
+    tensor-view object (a view load or a view store) is in the shader: the compiler keys the
+    view's coordinate shuffle on the view type it saw first. ``undefined``: the mutant acts
+    under an Undefined clamp mode too (only where the moved coordinates stay in bounds)."""
     o = _oracle()
     original = o.view_of
 
     def view_of(run: Any, i: int) -> Any:
         nodes = run.program.nodes
         n = nodes[i]
-        others = [j for j, m in enumerate(nodes) if m.op is Op.loadview and j != i]
-        if not others or n.clampMode is ClampMode.Undefined:
+        others = [j for j, m in enumerate(nodes) if m.op in VIEW_OPS and j != i]
+        if n.op is not kind or not others or (n.clampMode is ClampMode.Undefined and not undefined):
             return original(run, i)
         base = run.program.word_bases()[i] + 1
         identity = replace(n, permutation=tuple(range(len(n.permutation))))
         return decode_view(run.words[base:base + VIEW_WORDS], view_variant(identity))
 
     return {f"{ORACLE}:view_of": view_of}
+
+
+def _view_permutation_dropped() -> dict[str, Any]:
+    """A view load ignores its permutation when another tensor-view object is in the shader.
+    Under an Undefined clamp mode the moved coordinates are not modelled (a load's view may
+    read anywhere in the layout, so they may leave it)."""
+    return _permutation_dropped(Op.loadview, undefined=False)
+
+
+def _view_store_permutation_dropped() -> dict[str, Any]:
+    """A view store ignores its permutation when another tensor-view object is in the shader.
+    Modelled under every clamp mode: a view store's elements reach distinct span indices below
+    the span's element count for any order of peeling the view's coordinates (the tensor-view
+    strategy's store-safe views: every view coordinate maps to a distinct index of the span),
+    so the identity permutation keeps them race-free and, under Undefined, in bounds."""
+    return _permutation_dropped(Op.storeview, undefined=True)
 
 
 def _decode_base_hoisted() -> dict[str, Any]:
@@ -225,6 +242,10 @@ MUTANTS = [
     Mutant("program-view-permutation-dropped", FAMILY,
            "a view load ignores its permutation when another tensor-view object is in the shader",
            _view_permutation_dropped, "two view loads, one with a non-identity permutation, clamped, stored"),
+    Mutant("program-view-store-permutation-dropped", FAMILY,
+           "a view store ignores its permutation when another tensor-view object is in the shader",
+           _view_store_permutation_dropped,
+           "a view load (or a second view store) and a view store with a non-identity permutation"),
     Mutant("program-decode-base-hoisted", FAMILY,
            "a decode load reads through an earlier decode load's base pointer (same block format)",
            _decode_base_hoisted, "two decode loads of one format, the second's value stored"),

@@ -7,6 +7,9 @@ instruction alone, nothing re-implemented:
   layout state replayed from the node's words by ``tensor_layout.case.decode_layout``;
 * loadview: ``tensor_view.oracle.expected_load_view`` onto a zero matrix (an element
   outside the clip keeps it), the view replayed by ``tensor_view.case.decode_view``;
+* storeview: ``tensor_view.oracle.expected_store_view`` into the node's output region
+  (clipped and out-of-bounds elements are skipped, the region keeps its poison there;
+  it refuses a racing store, which the tensor-view family's strategy never draws);
 * loaddecode: the decode family's ``DecodeVariant.expected`` (``expected_decode_load``)
   over the node's region of encoded blocks;
 * generate, perelement: ``cm2_elementwise.oracle.expected_per_element``;
@@ -39,7 +42,7 @@ from ctsgen.families.cm2_reduce.oracle import expected_reduce
 from ctsgen.families.tensor_layout.case import decode_layout
 from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
 from ctsgen.families.tensor_view.case import decode_view
-from ctsgen.families.tensor_view.oracle import expected_load_view
+from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
 from ctsgen.model.tensor import TensorLayout, TensorView
 from ctsgen.oracle.values import from_bits
 
@@ -65,7 +68,7 @@ def layout_of(run: Run, i: int) -> TensorLayout:
 
 
 def view_of(run: Run, i: int) -> TensorView:
-    """The state of view load i's tensor-view object after the shader's instruction sequence
+    """The state of view load or view store i's tensor-view object after the shader's instruction sequence
     (its words follow the layout's, in the tensor-view family's format)."""
     base = run.program.word_bases()[i] + 1
     return decode_view(run.words[base:base + VIEW_WORDS], view_variant(run.program.nodes[i]))
@@ -98,6 +101,12 @@ def eval_store(run: Run, i: int) -> None:
     t = layout_of(run, i)
     region = tensor_region(run, i, t.extent())
     region[:] = expected_store(t, run.arg(i, 0), region)
+
+
+def eval_storeview(run: Run, i: int) -> None:
+    t, v = layout_of(run, i), view_of(run, i)
+    region = tensor_region(run, i, t.extent())
+    region[:] = expected_store_view(t, v, run.arg(i, 0), region)
 
 
 def eval_const(run: Run, i: int) -> np.ndarray:

@@ -69,21 +69,27 @@ class Op(str, enum.Enum):
     store = "store"          # OpCooperativeMatrixStoreTensorNV through a tensor layout
     loadview = "loadview"    # OpCooperativeMatrixLoadTensorNV through a tensor layout and a tensor view
     loaddecode = "loaddecode"  # OpCooperativeMatrixLoadTensorNV through a tensor layout with a DecodeFunc
+    storeview = "storeview"  # OpCooperativeMatrixStoreTensorNV through a tensor layout and a tensor view
 
 
 SOURCES = (Op.load, Op.const, Op.generate, Op.loadview, Op.loaddecode)
+#: Sinks: nodes that store a value into an output buffer and define none.
+SINKS = (Op.store, Op.storeview)
 #: Nodes that own a tensor-layout object (and a region of a buffer).
-TENSOR_OPS = (Op.load, Op.loadview, Op.loaddecode, Op.store)
+TENSOR_OPS = (Op.load, Op.loadview, Op.loaddecode, Op.store, Op.storeview)
+#: Nodes that own a tensor-layout object and a tensor-view object.
+VIEW_OPS = (Op.loadview, Op.storeview)
 #: Loads whose matrix elements are copied from a tensor of the matrix's component type.
 PLAIN_LOADS = (Op.load, Op.loadview)
 ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
 #: Nodes that move values without arithmetic: they keep every bit, the sign of zero too.
-MOVES = frozenset({Op.load, Op.loadview, Op.transpose, Op.store})
+MOVES = frozenset({Op.load, Op.loadview, Op.transpose, *SINKS})
 #: Run-time words per node kind (after the node's layout words, for load / store).
 LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in tests)
 VIEW_WORDS = 44  # ctsgen.families.tensor_view.case.FAMILY_WORDS: the layout's words, then the view's
 WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
-         Op.perelement: 3, Op.scale: 1, Op.loadview: 1 + VIEW_WORDS, Op.loaddecode: 1 + LAYOUT_WORDS}
+         Op.perelement: 3, Op.scale: 1, Op.loadview: 1 + VIEW_WORDS, Op.loaddecode: 1 + LAYOUT_WORDS,
+         Op.storeview: 1 + VIEW_WORDS}
 W_S, W_R0, W_C0 = 0, 1, 2
 
 
@@ -92,8 +98,8 @@ class Node:
     """One instruction. ``args`` index earlier values; ``type`` is the result's type
     (for a store: the stored value's). Attributes by kind: load / store ``clampMode``
     and ``Dim``; perelement ``fn`` (affine / select); reduce ``mode`` and ``combine``;
-    loadview also the view type's ``hasDimensions`` and ``permutation`` (VDim is its
-    length); loaddecode also the block format ``decoder`` and its ``blockShape``."""
+    loadview / storeview also the view type's ``hasDimensions`` and ``permutation`` (VDim is
+    its length); loaddecode also the block format ``decoder`` and its ``blockShape``."""
 
     op: Op
     type: MatrixType
@@ -134,7 +140,7 @@ class Node:
     def tensor_type(self) -> str:
         """The node's tensor objects as GLSL types (a load's or a store's)."""
         t = f"tensorLayoutNV<{self.Dim}, {self.clampMode.name}>"
-        if self.op is Op.loadview:
+        if self.op in VIEW_OPS:
             has = "true" if self.hasDimensions else "false"
             t += f", tensorViewNV<{len(self.permutation)}, {has}, {', '.join(map(str, self.permutation))}>"
         elif self.op is Op.loaddecode:
@@ -145,8 +151,8 @@ class Node:
         """One readable line: ``v3 = muladd(v0, v1, v2)  : float32 Accumulator``."""
         args = ", ".join(f"v{a}" for a in self.args)
         t = f"{self.type.component.name} {self.type.use.name}"
-        if self.op is Op.store:
-            return f"store(v{self.args[0]}) through {self.tensor_type()}"
+        if self.op in SINKS:
+            return f"{self.op.value}(v{self.args[0]}) through {self.tensor_type()}"
         extra = ""
         if self.op in TENSOR_OPS:
             extra = self.tensor_type()
@@ -180,13 +186,13 @@ def result_bound(node: Node, bounds: list[int]) -> int:
         return b[0] * b[1]
     if node.op is Op.scale:
         return max(SCALARS) * b[0]
-    return b[0]  # store
+    return b[0]  # store, storeview
 
 
 def view_variant(n: Node) -> ViewVariant:
-    """The tensor-view family's variant for a view load node."""
-    return ViewVariant(Operation.load, n.Dim, n.clampMode or ClampMode.Undefined, n.type, n.hasDimensions,
-                       n.permutation)
+    """The tensor-view family's variant for a view load or view store node."""
+    operation = Operation.store if n.op is Op.storeview else Operation.load
+    return ViewVariant(operation, n.Dim, n.clampMode or ClampMode.Undefined, n.type, n.hasDimensions, n.permutation)
 
 
 def decode_variant(n: Node) -> DecodeVariant:
@@ -210,7 +216,7 @@ def operand_rule(node: Node, operand_types: list[MatrixType]) -> str | None:
         ok = all(x == t for x in ts) and len(ts) == (2 if node.fn == "affine" else 1)
     elif node.op in ARITH:
         ok = ts == [t, t]
-    elif node.op in (Op.scale, Op.store):
+    elif node.op is Op.scale or node.op in SINKS:
         ok = ts == [t]
     else:
         ok = not ts
@@ -227,7 +233,7 @@ class Program(StraightLine):
     def __post_init__(self) -> None:
         bounds: list[int] = []
         for i, n in enumerate(self.nodes):
-            if any(a >= i or a < 0 or self.nodes[a].op is Op.store for a in n.args):
+            if any(a >= i or a < 0 or self.nodes[a].op in SINKS for a in n.args):
                 raise ValueError(f"node {i} ({n.op.value}) reads a value not defined before it")
             why = operand_rule(n, [self.nodes[a].type for a in n.args])
             if why:
@@ -236,7 +242,7 @@ class Program(StraightLine):
             if bounds[-1] > EXACT[n.type.component]:
                 raise ValueError(f"node {i} ({n.op.value}) may reach {bounds[-1]}, beyond the exact integers of "
                                  f"{n.type.component.name}; the exact domain needs a shorter chain")
-        if not any(n.op is Op.store for n in self.nodes):
+        if not any(n.op in SINKS for n in self.nodes):
             raise ValueError("a program stores at least one value")
 
     def bounds(self) -> list[int]:
@@ -247,8 +253,8 @@ class Program(StraightLine):
 
     @property
     def ops(self) -> int:
-        """Program length: the nodes that are not stores."""
-        return sum(n.op is not Op.store for n in self.nodes)
+        """Program length: the nodes that are not sinks."""
+        return sum(n.op not in SINKS for n in self.nodes)
 
     def words_of(self, node: Node) -> int:
         return WORDS.get(node.op, 0)
@@ -258,9 +264,10 @@ class Program(StraightLine):
 
     def buffers(self) -> list[tuple[str, ComponentType]]:
         """(name, component) of each storage buffer: inputs of loads and view loads (by
-        component), the encoded blocks of decode loads (uint32 words), outputs of stores."""
+        component), the encoded blocks of decode loads (uint32 words), outputs of stores and
+        view stores (by component; their regions share it)."""
         out = []
-        for kind, ops in (("in", PLAIN_LOADS), ("out", (Op.store,))):
+        for kind, ops in (("in", PLAIN_LOADS), ("out", SINKS)):
             for c in (F16, F32):
                 if any(n.op in ops and n.type.component is c for n in self.nodes):
                     out.append((f"{kind}_{c.name}", c))
@@ -272,7 +279,7 @@ class Program(StraightLine):
         """(name, component) of the buffers a debug re-run adds after :meth:`buffers`: one per
         component type of the program's values, each holding every value of that type."""
         return [(f"debug_{c.name}", c) for c in (F16, F32)
-                if any(n.op is not Op.store and n.type.component is c for n in self.nodes)]
+                if any(n.op not in SINKS and n.type.component is c for n in self.nodes)]
 
     def debug_slots(self) -> dict[int, tuple[int, int]]:
         """Node i (each node that defines a value) -> (its debug buffer's index among
@@ -282,7 +289,7 @@ class Program(StraightLine):
         count = {F16: 0, F32: 0}
         out: dict[int, tuple[int, int]] = {}
         for i, n in enumerate(self.nodes):
-            if n.op is Op.store:
+            if n.op in SINKS:
                 continue
             c = n.type.component
             out[i] = (names.index(f"debug_{c.name}"), count[c] * SIDE * SIDE)

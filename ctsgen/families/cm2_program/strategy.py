@@ -1,8 +1,10 @@
 """Strategies for cm2-program: a typed straight-line program, then its run-time parameters.
 
 Valid by construction, no filtering: the program is drawn as a list of
-2-12 *steps* (three integers each) and one to three *stores*, and
-:func:`build` turns them into nodes in order. A step's first integer picks
+2-12 *steps* (three integers each) and one to three *stores* (two integers each: the
+value stored, and the sink's attributes: a store through a layout, or in one draw of four
+a store through a layout and a view, :func:`sink`), and :func:`build` turns them into
+nodes in order. A step's first integer picks
 a node kind (if that kind has no operands yet, the step first adds sources
 of the types it needs, :func:`feeder`; at most 12 nodes in all),
 its second picks the operands among the values of the right types whose
@@ -19,7 +21,8 @@ integer toward 0, i.e. toward loads and toward reading the latest value
 (view and decode loads come last among the kinds: a program shrinks to plain
 layout loads unless its failure needs a view or a DecodeFunc, and a view or
 decode load's attributes shrink to the identity permutation, Q8_0 and the
-flattest block shape); the shortest program that still fails is what a repro shows.
+flattest block shape; a view store shrinks to a store through a layout); the shortest
+program that still fails is what a repro shows.
 
 The named seed programs (:data:`SEEDS`) are strata of their own, so every
 pack holds them.
@@ -37,9 +40,9 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_program.case import NodeParams, ProgramCase, ProgramVariant, Scalars, layout_variant
-from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, EXACT, SCALARS, SIDE, SMALL, SOURCES,
-                                                 TYPES, WORDS, Node, Op, Program, decode_variant, operand_rule,
-                                                 result_bound, view_variant)
+from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, EXACT, SCALARS, SIDE, SINKS, SMALL,
+                                                 SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op, Program, decode_variant,
+                                                 operand_rule, result_bound, view_variant)
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
 from ctsgen.families.decode.formats import FORMATS
 from ctsgen.families.decode.strategy import block_shapes, decode_cases
@@ -70,7 +73,9 @@ LATEST = 32
 #: A step's attribute pick: enough digits for a view or decode load's type, clamp mode and attributes.
 ATTR = st.integers(0, 2**16 - 1)
 STEP = st.tuples(st.integers(0, len(KINDS) - 1), st.integers(0, 63), ATTR)
-STORE = st.tuples(st.integers(0, 63), st.integers(0, 63))
+STORE = st.tuples(st.integers(0, 63), ATTR)
+#: A sink's attribute pick is a view store in one draw of this many (the rest: a layout store).
+VIEW_STORE_EVERY = 4
 
 
 def _fits(node: Node, nodes: Sequence[Node], bounds: Sequence[int]) -> bool:
@@ -86,20 +91,38 @@ def source(kind: Op, t: MatrixType, attr: int) -> Node:
     if kind is Op.load:
         mode, d = LAYOUT_ATTRS[attr % len(LAYOUT_ATTRS)]
         return Node(Op.load, t, (), mode, d)
+    if kind is Op.loadview:
+        return view_node(kind, t, (), attr)
     mode = list(ClampMode)[attr % len(ClampMode)]
     rest = attr // len(ClampMode)
-    if kind is Op.loadview:
-        d, has, perm = VIEW_ATTRS[rest % len(VIEW_ATTRS)]
-        return Node(kind, t, (), mode, d, hasDimensions=has, permutation=perm)
     name, d, shape = DECODE_ATTRS[rest % len(DECODE_ATTRS)]
     return Node(kind, t, (), mode, d, decoder=name, blockShape=shape)
+
+
+def view_node(kind: Op, t: MatrixType, args: tuple[int, ...], attr: int) -> Node:
+    """A view load or view store (``kind``) of type ``t``: ``attr`` picks its clamp mode, then
+    its layout's Dim and view type (:data:`VIEW_ATTRS`)."""
+    mode = list(ClampMode)[attr % len(ClampMode)]
+    d, has, perm = VIEW_ATTRS[(attr // len(ClampMode)) % len(VIEW_ATTRS)]
+    return Node(kind, t, args, mode, d, hasDimensions=has, permutation=perm)
+
+
+def sink(value: int, t: MatrixType, attr: int) -> Node:
+    """A store of value ``value`` (type ``t``): in one draw of :data:`VIEW_STORE_EVERY` a store
+    through a layout and a view (the view store's attributes as a view load's), else through a
+    layout of the clamp mode and Dim ``attr`` picks (0: the shrink target)."""
+    kind, rest = attr % VIEW_STORE_EVERY, attr // VIEW_STORE_EVERY
+    if kind == VIEW_STORE_EVERY - 1:
+        return view_node(Op.storeview, t, (value,), rest)
+    mode, d = LAYOUT_ATTRS[rest % len(LAYOUT_ATTRS)]
+    return Node(Op.store, t, (value,), mode, d)
 
 
 def candidates(kind: Op, nodes: Sequence[Node], bounds: Sequence[int], attr: int) -> list[Node]:
     """Every valid node of ``kind`` over the values defined so far (attributes picked by
     ``attr``): operands no node has read yet first, then the latest first (chains form)."""
     read = {a for n in nodes for a in n.args}
-    vals = sorted((i for i in range(len(nodes)) if nodes[i].op is not Op.store), key=lambda i: (i in read, -i))
+    vals = sorted((i for i in range(len(nodes)) if nodes[i].op not in SINKS), key=lambda i: (i in read, -i))
     if kind in SOURCES:
         return [source(kind, TYPES[attr % len(TYPES)], attr // len(TYPES))]
     if kind is Op.muladd:
@@ -128,7 +151,7 @@ NEEDS = {Op.muladd: (A16, B16, ACC32), Op.transpose: (ACC16,), Op.convert: (ACC3
 
 def feeder(kind: Op, nodes: Sequence[Node], attr: int) -> Node:
     """A source of the first type ``kind`` needs that no value has yet."""
-    have = {n.type for n in nodes if n.op is not Op.store}
+    have = {n.type for n in nodes if n.op not in SINKS}
     need = [t for t in NEEDS.get(kind, TYPES) if t not in have] or [TYPES[attr % len(TYPES)]]
     return source(SOURCES[attr % len(SOURCES)], need[0], attr // len(SOURCES))
 
@@ -151,8 +174,7 @@ def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int
     for value_pick, attr in stores:  # values nothing reads yet first, latest first
         vals = sorted(range(values), key=lambda i: (any(i in n.args for n in nodes), -i))
         v = vals[0 if value_pick >= LATEST else value_pick % len(vals)]
-        mode, d = LAYOUT_ATTRS[attr % len(LAYOUT_ATTRS)]
-        nodes.append(Node(Op.store, nodes[v].type, (v,), mode, d))
+        nodes.append(sink(v, nodes[v].type, attr))
     return Program(tuple(nodes))
 
 
@@ -192,16 +214,16 @@ def _small_clamp_value(q: TensorLayoutCase, node: Node, k: int) -> TensorLayoutC
 def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
                       options: StrategyOptions = StrategyOptions()) -> ProgramCase:
     """Run-time parameters of every node: layouts from the tensor-layout family's own
-    strategy (valid for each clamp mode), views from the tensor-view family's, decode loads'
-    layouts (blockSize = the block shape) from the decode family's, scalars of the exact
-    domain, a data seed."""
+    strategy (valid for each clamp mode), views from the tensor-view family's (a view
+    store's race-free by that strategy's construction), decode loads' layouts (blockSize =
+    the block shape) from the decode family's, scalars of the exact domain, a data seed."""
     params: list[NodeParams] = []
     for n in variant.program.nodes:
         if n.op in (Op.load, Op.store):
             q = draw(layout_cases(layout_variant(n), options))
             params.append(_small_clamp_value(q, n, draw(st.integers(-SMALL, SMALL))))
-        elif n.op is Op.loadview or n.op is Op.loaddecode:
-            tq = draw(view_cases(view_variant(n), options) if n.op is Op.loadview
+        elif n.op in VIEW_OPS or n.op is Op.loaddecode:
+            tq = draw(view_cases(view_variant(n), options) if n.op in VIEW_OPS
                       else decode_cases(decode_variant(n), options))
             small = _small_clamp_value(tq.layout_case, n, draw(st.integers(-SMALL, SMALL)))
             params.append(replace(tq, layout_case=small))
