@@ -8,7 +8,7 @@ on one Hypothesis version's draw order (issue 12: 150 examples held on
 hypothesis 6.155 and failed on 6.170). tests/test_mutants_families.py carries
 the budgets this prints.
 
-    python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500] [--family F ...]
+    python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500] [--family F ...] [--mutant NAME ...]
 """
 
 from __future__ import annotations
@@ -45,10 +45,16 @@ def main() -> None:
     ap.add_argument("--max-examples", type=int, default=1500)
     ap.add_argument("--family", action="append", default=None,
                     help="only this family's mutants (repeatable; default every family but tensor-layout)")
+    ap.add_argument("--mutant", action="append", default=None,
+                    help="only this mutant (repeatable; default every mutant of the families chosen)")
     args = ap.parse_args()
     keep = (lambda f: f in args.family) if args.family else (lambda f: f != "tensor-layout")
+    chosen = [n for n, m in catalogue().items() if keep(m.family) and (not args.mutant or n in args.mutant)]
+    unknown = set(args.mutant or ()) - set(catalogue())
+    if unknown:
+        ap.error(f"unknown mutant {', '.join(sorted(unknown))} -> name one that `ctsgen mutants` lists")
     print("| mutant | examples to kill, per seed | mean | budget |\n|---|---|---|---|")
-    for name in sorted(n for n, m in catalogue().items() if keep(m.family)):
+    for name in sorted(chosen):
         firsts = [examples_to_kill(name, s, args.max_examples) for s in range(args.seeds)]
         mean = sum(f or args.max_examples for f in firsts) / len(firsts)
         print(f"| {name} | {firsts} | {mean:.0f} | {budget(mean)} |", flush=True)
