@@ -81,10 +81,11 @@ class Breakdown:
         """Stage -> seconds, in stage order, only the stages that took time."""
         return {s: round(self.seconds[s], 6) for s in STAGES if self.seconds.get(s)}
 
-    def summary(self, wall_s: float | None = None, cases: int | None = None) -> str:
+    def summary(self, wall_s: float | None = None, cases: int | None = None,
+                title: str = "where the time went") -> str:
         """One line per stage: seconds, share of the measured total, and per-case milliseconds."""
         total = self.total_s
-        head = "where the time went"
+        head = title
         if wall_s is not None:
             head += f" ({wall_s:.2f} s wall"
             head += f", {total:.2f} s in stages)" if abs(total - wall_s) > 0.01 else ")"
