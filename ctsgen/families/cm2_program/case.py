@@ -38,16 +38,16 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.oracle import Run, evaluate
-from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, VIEW_OPS, W_C0, W_R0, W_S,
-                                                 WORDS, Node, Op, Program, decode_variant, view_variant)
+from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, W_C0, W_R0, W_S, WORDS, Node,
+                                                 Op, Program, decode_variant, view_variant)
 from ctsgen.families.cm2_shared import requirements_for
-from ctsgen.families.decode.case import DecodeCase
+from ctsgen.families.decode.case import DecodeCase, DecodeVariant
 from ctsgen.families.decode.formats import FORMATS, encode_small_blocks
 from ctsgen.families.tensor_view import case as tv
 from ctsgen.families.tensor_view.case import TensorViewCase
 from ctsgen.families.tensor_layout import case as tl
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
-from ctsgen.model.tensor import ClampMode
+from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -55,7 +55,7 @@ from ctsgen.templates import render
 FAMILY_NAME = "cm2-program"
 
 _LOADS = ["cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"]
-_FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS,
+_FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS, Op.loaddecodeview: _LOADS,
              Op.store: ["cooperativeMatrixTensorAddressing"], Op.storeview: ["cooperativeMatrixTensorAddressing"],
              Op.generate: ["cooperativeMatrixPerElementOperations"],
              Op.perelement: ["cooperativeMatrixPerElementOperations"], Op.reduce: ["cooperativeMatrixReductions"],
@@ -145,10 +145,48 @@ class Scalars:
     c0: int = 0
 
 
-NodeParams = TensorLayoutCase | TensorViewCase | DecodeCase | Scalars | None
+@dataclass(frozen=True)
+class DecodeViewCase:
+    """A decode load through a view: the decode family's case (``decode``: the layout with
+    blockSize = the block shape, the seed of the encoded blocks) and the tensor-view family's
+    view state over that same layout (``view``). Its words are the view case's: the layout's,
+    then the view's."""
+
+    decode: DecodeCase
+    view: TensorViewCase
+
+    def __post_init__(self) -> None:
+        if self.view.layout_case != self.decode.layout_case:
+            raise ValueError("a decode load through a view has one layout: the view case's must be the decode case's")
+
+    @property
+    def shader(self) -> DecodeVariant:
+        return self.decode.shader
+
+    @property
+    def layout_case(self) -> TensorLayoutCase:
+        return self.decode.layout_case
+
+    @property
+    def seed(self) -> int:
+        return self.decode.seed
+
+    def layout(self) -> TensorLayout:
+        return self.decode.layout()
+
+    def params(self) -> np.ndarray:
+        return self.view.params()
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.decode.describe(), **self.view.describe()}
+
+
+NodeParams = TensorLayoutCase | TensorViewCase | DecodeCase | DecodeViewCase | Scalars | None
 #: The run-time parameter type of each tensor node kind.
 TENSOR_PARAMS = {Op.load: TensorLayoutCase, Op.store: TensorLayoutCase, Op.loadview: TensorViewCase,
-                 Op.storeview: TensorViewCase, Op.loaddecode: DecodeCase}
+                 Op.storeview: TensorViewCase, Op.loaddecode: DecodeCase, Op.loaddecodeview: DecodeViewCase}
+#: Parameters of the nodes that read encoded blocks.
+DECODING = (DecodeCase, DecodeViewCase)
 
 
 def input_values(component: ComponentType, n: int, seed: int) -> np.ndarray:
@@ -188,7 +226,7 @@ class ProgramCase:
         out = {}
         for i in self.shader.program.layout_nodes():
             q = self.nodes[i]
-            out[i] = q.shader.input_words(q.layout()) if isinstance(q, DecodeCase) else q.layout().extent()
+            out[i] = q.shader.input_words(q.layout()) if isinstance(q, DECODING) else q.layout().extent()
         return out
 
     def layout_regions(self) -> tuple[dict[int, int], list[int]]:
@@ -237,7 +275,7 @@ class ProgramCase:
         out = np.zeros(size, np.uint32)
         for i in p.layout_nodes():
             q = self.nodes[i]
-            if isinstance(q, DecodeCase):
+            if isinstance(q, DECODING):
                 raw = encode_small_blocks(q.shader.format, q.layout().extent(), q.seed).ravel()
                 padded = np.zeros(4 * q.shader.input_words(q.layout()), np.uint8)
                 padded[:raw.size] = raw
@@ -261,6 +299,8 @@ class ProgramCase:
 
     def to_json(self) -> dict[str, Any]:
         def node(q: NodeParams) -> Any:
+            if isinstance(q, DecodeViewCase):
+                return {"decode": node(q.decode), "view": node(q.view)}
             if isinstance(q, (TensorLayoutCase, TensorViewCase, DecodeCase)):
                 o = {k: v for k, v in q.to_json().items() if k not in ("family", "variant", "data")}
                 if "layout" in o:  # a view's or a decode load's layout case: its variant is the node's
@@ -275,18 +315,27 @@ class ProgramCase:
     def from_json(cls, o: dict[str, Any]) -> ProgramCase:
         v = ProgramVariant.from_json(o["variant"])
         nodes: list[NodeParams] = []
+
         def layout(n: Node, q: dict[str, Any]) -> dict[str, Any]:
             return {**q, "variant": layout_variant(n).to_json(), "data": {"pattern": "iota", "seed": 0}}
+
+        def view_case(n: Node, q: dict[str, Any]) -> TensorViewCase:
+            return TensorViewCase.from_json({**q, "variant": view_variant(n).to_json(),
+                                             "layout": layout(n, q["layout"])})
+
+        def decode_case(n: Node, q: dict[str, Any]) -> DecodeCase:
+            return DecodeCase.from_json({**q, "variant": decode_variant(n).to_json(),
+                                         "layout": layout(n, q["layout"])})
 
         for n, q in zip(v.program.nodes, o["nodes"]):
             if n.op in (Op.load, Op.store):
                 nodes.append(TensorLayoutCase.from_json(layout(n, q)))
-            elif n.op in VIEW_OPS:
-                nodes.append(TensorViewCase.from_json({**q, "variant": view_variant(n).to_json(),
-                                                       "layout": layout(n, q["layout"])}))
+            elif n.op in (Op.loadview, Op.storeview):
+                nodes.append(view_case(n, q))
             elif n.op is Op.loaddecode:
-                nodes.append(DecodeCase.from_json({**q, "variant": decode_variant(n).to_json(),
-                                                   "layout": layout(n, q["layout"])}))
+                nodes.append(decode_case(n, q))
+            elif n.op is Op.loaddecodeview:
+                nodes.append(DecodeViewCase(decode_case(n, q["decode"]), view_case(n, q["view"])))
             else:
                 nodes.append(None if q is None else Scalars(int(q["s"]), int(q["r0"]), int(q["c0"])))
         return cls(v, tuple(nodes), int(o["seed"]))
@@ -304,7 +353,7 @@ class ProgramCase:
             out[f"layout v{i}"] = {"clampMode": t.clampMode.name, "layoutDimension": list(t.layoutDimension),
                                    "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
                                    "blockSize": list(t.blockSize)}
-            if isinstance(q, (TensorViewCase, DecodeCase)):
+            if isinstance(q, (TensorViewCase, *DECODING)):
                 out[f"layout v{i}"].update({k: v for k, v in q.describe().items() if k != "layout"})
         return out
 

@@ -8,9 +8,9 @@ lengths, tensor objects per shader, the named seed programs).
 * tensor-layout objects per shader x distinct clamp modes among them;
 * one line per named seed program: the cases that run it;
 * tensor-object kind (a load through a layout, through a layout and a view, with a
-  DecodeFunc; a store through a layout, through a layout and a view) x how many objects of
-  that kind share a shader;
-* decode loads: block format x Dim.
+  DecodeFunc, through a layout and a view with a DecodeFunc; a store through a layout,
+  through a layout and a view) x how many objects of that kind share a shader;
+* decode loads (through a view or not): block format x Dim.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.coverage import Table, grid, one_way
-from ctsgen.families.cm2_program.program import SINKS, SOURCES, TENSOR_OPS, Op
+from ctsgen.families.cm2_program.program import DECODE_OPS, NO_OPERANDS, SINKS, TENSOR_OPS, Op
 from ctsgen.families.cm2_program.strategy import DIMS, MAX_OPS, MAX_STORES, MIN_OPS, SEEDS
 from ctsgen.families.decode.formats import FORMATS
 
@@ -39,10 +39,10 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
     layouts = [[n for n in prog if "clampMode" in n] for prog in progs]
     objects = [(len(ls), len({n["clampMode"] for n in ls})) for ls in layouts]
     producers = [o for o in ORDER if o not in SINK_NAMES]
-    consumers = [o for o in ORDER if Op(o) not in SOURCES]
+    consumers = [o for o in ORDER if Op(o) not in NO_OPERANDS]
     kinds = [o.value for o in TENSOR_OPS]
     per_kind = [(k, n) for prog in progs for k in kinds if (n := sum(x["op"] == k for x in prog))]
-    decodes = [(x["decoder"], x["Dim"]) for prog in progs for x in prog if x["op"] == Op.loaddecode.value]
+    decodes = [(x["decoder"], x["Dim"]) for prog in progs for x in prog if Op(x["op"]) in DECODE_OPS]
     return [
         grid(f"operation pair: producer x consumer ({len(pairs)} operand edges)", "producer", "consumer",
              producers, consumers, pairs, partition=False),

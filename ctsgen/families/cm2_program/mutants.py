@@ -158,8 +158,8 @@ def _register_reused_too_early() -> dict[str, Any]:
     return {f"{ORACLE}:eval_arith": eval_arith}
 
 
-def _permutation_dropped(kind: Op, undefined: bool) -> dict[str, Any]:
-    """Node ``kind`` (a view load or a view store) takes the identity permutation when another
+def _permutation_dropped(kinds: tuple[Op, ...], undefined: bool) -> dict[str, Any]:
+    """A node of ``kinds`` (view loads or view stores) takes the identity permutation when another
     tensor-view object (a view load or a view store) is in the shader: the compiler keys the
     view's coordinate shuffle on the view type it saw first. ``undefined``: the mutant acts
     under an Undefined clamp mode too (only where the moved coordinates stay in bounds)."""
@@ -170,7 +170,7 @@ def _permutation_dropped(kind: Op, undefined: bool) -> dict[str, Any]:
         nodes = run.program.nodes
         n = nodes[i]
         others = [j for j, m in enumerate(nodes) if m.op in VIEW_OPS and j != i]
-        if n.op is not kind or not others or (n.clampMode is ClampMode.Undefined and not undefined):
+        if n.op not in kinds or not others or (n.clampMode is ClampMode.Undefined and not undefined):
             return original(run, i)
         base = run.program.word_bases()[i] + 1
         identity = replace(n, permutation=tuple(range(len(n.permutation))))
@@ -180,10 +180,10 @@ def _permutation_dropped(kind: Op, undefined: bool) -> dict[str, Any]:
 
 
 def _view_permutation_dropped() -> dict[str, Any]:
-    """A view load ignores its permutation when another tensor-view object is in the shader.
-    Under an Undefined clamp mode the moved coordinates are not modelled (a load's view may
-    read anywhere in the layout, so they may leave it)."""
-    return _permutation_dropped(Op.loadview, undefined=False)
+    """A view load (a decode load through a view too) ignores its permutation when another
+    tensor-view object is in the shader. Under an Undefined clamp mode the moved coordinates
+    are not modelled (a load's view may read anywhere in the layout, so they may leave it)."""
+    return _permutation_dropped((Op.loadview, Op.loaddecodeview), undefined=False)
 
 
 def _view_store_permutation_dropped() -> dict[str, Any]:
@@ -192,7 +192,7 @@ def _view_store_permutation_dropped() -> dict[str, Any]:
     the span's element count for any order of peeling the view's coordinates (the tensor-view
     strategy's store-safe views: every view coordinate maps to a distinct index of the span),
     so the identity permutation keeps them race-free and, under Undefined, in bounds."""
-    return _permutation_dropped(Op.storeview, undefined=True)
+    return _permutation_dropped((Op.storeview,), undefined=True)
 
 
 def _decode_base_hoisted() -> dict[str, Any]:

@@ -12,6 +12,9 @@ instruction alone, nothing re-implemented:
   it refuses a racing store, which the tensor-view family's strategy never draws);
 * loaddecode: the decode family's ``DecodeVariant.expected`` (``expected_decode_load``)
   over the node's region of encoded blocks;
+* loaddecodeview: the decode family's ``DecodeVariant.decoded_at`` at the addresses of
+  ``oracle.addressing.tensor_addresses_with_view`` (the tensor-view family's addressing),
+  onto a zero matrix (an element outside the clip keeps it);
 * generate, perelement: ``cm2_elementwise.oracle.expected_per_element``;
 * muladd: ``cm2_gemm.oracle.expected_tile`` (alpha = beta = 1, the whole tile);
 * convert, transpose: ``cm2_convert.oracle.expected_result``;
@@ -44,6 +47,7 @@ from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
 from ctsgen.families.tensor_view.case import decode_view
 from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
 from ctsgen.model.tensor import TensorLayout, TensorView
+from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.oracle.values import from_bits
 
 
@@ -95,6 +99,14 @@ def eval_loadview(run: Run, i: int) -> np.ndarray:
 def eval_loaddecode(run: Run, i: int) -> np.ndarray:
     t, d = layout_of(run, i), decode_variant(run.program.nodes[i])
     return d.expected(t, tensor_region(run, i, d.input_words(t)))
+
+
+def eval_loaddecodeview(run: Run, i: int) -> np.ndarray:
+    t, v, d = layout_of(run, i), view_of(run, i), decode_variant(run.program.nodes[i])
+    m = d.matrix
+    a, in_clip = tensor_addresses_with_view(t, v, m.rows, m.cols, is_store=False)
+    decoded = d.decoded_at(a, t, tensor_region(run, i, d.input_words(t)))
+    return np.where(in_clip, decoded, np.zeros((m.rows, m.cols), m.component.dtype))  # the matrix before the load
 
 
 def eval_store(run: Run, i: int) -> None:

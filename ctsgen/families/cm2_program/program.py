@@ -70,15 +70,21 @@ class Op(str, enum.Enum):
     loadview = "loadview"    # OpCooperativeMatrixLoadTensorNV through a tensor layout and a tensor view
     loaddecode = "loaddecode"  # OpCooperativeMatrixLoadTensorNV through a tensor layout with a DecodeFunc
     storeview = "storeview"  # OpCooperativeMatrixStoreTensorNV through a tensor layout and a tensor view
+    loaddecodeview = "loaddecodeview"  # OpCooperativeMatrixLoadTensorNV through a layout and a view with a DecodeFunc
 
 
 SOURCES = (Op.load, Op.const, Op.generate, Op.loadview, Op.loaddecode)
+#: Every kind without operands: the sources a step draws, and a decode load through a view
+#: (drawn as a decode load's attribute).
+NO_OPERANDS = (*SOURCES, Op.loaddecodeview)
 #: Sinks: nodes that store a value into an output buffer and define none.
 SINKS = (Op.store, Op.storeview)
 #: Nodes that own a tensor-layout object (and a region of a buffer).
-TENSOR_OPS = (Op.load, Op.loadview, Op.loaddecode, Op.store, Op.storeview)
+TENSOR_OPS = (Op.load, Op.loadview, Op.loaddecode, Op.store, Op.storeview, Op.loaddecodeview)
 #: Nodes that own a tensor-layout object and a tensor-view object.
-VIEW_OPS = (Op.loadview, Op.storeview)
+VIEW_OPS = (Op.loadview, Op.storeview, Op.loaddecodeview)
+#: Loads with a DecodeFunc (they read the buffer of encoded blocks).
+DECODE_OPS = (Op.loaddecode, Op.loaddecodeview)
 #: Loads whose matrix elements are copied from a tensor of the matrix's component type.
 PLAIN_LOADS = (Op.load, Op.loadview)
 ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
@@ -89,7 +95,7 @@ LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in
 VIEW_WORDS = 44  # ctsgen.families.tensor_view.case.FAMILY_WORDS: the layout's words, then the view's
 WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
          Op.perelement: 3, Op.scale: 1, Op.loadview: 1 + VIEW_WORDS, Op.loaddecode: 1 + LAYOUT_WORDS,
-         Op.storeview: 1 + VIEW_WORDS}
+         Op.storeview: 1 + VIEW_WORDS, Op.loaddecodeview: 1 + VIEW_WORDS}
 W_S, W_R0, W_C0 = 0, 1, 2
 
 
@@ -99,7 +105,8 @@ class Node:
     (for a store: the stored value's). Attributes by kind: load / store ``clampMode``
     and ``Dim``; perelement ``fn`` (affine / select); reduce ``mode`` and ``combine``;
     loadview / storeview also the view type's ``hasDimensions`` and ``permutation`` (VDim is
-    its length); loaddecode also the block format ``decoder`` and its ``blockShape``."""
+    its length); loaddecode also the block format ``decoder`` and its ``blockShape``;
+    loaddecodeview both a view type's and a block format's attributes."""
 
     op: Op
     type: MatrixType
@@ -143,7 +150,7 @@ class Node:
         if self.op in VIEW_OPS:
             has = "true" if self.hasDimensions else "false"
             t += f", tensorViewNV<{len(self.permutation)}, {has}, {', '.join(map(str, self.permutation))}>"
-        elif self.op is Op.loaddecode:
+        if self.op in DECODE_OPS:
             t += f", {self.decoder} block {'x'.join(map(str, self.blockShape))}"
         return t
 
@@ -167,7 +174,7 @@ class Node:
 def result_bound(node: Node, bounds: list[int]) -> int:
     """Largest |value| of the node's result over every run-time draw (exact domain)."""
     b = [bounds[a] for a in node.args]
-    if node.op in SOURCES:  # loaddecode: encode_small_blocks' values, decision cm2-program-decode-small
+    if node.op in NO_OPERANDS:  # decode loads: encode_small_blocks' values, decision cm2-program-decode-small
         return SMALL
     if node.op is Op.muladd:
         return SIDE * b[0] * b[1] + b[2]
@@ -196,7 +203,7 @@ def view_variant(n: Node) -> ViewVariant:
 
 
 def decode_variant(n: Node) -> DecodeVariant:
-    """The decode family's variant for a decode load node."""
+    """The decode family's variant for a decode load node (with or without a view)."""
     return DecodeVariant(n.Dim, n.clampMode or ClampMode.Undefined, n.type, n.decoder, n.blockShape)
 
 
@@ -271,7 +278,7 @@ class Program(StraightLine):
             for c in (F16, F32):
                 if any(n.op in ops and n.type.component is c for n in self.nodes):
                     out.append((f"{kind}_{c.name}", c))
-            if kind == "in" and any(n.op is Op.loaddecode for n in self.nodes):
+            if kind == "in" and any(n.op in DECODE_OPS for n in self.nodes):
                 out.append(("in_blocks", ComponentType.uint32))
         return out
 
@@ -298,7 +305,7 @@ class Program(StraightLine):
 
     def buffer_of(self, i: int) -> int:
         n = self.nodes[i]
-        name = "in_blocks" if n.op is Op.loaddecode else \
+        name = "in_blocks" if n.op in DECODE_OPS else \
             f"{'in' if n.op in PLAIN_LOADS else 'out'}_{n.type.component.name}"
         return [b for b, _ in self.buffers()].index(name)
 

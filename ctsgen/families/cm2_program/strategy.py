@@ -39,7 +39,8 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.cm2_program.case import NodeParams, ProgramCase, ProgramVariant, Scalars, layout_variant
+from ctsgen.families.cm2_program.case import (DecodeViewCase, NodeParams, ProgramCase, ProgramVariant, Scalars,
+                                              layout_variant)
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, EXACT, SCALARS, SIDE, SINKS, SMALL,
                                                  SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op, Program, decode_variant,
                                                  operand_rule, result_bound, view_variant)
@@ -48,7 +49,7 @@ from ctsgen.families.decode.formats import FORMATS
 from ctsgen.families.decode.strategy import block_shapes, decode_cases
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
-from ctsgen.families.tensor_view.strategy import view_cases
+from ctsgen.families.tensor_view.strategy import draw_view_over, view_cases
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import MatrixType
 from ctsgen.oracle.values import to_bits
@@ -63,6 +64,10 @@ VIEW_ATTRS = [(d, has, perm) for d in DIMS for has in (False, True)
 #: Decode loads (decoder, Dim, block shape): every block format of the decode family, its block
 #: shapes at each Dim (decode.strategy.block_shapes, flattest first).
 DECODE_ATTRS = [(name, d, shape) for name, fmt in FORMATS.items() for d in DIMS for shape in block_shapes(d, fmt.K)]
+#: A decode load's attribute pick reads through a view in one draw of this many.
+DECODE_VIEW_EVERY = 4
+#: The view types (hasDimensions, permutation) of VIEW_ATTRS over a layout of each Dim.
+VIEWS_AT = {d: [(has, perm) for d2, has, perm in VIEW_ATTRS if d2 == d] for d in DIMS}
 REDUCE_ATTRS = [(mode, comb) for mode in (ReduceMode.Row, ReduceMode.Column, ReduceMode.RowColumn)
                 for comb in (Combine.max, Combine.sum, Combine.min)]
 #: Node kinds in the order a step's first integer picks them (sources first: the shrink target).
@@ -85,7 +90,8 @@ def _fits(node: Node, nodes: Sequence[Node], bounds: Sequence[int]) -> bool:
 
 def source(kind: Op, t: MatrixType, attr: int) -> Node:
     """A source node of ``kind`` and type ``t``; ``attr`` picks a tensor load's clamp mode and
-    Dim (then, for a view load, the view type; for a decode load, the format and block shape)."""
+    Dim (then, for a view load, the view type; for a decode load, the format and block shape,
+    and in one draw of :data:`DECODE_VIEW_EVERY` a view type: a decode load through a view)."""
     if kind not in (Op.load, Op.loadview, Op.loaddecode):
         return Node(kind, t)
     if kind is Op.load:
@@ -96,7 +102,12 @@ def source(kind: Op, t: MatrixType, attr: int) -> Node:
     mode = list(ClampMode)[attr % len(ClampMode)]
     rest = attr // len(ClampMode)
     name, d, shape = DECODE_ATTRS[rest % len(DECODE_ATTRS)]
-    return Node(kind, t, (), mode, d, decoder=name, blockShape=shape)
+    view = rest // len(DECODE_ATTRS)
+    if view % DECODE_VIEW_EVERY != DECODE_VIEW_EVERY - 1:
+        return Node(kind, t, (), mode, d, decoder=name, blockShape=shape)
+    has, perm = VIEWS_AT[d][(view // DECODE_VIEW_EVERY) % len(VIEWS_AT[d])]
+    return Node(Op.loaddecodeview, t, (), mode, d, hasDimensions=has, permutation=perm, decoder=name,
+                blockShape=shape)
 
 
 def view_node(kind: Op, t: MatrixType, args: tuple[int, ...], attr: int) -> Node:
@@ -222,6 +233,10 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
         if n.op in (Op.load, Op.store):
             q = draw(layout_cases(layout_variant(n), options))
             params.append(_small_clamp_value(q, n, draw(st.integers(-SMALL, SMALL))))
+        elif n.op is Op.loaddecodeview:
+            dq = draw(decode_cases(decode_variant(n), options))
+            dq = replace(dq, layout_case=_small_clamp_value(dq.layout_case, n, draw(st.integers(-SMALL, SMALL))))
+            params.append(DecodeViewCase(dq, draw_view_over(draw, view_variant(n), dq.layout_case)))
         elif n.op in VIEW_OPS or n.op is Op.loaddecode:
             tq = draw(view_cases(view_variant(n), options) if n.op in VIEW_OPS
                       else decode_cases(decode_variant(n), options))

@@ -23,7 +23,7 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.decode.formats import FORMATS, Format, encode_blocks
-from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, expected_decode_load
+from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, decoded_at, expected_decode_load
 from ctsgen.families.tensor_layout.case import (
     FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
     W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
@@ -31,7 +31,7 @@ from ctsgen.families.tensor_layout.case import (
 )
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import MatrixType
-from ctsgen.oracle.addressing import tensor_addresses
+from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
 
@@ -118,6 +118,10 @@ class DecodeVariant:
         m = self.matrix
         return expected_decode_load(t, m.rows, m.cols, words, m.component, self.format, self.probe_words,
                                     self.blockShape)
+
+    def decoded_at(self, a: TensorAddresses, t: TensorLayout, words: np.ndarray) -> np.ndarray:
+        """This decode function's values at the addresses ``a`` (``oracle.decoded_at``)."""
+        return decoded_at(a, t, words, self.matrix.component, self.format, self.probe_words, self.blockShape)
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: replay each case's layout from its words and decode on host buffers."""

@@ -62,6 +62,15 @@ def expected_decode_load(t: TensorLayout, rows: int, cols: int, words: np.ndarra
                          ) -> np.ndarray:
     """The rows x cols matrix the decode load produces from the uint32 ``words``."""
     a = tensor_addresses(t, rows, cols, is_store=False)
+    return decoded_at(a, t, words, component, fmt, probe_words, blockShape)
+
+
+def decoded_at(a: TensorAddresses, t: TensorLayout, words: np.ndarray, component: ComponentType,
+               fmt: Format | None, probe_words: int, blockShape: tuple[int, ...] | None) -> np.ndarray:
+    """What a decode load through ``t`` gives at the addresses ``a`` (of every matrix element):
+    the decode function's value where ``a`` is valid, clampValue elsewhere. A load through a
+    view passes the view's addresses (``tensor_addresses_with_view``; a clipped element is
+    then not valid, and its caller keeps the matrix element there)."""
     if fmt is None:
         values = probe_values(a, words, probe_words, component)
     else:

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.tensor_layout.case import Operation
+from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import draw_layout_case
 from ctsgen.families.tensor_view.case import TensorViewCase, ViewVariant
 from ctsgen.model.tensor import MAX_DIM, ClampMode
@@ -62,6 +62,12 @@ def view_cases(draw: st.DrawFn, variant: ViewVariant, options: StrategyOptions =
     """Draw valid run-time layout and view parameters for ``variant``."""
     # the hazardous RepeatMirrored dim-1 cases stay in the tensor-layout family's opt-in group
     lc = draw_layout_case(draw, variant.layout_variant(), StrategyOptions(profile=options.profile))
+    return draw_view_over(draw, variant, lc)
+
+
+def draw_view_over(draw: st.DrawFn, variant: ViewVariant, lc: TensorLayoutCase) -> TensorViewCase:
+    """Draw valid view parameters for ``variant`` over the layout case ``lc`` (drawn by any
+    strategy of ``variant``'s layout part: a decode load's, with blockSize = its block shape)."""
     m = variant.matrix
     t = lc.layout()
     store = variant.operation is Operation.store

@@ -116,8 +116,8 @@ def test_view_stores_show_in_the_coverage_tables() -> None:
 
 
 @settings(max_examples=12, deadline=None)
-@given(st.lists(STEP, min_size=1, max_size=6), st.lists(STORE, max_size=2), st.integers(0, 63), st.integers(0, 2**14 - 1),
-       st.booleans())
+@given(st.lists(STEP, min_size=1, max_size=6), st.lists(STORE, max_size=2), st.integers(0, 63),
+       st.integers(0, 2**14 - 1), st.booleans())
 def test_sampled_programs_with_view_stores_compile_and_validate(
         steps: list[tuple[int, int, int]], stores: list[tuple[int, int]], value: int, view: int,
         view_load: bool) -> None:

@@ -1,6 +1,6 @@
-"""cm2-program's view loads and decode loads (issue 16 item 1, Sources): hand-worked programs,
-the small-integer blocks, every block format in one shader, and the two composition mutants
-only these sources can show.
+"""cm2-program's view loads, decode loads and decode loads through a view (issue 16 item 1,
+Sources): hand-worked programs, the small-integer blocks, every block format in one shader,
+and the two composition mutants only these sources can show.
 
 The expected values below are written out from the spec, not computed by the oracle under test:
 a tensorViewNV<2, false, 1, 0> swaps the view's two coordinates (SPV_NV_tensor_addressing,
@@ -24,9 +24,11 @@ from hypothesis import strategies as st
 from ctsgen.backends.mutant import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.cm2_program import FAMILY
-from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, expected_on, layout_variant
-from ctsgen.families.cm2_program.program import ACC32, Node, Op, Program, decode_variant, view_variant
-from ctsgen.families.cm2_program.strategy import ATTR, KINDS, STEP, STORE, build
+from ctsgen.families.cm2_program.case import (DecodeViewCase, ProgramCase, ProgramVariant, Scalars, expected_on,
+                                              layout_variant)
+from ctsgen.families.cm2_program.program import ACC32, TYPES, Node, Op, Program, decode_variant, view_variant
+from ctsgen.families.cm2_program.strategy import (ATTR, DECODE_ATTRS, DECODE_VIEW_EVERY, KINDS, STEP, STORE,
+                                                  build)
 from ctsgen.families.cm2_program.tests.test_program import killed
 from ctsgen.families.decode.case import DecodeCase
 from ctsgen.families.decode.formats import FORMATS, SMALL, dequantize, encode_small_blocks
@@ -175,9 +177,69 @@ def test_the_debug_rerun_names_the_broken_load(name: str, case: Callable[[], Pro
 def test_sampled_programs_with_view_and_decode_loads_compile_and_validate(
         steps: list[tuple[int, int, int]], stores: list[tuple[int, int]], view: int, decode: int) -> None:
     """Programs the strategy builds with a view load and a decode load first (any view type and
-    clamp mode, any format and block shape), then drawn steps: the shader and its debug variant
-    compile and validate."""
+    clamp mode, any format and block shape, through a view in a quarter of them), then drawn
+    steps: the shader and its debug variant compile and validate."""
     p = build([(KINDS.index(Op.loadview), 0, view), (KINDS.index(Op.loaddecode), 0, decode), *steps], stores)
-    assert {Op.loadview, Op.loaddecode} <= {n.op for n in p.nodes}
+    ops = {n.op for n in p.nodes}
+    assert Op.loadview in ops and ops & {Op.loaddecode, Op.loaddecodeview}
+    for v in (ProgramVariant(p), ProgramVariant(p, debug=True)):
+        validate_spirv(compile_glsl(v.glsl(), v.id))
+
+
+def _decode_through_view(second_view: bool = False) -> ProgramCase:
+    """v0 = Q8_0 decode load through a 16 x 16 layout with blockSize (1, 32) (block r holds tensor
+    row r) and tensorViewNV<2, false, 1, 0> clipped to rows 0-7; with ``second_view`` v1 = a view
+    load (identity) and the store writes v0 + v1, else v0."""
+    n0 = Node(Op.loaddecodeview, ACC32, (), C.ClampToEdge, 2, hasDimensions=False, permutation=(1, 0),
+              decoder="q8_0", blockShape=(1, 32))
+    lc = _layout(n0, (16, 16), (1, 32))
+    q0 = DecodeViewCase(DecodeCase(decode_variant(n0), lc), TensorViewCase(view_variant(n0), lc, clip=(0, 8, 0, 16)))
+    if not second_view:
+        p = Program((n0, Node(Op.store, ACC32, (0,), C.Undefined, 2)))
+        return ProgramCase(ProgramVariant(p), (q0, _store_layout()))
+    n1 = Node(Op.loadview, ACC32, (), C.ClampToEdge, 2, hasDimensions=False, permutation=(0, 1))
+    p = Program((n0, n1, Node(Op.add, ACC32, (0, 1)), Node(Op.store, ACC32, (2,), C.Undefined, 2)))
+    return ProgramCase(ProgramVariant(p), (q0, _view(n1), None, _store_layout()), seed=3)
+
+
+def test_hand_worked_decode_load_through_a_view() -> None:
+    """Without the view, element (r, c) would be block r's element c: (+1 if r even else -1) *
+    (c % 5 - 2) (test_hand_worked_decode_loads). The permutation (1, 0) swaps the view's
+    coordinates, so (r, c) decodes tensor coordinate (c, r): block c, element r, i.e.
+    (+1 if c even else -1) * (r % 5 - 2); the clip keeps rows 0-7, rows 8-15 stay zero."""
+    c = _decode_through_view()
+    assert c.layout_regions() == ({0: 0, 1: 0}, [136, 256])
+    initial = [_blocks()[:136], np.full(256, POISON, np.float32)]
+    r, col = np.arange(16)[:, None], np.arange(16)[None, :]
+    want = np.where(r < 8, np.where(col % 2 == 0, 1.0, -1.0) * (r % 5 - 2), 0.0)
+    out = expected_on(c, c.params(), initial)
+    assert out[0] is None and np.array_equal(out[1].reshape(16, 16), want)
+    assert ProgramCase.from_json(c.to_json()) == c
+    assert check_case(ReferenceBackend(), c).status.value == "Pass"
+
+
+def test_the_debug_rerun_names_a_broken_decode_load_through_a_view() -> None:
+    """program-view-permutation-dropped acts on a decode load through a view too (a view load):
+    with a second view in the shader its permutation is dropped, and the debug re-run names it."""
+    assert not killed("program-view-permutation-dropped", _decode_through_view())
+    c = _decode_through_view(second_view=True)
+    backend = MutantBackend("program-view-permutation-dropped")
+    run = debug_rerun(FAMILY, c, backend)
+    assert run.first is not None and run.first.index == 0 and run.first.label == "#0 loaddecodeview"
+    validate_spirv(compile_glsl(run.glsl, "decode-view.debug"))
+    assert debug_rerun(FAMILY, c, ReferenceBackend()).first is None
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(STEP, max_size=6), st.lists(STORE, min_size=1, max_size=3), st.integers(0, len(C) - 1),
+       st.integers(0, len(DECODE_ATTRS) - 1), st.integers(0, 8))
+def test_sampled_programs_with_a_decode_load_through_a_view_compile_and_validate(
+        steps: list[tuple[int, int, int]], stores: list[tuple[int, int]], mode: int, decode: int, view: int) -> None:
+    """Programs the strategy builds with a decode load through a view first (any clamp mode,
+    format, block shape and view type over its Dim), then drawn steps: the shader and its debug
+    variant compile and validate."""
+    attr = mode + len(C) * (decode + len(DECODE_ATTRS) * (DECODE_VIEW_EVERY * view + DECODE_VIEW_EVERY - 1))
+    p = build([(KINDS.index(Op.loaddecode), 0, len(TYPES) * attr + TYPES.index(ACC32)), *steps], stores)
+    assert p.nodes[0].op is Op.loaddecodeview
     for v in (ProgramVariant(p), ProgramVariant(p, debug=True)):
         validate_spirv(compile_glsl(v.glsl(), v.id))
