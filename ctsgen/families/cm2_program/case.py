@@ -11,8 +11,10 @@ scalar multiplies, and a data seed.
 A view load's or view store's parameters are a tensor-view case
 (:class:`TensorViewCase` of operation load / store: the layout, then the view's
 dimensions, strides and clip, in the tensor-view family's word format; a view
-store's is drawn race-free by that family's strategy); a decode load's a decode case (:class:`DecodeCase`: the
-layout with blockSize = the block shape, and the seed of its encoded blocks).
+store's is drawn race-free by that family's strategy); a decode load's a decode case
+(:class:`DecodeCase`: the layout with blockSize = the block shape, and the seed of its
+encoded blocks); a decode load through a view's both, over one layout
+(:class:`DecodeViewCase`).
 
 Bindings: one input buffer per component type that a load or view load reads,
 one uint32 buffer of encoded blocks if the program decodes, and one output

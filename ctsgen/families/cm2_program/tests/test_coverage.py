@@ -34,3 +34,16 @@ def test_view_and_decode_loads_show_in_the_pair_kind_and_format_tables() -> None
     assert kinds.counts[("loadview", 2)] == 1 and kinds.counts[("loaddecode", 1)] == 1
     assert kinds.counts[("store", 1)] == 1 and kinds.counts[("load", 1)] == 0
     assert decodes.counts[("q4_0", 2)] == 1 and sum(decodes.counts.values()) == 1
+
+
+def test_a_decode_load_through_a_view_is_a_source_of_its_own_kind() -> None:
+    """It produces (a row of the pair table, no column), has its own tensor-object row, and its
+    block format counts among the decode loads."""
+    C = ClampMode
+    p = Program((Node(Op.loaddecodeview, ACC32, (), C.Repeat, 2, hasDimensions=True, permutation=(1, 0),
+                      decoder="q6_k", blockShape=(1, 256)),
+                 Node(Op.storeview, ACC32, (0,), C.Constant, 2, hasDimensions=False, permutation=(1, 0))))
+    pairs, lengths, objects, seeds, kinds, decodes = tables([{"variant": {"program": p.to_json()}}])
+    assert pairs.counts[("loaddecodeview", "storeview")] == 1 and "loaddecodeview" not in pairs.cols
+    assert kinds.counts[("loaddecodeview", 1)] == 1 and kinds.counts[("storeview", 1)] == 1
+    assert decodes.counts[("q6_k", 2)] == 1
