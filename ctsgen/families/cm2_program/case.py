@@ -43,7 +43,7 @@ from ctsgen.families.cm2_program.oracle import Run, evaluate
 from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, W_C0, W_R0, W_S, WORDS, Node,
                                                  Op, Program, decode_variant, view_variant)
 from ctsgen.families.cm2_shared import requirements_for
-from ctsgen.families.decode.case import DecodeCase, DecodeVariant
+from ctsgen.families.decode.case import DecodeCase
 from ctsgen.families.decode.formats import FORMATS, encode_small_blocks
 from ctsgen.families.tensor_view import case as tv
 from ctsgen.families.tensor_view.case import TensorViewCase
@@ -161,18 +161,6 @@ class DecodeViewCase:
         if self.view.layout_case != self.decode.layout_case:
             raise ValueError("a decode load through a view has one layout: the view case's must be the decode case's")
 
-    @property
-    def shader(self) -> DecodeVariant:
-        return self.decode.shader
-
-    @property
-    def layout_case(self) -> TensorLayoutCase:
-        return self.decode.layout_case
-
-    @property
-    def seed(self) -> int:
-        return self.decode.seed
-
     def layout(self) -> TensorLayout:
         return self.decode.layout()
 
@@ -187,8 +175,11 @@ NodeParams = TensorLayoutCase | TensorViewCase | DecodeCase | DecodeViewCase | S
 #: The run-time parameter type of each tensor node kind.
 TENSOR_PARAMS = {Op.load: TensorLayoutCase, Op.store: TensorLayoutCase, Op.loadview: TensorViewCase,
                  Op.storeview: TensorViewCase, Op.loaddecode: DecodeCase, Op.loaddecodeview: DecodeViewCase}
-#: Parameters of the nodes that read encoded blocks.
-DECODING = (DecodeCase, DecodeViewCase)
+
+
+def decode_case_of(q: NodeParams) -> DecodeCase | None:
+    """The decode family's case of a node that reads encoded blocks (through a view or not)."""
+    return q.decode if isinstance(q, DecodeViewCase) else q if isinstance(q, DecodeCase) else None
 
 
 def input_values(component: ComponentType, n: int, seed: int) -> np.ndarray:
@@ -228,7 +219,8 @@ class ProgramCase:
         out = {}
         for i in self.shader.program.layout_nodes():
             q = self.nodes[i]
-            out[i] = q.shader.input_words(q.layout()) if isinstance(q, DECODING) else q.layout().extent()
+            d = decode_case_of(q)
+            out[i] = d.shader.input_words(d.layout()) if d is not None else q.layout().extent()
         return out
 
     def layout_regions(self) -> tuple[dict[int, int], list[int]]:
@@ -276,8 +268,8 @@ class ProgramCase:
         start, _ = self.layout_regions()
         out = np.zeros(size, np.uint32)
         for i in p.layout_nodes():
-            q = self.nodes[i]
-            if isinstance(q, DECODING):
+            q = decode_case_of(self.nodes[i])
+            if q is not None:
                 raw = encode_small_blocks(q.shader.format, q.layout().extent(), q.seed).ravel()
                 padded = np.zeros(4 * q.shader.input_words(q.layout()), np.uint8)
                 padded[:raw.size] = raw
@@ -355,7 +347,7 @@ class ProgramCase:
             out[f"layout v{i}"] = {"clampMode": t.clampMode.name, "layoutDimension": list(t.layoutDimension),
                                    "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
                                    "blockSize": list(t.blockSize)}
-            if isinstance(q, (TensorViewCase, *DECODING)):
+            if isinstance(q, (TensorViewCase, DecodeCase, DecodeViewCase)):
                 out[f"layout v{i}"].update({k: v for k, v in q.describe().items() if k != "layout"})
         return out
 
