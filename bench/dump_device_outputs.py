@@ -6,11 +6,12 @@ tell how a passing result was rounded. Fitting a device numeric model (issue
 for bit) needs every output element, so this runs each variant's cases in
 one dispatch per batch and saves, per case and buffer, what came back:
 
-    python bench/dump_device_outputs.py PACK OUT.npz [--backend vulkan] [--batch 64] [--timeout 120]
+    python bench/dump_device_outputs.py PACK OUT.npz [--backend vulkan] [--batch 64] [--timeout 120] [--keep D,result]
 
 OUT.npz maps ``"<case name>::<buffer name>"`` to the case's slice of that
 buffer after the dispatch; the pack holds the inputs and the oracle's
-expectations. A dispatch that fails (timeout, lost device) is reported and
+expectations. ``--keep`` names the buffers to save (the outputs a fit compares; its inputs
+it regenerates from the pack), all by default. A dispatch that fails (timeout, lost device) is reported and
 its cases are left out.
 """
 
@@ -37,7 +38,9 @@ def main() -> int:
     ap.add_argument("--backend", default="vulkan", choices=["vulkan", "reference"])
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--keep", default="", help="comma-separated buffer names to save (default: every buffer)")
     args = ap.parse_args()
+    keep = {k for k in args.keep.split(",") if k}
     pack = load_pack(args.pack)
     backend = open_backend(args.backend, isolation="none")
     profile = backend.profile()
@@ -63,6 +66,8 @@ def main() -> int:
                     continue
                 for i, case in enumerate(chunk):
                     for spec, arr in zip(variant.buffers, case_outputs(batch, results, i)):
+                        if keep and spec.name not in keep:
+                            continue
                         saved[f"{case.name}::{spec.name}"] = np.array(arr)
     finally:
         backend.close()
