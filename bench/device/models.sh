@@ -18,8 +18,10 @@ if [ "$BACKEND" = vulkan ]; then
 fi
 export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache PYTHONUNBUFFERED=1
 P=/tmp/models-packs; rm -rf "$P"; mkdir -p "$P/packs" "$P/dumps" "$P/results"
-S=$OUT/summary.md; T0=$SECONDS
+S=$OUT/summary.md; T0=$SECONDS; DEADLINE=${MODELS_DEADLINE:-480}  # seconds: the results are packed by then
 step() { echo "- $(printf '%4d' $((SECONDS - T0))) s: $*" | tee -a "$S"; }
+# a step's time limit: at most $1 seconds, and never past the deadline (at least 5)
+budget() { local left=$((DEADLINE - (SECONDS - T0))); echo $((left < $1 ? (left > 5 ? left : 5) : $1)); }
 {
     echo "# bench/device/models.sh: backend $BACKEND, $COUNT cases per family, seeds $SEED..$((SEED + 3))"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')"
@@ -34,19 +36,19 @@ FAMILIES="cm2-gemm:$SEED:D coopvec:$((SEED + 1)):output cm2-convert:$((SEED + 2)
 for spec in $FAMILIES; do
     IFS=: read -r f seed keep <<< "$spec"
     echo "== ctsgen generate --family $f --count $COUNT --seed $seed --jobs 16" >> "$OUT/generate.log"
-    timeout 240 python3 -m ctsgen generate --family "$f" --count "$COUNT" --seed "$seed" --out "$P/packs/$f" \
+    timeout $(budget 150) python3 -m ctsgen generate --family "$f" --count "$COUNT" --seed "$seed" --out "$P/packs/$f" \
         --jobs 16 >> "$OUT/generate.log" 2>&1
     step "generate $f (exit $?): $(grep -E '^wrote' "$OUT/generate.log" | tail -1)"
     echo "== dump_device_outputs $f --keep $keep" >> "$OUT/dump.log"
-    timeout 200 python3 bench/dump_device_outputs.py "$P/packs/$f" "$P/dumps/$f.npz" --backend "$BACKEND" \
+    timeout $(budget 150) python3 bench/dump_device_outputs.py "$P/packs/$f" "$P/dumps/$f.npz" --backend "$BACKEND" \
         --keep "$keep" --float-only >> "$OUT/dump.log" 2>&1
     step "dump $f (exit $?): $(tail -1 "$OUT/dump.log")"
     echo "== ctsgen run $f --numerics h100" >> "$OUT/run.log"
-    timeout 200 python3 -m ctsgen run "$P/packs/$f" --backend "$BACKEND" --numerics h100 \
+    timeout $(budget 120) python3 -m ctsgen run "$P/packs/$f" --backend "$BACKEND" --numerics h100 \
         --results "$P/results/run-$f.jsonl" >> "$OUT/run.log" 2>&1
     step "run $f --numerics h100 (exit $?; 1: a spec failure): $(python3 -c "$COUNT_STATUSES" "$P/results/run-$f.jsonl")"
     # the fit needs only the CPU: it runs beside the next family's device steps
-    (timeout 300 python3 bench/fit_numeric_model.py "$P/packs/$f" "$P/dumps/$f.npz" --show-misses 20 \
+    (timeout $(budget 300) python3 bench/fit_numeric_model.py "$P/packs/$f" "$P/dumps/$f.npz" --show-misses 20 \
         > "$P/fit-$f.md" 2>&1; echo "exit $?" >> "$P/fit-$f.md") &
 done
 wait

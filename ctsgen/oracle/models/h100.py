@@ -24,6 +24,10 @@ instructions, as pure vectorised numpy (issue 15, part 2).
   (:func:`ctsgen.oracle.numeric.accumulate_blocks_f16`).
 * **bfloat16 conversions** truncate (round toward zero), measured on the H100
   (docs/validation.md: cm2-convert's bfloat16 results).
+* **Not fitted yet** (a prior and its alternatives as knobs; bench/device/models.sh measures them,
+  docs/validation.md "The remaining models"): an fp16 accumulator's MMA step (cm2-gemm float16 ->
+  float16 and coopvec: :func:`f16_step`), coopvec's E4M3 / E5M2 paths (steps of
+  ``coopvec_block_fp8`` products), and cm2-reduce's float-sum order (:func:`reduce_sum`).
 
 Every knob a mutant turns is a field of :class:`H100Params`, so a mutated model is
 ``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py replays dumped device outputs
