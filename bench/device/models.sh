@@ -23,7 +23,7 @@ step() { echo "- $(printf '%4d' $((SECONDS - T0))) s: $*" | tee -a "$S"; }
 # a step's time limit: at most $1 seconds, and never past the deadline (at least 5)
 budget() { local left=$((DEADLINE - (SECONDS - T0))); echo $((left < $1 ? (left > 5 ? left : 5) : $1)); }
 {
-    echo "# bench/device/models.sh: backend $BACKEND, $COUNT cases per family, seeds $SEED..$((SEED + 3))"
+    echo "# bench/device/models.sh: backend $BACKEND, $COUNT cases per family, seeds $SEED..$((SEED + 3)), started $(date -u +%FT%TZ)"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')"
     if [ "$BACKEND" = vulkan ]; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi
     python3 -c "import hypothesis, numpy; print('hypothesis', hypothesis.__version__, 'numpy', numpy.__version__)"
@@ -55,5 +55,5 @@ wait
 for spec in $FAMILIES; do f=${spec%%:*}; echo "## $f"; cat "$P/fit-$f.md"; echo; done > "$OUT/fit.md"
 step "fits done ($(grep -c '^exit 0' "$OUT/fit.md") of 4 exit 0)"
 tar czf "$OUT/results.tgz" -C "$P" --exclude="*.npy" packs dumps results  # packs without their arrays: the fit rebuilds cases from case.json
-step "results.tgz: $(du -h "$OUT/results.tgz" | cut -f1)"
+step "results.tgz: $(du -h "$OUT/results.tgz" | cut -f1); ended $(date -u +%FT%TZ)"
 exit 0
