@@ -205,12 +205,11 @@ def _backend_of_results(results: Path | None) -> str:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+    from ctsgen.fuzz.workers import report_record, run_workers, write_report
     from ctsgen.repro import export_case, replay_command
     from ctsgen.runner.options import RunOptions
 
     if args.workers > 1:
-        from ctsgen.fuzz.workers import run_workers
-
         devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
 
@@ -253,6 +252,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
+        if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
+            write_report(args.worker_report, report_record(report.examples, report.cases, report.wall_s,
+                                                           report.times, len(report.failures)))
         if not report.failures:
             print("no failure found")
             return 0
@@ -480,6 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fuzzer processes sharing --database, each with its own seed (default: 1)")
     f.add_argument("--devices", type=device_list, help="with --workers: GPU indices, worker K uses device K mod their number")
     f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
+    f.add_argument("--worker-report", help=argparse.SUPPRESS)  # set by --workers for each worker process
     f.set_defaults(func=cmd_fuzz)
 
     ca = sub.add_parser("campaign", help="long fuzz campaigns over GPUs and hosts: start, resume, status, report")

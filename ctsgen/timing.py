@@ -18,6 +18,9 @@ Backends that measure their own pipeline, dispatch and read-back times
 (``Backend.stats``: ``pipeline_s``, ``prepare_s``, ``dispatch_s``,
 ``readback_s``) are split by :meth:`Breakdown.split_backend`; whatever a
 backend does not account for (process hops, buffer packing) is ``dispatch``.
+A pipeline built ahead (``Backend.prepare_soon``, counted in ``ahead_s``)
+ran while other stages did: only the part the caller still waited for is
+``pipeline``, and the rest is reported as overlapped, outside the stages.
 Times are wall-clock seconds from ``time.perf_counter``; stages measured in
 worker processes are summed (see :meth:`Breakdown.merge`), so with
 ``--jobs N`` the stage total can exceed the wall time.
@@ -39,6 +42,7 @@ class Breakdown:
     """Seconds per stage, summed over everything a command did."""
 
     seconds: dict[str, float] = field(default_factory=dict)
+    overlapped_s: float = 0.0  # pipeline builds that ran alongside other stages (prepare_soon)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -69,9 +73,15 @@ class Breakdown:
 
         pipeline = delta("pipeline_s") + delta("prepare_s")
         readback = delta("readback_s")
+        rest = max(0.0, backend_s - pipeline - readback)
+        ahead = delta("ahead_s")
+        if ahead:  # the caller waited at most what its dispatch's own time leaves for the build
+            waited = min(ahead, max(0.0, rest - delta("dispatch_s")))
+            pipeline, rest = pipeline + waited, rest - waited
+            self.overlapped_s += ahead - waited
         self.add("pipeline", pipeline)
         self.add("read-back", readback)
-        self.add("dispatch", max(0.0, backend_s - pipeline - readback))
+        self.add("dispatch", rest)
 
     @property
     def total_s(self) -> float:
@@ -81,10 +91,11 @@ class Breakdown:
         """Stage -> seconds, in stage order, only the stages that took time."""
         return {s: round(self.seconds[s], 6) for s in STAGES if self.seconds.get(s)}
 
-    def summary(self, wall_s: float | None = None, cases: int | None = None) -> str:
+    def summary(self, wall_s: float | None = None, cases: int | None = None,
+                title: str = "where the time went") -> str:
         """One line per stage: seconds, share of the measured total, and per-case milliseconds."""
         total = self.total_s
-        head = "where the time went"
+        head = title
         if wall_s is not None:
             head += f" ({wall_s:.2f} s wall"
             head += f", {total:.2f} s in stages)" if abs(total - wall_s) > 0.01 else ")"
@@ -99,4 +110,7 @@ class Breakdown:
         if wall_s and total < wall_s:
             other = wall_s - total
             lines.append(f"  {'(other)':<12} {other:8.3f} s  (outside the stages: bookkeeping, progress, I/O)")
+        if self.overlapped_s:
+            lines.append(f"  {'(ahead)':<12} {self.overlapped_s:8.3f} s  (pipelines built while other stages ran; "
+                         "not in the stages)")
         return "\n".join(lines)

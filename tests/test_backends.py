@@ -44,12 +44,16 @@ class Preparing(Minimal):
         self.prepared += [v.id for v in variants]
         self.stats["prepared"] += len(variants)
 
+    def prepare_soon(self, variants) -> None:
+        self.prepared += [f"soon:{v.id}" for v in variants]
+
 
 def test_a_backend_with_only_the_required_members_gets_the_protocol_defaults() -> None:
     inner = Minimal()
     b = as_backend(inner)
     assert isinstance(b, Backend) and b.name == "minimal"
     assert b.prepare([SimpleNamespace(id="v")]) is None and dict(b.stats) == {}
+    assert b.prepare_soon([SimpleNamespace(id="v")]) is None
     b.close()
     assert inner.closed
     assert b._ref is inner._ref  # every other attribute is the backend's own
@@ -59,7 +63,26 @@ def test_a_backends_own_prepare_and_stats_are_the_ones_used() -> None:
     inner = Preparing()
     b = as_backend(inner)
     b.prepare([SimpleNamespace(id="v1"), SimpleNamespace(id="v2")])
-    assert inner.prepared == ["v1", "v2"] and b.stats == {"prepared": 2}
+    b.prepare_soon([SimpleNamespace(id="v3")])
+    assert inner.prepared == ["v1", "v2", "soon:v3"] and b.stats == {"prepared": 2}
+
+
+def test_a_backend_with_some_optional_members_keeps_them_and_gets_the_rest() -> None:
+    """A backend written before prepare_soon existed (prepare and stats only) still works:
+    its own prepare is used and prepare_soon is the protocol's no-op."""
+    class Older(Minimal):
+        def __init__(self) -> None:
+            super().__init__()
+            self.prepared: list[str] = []
+
+        def prepare(self, variants) -> None:
+            self.prepared += [v.id for v in variants]
+
+    inner = Older()
+    b = as_backend(inner)
+    b.prepare_soon([SimpleNamespace(id="v0")])
+    b.prepare([SimpleNamespace(id="v1")])
+    assert inner.prepared == ["v1"]
 
 
 def test_a_backend_deriving_from_the_protocol_is_used_as_it_is() -> None:

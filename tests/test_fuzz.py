@@ -207,3 +207,27 @@ def test_a_failure_that_does_not_recur_is_reported_not_raised() -> None:
     reports the failure it saw (an H100 session crashed on this after a one-off timeout)."""
     report = Fuzzer(_FailsOnce(), FuzzOptions(max_examples=40, database=None, shrink_time_s=5)).run()
     assert report.case is not None and report.result.status.value == "Fail"
+
+
+def test_workers_end_with_their_totals_and_a_signal_ends_every_worker_with_its_report(tmp_path: Path) -> None:
+    """``--workers`` prints the workers' cases summed (each worker's own line adds up to it), and a
+    SIGTERM to the parent reaches every worker once: each ends like an interrupted fuzz, with its
+    report, instead of being orphaned to run out its ``--time``."""
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = [sys.executable, "-m", "ctsgen", "fuzz", "--workers", "2", "--family", "cm2-reduce", "--time", "120",
+            "--database", "none", "--repro-dir", str(tmp_path / "repros")]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    time.sleep(8)
+    began = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert time.monotonic() - began < 30, out
+    each = [int(n) for n in re.findall(r"\[worker \d\] fuzzed reference .*?: \d+ examples, (\d+) cases", out)]
+    total = re.search(r"^2 workers together: \d+ examples, (\d+) cases in", out, re.M)
+    assert len(each) == 2 and total is not None, out
+    assert int(total.group(1)) == sum(each) > 0

@@ -203,3 +203,68 @@ def test_a_request_abandoned_mid_wait_does_not_hand_its_answer_to_the_next(pack1
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         backend.close()
+
+
+def _drawn_batch(n: int):
+    """``n`` tensor-layout cases of one variant, its ShaderVariant (the reference backend needs no
+    SPIR-V) and each case's data."""
+    from ctsgen.backends.base import ShaderVariant
+
+    family = get_family("tensor-layout")
+    m = next(mt for mt in default_profile().matrix_types() if mt.rows * mt.cols == 256)
+    v = LayoutVariant(Operation.load, 2, ClampMode.Repeat, m)
+    cases = list({c.name(): c for c in draw_examples(family.cases_for(v, StrategyOptions()), 3 * n, 5)}.values())[:n]
+    sv = ShaderVariant(id=v.id, spirv=b"", local_size_x=v.local_size_x, buffers=v.buffers(),
+                       family=family.name, signature=v.to_json())
+    return sv, cases, [c.data() for c in cases]
+
+
+def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_overlapped() -> None:
+    """prepare_soon returns at once; a 1.5 s build overlaps the caller's 1.5 s of its own work, so the
+    dispatch that follows waits for little of it, and the breakdown counts the build as overlapped,
+    not as pipeline time. Without it the dispatch waits for the whole build."""
+    from ctsgen.runner.execute import execute_cases
+    from ctsgen.timing import Breakdown
+
+    sv, cases, datas = _drawn_batch(4)
+    backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=1.5), build_timeout_s=10.0)
+    try:
+        t0 = time.perf_counter()
+        backend.prepare_soon([sv])
+        assert time.perf_counter() - t0 < 0.5
+        time.sleep(1.5)  # the caller's own work: drawing, data and oracle
+        times = Breakdown()
+        t0 = time.perf_counter()
+        results = execute_cases(backend, sv, cases, datas, 5.0, times=times)
+        waited = time.perf_counter() - t0
+        assert {r.status for r in results} == {Status.Pass}
+        assert waited < 1.0 and times.overlapped_s > 0.5 and times.seconds.get("pipeline", 0.0) < 1.0
+    finally:
+        backend.close()
+    cold = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=1.5), build_timeout_s=10.0)
+    try:
+        t0 = time.perf_counter()
+        execute_cases(cold, sv, cases, datas, 5.0)
+        assert time.perf_counter() - t0 >= 1.5
+    finally:
+        cold.close()
+
+
+def test_a_build_started_soon_that_overruns_its_bound_is_a_build_timeout_of_that_variant() -> None:
+    """The build bound, not the dispatch bound, covers a prepare_soon build: the dispatch that waits
+    for it raises BuildTimeout naming the variant (a slow driver compile is not a hang)."""
+    from ctsgen.backends.base import BuildTimeout
+    from ctsgen.runner.execute import execute_cases
+
+    sv, cases, datas = _drawn_batch(2)
+    backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=30.0), build_timeout_s=1.0)
+    try:
+        backend.prepare_soon([sv])
+        results = execute_cases(backend, sv, cases, datas, 60.0)
+        assert {r.status for r in results} == {Status.BuildTimeout}
+        assert sv.id in results[0].detail
+        t0 = time.perf_counter()
+        backend.prepare_soon([sv])  # a fresh worker builds again; closing does not wait for it
+    finally:
+        backend.close()
+    assert time.perf_counter() - t0 < 10.0

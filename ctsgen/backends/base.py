@@ -150,8 +150,8 @@ class Backend(Protocol):
     """What the runner needs from a backend.
 
     ``name``, :meth:`profile`, :meth:`run` and :meth:`close` are required.
-    :meth:`prepare` and :attr:`stats` have defaults (nothing to build ahead,
-    no counters): a backend class that derives from ``Backend`` inherits
+    :meth:`prepare`, :meth:`prepare_soon` and :attr:`stats` have defaults
+    (nothing to build ahead, no counters): a backend class that derives from ``Backend`` inherits
     them, and :func:`as_backend` gives them to one that only has the required
     members, so callers use them without probing.
     """
@@ -183,6 +183,13 @@ class Backend(Protocol):
         dispatch then says what is wrong with it."""
         return None
 
+    def prepare_soon(self, variants: Sequence[ShaderVariant]) -> None:
+        """Start building the pipelines of ``variants`` and return at once; a later :meth:`run`
+        waits for them. A backend that does its device work elsewhere (a supervised worker
+        process) builds while its caller computes the data, so the build is off the critical
+        path. By default nothing starts: each pipeline is built at its first :meth:`run`."""
+        return None
+
 
 class _Completed(Backend):
     """A backend with only the required members, completed with :class:`Backend`'s defaults
@@ -191,7 +198,7 @@ class _Completed(Backend):
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.name = inner.name
-        self._has = {m for m in ("prepare", "stats") if hasattr(inner, m)}
+        self._has = {m for m in ("prepare", "prepare_soon", "stats") if hasattr(inner, m)}
 
     def profile(self) -> DeviceProfile:
         return self.inner.profile()
@@ -205,6 +212,10 @@ class _Completed(Backend):
     def prepare(self, variants: Sequence[ShaderVariant]) -> None:
         if "prepare" in self._has:
             self.inner.prepare(variants)
+
+    def prepare_soon(self, variants: Sequence[ShaderVariant]) -> None:
+        if "prepare_soon" in self._has:
+            self.inner.prepare_soon(variants)
 
     @property  # type: ignore[override]
     def stats(self) -> Mapping[str, float]:

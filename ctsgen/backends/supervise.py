@@ -45,7 +45,13 @@ BUILD_TIMEOUT_S = 300.0
 
 
 def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
-    """The worker: build the backend, then answer requests until told to close."""
+    """The worker: build the backend, then answer requests until told to close.
+
+    A ``prepare_soon`` request gets no answer: the worker says when the build starts and
+    when it has ended (``("phase", "build")``, ``("phase", "built")``), and the supervisor
+    reads those while it waits for its next request's answer, which bounds the build by
+    ``build_timeout_s`` as a dispatch's own build is bounded. Its seconds are counted as
+    ``ahead_s``, not ``prepare_s``: they overlapped the supervisor's own work."""
     try:
         backend = as_backend(factory())
         conn.send(("ok", backend.profile()))
@@ -53,6 +59,15 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
         conn.send(("error", type(exc).__name__, str(exc)))
         return
     built: set[str] = set()  # variants whose pipeline this worker has built (or tried to)
+    ahead = {"ahead_s": 0.0}  # seconds of prepare_soon builds, within the backend's prepare_s
+
+    def stats() -> dict[str, float]:
+        out = dict(backend.stats)
+        if ahead["ahead_s"]:
+            out["prepare_s"] = out.get("prepare_s", 0.0) - ahead["ahead_s"]
+            out.update(ahead)
+        return out
+
     while True:
         try:
             request = conn.recv()
@@ -68,13 +83,22 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
                     built.add(variant.id)
                     conn.send(("phase", "dispatch"))
                 outputs = backend.run(request[1], request[2])
-                conn.send(("ok", (outputs, dict(backend.stats))))
+                conn.send(("ok", (outputs, stats())))
+            elif op == "prepare_soon":
+                todo = [v for v in request[1] if v.id not in built]
+                if todo:
+                    conn.send(("phase", "build"))
+                    t0 = time.perf_counter()
+                    backend.prepare(todo)
+                    ahead["ahead_s"] += time.perf_counter() - t0
+                    built.update(v.id for v in todo)
+                    conn.send(("phase", "built"))
             elif op == "prepare":
                 backend.prepare(request[1])
                 built.update(v.id for v in request[1])
-                conn.send(("ok", dict(backend.stats)))
+                conn.send(("ok", stats()))
             elif op == "stats":
-                conn.send(("ok", dict(backend.stats)))
+                conn.send(("ok", stats()))
             elif op == "close":
                 backend.close()
                 conn.send(("ok", None))
@@ -108,6 +132,9 @@ class SupervisedBackend(Backend):
         #: a request was sent and its answer not yet read: an exception that abandons the wait (SIGTERM
         #: or Ctrl-C raised inside it) leaves that answer in the pipe, where the next request would read it
         self._awaiting = False
+        #: a prepare_soon build may still be running: closing then stops the worker instead of
+        #: waiting (up to build_timeout_s) for a build nobody needs
+        self._building_soon = False
         self._start()
 
     # -- worker lifecycle ------------------------------------------------
@@ -151,7 +178,8 @@ class SupervisedBackend(Backend):
         A worker about to build a pipeline says so (``("phase", "build")``): the build
         then has its own bound, ``build_timeout_s``, and exceeding it raises
         :class:`BuildTimeout` naming ``variant_id``; the ``wait_s`` bound restarts
-        when the worker says the dispatch begins."""
+        when the worker says the dispatch begins (``"dispatch"``) or that a build
+        started by :meth:`prepare_soon` has ended (``"built"``)."""
         assert self._conn is not None
         start = phase_start = time.monotonic()
         waited: float | None = None  # how long this request waited for its answer
@@ -160,6 +188,7 @@ class SupervisedBackend(Backend):
             if message is not None:
                 self._conn.send(message)
             self._awaiting = True
+            self._building_soon = False  # this request's answer comes after any build started before it
             while True:
                 ready = self._conn.poll(max(0.0, phase_start + bound - time.monotonic()))
                 if not ready:
@@ -214,6 +243,17 @@ class SupervisedBackend(Backend):
                                        self.build_timeout_s + PREPARE_S_PER_VARIANT * len(variants),
                                        "preparing pipelines"))
 
+    def prepare_soon(self, variants: Sequence[ShaderVariant]) -> None:
+        """Ask the worker to build ``variants`` and return at once (see :func:`_serve`): the
+        build runs while the caller computes its data; the next request's wait covers it."""
+        self._ensure()
+        assert self._conn is not None
+        try:
+            self._conn.send(("prepare_soon", list(variants)))
+        except (BrokenPipeError, OSError):
+            return  # the worker is gone: the next request finds out and says how
+        self._building_soon = True
+
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         self._ensure()
         outputs, stats = self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
@@ -237,7 +277,8 @@ class SupervisedBackend(Backend):
         return total
 
     def close(self) -> None:
-        if self._proc is not None and not self._awaiting:  # else the worker is mid-request: just stop it
+        if self._proc is not None and not self._awaiting and not self._building_soon:
+            # else the worker is mid-request or mid-build: just stop it
             try:
                 self._fold_stats(self._request(("stats",), 10.0, "reading stats"))
                 self._request(("close",), 30.0, "closing the backend")

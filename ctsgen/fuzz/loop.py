@@ -133,6 +133,7 @@ class Fuzzer:
             [get_family(f) for f in options.families], self.profile, self.backend.name)
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
+        self._built_soon: set[str] = set()  # variants whose pipeline the backend was asked to build ahead
         self._check_ended: float | None = None  # perf_counter when the last check ended
 
     # -- strategies ------------------------------------------------------
@@ -189,6 +190,9 @@ class Fuzzer:
         cases = list({c.name(): c for c in drawn}.values())  # an identical case is judged once
         sv = self.shader(variant, cases[0].family)
         assume(self.profile.unsupported_reason(sv.requirements) is None)
+        if sv.id not in self._built_soon:  # its pipeline builds while the data and oracle are computed
+            self._built_soon.add(sv.id)
+            self.backend.prepare_soon([sv])
         self.report.examples += 1
         times = self.report.times
         with times.stage("data+oracle"):
