@@ -42,6 +42,8 @@ CANDIDATES: dict[str, tuple[H100Params, tuple[str, ...]]] = {
     "f16-fused-rne": (replace(H100, f16_acc="fused"), ("cm2-gemm", "coopvec")),
     "f16-fused-rtz": (replace(H100, f16_acc="fused", f16_rounding="rtz"), ("cm2-gemm", "coopvec")),
     "f16-fused-rtz-rne": (replace(H100, f16_acc="fused", f16_rounding="rtz-rne"), ("cm2-gemm", "coopvec")),
+    "f16-k-step-8": (replace(H100, f16_acc_k_step=8), ("cm2-gemm",)),
+    "f16-k-step-32": (replace(H100, f16_acc_k_step=32), ("cm2-gemm",)),
     "coopvec-block-32": (replace(H100, coopvec_block=32), ("coopvec",)),
     "coopvec-reversed": (replace(H100, coopvec_reverse=True), ("coopvec",)),
     "fp8-block-16": (replace(H100, coopvec_block_fp8=16), ("coopvec",)),

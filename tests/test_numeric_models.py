@@ -311,8 +311,9 @@ def _spec_and_model_verdicts(family: str, mutant: h100.H100Params, count: int, s
     ("cm2-reduce", replace(h100.H100, reduce_order="sequential")),   # a changed reduction order
     ("cm2-reduce", replace(h100.H100, reduce_order="pairwise")),
     ("cm2-gemm", replace(h100.H100, f16_acc="fused", f16_rounding="rtz")),  # fp16 accumulation toward zero
+    ("cm2-gemm", replace(h100.H100, f16_acc_k_step=32)),            # fp16 rounding every 32 products, not 16
     ("coopvec", replace(h100.H100, coopvec_block_fp8=16)),           # an fp8 step of 16 products, not 32
-], ids=["reduce-sequential", "reduce-pairwise", "gemm-f16-rtz", "coopvec-fp8-block-16"])
+], ids=["reduce-sequential", "reduce-pairwise", "gemm-f16-rtz", "gemm-f16-k-step-32", "coopvec-fp8-block-16"])
 def test_new_mutants_survive_the_spec_tolerance_and_die_under_the_model(family: str, mutant: h100.H100Params
                                                                          ) -> None:
     """The candidates the device run chooses between (bench/device/models.sh) are mutants of each

@@ -65,6 +65,8 @@ class H100Params:
                                    # step, the exact sum rounded to fp16 by ``f16_rounding``)
     f16_rounding: str = "rne"      # a fused fp16 step's rounding: "rne", "rtz", or "rtz-rne" (toward zero
                                    # to fp32, then to nearest fp16: a float32 MMA converted)
+    f16_acc_k_step: int = 16       # products per step into cm2-gemm's fp16 accumulator (8: an m16n8k8 MMA;
+                                   # 32: a whole TILE_K-32 coopMatMulAdd before the rounding)
     coopvec_block_fp8: int = 32    # products per step of coopvec's E4M3 / E5M2 paths (an fp8 MMA's K)
     reduce_order: str = "halving"  # cm2-reduce float sums: "halving" (x_i + x_(i+n/2), recursively: a
                                    # shuffle-xor tree), "pairwise" (adjacent pairs), "sequential", "exact"
@@ -158,7 +160,7 @@ def gemm(a: np.ndarray, b: np.ndarray, a_type: ComponentType, params: H100Params
     if params.mma_alignment not in ALIGNMENTS:
         raise ValueError(f"H100Params.mma_alignment {params.mma_alignment!r} -> use one of {', '.join(ALIGNMENTS)}")
     af, bf = a.astype(np.float64), b.astype(np.float64)
-    k_step = K_STEP.get(a_type, K_STEP_FP8)
+    k_step = params.f16_acc_k_step if c_type is ComponentType.float16 else K_STEP.get(a_type, K_STEP_FP8)
     frac = params.frac_bits if a_type in K_STEP else params.frac_bits_fp8
     prods = af[:, None, :] * bf.T[None, :, :]  # M x N x K, exact
     exps = None
