@@ -6,14 +6,15 @@ tell how a passing result was rounded. Fitting a device numeric model (issue
 for bit) needs every output element, so this runs each variant's cases in
 one dispatch per batch and saves, per case and buffer, what came back:
 
-    python bench/dump_device_outputs.py PACK OUT.npz [--backend vulkan] [--batch 64] [--timeout 120] [--keep D,result] [--float-only]
+    python bench/dump_device_outputs.py PACK OUT.npz [--backend vulkan] [--batch 64] [--timeout 120]
+        [--keep D,result] [--float-only]
 
 OUT.npz maps ``"<case name>::<buffer name>"`` to the case's slice of that
 buffer after the dispatch; the pack holds the inputs and the oracle's
 expectations. ``--keep`` names the buffers to save (the outputs a fit compares; its inputs
 it regenerates from the pack), all by default; ``--float-only`` runs and saves only the
-variants with a float buffer among them (what a numeric model predicts). A dispatch that fails (timeout, lost device) is reported and
-its cases are left out.
+variants with a float buffer among them (what a numeric model predicts). A dispatch that
+fails (timeout, lost device) is reported and its cases are left out.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--keep", default="", help="comma-separated buffer names to save (default: every buffer)")
     ap.add_argument("--float-only", action="store_true",
-                    help="run and save only the variants with a float buffer among those kept (what a numeric model predicts)")
+                    help="run and save only the variants with a float buffer among those kept "
+                         "(what a numeric model predicts)")
     args = ap.parse_args()
     keep = {k for k in args.keep.split(",") if k}
     pack = load_pack(args.pack)

@@ -127,7 +127,8 @@ def main() -> int:
         return 1
     for family in sorted({f for f, _ in totals}):
         names = [n for n, (_, fams) in CANDIDATES.items() if family in fams]
-        print(f"\n{family}: share of float elements predicted bit for bit; best = the candidates with the highest share\n")
+        print(f"\n{family}: share of float elements predicted bit for bit; "
+              "best = the candidates with the highest share\n")
         print("| types | elements | " + " | ".join(names) + " | best |")
         print("|---|---:|" + "---:|" * len(names) + "---|")
         for key in sorted(k for k in totals if k[0] == family):

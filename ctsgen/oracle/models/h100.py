@@ -124,9 +124,9 @@ def mma_step(products: np.ndarray, acc: np.ndarray, frac_bits: int, rounding: st
     them); None aligns each product by its binade floor(log2 |product|). With E the largest
     alignment exponent of the products and the accumulator (fp32's own binade), every term,
     the accumulator included, is truncated toward zero to a multiple of 2^(E - frac_bits); the
-    exact sum is rounded to ``acc_type`` (:func:`round_to`). Exact in float64: a product's significand is below 4, so a
-    truncated term is an integer below 2^(frac_bits + 2) times that power of two, and k + 1 <= 33
-    of them sum below 2^(frac_bits + 8) <= 2^33 of it."""
+    exact sum is rounded to ``acc_type`` (:func:`round_to`). Exact in float64: a product's
+    significand is below 4, so a truncated term is an integer below 2^(frac_bits + 2) times that
+    power of two, and k + 1 <= 33 of them sum below 2^(frac_bits + 8) <= 2^33 of it."""
     if exponents is None:
         exponents = exponents_of(products, ZERO_EXPONENT + 1)
     exponents = np.where(products != 0, exponents, ZERO_EXPONENT)
@@ -189,8 +189,8 @@ def gemm_epilogue(r: np.ndarray, c: np.ndarray, alpha: float, beta: float,
 def coopvec_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, params: H100Params = H100,
                 fp8: np.dtype | None = None) -> np.ndarray:
     """fp16-result MatMul / MatMulAdd (invocations x M, float64 values of fp16): ``x`` and ``w`` are
-    fp16 values, or values of the 8-bit float type ``fp8`` (ml_dtypes' E4M3 / E5M2; steps of ``coopvec_block_fp8`` products, 13
-    fractional bits when fused). The accumulator starts at the bias; each step is
+    fp16 values, or values of the 8-bit float type ``fp8`` (ml_dtypes' E4M3 / E5M2; steps of
+    ``coopvec_block_fp8`` products, 13 fractional bits when fused). The accumulator starts at the bias; each step is
     :func:`f16_step` (blocks in reverse K order with ``coopvec_reverse``, a mutant)."""
     block = params.coopvec_block if fp8 is None else params.coopvec_block_fp8
     n_blocks = -(-w.shape[-1] // block)
