@@ -31,7 +31,7 @@ from naive_loop import naive_loop  # noqa: E402
 
 from ctsgen.device.profile import drawing_profile  # noqa: E402
 from ctsgen.families import families, get_family  # noqa: E402
-from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, runnable_families  # noqa: E402
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch, runnable_families  # noqa: E402
 from ctsgen.timing import STAGES  # noqa: E402
 
 
@@ -50,6 +50,7 @@ def measure_family(backend_name: str, family: str, seconds: float, seed: int, ma
         n_naive, wall_naive, _ = naive_loop(backend, family, seconds, seed)
         report = Fuzzer(backend, FuzzOptions(families=(family,), max_examples=10**9, time_s=seconds,
                                              seed=seed, max_batch=max_batch, database=None,
+                                             min_batch=default_min_batch(backend_name),
                                              shrink_time_s=5.0)).run()
     finally:
         backend.close()

@@ -204,7 +204,7 @@ def _backend_of_results(results: Path | None) -> str:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
-    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
     from ctsgen.fuzz.workers import report_record, run_workers, write_report
     from ctsgen.repro import export_case, replay_command
     from ctsgen.runner.options import RunOptions
@@ -215,6 +215,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
                           time_s=args.time, seed=args.seed, max_batch=args.max_batch,
+                          min_batch=args.min_batch or default_min_batch(args.backend),
                           database=None if args.database == "none" else args.database,
                           expect_deviations=tuple(args.expect_deviation or ()),
                           include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
@@ -467,6 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
     f.add_argument("--max-batch", type=positive_int, default=256,
                    help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)")
+    f.add_argument("--min-batch", type=positive_int,
+                   help="cases an example of more than one carries at least, so that each shader's pipeline "
+                        "build serves many (default: 1 on the reference backend and mutants, 128 elsewhere)")
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     f.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])

@@ -231,3 +231,39 @@ def test_workers_end_with_their_totals_and_a_signal_ends_every_worker_with_its_r
     total = re.search(r"^2 workers together: \d+ examples, (\d+) cases in", out, re.M)
     assert len(each) == 2 and total is not None, out
     assert int(total.group(1)) == sum(each) > 0
+
+
+def test_a_batch_floor_makes_every_batch_of_more_than_one_that_large_within_each_familys_cap() -> None:
+    """--min-batch M: an example is one case (Hypothesis's probes, and where shrinking ends) or
+    M..max_batch cases; a program family's floor stops at its cap (Hypothesis's choice budget)."""
+    from ctsgen.families import get_family
+
+    sizes: list[int] = []
+    seen = [0]
+
+    def progress(report) -> None:
+        sizes.append(report.cases - seen[0])
+        seen[0] = report.cases
+
+    cap = get_family("cm2-program").min_batch_cap
+    assert cap is not None and cap < 100
+    for family, least in (("tensor-layout", 100), ("cm2-program", cap)):
+        sizes.clear()
+        seen[0] = 0
+        Fuzzer(ReferenceBackend(), FuzzOptions(families=(family,), max_examples=12, seed=4, database=None,
+                                               min_batch=100, max_batch=150), progress=progress).run()
+        # identical cases of a batch are judged once, so a batch may count a few fewer
+        assert all(s == 1 or 0.9 * least <= s <= 150 for s in sizes), (family, sizes)
+        assert max(sizes) >= least * 0.9, (family, sizes)
+
+
+def test_with_a_batch_floor_a_mutant_is_still_found_and_its_case_fails_alone() -> None:
+    from ctsgen.testing import check_case
+
+    backend = SupervisedBackend(functools.partial(MutantBackend, "set-stride-ignored"), name="mutant:set-stride-ignored")
+    try:
+        report = Fuzzer(backend, FuzzOptions(max_examples=200, seed=0, database=None, min_batch=64)).run()
+        assert report.case is not None
+        assert check_case(backend, report.case).status.is_failure
+    finally:
+        backend.close()

@@ -254,6 +254,11 @@ class FamilySpec:
     #: them, so ``ctsgen fuzz`` and campaigns leave the family out and say why instead of drawing
     #: and compiling cases the device can only reject. Every variant's ``requirements()`` includes it.
     needs: Requirements = Requirements()
+    #: The most cases a fuzz example of this family is made to carry (``FuzzOptions.min_batch``),
+    #: or None (no limit). Hypothesis gives an example 8,192 choices and throws away a batch
+    #: that needs more after drawing it, so a family whose case takes many choices (a program:
+    #: a layout per node) keeps its batch floor below that budget.
+    min_batch_cap: int | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

@@ -59,12 +59,24 @@ class FuzzOptions:
     time_s: float | None = None  # keep drawing fresh examples until this many seconds have passed
     seed: int = 0
     max_batch: int = 256
+    min_batch: int = 1  # cases an example has at least once it has more than one (see _case_batch)
     database: str | ExampleDatabase | None = ".ctsgen/fuzz-db"  # a spec for open_database, or an open one
     expect_deviations: tuple[str, ...] = ()
     include_hazardous: bool = False
     shrink_time_s: float = 120.0  # after the first failure, stop shrinking after this long
     keep_going: bool = False  # after a failure, record it and fuzz on (with --time) in fresh rounds
     run: RunOptions = field(default_factory=RunOptions)
+
+
+#: ``--min-batch`` on a backend that builds a pipeline per variant (see :func:`_case_batch`): with
+#: ~170 cases an example the H100's builds (median 14-180 ms a variant) cost ~1 ms a case or less.
+DEVICE_MIN_BATCH = 128
+
+
+def default_min_batch(backend: str) -> int:
+    """``--min-batch`` when not given: 1 on the reference backend and its mutants, whose "pipeline"
+    costs nothing (many small batches there mean more variants a second), else DEVICE_MIN_BATCH."""
+    return 1 if backend == "reference" or backend.startswith("mutant:") else DEVICE_MIN_BATCH
 
 
 @dataclass
@@ -139,13 +151,15 @@ class Fuzzer:
     # -- strategies ------------------------------------------------------
     def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
         """A family, a variant of it, then 1..max_batch cases of that variant (see the module docstring)."""
-        opts, max_batch = self.strategy_options, self.options.max_batch
+        opts = self.strategy_options
+        most = self.options.max_batch
+        least = {f.name: min(self.options.min_batch, most, f.min_batch_cap or most) for f in self.families}
 
         @st.composite
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
-            (cases,) = draw(_case_batch(fam.cases_for(v, opts), max_batch))  # a list of one batch
+            (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most))  # a list of one batch
             return v, cases
 
         return batch()
@@ -308,9 +322,17 @@ _MORE = st.integers(0, 255)
 ISOLATION_TRIES = 4
 
 
-def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStrategy[list[list[Case]]]:
-    """1..max_batch cases, drawn as the one element of a unique list: a "more than one?" choice
-    (:data:`_MORE` not 0), the first case, then units of one more case and its own "another?".
+def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int
+                ) -> st.SearchStrategy[list[list[Case]]]:
+    """1 or min_batch..max_batch cases, drawn as the one element of a unique list: a "more than
+    one?" choice (:data:`_MORE` not 0), the first case, then units of one more case and its own
+    "another?", which ends the batch only once it has ``min_batch`` cases.
+
+    ``min_batch`` is for backends where each compiled variant costs a pipeline build (a GPU
+    driver: a median of 14-180 ms and up to 13 s per variant on the H100,
+    bench/results/fuzz-rate-h100): about 45 cases a variant leave such a fuzzer waiting for
+    builds (73% of 16 H100 workers' time); hundreds amortise them. The shrinker still ends
+    a batch at one case (the first choice at 0) and deletes units, down to ``min_batch``.
 
     Hypothesis's generator follows each new example with up to six mutations that copy a span
     over another span of the same label, except inside a unique collection. Without the
@@ -330,21 +352,22 @@ def _case_batch(cases: st.SearchStrategy[Case], max_batch: int) -> st.SearchStra
     is one case of a new variant, as without the wrapper. The shrinker ends a batch by setting
     that first choice to 0."""
     # no .map: Hypothesis prints a lambda's call
-    return st.lists(_batch_run(cases, max_batch), min_size=1, max_size=1, unique_by=len)
+    return st.lists(_batch_run(cases, min_batch, max_batch), min_size=1, max_size=1, unique_by=len)
 
 
 # Module-level composites, called with arguments: ``@st.composite`` on a function defined per
 # example reads that function's source each time (about 1 ms an example, bench/throughput.py).
 @st.composite
-def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], max_batch: int) -> list[Case]:
+def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, max_batch: int) -> list[Case]:
     """The batch of :func:`_case_batch`: a "more than one?" choice, the first case, then units of
-    :func:`_one_more` up to ``max_batch`` cases."""
+    :func:`_one_more` up to ``max_batch`` cases, whose "another?" counts from ``min_batch`` cases on."""
     then = _one_more(cases)
     go_on = draw(_MORE) != 0
     drawn = [draw(cases)]
     while go_on and len(drawn) < max_batch:
-        c, go_on = draw(then)
+        c, another = draw(then)
         drawn.append(c)
+        go_on = another or len(drawn) < min_batch
     return drawn
 
 
