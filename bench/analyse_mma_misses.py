@@ -2,7 +2,8 @@
 
     python bench/analyse_mma_misses.py PACK OUT.npz [--types float16_to_float32] [--show 3]
 
-Reads every float-accumulator cm2-gemm case of PACK whose buffers OUT.npz holds (written by
+Reads every float-accumulator cm2-gemm case of PACK whose buffers OUT.npz holds (A, B, C from
+the npz where it has them, else regenerated from the case's seed; written by
 bench/dump_device_outputs.py; keys ``<case name>::<buffer>``), recomputes the device's D tile
 from the *dumped* A, B and C under a grid of MMA-step hypotheses and prints, per hypothesis, the
 share of D elements reproduced bit for bit. Then, for the first hypothesis, the misses are
@@ -225,9 +226,12 @@ def load_tiles(pack_dir: Path, npz: Path, types: set[str]) -> tuple[list[Tile], 
         v = mc.shader
         M, N, K = mc.dims()
         get = lambda n, dt, size: np.asarray(dumped[f"{case.name}::{n}"]).view(dt).ravel()[:size]  # noqa: E731
-        a = get("A", v.a_type.dtype, M * K).astype(np.float64).reshape(M, K)
-        b = get("B", v.a_type.dtype, K * N).astype(np.float64).reshape(K, N)
-        c = get("C", np.float32, M * N).astype(np.float64).reshape(M, N)
+        if f"{case.name}::A" in dumped:
+            inputs = get("A", v.a_type.dtype, M * K), get("B", v.a_type.dtype, K * N), get("C", np.float32, M * N)
+        else:  # a dump of D alone (dump_device_outputs.py --keep D): the case's seeded inputs
+            inputs = mc.inputs()
+        a, b, c = (x.astype(np.float64) for x in inputs)
+        a, b, c = a.reshape(M, K), b.reshape(K, N), c.reshape(M, N)
         d = get("D", np.float32, M * N).reshape(M, N)
         rows = slice(mc.ty * v.tile_m, (mc.ty + 1) * v.tile_m)
         cols = slice(mc.tx * v.tile_n, (mc.tx + 1) * v.tile_n)

@@ -3,13 +3,14 @@
     python bench/dump_device_outputs.py PACK OUT.npz --backend vulkan     # on the device
     python bench/fit_numeric_model.py PACK OUT.npz [--candidates all]      # anywhere
 
-For every case of a family that declares ``numeric_model`` (cm2-gemm, cm2-convert, coopvec), each
-candidate (the H100 model and its one-knob variations, ctsgen.oracle.models.h100.H100Params)
-predicts the output buffers; the table gives, per family and type combination (the variant
-id's second field, e.g. ``float16_to_float32``), how many predicted elements the device
-reproduced bit for bit (the sign of zero aside) under each candidate. Elements that keep the
-poison value are not counted. The candidate with 100% is the fitted model; a miss is printed
-with its case and element so it can be explained (docs/validation.md, numeric models).
+For every case of a family that declares ``numeric_model`` (cm2-gemm, cm2-convert, cm2-reduce,
+coopvec), each candidate that concerns the family (the H100 model and its one-knob variations,
+ctsgen.oracle.models.h100.H100Params) predicts the output buffers; one table per family gives,
+per type combination (:func:`type_combination`), the share of predicted elements the device
+reproduced bit for bit (the sign of zero aside) under each candidate, and which candidates
+share the highest. Elements that keep the poison value are not counted. The candidate with
+100% is the fitted model; a miss of the h100 candidate is printed with its case and element so
+it can be explained (docs/validation.md, numeric models).
 """
 
 from __future__ import annotations
@@ -23,20 +24,50 @@ from pathlib import Path
 import numpy as np
 
 from ctsgen.families import get_family
+from ctsgen.model.types import ComponentType
 from ctsgen.oracle.models.h100 import H100, H100Params
 from ctsgen.oracle.values import sentinel_bits, to_bits
 from ctsgen.pack.read import load_pack
 
-CANDIDATES: dict[str, H100Params] = {
-    "h100": H100,
-    "mma-rne": replace(H100, mma_rounding="rne"),
-    "frac-24": replace(H100, frac_bits=24),
-    "frac-26": replace(H100, frac_bits=26),
-    "align-magnitude": replace(H100, mma_alignment="magnitude"),  # products aligned by their binade (the model before)
-    "coopvec-block-32": replace(H100, coopvec_block=32),
-    "coopvec-reversed": replace(H100, coopvec_reverse=True),
-    "bf16-rne": replace(H100, bf16_rounding="rne"),
+#: name -> (parameters, the families whose predictions the knob changes). "h100" is the model;
+#: each other candidate turns one knob (or one knob and its rounding) away from it.
+CANDIDATES: dict[str, tuple[H100Params, tuple[str, ...]]] = {
+    "h100": (H100, ("cm2-gemm", "coopvec", "cm2-convert", "cm2-reduce")),
+    "mma-rne": (replace(H100, mma_rounding="rne"), ("cm2-gemm",)),
+    "frac-24": (replace(H100, frac_bits=24), ("cm2-gemm", "coopvec")),
+    "frac-26": (replace(H100, frac_bits=26), ("cm2-gemm", "coopvec")),
+    "align-magnitude": (replace(H100, mma_alignment="magnitude"), ("cm2-gemm", "coopvec")),  # the model before
+    # an fp16 accumulator (cm2-gemm float16 -> float16, coopvec fp16 and fp8): one fused step per
+    # block instead of a binary32 block sum added to the accumulator, and how it rounds to fp16
+    "f16-fused-rne": (replace(H100, f16_acc="fused"), ("cm2-gemm", "coopvec")),
+    "f16-fused-rtz": (replace(H100, f16_acc="fused", f16_rounding="rtz"), ("cm2-gemm", "coopvec")),
+    "f16-fused-rtz-rne": (replace(H100, f16_acc="fused", f16_rounding="rtz-rne"), ("cm2-gemm", "coopvec")),
+    "f16-k-step-8": (replace(H100, f16_acc_k_step=8), ("cm2-gemm",)),
+    "f16-k-step-32": (replace(H100, f16_acc_k_step=32), ("cm2-gemm",)),
+    "coopvec-block-32": (replace(H100, coopvec_block=32), ("coopvec",)),
+    "coopvec-reversed": (replace(H100, coopvec_reverse=True), ("coopvec",)),
+    "fp8-block-16": (replace(H100, coopvec_block_fp8=16), ("coopvec",)),
+    "fp8-fused-frac-25": (replace(H100, f16_acc="fused", frac_bits_fp8=25), ("coopvec",)),
+    "bf16-rne": (replace(H100, bf16_rounding="rne"), ("cm2-convert",)),
+    "reduce-pairwise": (replace(H100, reduce_order="pairwise"), ("cm2-reduce",)),
+    "reduce-sequential": (replace(H100, reduce_order="sequential"), ("cm2-reduce",)),
+    "reduce-exact": (replace(H100, reduce_order="exact"), ("cm2-reduce",)),
+    "reduce-f32": (replace(H100, reduce_width="float32"), ("cm2-reduce",)),
 }
+
+
+def type_combination(family: str, variant_id: str) -> str:
+    """A variant id's type combination, the table's row: cm2-gemm ``float16_to_float32``, coopvec
+    op and interpretations (``matmul.float16_as_floate4m3.m_floate4m3``), cm2-reduce mode, combine
+    and component (``row.sum.float16``), cm2-convert ``float32_to_bfloat16``."""
+    parts = variant_id.split(".")
+    if family == "coopvec":
+        return ".".join(parts[1:4])
+    if family == "cm2-reduce":
+        return ".".join(parts[1:4])
+    if family == "cm2-convert" and "to" in parts:
+        return f"{parts[2]}_to_{parts[parts.index('to') + 1]}"
+    return parts[1]
 
 
 def bit_exact(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -68,8 +99,10 @@ def main() -> int:
         if fam.numeric_model is None:
             continue
         model_case = fam.case_from_json(case.record["parameters"])
-        key = (fam.name, case.variant_id.split(".")[1])
-        for name, params in CANDIDATES.items():
+        key = (fam.name, type_combination(fam.name, case.variant_id))
+        for name, (params, families) in CANDIDATES.items():
+            if fam.name not in families:
+                continue
             predicted = fam.numeric_model(model_case, params)
             if predicted is None:
                 break
@@ -79,7 +112,7 @@ def main() -> int:
                     continue
                 got = np.asarray(dumped[stored]).view(want.dtype).ravel()
                 want = want.ravel()
-                comp = next(c for c in _components() if c.dtype == want.dtype)
+                comp = next(c for c in ComponentType if c.dtype == want.dtype)
                 counted = to_bits(want, comp) != sentinel_bits(comp)
                 ok = bit_exact(got, want) & counted
                 hits[key][name] += int(ok.sum())
@@ -90,22 +123,23 @@ def main() -> int:
                                       f"model {float(want[k])!r}")
     if not totals:
         print("no modelled case of the pack has dumped outputs (families with a numeric model: "
-              "cm2-gemm, cm2-convert, coopvec)")
+              "cm2-gemm, cm2-convert, cm2-reduce, coopvec)")
         return 1
-    names = list(CANDIDATES)
-    print("| family | types | elements | " + " | ".join(names) + " |")
-    print("|---|---|---:|" + "---:|" * len(names))
-    for key in sorted(totals):
-        shares = [f"{100 * hits[key][n] / totals[key]:.2f}%" for n in names]
-        print(f"| {key[0]} | {key[1]} | {totals[key]} | " + " | ".join(shares) + " |")
+    for family in sorted({f for f, _ in totals}):
+        names = [n for n, (_, fams) in CANDIDATES.items() if family in fams]
+        print(f"\n{family}: share of float elements predicted bit for bit; "
+              "best = the candidates with the highest share\n")
+        print("| types | elements | " + " | ".join(names) + " | best |")
+        print("|---|---:|" + "---:|" * len(names) + "---|")
+        for key in sorted(k for k in totals if k[0] == family):
+            top = max(hits[key][n] for n in names)
+            best = ", ".join(n for n in names if hits[key][n] == top)
+            shares = [f"{100 * hits[key][n] / totals[key]:.2f}%" for n in names]
+            print(f"| {key[1]} | {totals[key]} | " + " | ".join(shares) + f" | {best} |")
+    print()
     for m in misses:
         print("miss:", m)
     return 0
-
-
-def _components():
-    from ctsgen.model.types import ComponentType
-    return list(ComponentType)
 
 
 if __name__ == "__main__":

@@ -216,8 +216,8 @@ def test_family_random_gemm_cases_model_passes_the_spec_and_mutants_are_seen() -
             assert judge_buffer(mutant, data.expected[3], rule, data.tolerance[3]).bad.size == 0
             seen += int((model.view(np.uint32) != mutant.view(np.uint32)).sum())
     assert seen > 0
-    with pytest.raises(ValueError, match="float32 accumulator"):
-        GemmCase(GemmVariant(C.float16, C.float16, Scope.Workgroup, 128, 16, 16, 16), values="random")
+    with pytest.raises(ValueError, match="float A, B and C"):
+        GemmCase(GemmVariant(C.sint8, C.sint32, Scope.Workgroup, 128, 16, 16, 32), values="random")
 
 
 def test_coopvec_family_cases_under_the_model_pass_the_spec() -> None:
@@ -238,4 +238,86 @@ def test_coopvec_family_cases_under_the_model_pass_the_spec() -> None:
         assert j.bad.size == 0, c.name()
         mutant = FAMILY.numeric_model(c, replace(h100.H100, coopvec_block=32))[3]
         differ += int((mutant.view(np.uint16) != model.view(np.uint16)).sum())
+    assert differ > 0
+
+
+def test_f16_step_blocks_and_fused_roundings() -> None:
+    """One MMA step into an fp16 accumulator of 1 (fp16 spacing 2^-10 in [1, 2)), by hand.
+
+    Products 2^-11 and 2^-12 (exponents -11, -12): the exact sum 1 + 0.75 * 2^-10 lies above the
+    midpoint 1 + 2^-11, so every candidate that rounds to nearest gives 1 + 2^-10 and the fused
+    step rounded toward zero gives 1. Products 2^-11 and 2^-28: the binary32 block sum keeps
+    2^-28 (1 + 2^-11 + 2^-28 rounds up: 1 + 2^-10), the fused step truncates it on the grid 2^-25
+    below E = 0, leaving the tie 1 + 2^-11, which rounds to the even 1. Products 2^-11 and 2^-25:
+    kept by the fused step (the sum rounds up), but rounded toward zero to fp32 first (spacing
+    2^-23) it leaves the tie: "rtz-rne" gives 1."""
+    acc = np.array([1.0])
+    fused = {r: replace(h100.H100, f16_acc="fused", f16_rounding=r) for r in h100.F16_ROUNDINGS}
+
+    def step(p: list[float], e: list[int], params: h100.H100Params) -> float:
+        return float(h100.f16_step(np.array([p]), np.array([e]), acc, 25, params)[0])
+
+    up = 1 + 2.0**-10
+    assert step([2.0**-11, 2.0**-12], [-11, -12], h100.H100) == up
+    assert [step([2.0**-11, 2.0**-12], [-11, -12], fused[r]) for r in ("rne", "rtz", "rtz-rne")] == [up, 1.0, up]
+    assert step([2.0**-11, 2.0**-28], [-11, -28], h100.H100) == up
+    assert [step([2.0**-11, 2.0**-28], [-11, -28], fused[r]) for r in ("rne", "rtz", "rtz-rne")] == [1.0] * 3
+    assert [step([2.0**-11, 2.0**-25], [-11, -25], fused[r]) for r in ("rne", "rtz", "rtz-rne")] == [up, 1.0, 1.0]
+    with pytest.raises(ValueError, match="blocks, fused"):
+        h100.f16_step(np.zeros((1, 1)), None, acc, 25, replace(h100.H100, f16_acc="exact"))
+
+
+def test_reduce_orders_by_hand() -> None:
+    """float16 [2048, 1, 3, -2048] (spacing 2 in [2048, 4096), 1 below): halving (2048 + 3) +
+    (1 - 2048) = 2052 - 2047 = 5 (2051 is a tie, to the even 2052); pairwise (2048 + 1) + (3 - 2048)
+    = 2048 - 2045 = 3 (2049 a tie, to 2048); sequential 2048, 2052, 4; exact 4; halving with
+    float32 partial sums 2051 - 2047 = 4."""
+    d = np.array([[[2048.0, 1.0, 3.0, -2048.0]]])
+    got = {o: float(h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_order=o))[0, 0])
+           for o in h100.REDUCE_ORDERS}
+    assert got == {"halving": 5.0, "pairwise": 3.0, "sequential": 4.0, "exact": 4.0}
+    assert float(h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_width="float32"))[0, 0]) == 4.0
+    with pytest.raises(ValueError, match="halving, pairwise"):
+        h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_order="tree"))
+
+
+def _spec_and_model_verdicts(family: str, mutant: h100.H100Params, count: int, seed: int) -> tuple[int, int]:
+    """Drawn cases of ``family`` that the model predicts: every model and mutant output passes the
+    spec tolerance (asserted); returns (modelled cases, elements where the mutant differs)."""
+    from ctsgen.families import get_family
+    from ctsgen.families.base import StrategyOptions
+    from ctsgen.pack.generate import draw_cases
+
+    fam = get_family(family)
+    modelled, differ = 0, 0
+    for c in draw_cases(fam, count, seed, StrategyOptions(), cases_per_variant=3):
+        model = fam.numeric_model(c, h100.H100)
+        if model is None:
+            continue
+        modelled += 1
+        d = c.data()
+        i = len(model) - 1
+        got = fam.numeric_model(c, mutant)[i]
+        rule = c.compare_rule().to_json()
+        for out in (model[i], got):
+            j = judge_buffer(out, d.expected[i], rule, d.tolerance[i] if d.tolerance else None)
+            assert j.bad.size == 0, c.name()
+        bits = f"uint{8 * got.dtype.itemsize}"
+        differ += int((got.view(bits) != model[i].view(bits)).sum())
+    return modelled, differ
+
+
+@pytest.mark.parametrize("family, mutant", [
+    ("cm2-reduce", replace(h100.H100, reduce_order="sequential")),   # a changed reduction order
+    ("cm2-reduce", replace(h100.H100, reduce_order="pairwise")),
+    ("cm2-gemm", replace(h100.H100, f16_acc="fused", f16_rounding="rtz")),  # fp16 accumulation toward zero
+    ("cm2-gemm", replace(h100.H100, f16_acc_k_step=32)),            # fp16 rounding every 32 products, not 16
+    ("coopvec", replace(h100.H100, coopvec_block_fp8=16)),           # an fp8 step of 16 products, not 32
+], ids=["reduce-sequential", "reduce-pairwise", "gemm-f16-rtz", "gemm-f16-k-step-32", "coopvec-fp8-block-16"])
+def test_new_mutants_survive_the_spec_tolerance_and_die_under_the_model(family: str, mutant: h100.H100Params
+                                                                         ) -> None:
+    """The candidates the device run chooses between (bench/device/models.sh) are mutants of each
+    other: on drawn cases each is within the spec tolerance, and the model sees the difference."""
+    modelled, differ = _spec_and_model_verdicts(family, mutant, 240, 5)
+    assert modelled >= 6
     assert differ > 0

@@ -20,8 +20,8 @@ from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_shared import requirements_for
-from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce, result_shape,
-                                               sum_is_meaningful)
+from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce,
+                                               reduction_domains, result_shape, sum_is_meaningful)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
 from ctsgen.templates import render
@@ -36,6 +36,8 @@ SUM_GRID_BITS = {ComponentType.float16: 8, ComponentType.float32: 20}
 #: Float products: +-1 with at most this many +-2 and this many +-1/2 per matrix,
 #: so every partial product is an exact power of two within 2^+-10.
 PRODUCT_SCALED = 10
+#: ReduceCase.values
+VALUES = ("grid", "random")
 
 
 @dataclass(frozen=True)
@@ -104,9 +106,15 @@ class ReduceVariant:
             dst[out_off:out_off + r.elements] = out.ravel()
 
 
-def source_values(combine: Combine, component: ComponentType, n: int, seed: int) -> np.ndarray:
-    """The source data for a combine function (see SUM_GRID_BITS, PRODUCT_SCALED)."""
+def source_values(combine: Combine, component: ComponentType, n: int, seed: int, values: str = "grid"
+                  ) -> np.ndarray:
+    """The source data for a combine function (see SUM_GRID_BITS, PRODUCT_SCALED); float sums with
+    ``values="random"``: full significands, random signs, magnitudes 2^-3..2 (the partial sums
+    round, so the combine order shows; the any-order bound holds for any data)."""
     rng = np.random.Generator(np.random.PCG64(seed))
+    if values == "random":
+        sign = np.where(rng.integers(0, 2, size=n) == 1, -1.0, 1.0)
+        return (sign * np.exp2(rng.uniform(-3, 1, size=n))).astype(component.dtype)
     if not component.is_float:
         v = random_values(component, n, seed)
         if combine is Combine.product:  # odd values: a wrapped product never collapses to 0
@@ -132,13 +140,22 @@ class ReduceCase:
 
     shader: ReduceVariant
     seed: int = 0
+    #: ``grid`` (see SUM_GRID_BITS) or ``random`` (float sums only; see :func:`source_values`)
+    values: str = "grid"
+
+    def __post_init__(self) -> None:
+        if self.values not in VALUES:
+            raise ValueError(f"ReduceCase values {self.values!r} -> use one of {', '.join(VALUES)}")
+        if self.values == "random" and not self._tolerance():
+            raise ValueError("ReduceCase values 'random' is for float sums (other combines are compared "
+                             "bit for bit on exact data) -> use values 'grid'")
 
     def variant(self) -> ReduceVariant:
         return self.shader
 
     def source(self) -> np.ndarray:
         s = self.shader.source
-        return source_values(self.shader.combine, s.component, s.elements, self.seed)
+        return source_values(self.shader.combine, s.component, s.elements, self.seed, self.values)
 
     def data(self) -> CaseData:
         v, s, r = self.shader, self.shader.source, self.shader.result
@@ -159,11 +176,14 @@ class ReduceCase:
         return CompareRule("bitwise", signed_zero=False if self.shader.source.component.is_float else None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "seed": self.seed}
+        out = {"family": FAMILY_NAME, "variant": self.shader.to_json(), "seed": self.seed}
+        if self.values != "grid":  # grid cases keep the names they had
+            out["values"] = self.values
+        return out
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ReduceCase:
-        return cls(ReduceVariant.from_json(o["variant"]), int(o["seed"]))
+        return cls(ReduceVariant.from_json(o["variant"]), int(o["seed"]), o.get("values", "grid"))
 
     def name(self) -> str:
         return case_name(self.shader.id, self.to_json())
@@ -178,3 +198,16 @@ class ReduceCase:
                ReduceMode.RowColumn: "the whole source",
                ReduceMode.Block2x2: f"source rows {2 * row}..{2 * row + 1}, columns {2 * col}..{2 * col + 1}"}
         return {"row": row, "col": col, "combines": dom[mode], "sourceShape": [s.rows, s.cols]}
+
+
+def h100_model(case: ReduceCase, params: Any) -> list[np.ndarray | None] | None:
+    """A float sum's result under a device model (ctsgen.oracle.models.h100.reduce_sum: a fixed
+    combine order, each partial sum rounded to nearest); other combines are exact (None)."""
+    from ctsgen.oracle.models import h100  # noqa: PLC0415
+
+    v, s, r = case.shader, case.shader.source, case.shader.result
+    if not case._tolerance():
+        return None
+    domains = reduction_domains(case.source().reshape(s.rows, s.cols), v.mode)
+    red = h100.reduce_sum(domains, s.component, params).astype(s.component.dtype)
+    return [None, np.broadcast_to(red, (r.rows, r.cols)).ravel().copy()]

@@ -18,11 +18,14 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
+from ctsgen.families.cm2_reduce.case import VALUES, ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
 from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
 from ctsgen.strategies.cached import SEEDS
+
+
+_VALUES = st.sampled_from(VALUES)
 
 
 def strata() -> list[dict[str, object]]:
@@ -74,4 +77,7 @@ def reduce_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
 @st.composite
 def reduce_cases_for(draw: st.DrawFn, variant: ReduceVariant,
                      options: StrategyOptions = StrategyOptions()) -> ReduceCase:
-    return ReduceCase(variant, draw(SEEDS))
+    seed = draw(SEEDS)
+    float_sum = variant.source.component.is_float and variant.combine is Combine.sum
+    # full-significand data where a device model can see the combine order (grid first: it shrinks there)
+    return ReduceCase(variant, seed, draw(_VALUES) if float_sum else "grid")

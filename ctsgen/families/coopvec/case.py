@@ -115,21 +115,27 @@ class CoopVecCase:
 
 
 def h100_model(case: CoopVecCase, params: Any) -> list[np.ndarray | None] | None:
-    """The output under a device model (ctsgen.oracle.models.h100): fp16 MatMul / MatMulAdd with
-    fp16 inputs and matrix, as measured on the H100 (an fp16 accumulator starting at the bias
-    adds the binary32 sum of each block of 16 products). Other paths (fp8 interpretations,
-    fp32 results, integers, the special-value cases) are not modelled yet."""
+    """The output under a device model (ctsgen.oracle.models.h100): fp16-result MatMul /
+    MatMulAdd with fp16 inputs and matrix, as measured on the H100 (an fp16 accumulator starting
+    at the bias adds the binary32 sum of each block of 16 products), and with E4M3 / E5M2 inputs
+    and matrix (the same accumulator, steps of ``coopvec_block_fp8`` products: not fitted yet).
+    Other paths (fp32 results, integers, the special-value cases) are not modelled."""
     from ctsgen.oracle.models import h100  # noqa: PLC0415
 
     v = case.shader
     fp16 = CoopVecType.float16
-    if v.op not in MATMUL_OPS or case.values == "special" or \
-            (v.resultType, v.inputInterpretation, v.matrixInterpretation) != (fp16, fp16, fp16):
+    fp8 = (CoopVecType.floate4m3, CoopVecType.floate5m2)
+    interp = (v.inputInterpretation, v.matrixInterpretation)
+    if v.op not in MATMUL_OPS or case.values == "special" or v.resultType is not fp16 or \
+            interp not in ((fp16, fp16),) + tuple((t, t) for t in fp8):
         return None
     d = case.data()
     x = v.input_vectors(d.initial[0], 0)
     w = v.read_matrix(d.initial[1], case.matrixOffset, case.matrixStride)
+    if v.matrixInterpretation in fp8:  # an optimal-layout fp8 matrix is stored as its fp16 source
+        w = w.astype(v.matrixInterpretation.dtype).astype(np.float64)
     b = v.read_bias(d.initial[2], case.biasOffset)
     out = np.array(d.initial[3], copy=True)
-    v.write_rows(out, 0, h100.coopvec_f16(x, w, b, params).astype(np.float16))
+    fp8_type = None if v.matrixInterpretation is fp16 else np.dtype(v.matrixInterpretation.dtype)
+    v.write_rows(out, 0, h100.coopvec_f16(x, w, b, params, fp8_type).astype(np.float16))
     return [None, None, None, out]

@@ -24,6 +24,10 @@ instructions, as pure vectorised numpy (issue 15, part 2).
   (:func:`ctsgen.oracle.numeric.accumulate_blocks_f16`).
 * **bfloat16 conversions** truncate (round toward zero), measured on the H100
   (docs/validation.md: cm2-convert's bfloat16 results).
+* **Not fitted yet** (a prior and its alternatives as knobs; bench/device/models.sh measures them,
+  docs/validation.md "The remaining models"): an fp16 accumulator's MMA step (cm2-gemm float16 ->
+  float16 and coopvec: :func:`f16_step`), coopvec's E4M3 / E5M2 paths (steps of
+  ``coopvec_block_fp8`` products), and cm2-reduce's float-sum order (:func:`reduce_sum`).
 
 Every knob a mutant turns is a field of :class:`H100Params`, so a mutated model is
 ``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py replays dumped device outputs
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 from ctsgen.model.types import ComponentType
@@ -52,20 +57,46 @@ class H100Params:
     coopvec_block: int = 16        # products summed in binary32 before each fp16 rounding
     coopvec_reverse: bool = False  # blocks taken in reverse K order (a mutant)
     bf16_rounding: str = "rtz"     # float -> bfloat16 conversions
+    # Not fitted yet (defaults are the prior; bench/device/models.sh measures them):
+    f16_acc: str = "blocks"        # an fp16 accumulator's MMA step, cm2-gemm float16 -> float16 and coopvec:
+                                   # "blocks" (binary32 sum of the step's products added to the fp16
+                                   # accumulator, rounded to nearest: coopvec fp16's measured model) or
+                                   # "fused" (products and accumulator aligned and truncated as in the fp32
+                                   # step, the exact sum rounded to fp16 by ``f16_rounding``)
+    f16_rounding: str = "rne"      # a fused fp16 step's rounding: "rne", "rtz", or "rtz-rne" (toward zero
+                                   # to fp32, then to nearest fp16: a float32 MMA converted)
+    f16_acc_k_step: int = 16       # products per step into cm2-gemm's fp16 accumulator (8: an m16n8k8 MMA;
+                                   # 32: a whole TILE_K-32 coopMatMulAdd before the rounding)
+    coopvec_block_fp8: int = 32    # products per step of coopvec's E4M3 / E5M2 paths (an fp8 MMA's K)
+    reduce_order: str = "halving"  # cm2-reduce float sums: "halving" (x_i + x_(i+n/2), recursively: a
+                                   # shuffle-xor tree), "pairwise" (adjacent pairs), "sequential", "exact"
+    reduce_width: str = "type"     # partial sums rounded to the component type, or held at "float32"
 
 
 H100 = H100Params()
+
+#: Knob values (a typo is an error, not a silent default).
+F16_ACCS = ("blocks", "fused")
+F16_ROUNDINGS = ("rne", "rtz", "rtz-rne")
+REDUCE_ORDERS = ("halving", "pairwise", "sequential", "exact")
+REDUCE_WIDTHS = ("type", "float32")
 
 #: MMA K-step per input type (products per fused sum).
 K_STEP = {ComponentType.float16: 16, ComponentType.bfloat16: 16}
 K_STEP_FP8 = 32
 
 
-def round_f32(x: np.ndarray, rounding: str) -> np.ndarray:
-    """float64 values rounded to fp32 toward zero ("rtz") or to nearest even ("rne"), as float64."""
+def round_to(x: np.ndarray, component: ComponentType, rounding: str) -> np.ndarray:
+    """float64 values rounded to a float ``component`` (as float64): to nearest even ("rne"),
+    toward zero ("rtz"), or toward zero to fp32 and then to nearest in ``component`` ("rtz-rne":
+    a float32 MMA result converted)."""
     if rounding == "rne":
-        return round_to_nearest_even(x, ComponentType.float32).astype(np.float64)
-    lo, hi = neighbours(x, ComponentType.float32)
+        return round_to_nearest_even(x, component).astype(np.float64)
+    if rounding == "rtz-rne":
+        return round_to(round_to(x, ComponentType.float32, "rtz"), component, "rne")
+    if rounding != "rtz":
+        raise ValueError(f"rounding {rounding!r} -> use one of rne, rtz, rtz-rne")
+    lo, hi = neighbours(x, component)
     return np.where(x < 0, hi, lo)
 
 
@@ -85,34 +116,51 @@ def exponents_of(x: np.ndarray, emin: int) -> np.ndarray:
 
 
 def mma_step(products: np.ndarray, acc: np.ndarray, frac_bits: int, rounding: str,
-             exponents: np.ndarray | None = None) -> np.ndarray:
-    """One fused MMA step: ``products`` (..., k) exact, ``acc`` (...) fp32 values (float64).
+             exponents: np.ndarray | None = None, acc_type: ComponentType = ComponentType.float32) -> np.ndarray:
+    """One fused MMA step: ``products`` (..., k) exact, ``acc`` (...) values of ``acc_type``
+    (float32, or float16 for an fp16 accumulator's fused step), float64.
 
     ``exponents`` (..., k) are the products' alignment exponents (e_a + e_b; :func:`gemm` forms
     them); None aligns each product by its binade floor(log2 |product|). With E the largest
     alignment exponent of the products and the accumulator (fp32's own binade), every term,
     the accumulator included, is truncated toward zero to a multiple of 2^(E - frac_bits); the
-    exact sum is rounded to fp32. Exact in float64: a product's significand is below 4, so a
-    truncated term is an integer below 2^(frac_bits + 2) times that power of two, and k + 1 <= 33
-    of them sum below 2^(frac_bits + 8) <= 2^33 of it."""
+    exact sum is rounded to ``acc_type`` (:func:`round_to`). Exact in float64: a product's
+    significand is below 4, so a truncated term is an integer below 2^(frac_bits + 2) times that
+    power of two, and k + 1 <= 33 of them sum below 2^(frac_bits + 8) <= 2^33 of it."""
     if exponents is None:
         exponents = exponents_of(products, ZERO_EXPONENT + 1)
     exponents = np.where(products != 0, exponents, ZERO_EXPONENT)
-    big = np.maximum(exponents.max(axis=-1), exponents_of(acc, float_format(ComponentType.float32)[1]))
+    big = np.maximum(exponents.max(axis=-1), exponents_of(acc, float_format(acc_type)[1]))
     big = np.where(big > ZERO_EXPONENT, big, 0)  # every term zero: any grid gives 0
     grid = np.ldexp(1.0, big - frac_bits)[..., None]
     terms = np.concatenate([products, acc[..., None]], axis=-1)
     s = (np.trunc(terms / grid) * grid).sum(axis=-1)
-    return round_f32(s, rounding)
+    return round_to(s, acc_type, rounding)
 
 
-def gemm(a: np.ndarray, b: np.ndarray, a_type: ComponentType, params: H100Params = H100) -> np.ndarray:
-    """A (M x K) times B (K x N) as a chain of MMA steps in K order from a zero fp32
-    accumulator (float64 array of fp32 values); products aligned by ``params.mma_alignment``."""
+def f16_step(products: np.ndarray, exponents: np.ndarray | None, acc: np.ndarray, frac_bits: int,
+             params: H100Params) -> np.ndarray:
+    """One MMA step into an fp16 accumulator ``acc`` (float64 values of fp16), by ``params.f16_acc``:
+    "blocks" adds the binary32 (RNE) sum of the step's products and rounds to nearest fp16 (what
+    the H100's coopvec fp16 path measured, docs/validation.md "coopvec accumulation model");
+    "fused" is :func:`mma_step` with an fp16 accumulator, rounded by ``params.f16_rounding``."""
+    if params.f16_acc not in F16_ACCS:
+        raise ValueError(f"H100Params.f16_acc {params.f16_acc!r} -> use one of {', '.join(F16_ACCS)}")
+    if params.f16_acc == "blocks":
+        block = round_to(products.sum(axis=-1), ComponentType.float32, "rne")
+        return round_to(acc + block, ComponentType.float16, "rne")
+    return mma_step(products, acc, frac_bits, params.f16_rounding, exponents, ComponentType.float16)
+
+
+def gemm(a: np.ndarray, b: np.ndarray, a_type: ComponentType, params: H100Params = H100,
+         c_type: ComponentType = ComponentType.float32) -> np.ndarray:
+    """A (M x K) times B (K x N) as a chain of MMA steps in K order from a zero accumulator of
+    ``c_type`` (float64 array of its values); products aligned by ``params.mma_alignment``. A
+    float16 accumulator takes :func:`f16_step` (not fitted yet: bench/device/models.sh)."""
     if params.mma_alignment not in ALIGNMENTS:
         raise ValueError(f"H100Params.mma_alignment {params.mma_alignment!r} -> use one of {', '.join(ALIGNMENTS)}")
     af, bf = a.astype(np.float64), b.astype(np.float64)
-    k_step = K_STEP.get(a_type, K_STEP_FP8)
+    k_step = params.f16_acc_k_step if c_type is ComponentType.float16 else K_STEP.get(a_type, K_STEP_FP8)
     frac = params.frac_bits if a_type in K_STEP else params.frac_bits_fp8
     prods = af[:, None, :] * bf.T[None, :, :]  # M x N x K, exact
     exps = None
@@ -122,22 +170,72 @@ def gemm(a: np.ndarray, b: np.ndarray, a_type: ComponentType, params: H100Params
     acc = np.zeros(prods.shape[:2])
     for k0 in range(0, prods.shape[-1], k_step):  # one iteration per MMA step, vectorised over the tile
         ks = slice(k0, k0 + k_step)
-        acc = mma_step(prods[..., ks], acc, frac, params.mma_rounding, None if exps is None else exps[..., ks])
+        step_exps = None if exps is None else exps[..., ks]
+        if c_type is ComponentType.float16:
+            acc = f16_step(prods[..., ks], step_exps, acc, frac, params)
+        else:
+            acc = mma_step(prods[..., ks], acc, frac, params.mma_rounding, step_exps)
     return acc
 
 
-def gemm_epilogue(r: np.ndarray, c: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    """``alpha * r + beta * c`` in fp32 (each operation rounded to nearest even), float64 values."""
-    f = np.float32
-    return (f(alpha) * r.astype(np.float32) + f(beta) * c.astype(np.float32)).astype(np.float64)
+def gemm_epilogue(r: np.ndarray, c: np.ndarray, alpha: float, beta: float,
+                  c_type: ComponentType = ComponentType.float32) -> np.ndarray:
+    """``alpha * r + beta * c`` in ``c_type`` (fp32 or fp16; each operation rounded to nearest
+    even), float64 values."""
+    f = c_type.dtype.type
+    return (f(alpha) * r.astype(f) + f(beta) * c.astype(f)).astype(np.float64)
 
 
-def coopvec_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, params: H100Params = H100) -> np.ndarray:
-    """fp16 MatMul / MatMulAdd results (invocations x M, float64 values of fp16)."""
+def coopvec_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, params: H100Params = H100,
+                fp8: np.dtype | None = None) -> np.ndarray:
+    """fp16-result MatMul / MatMulAdd (invocations x M, float64 values of fp16): ``x`` and ``w`` are
+    fp16 values, or values of the 8-bit float type ``fp8`` (ml_dtypes' E4M3 / E5M2; steps of
+    ``coopvec_block_fp8`` products, 13 fractional bits when fused). The accumulator starts at the bias; each step is
+    :func:`f16_step` (blocks in reverse K order with ``coopvec_reverse``, a mutant)."""
+    block = params.coopvec_block if fp8 is None else params.coopvec_block_fp8
+    n_blocks = -(-w.shape[-1] // block)
+    order = np.arange(n_blocks)[::-1] if params.coopvec_reverse else np.arange(n_blocks)
+    if params.f16_acc == "blocks":
+        return accumulate_blocks_f16(x, w, bias, block, order)
+    frac = params.frac_bits if fp8 is None else params.frac_bits_fp8
+    emin = float_format(ComponentType.float16)[1] if fp8 is None else int(ml_dtypes.finfo(fp8).minexp)
+    xf, wf = x.astype(np.float64), w.astype(np.float64)
+    ex, ew = exponents_of(xf, emin), exponents_of(wf, emin)
+    acc = np.zeros((x.shape[0], w.shape[0])) + (0 if bias is None else bias.astype(np.float64))
+    for blk in order:  # one step per iteration, vectorised over invocations and rows
+        ks = slice(blk * block, (blk + 1) * block)
+        prods = xf[:, None, ks] * wf[None, :, ks]
+        acc = f16_step(prods, ex[:, None, ks] + ew[None, :, ks], acc, frac, params)
+    return acc
 
-    n_blocks = -(-w.shape[-1] // params.coopvec_block)
-    order = np.arange(n_blocks)[::-1] if params.coopvec_reverse else None
-    return accumulate_blocks_f16(x, w, bias, params.coopvec_block, order)
+
+def reduce_sum(domains: np.ndarray, component: ComponentType, params: H100Params = H100) -> np.ndarray:
+    """cm2-reduce float sums: ``domains`` (a, b, n), the n values combined into result element
+    (a, b) in the spec oracle's order (ctsgen.families.cm2_reduce.oracle.reduction_domains),
+    summed in ``params.reduce_order`` with every partial sum rounded to nearest even in
+    ``component`` (or in float32, ``reduce_width``, then once to ``component``). Not fitted yet
+    (bench/device/models.sh); each order is a binary tree of roundings, so every one lies within
+    the spec's any-order bound (cm2-float-sum-bound)."""
+    if params.reduce_order not in REDUCE_ORDERS:
+        raise ValueError(f"H100Params.reduce_order {params.reduce_order!r} -> use one of {', '.join(REDUCE_ORDERS)}")
+    if params.reduce_width not in REDUCE_WIDTHS:
+        raise ValueError(f"H100Params.reduce_width {params.reduce_width!r} -> use one of {', '.join(REDUCE_WIDTHS)}")
+    x = np.asarray(domains, dtype=np.float64)
+    width = ComponentType.float32 if params.reduce_width == "float32" else component
+    if params.reduce_order == "exact":
+        return round_to(x.sum(axis=-1), component, "rne")
+    if params.reduce_order == "sequential":
+        acc = x[..., 0]
+        for i in range(1, x.shape[-1]):
+            acc = round_to(acc + x[..., i], width, "rne")
+        return round_to(acc, component, "rne")
+    while x.shape[-1] > 1:  # one tree level per iteration; an odd level gets a zero (exact) partner
+        half = -(-x.shape[-1] // 2)
+        if x.shape[-1] % 2:
+            x = np.concatenate([x, np.zeros(x.shape[:-1] + (1,))], axis=-1)
+        pairs = (x[..., :half], x[..., half:]) if params.reduce_order == "halving" else (x[..., 0::2], x[..., 1::2])
+        x = round_to(pairs[0] + pairs[1], width, "rne")
+    return round_to(x[..., 0], component, "rne")
 
 
 def convert_values(values: np.ndarray, src: ComponentType, dst: ComponentType, params: H100Params = H100
