@@ -5,24 +5,27 @@
 # run one pack after another twice: cold (an empty ctsgen pipeline cache and the driver's shader disk
 # cache off) and warm (the same process-per-pack runs, reading the cache the cold runs published).
 # Each step's time limit stops at a deadline so the logs come back inside the call.
-#   carry: .gl .whl .carry   usage: bash bench/device/pack_scale.sh [COUNT [SEED [PROGRAMS]]]
+# CPV (generate --cases-per-variant, default 8) trades variants, and so cold builds, for cases per variant.
+#   carry: .gl .whl .carry   usage: bash bench/device/pack_scale.sh [COUNT [SEED [PROGRAMS [CPV [DEADLINE_S]]]]]
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
 export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
 export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache __GL_SHADER_DISK_CACHE=0
-N=${1:-9091}; SEED=${2:-3500}; NP=${3:-1000}; T0=$SECONDS; DEADLINE=560
+N=${1:-9091}; SEED=${2:-3500}; NP=${3:-1000}; CPV=${4:-8}; T0=$SECONDS; DEADLINE=${5:-560}
 left() { echo $((DEADLINE - (SECONDS - T0))); }  # a step starts only while this is > 5 (see `go`)
 go() { [ "$(left)" -gt 5 ] || { echo "skipped: deadline" >> "$1"; return 1; }; }
-fams="tensor-layout tensor-view decode cm2-reduce cm2-elementwise cm2-convert cm2-gemm coopvec coopvec-elementwise"
-fams="$fams cm2-program coopvec-program"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; echo "$N cases x 9 families, $NP x 2 programs, seed $SEED"; } \
+fams="tensor-view decode cm2-reduce cm2-elementwise cm2-convert cm2-gemm coopvec coopvec-elementwise"
+fams="$fams cm2-program coopvec-program tensor-layout"  # tensor-layout's slowest builds take minutes: last
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; echo "$N cases x 9 families, $NP x 2 programs, seed $SEED, $CPV cases per variant"; } \
     > "$OUT/device.txt"
 t=$SECONDS
 for f in $fams; do
     n=$N; case $f in *-program) n=$NP;; esac
     go "$OUT/generate.log" || break
-    echo "== ctsgen generate --family $f --count $n --seed $SEED --jobs 16 --out /tmp/p/$f" >> "$OUT/generate.log"
-    timeout $(left) python3 -m ctsgen generate --family "$f" --count "$n" --seed "$SEED" --jobs 16 --out "/tmp/p/$f" \
+    echo "== ctsgen generate --family $f --count $n --seed $SEED --cases-per-variant $CPV --jobs 16 --out /tmp/p/$f" \
+        >> "$OUT/generate.log"
+    timeout $(left) python3 -m ctsgen generate --family "$f" --count "$n" --seed "$SEED" --cases-per-variant "$CPV" \
+        --jobs 16 --out "/tmp/p/$f" --force \
         2>&1 | grep -v "^drawing\|^writing" >> "$OUT/generate.log"
 done
 echo "generate total: $((SECONDS - t)) s" >> "$OUT/generate.log"
