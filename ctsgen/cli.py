@@ -15,6 +15,7 @@ from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_wr
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
 from ctsgen.oracle.models import MODELS
+from ctsgen.pack.generate import CASES_PER_VARIANT
 from ctsgen.pack.lock import OutputLockedError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 
@@ -49,7 +50,8 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     if out.is_dir() and not args.force and is_ctsgen_pack(out):
         differ = request_differences(out, family=family.name, count=args.count, seed=args.seed,
                                      profile=profile.name, toolchain=toolchain,
-                                     hazardous=args.hazardous_count if args.include_hazardous else 0)
+                                     hazardous=args.hazardous_count if args.include_hazardous else 0,
+                                     cases_per_variant=args.cases_per_variant)
         if not differ:
             print(f"{out} is up to date (same family, count, seed, profile and ctsgen); nothing to do")
             return 0
@@ -62,15 +64,16 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     times = Breakdown()
     t0 = time.monotonic()
     with times.stage("draw"):
-        cases = draw_cases(family, args.count, args.seed, options, progress=Progress("drawing cells"),
-                           jobs=args.jobs)
+        cases = draw_cases(family, args.count, args.seed, options, cases_per_variant=args.cases_per_variant,
+                           progress=Progress("drawing cells"), jobs=args.jobs)
         if args.include_hazardous:
             cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
     t1 = time.monotonic()
     header = {
         "seed": args.seed, "count": len(cases), "families": [family.name],
         "options": {"profile": profile.name,
-                    "hazardous": args.hazardous_count if args.include_hazardous else 0},
+                    "hazardous": args.hazardous_count if args.include_hazardous else 0,
+                    "cases_per_variant": args.cases_per_variant},
         "toolchain": toolchain,
     }
     write_pack(cases, out, header=header, overwrite=args.force, progress=Progress("writing cases"),
@@ -425,6 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cases in the hazardous group (default: 8)")
     g.add_argument("--force", action="store_true",
                    help="replace a ctsgen pack at --out (anything else there is refused)")
+    g.add_argument("--cases-per-variant", type=positive_int, default=CASES_PER_VARIANT,
+                   help=f"cases drawn for each shader variant (default: {CASES_PER_VARIANT}); more give a pack of "
+                        "the same size fewer pipelines to build, for packs at CTS scale")
     g.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
                    help="worker processes drawing and writing (default: all cores); the pack is the same for any")
     g.set_defaults(func=cmd_generate)

@@ -152,9 +152,9 @@ def test_a_backend_returning_short_buffers_is_an_error_naming_it(pack, tmp_path,
 # -- the CLI, fuzzed -------------------------------------------------------------------------
 
 BAD_NUMBERS = st.sampled_from(["-1", "0", "-0.5", "x", "", "1e400", "nan", "--", "0x10"])
-NUMERIC = {"generate": ["--count", "--hazardous-count"], "run": ["--batch-size", "--timeout", "--show-failures"],
-           "fuzz": ["--max-examples", "--time", "--max-batch", "--workers", "--timeout", "--shrink-time",
-                    "--device"],
+NUMERIC = {"generate": ["--count", "--hazardous-count", "--cases-per-variant", "--jobs"], "run": ["--batch-size", "--timeout", "--show-failures"],
+           "fuzz": ["--max-examples", "--time", "--max-batch", "--min-batch", "--workers", "--timeout",
+                    "--shrink-time", "--device"],
            "bench mutation": ["--seeds", "--max-examples", "--reference-budget"]}
 
 

@@ -250,17 +250,20 @@ def test_f16_step_blocks_and_fused_roundings() -> None:
     2^-28 (1 + 2^-11 + 2^-28 rounds up: 1 + 2^-10), the fused step truncates it on the grid 2^-25
     below E = 0, leaving the tie 1 + 2^-11, which rounds to the even 1. Products 2^-11 and 2^-25:
     kept by the fused step (the sum rounds up), but rounded toward zero to fp32 first (spacing
-    2^-23) it leaves the tie: "rtz-rne" gives 1."""
+    2^-23) it leaves the tie: "rtz-rne" gives 1. The H100 (call-1601) is the fused step rounded
+    to nearest; "blocks" was the model before."""
     acc = np.array([1.0])
     fused = {r: replace(h100.H100, f16_acc="fused", f16_rounding=r) for r in h100.F16_ROUNDINGS}
+    blocks = replace(h100.H100, f16_acc="blocks")
+    assert fused["rne"] == h100.H100
 
     def step(p: list[float], e: list[int], params: h100.H100Params) -> float:
         return float(h100.f16_step(np.array([p]), np.array([e]), acc, 25, params)[0])
 
     up = 1 + 2.0**-10
-    assert step([2.0**-11, 2.0**-12], [-11, -12], h100.H100) == up
+    assert step([2.0**-11, 2.0**-12], [-11, -12], blocks) == up
     assert [step([2.0**-11, 2.0**-12], [-11, -12], fused[r]) for r in ("rne", "rtz", "rtz-rne")] == [up, 1.0, up]
-    assert step([2.0**-11, 2.0**-28], [-11, -28], h100.H100) == up
+    assert step([2.0**-11, 2.0**-28], [-11, -28], blocks) == up
     assert [step([2.0**-11, 2.0**-28], [-11, -28], fused[r]) for r in ("rne", "rtz", "rtz-rne")] == [1.0] * 3
     assert [step([2.0**-11, 2.0**-25], [-11, -25], fused[r]) for r in ("rne", "rtz", "rtz-rne")] == [up, 1.0, 1.0]
     with pytest.raises(ValueError, match="blocks, fused"):
@@ -274,11 +277,94 @@ def test_reduce_orders_by_hand() -> None:
     float32 partial sums 2051 - 2047 = 4."""
     d = np.array([[[2048.0, 1.0, 3.0, -2048.0]]])
     got = {o: float(h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_order=o))[0, 0])
-           for o in h100.REDUCE_ORDERS}
+           for o in h100.REDUCE_ORDERS if o != "fragment"}
     assert got == {"halving": 5.0, "pairwise": 3.0, "sequential": 4.0, "exact": 4.0}
-    assert float(h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_width="float32"))[0, 0]) == 4.0
-    with pytest.raises(ValueError, match="halving, pairwise"):
-        h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_order="tree"))
+    assert float(h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_order="halving",
+                                                       reduce_width="float32"))[0, 0]) == 4.0
+    for order in ("tree", "fragment"):  # the fragment order needs the matrix (reduce_fragment)
+        with pytest.raises(ValueError, match="halving, pairwise"):
+            h100.reduce_sum(d, C.float16, replace(h100.H100, reduce_order=order))
+
+
+def test_reduce_fragment_orders_by_hand() -> None:
+    """The H100's fragment order (call-1601), float16 (spacing 2 in [2048, 4096)).
+
+    Row of a 16 x 8 matrix, [2048, 1, 1, 0, -2048, 0, 0, 0]: lane t holds columns 2t, 2t + 1;
+    the lanes add per component (t ^ 1, then t ^ 2), then the two components: even columns
+    (2048 + 1) + (-2048 + 0) = 2048 - 2048 = 0 (2049 a tie, to 2048), odd columns 1, sum 1.
+    Halving gives 2 (= exact), adjacent pairs 0, sequential 0.
+    Column of a 16 x 8 matrix, rows 0, 1, 4, 8 = 2048, 1, -2048, 1: lane g holds rows g, g + 8
+    (2049 -> 2048, 1, -2048), then a shuffle tree over g: (2048 + 1) + (-2048) = 0; halving 1, exact 2."""
+    row = np.zeros((16, 8))
+    row[0] = [2048, 1, 1, 0, -2048, 0, 0, 0]
+    assert h100.reduce_fragment(row, "row", C.float16, 1)[0, 0] == 1.0
+    other = {o: float(h100.reduce_sum(row[:1].reshape(1, 1, 8), C.float16, replace(h100.H100, reduce_order=o))[0, 0])
+             for o in ("halving", "pairwise", "sequential", "exact")}
+    assert other == {"halving": 2.0, "pairwise": 0.0, "sequential": 0.0, "exact": 2.0}
+    col = np.zeros((16, 8))
+    col[[0, 1, 4, 8], 0] = [2048, 1, -2048, 1]
+    assert h100.reduce_fragment(col, "column", C.float16, 1)[0, 0] == 0.0
+    assert float(h100.reduce_sum(col[:, :1].T.reshape(1, 1, 16), C.float16, replace(h100.H100, reduce_order="halving"))
+                 [0, 0]) == 1.0
+    assert h100.reduce_fragment(np.zeros((16, 16)), "row", C.float32, 2) is None  # a subgroup grid not measured
+    with pytest.raises(ValueError, match="row, column, row_column, 2x2"):
+        h100.reduce_fragment(row, "rows", C.float16, 1)
+
+
+#: Device values from bench/results/numeric-models/call-1601 (H100, driver 580.159.04), each a
+#: case of the pack (its parameters, whose seed regenerates the inputs), an output element, and
+#: the H100's value there; every other order or step the fit tried gives another value.
+H100_DATA = [
+    ({"alpha": -2.0, "beta": -0.5, "family": "cm2-gemm", "seed": 2147483648, "tile": [0, 1], "tiles": [2, 3, 2],
+      "values": "random", "variant": {"aType": "float16", "cType": "float16", "scope": "Workgroup",
+                                      "tile": [32, 16, 32], "workgroupSize": 32}}, 257, -3.64453125),
+    ({"family": "cm2-reduce", "seed": 10415, "values": "random", "variant": {
+        "combine": "sum", "mode": "Row", "result": {"cols": 48, "componentType": "float32", "rows": 16,
+                                                    "scope": "Workgroup", "use": "Accumulator", "workgroupSize": 32},
+        "source": {"cols": 16, "componentType": "float32", "rows": 16, "scope": "Workgroup", "use": "Accumulator",
+                   "workgroupSize": 32}}}, 0, 0.003141164779663086),
+    ({"family": "cm2-reduce", "seed": 1, "values": "random", "variant": {
+        "combine": "sum", "mode": "Row", "result": {"cols": 48, "componentType": "float16", "rows": 64,
+                                                    "scope": "Workgroup", "use": "Accumulator", "workgroupSize": 128},
+        "source": {"cols": 48, "componentType": "float16", "rows": 64, "scope": "Workgroup", "use": "Accumulator",
+                   "workgroupSize": 128}}}, 96, 0.91796875),
+    ({"family": "cm2-reduce", "seed": 0, "values": "random", "variant": {
+        "combine": "sum", "mode": "RowColumn", "result": {"cols": 64, "componentType": "float32", "rows": 32,
+                                                          "scope": "Workgroup", "use": "Accumulator",
+                                                          "workgroupSize": 256},
+        "source": {"cols": 32, "componentType": "float32", "rows": 64, "scope": "Workgroup", "use": "Accumulator",
+                   "workgroupSize": 256}}}, 0, -14.054187774658203),
+    ({"family": "cm2-reduce", "seed": 444, "values": "random", "variant": {
+        "combine": "sum", "mode": "Column", "result": {"cols": 32, "componentType": "float32", "rows": 32,
+                                                       "scope": "Subgroup", "use": "Accumulator", "workgroupSize": 32},
+        "source": {"cols": 32, "componentType": "float32", "rows": 32, "scope": "Subgroup", "use": "Accumulator",
+                   "workgroupSize": 32}}}, 2, -0.41812586784362793),
+]
+
+#: The model before call-1601, and for cm2-reduce the other orders the fit tried.
+H100_DATA_RIVALS = {
+    "cm2-gemm": [replace(h100.H100, f16_acc="blocks")],
+    "cm2-reduce": [replace(h100.H100, reduce_order=o) for o in ("halving", "pairwise", "sequential", "exact")],
+}
+
+
+@pytest.mark.parametrize("parameters, element, device", H100_DATA,
+                         ids=["gemm-f16-f16", "reduce-row-f32", "reduce-row-4-subgroups",
+                              "reduce-row-column-8-subgroups", "reduce-column-subgroup"])
+def test_h100_device_values_are_reproduced(parameters: dict, element: int, device: float) -> None:
+    """The model gives the H100's value, and the model before call-1601 does not (nor, for the
+    reductions, any order over the terms: the fit's other candidates)."""
+    from ctsgen.families import get_family
+
+    fam = get_family(parameters["family"])
+    case = fam.case_from_json(parameters)
+
+    def value(params: h100.H100Params) -> float:
+        return float(fam.numeric_model(case, params)[-1].ravel()[element])
+
+    assert value(h100.H100) == device
+    for rival in H100_DATA_RIVALS[fam.name]:
+        assert value(rival) != device, rival
 
 
 def _spec_and_model_verdicts(family: str, mutant: h100.H100Params, count: int, seed: int) -> tuple[int, int]:
@@ -308,16 +394,19 @@ def _spec_and_model_verdicts(family: str, mutant: h100.H100Params, count: int, s
 
 
 @pytest.mark.parametrize("family, mutant", [
-    ("cm2-reduce", replace(h100.H100, reduce_order="sequential")),   # a changed reduction order
+    ("cm2-reduce", replace(h100.H100, reduce_order="halving")),      # a changed reduction order (the prior)
+    ("cm2-reduce", replace(h100.H100, reduce_order="sequential")),
     ("cm2-reduce", replace(h100.H100, reduce_order="pairwise")),
-    ("cm2-gemm", replace(h100.H100, f16_acc="fused", f16_rounding="rtz")),  # fp16 accumulation toward zero
+    ("cm2-reduce", replace(h100.H100, reduce_width="float32")),      # float16 partial sums held in binary32
+    ("cm2-gemm", replace(h100.H100, f16_rounding="rtz")),            # fp16 accumulation toward zero
     ("cm2-gemm", replace(h100.H100, f16_acc_k_step=32)),            # fp16 rounding every 32 products, not 16
-    ("coopvec", replace(h100.H100, coopvec_block_fp8=16)),           # an fp8 step of 16 products, not 32
-], ids=["reduce-sequential", "reduce-pairwise", "gemm-f16-rtz", "gemm-f16-k-step-32", "coopvec-fp8-block-16"])
+    ("coopvec", replace(h100.H100, coopvec_block_fp8=32)),           # an fp8 step of 32 products, not 16 (the prior)
+], ids=["reduce-halving", "reduce-sequential", "reduce-pairwise", "reduce-f32", "gemm-f16-rtz", "gemm-f16-k-step-32",
+        "coopvec-fp8-block-32"])
 def test_new_mutants_survive_the_spec_tolerance_and_die_under_the_model(family: str, mutant: h100.H100Params
                                                                          ) -> None:
-    """The candidates the device run chooses between (bench/device/models.sh) are mutants of each
-    other: on drawn cases each is within the spec tolerance, and the model sees the difference."""
+    """The candidates bench/device/models.sh chose between are mutants of the fitted model: on
+    drawn cases each is within the spec tolerance, and the model sees the difference."""
     modelled, differ = _spec_and_model_verdicts(family, mutant, 240, 5)
     assert modelled >= 6
     assert differ > 0

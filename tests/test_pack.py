@@ -303,3 +303,27 @@ def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path
     finally:
         sys.modules.pop("user_module_with_constants", None)
     assert after == before
+
+
+def test_cases_per_variant_sets_how_many_pipelines_a_pack_needs_and_is_part_of_what_it_was_drawn_from(
+        tmp_path: Path) -> None:
+    """--cases-per-variant 32 draws the same number of cases over about a quarter of the variants
+    of the default 8 (each of cm2-reduce's 20 cells gets 51 cases: 2 variants instead of 7); the manifest records it, and an existing pack drawn with another value is
+    not taken as up to date."""
+    import json as _json
+
+    from ctsgen.cli import main as cli
+
+    def variants(out: Path) -> int:
+        m = _json.loads((out / "manifest.json").read_text())
+        return len({c["variant"] for c in m["cases"]})
+
+    base = ["generate", "--family", "cm2-reduce", "--count", "1024", "--seed", "5", "--jobs", "1"]
+    assert cli(base + ["--out", str(tmp_path / "p8")]) == 0
+    assert cli(base + ["--out", str(tmp_path / "p32"), "--cases-per-variant", "32"]) == 0
+    few, many = variants(tmp_path / "p32"), variants(tmp_path / "p8")
+    assert few * 3 < many, (few, many)
+    assert _json.loads((tmp_path / "p32" / "manifest.json").read_text())["options"]["cases_per_variant"] == 32
+    with pytest.raises(SystemExit) as refused:
+        cli(base + ["--out", str(tmp_path / "p32")])
+    assert refused.value.code == 2

@@ -1,7 +1,7 @@
 """Whether an existing pack is the one a ``generate`` would write, so running it twice is safe.
 
 ``ctsgen generate`` with the same family, count, seed, profile, hazardous
-group, ctsgen and Hypothesis versions and toolchain writes a byte-identical
+group, cases per variant, ctsgen and Hypothesis versions and toolchain writes a byte-identical
 pack; when the pack at ``--out`` was written from exactly those, it is kept
 as it is.
 """
@@ -15,6 +15,7 @@ from typing import Any
 import hypothesis
 
 from ctsgen import __version__
+from ctsgen.pack.generate import CASES_PER_VARIANT
 
 
 def generator_record() -> dict[str, str]:
@@ -24,7 +25,7 @@ def generator_record() -> dict[str, str]:
 
 
 def request_differences(out: Path, *, family: str, count: int, seed: int, profile: str, hazardous: int,
-                        toolchain: dict[str, Any]) -> str:
+                        toolchain: dict[str, Any], cases_per_variant: int = CASES_PER_VARIANT) -> str:
     """What differs between the pack at ``out`` and the one asked for ('' when nothing does)."""
     try:
         m = json.loads((Path(out) / "manifest.json").read_text())
@@ -35,6 +36,8 @@ def request_differences(out: Path, *, family: str, count: int, seed: int, profil
             "seed": m.get("seed"),
             "profile": m.get("options", {}).get("profile"),
             "hazardous count": m.get("options", {}).get("hazardous", 0),
+            # packs written before the option existed drew the default
+            "cases per variant": m.get("options", {}).get("cases_per_variant", CASES_PER_VARIANT),
             "ctsgen version": drew.get("version"),
             "Hypothesis version": drew.get("hypothesis"),
             "toolchain": m.get("toolchain"),
@@ -43,6 +46,6 @@ def request_differences(out: Path, *, family: str, count: int, seed: int, profil
         return "its manifest cannot be read"
     now = generator_record()
     want = {"family": [family], "count": count, "seed": seed, "profile": profile, "hazardous count": hazardous,
-            "ctsgen version": now["version"], "Hypothesis version": now["hypothesis"], "toolchain": toolchain}
+            "cases per variant": cases_per_variant, "ctsgen version": now["version"], "Hypothesis version": now["hypothesis"], "toolchain": toolchain}
     return ", ".join(f"{k} {have[k]!r}, asked {want[k]!r}" if k != "toolchain" else "toolchain versions"
                      for k in want if have[k] != want[k])

@@ -212,7 +212,7 @@ class GemmCase:
 def h100_model(case: GemmCase, params: Any) -> list[np.ndarray | None] | None:
     """D under a device model (ctsgen.oracle.models.h100): MMA steps with aligned, truncated
     terms and an fp32 accumulator rounded toward zero, then the fp32 epilogue (float16 / bfloat16
-    -> float32); float16 -> float16 with an fp16 accumulator (``h100.f16_step``, not fitted yet)
+    -> float32); float16 -> float16 with an fp16 accumulator (``h100.f16_step``: a fused step rounded to nearest)
     and the epilogue in float16."""
     from ctsgen.oracle.models import h100  # noqa: PLC0415
 

@@ -22,7 +22,7 @@ from ctsgen.families.base import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce,
                                                reduction_domains, result_shape, sum_is_meaningful)
-from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
 from ctsgen.templates import render
 
@@ -200,14 +200,26 @@ class ReduceCase:
         return {"row": row, "col": col, "combines": dom[mode], "sourceShape": [s.rows, s.cols]}
 
 
+#: Invocations per subgroup on the device the model describes (NVIDIA: 32).
+H100_SUBGROUP = 32
+
+
 def h100_model(case: ReduceCase, params: Any) -> list[np.ndarray | None] | None:
-    """A float sum's result under a device model (ctsgen.oracle.models.h100.reduce_sum: a fixed
-    combine order, each partial sum rounded to nearest); other combines are exact (None)."""
+    """A float sum's result under a device model: by default the accumulator fragment's order
+    (ctsgen.oracle.models.h100.reduce_fragment), or one of reduce_sum's orders over each result's
+    terms (a mutant). None for other combines (exact) and for a workgroup shape whose subgroup
+    grid the model has not measured (not modelled: no ModelMismatch can come from it)."""
     from ctsgen.oracle.models import h100  # noqa: PLC0415
 
     v, s, r = case.shader, case.shader.source, case.shader.result
     if not case._tolerance():
         return None
-    domains = reduction_domains(case.source().reshape(s.rows, s.cols), v.mode)
-    red = h100.reduce_sum(domains, s.component, params).astype(s.component.dtype)
-    return [None, np.broadcast_to(red, (r.rows, r.cols)).ravel().copy()]
+    src = case.source().reshape(s.rows, s.cols)
+    if params.reduce_order == "fragment":
+        subgroups = 1 if s.scope is Scope.Subgroup else s.workgroup_size // H100_SUBGROUP
+        red = h100.reduce_fragment(src, v.mode.snake, s.component, subgroups, params)
+        if red is None:
+            return None
+    else:
+        red = h100.reduce_sum(reduction_domains(src, v.mode), s.component, params)
+    return [None, np.broadcast_to(red.astype(s.component.dtype), (r.rows, r.cols)).ravel().copy()]

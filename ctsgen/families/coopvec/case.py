@@ -116,9 +116,8 @@ class CoopVecCase:
 
 def h100_model(case: CoopVecCase, params: Any) -> list[np.ndarray | None] | None:
     """The output under a device model (ctsgen.oracle.models.h100): fp16-result MatMul /
-    MatMulAdd with fp16 inputs and matrix, as measured on the H100 (an fp16 accumulator starting
-    at the bias adds the binary32 sum of each block of 16 products), and with E4M3 / E5M2 inputs
-    and matrix (the same accumulator, steps of ``coopvec_block_fp8`` products: not fitted yet).
+    MatMulAdd with fp16, E4M3 or E5M2 inputs and matrix, as measured on the H100 (an fp16
+    accumulator starting at the bias takes fused steps of 16 products: h100.coopvec_f16).
     Other paths (fp32 results, integers, the special-value cases) are not modelled."""
     from ctsgen.oracle.models import h100  # noqa: PLC0415
 

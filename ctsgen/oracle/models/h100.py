@@ -18,16 +18,22 @@ instructions, as pure vectorised numpy (issue 15, part 2).
   aligning by the products' binades instead (``mma_alignment="magnitude"``, this module's rule
   before) keeps one bit fewer whenever the largest product's significand carries, and misses
   1.58% of the float16 elements.
-* **coopvec fp16 MatMul / MatMulAdd**, measured by this project (docs/validation.md, "coopvec
-  accumulation model"): an fp16 accumulator starting at the bias adds the binary32 sum of each
-  block of 16 products, rounding to fp16 (RNE) after each block
-  (:func:`ctsgen.oracle.numeric.accumulate_blocks_f16`).
+* **An fp16 accumulator** (cm2-gemm float16 -> float16, coopvec fp16 MatMul / MatMulAdd): the
+  same fused step into an fp16 accumulator (:func:`f16_step`, ``f16_acc="fused"``): 16 products
+  and the accumulator (coopvec: starting at the bias) aligned and truncated to 25 bits below the
+  largest exponent, the exact sum rounded to nearest fp16. **coopvec E4M3 / E5M2**: the same
+  step over 16 products (``coopvec_block_fp8``) and 25 bits (not an fp8 MMA's 32 products and
+  13 bits). Fitted on the H100 (bench/results/numeric-models/call-1601, docs/validation.md "The
+  remaining models"): bit-exact on every element; the binary32 block sum added to the fp16
+  accumulator (``f16_acc="blocks"``, the earlier coopvec model) misses 6 of 100,352 coopvec fp16
+  and 9 of 334,848 gemm float16 -> float16 elements, fp8 steps of 32 products 8-10%.
 * **bfloat16 conversions** truncate (round toward zero), measured on the H100
   (docs/validation.md: cm2-convert's bfloat16 results).
-* **Not fitted yet** (a prior and its alternatives as knobs; bench/device/models.sh measures them,
-  docs/validation.md "The remaining models"): an fp16 accumulator's MMA step (cm2-gemm float16 ->
-  float16 and coopvec: :func:`f16_step`), coopvec's E4M3 / E5M2 paths (steps of
-  ``coopvec_block_fp8`` products), and cm2-reduce's float-sum order (:func:`reduce_sum`).
+* **cm2-reduce float sums** follow the accumulator's fragment layout (:func:`reduce_fragment`):
+  each invocation sums the elements it holds in register order, the lanes combine in a
+  shuffle-xor tree, and the warps of a workgroup-scope matrix add their partials in warp
+  order; every partial sum rounded to nearest in the component type. Fitted on the H100
+  (call-1601): bit-exact on every measured Row, Column, RowColumn and 2x2 sum.
 
 Every knob a mutant turns is a field of :class:`H100Params`, so a mutated model is
 ``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py replays dumped device outputs
@@ -54,22 +60,23 @@ class H100Params:
     mma_alignment: str = "exponents"  # a product's alignment exponent: "exponents" (e_a + e_b)
                                       # or "magnitude" (floor(log2 |a * b|), one bit fewer on a carry)
     mma_rounding: str = "rtz"      # rounding of an MMA step's sum to fp32: "rtz" or "rne"
-    coopvec_block: int = 16        # products summed in binary32 before each fp16 rounding
+    coopvec_block: int = 16        # products per step of coopvec's fp16 path
     coopvec_reverse: bool = False  # blocks taken in reverse K order (a mutant)
     bf16_rounding: str = "rtz"     # float -> bfloat16 conversions
-    # Not fitted yet (defaults are the prior; bench/device/models.sh measures them):
-    f16_acc: str = "blocks"        # an fp16 accumulator's MMA step, cm2-gemm float16 -> float16 and coopvec:
-                                   # "blocks" (binary32 sum of the step's products added to the fp16
-                                   # accumulator, rounded to nearest: coopvec fp16's measured model) or
+    f16_acc: str = "fused"         # an fp16 accumulator's MMA step, cm2-gemm float16 -> float16 and coopvec:
                                    # "fused" (products and accumulator aligned and truncated as in the fp32
-                                   # step, the exact sum rounded to fp16 by ``f16_rounding``)
+                                   # step, the exact sum rounded to fp16 by ``f16_rounding``: the H100) or
+                                   # "blocks" (binary32 sum of the step's products added to the fp16
+                                   # accumulator, rounded to nearest: a mutant, the model before call-1601)
     f16_rounding: str = "rne"      # a fused fp16 step's rounding: "rne", "rtz", or "rtz-rne" (toward zero
                                    # to fp32, then to nearest fp16: a float32 MMA converted)
     f16_acc_k_step: int = 16       # products per step into cm2-gemm's fp16 accumulator (8: an m16n8k8 MMA;
                                    # 32: a whole TILE_K-32 coopMatMulAdd before the rounding)
-    coopvec_block_fp8: int = 32    # products per step of coopvec's E4M3 / E5M2 paths (an fp8 MMA's K)
-    reduce_order: str = "halving"  # cm2-reduce float sums: "halving" (x_i + x_(i+n/2), recursively: a
-                                   # shuffle-xor tree), "pairwise" (adjacent pairs), "sequential", "exact"
+    coopvec_block_fp8: int = 16    # products per step of coopvec's E4M3 / E5M2 paths (32: an fp8 MMA's K)
+    reduce_order: str = "fragment"  # cm2-reduce float sums: "fragment" (the accumulator's lane layout,
+                                    # :func:`reduce_fragment`: the H100), or over each result's terms in the
+                                    # spec oracle's order: "halving" (x_i + x_(i+n/2), recursively),
+                                    # "pairwise" (adjacent pairs), "sequential", "exact"
     reduce_width: str = "type"     # partial sums rounded to the component type, or held at "float32"
 
 
@@ -78,7 +85,7 @@ H100 = H100Params()
 #: Knob values (a typo is an error, not a silent default).
 F16_ACCS = ("blocks", "fused")
 F16_ROUNDINGS = ("rne", "rtz", "rtz-rne")
-REDUCE_ORDERS = ("halving", "pairwise", "sequential", "exact")
+REDUCE_ORDERS = ("fragment", "halving", "pairwise", "sequential", "exact")
 REDUCE_WIDTHS = ("type", "float32")
 
 #: MMA K-step per input type (products per fused sum).
@@ -141,9 +148,10 @@ def mma_step(products: np.ndarray, acc: np.ndarray, frac_bits: int, rounding: st
 def f16_step(products: np.ndarray, exponents: np.ndarray | None, acc: np.ndarray, frac_bits: int,
              params: H100Params) -> np.ndarray:
     """One MMA step into an fp16 accumulator ``acc`` (float64 values of fp16), by ``params.f16_acc``:
-    "blocks" adds the binary32 (RNE) sum of the step's products and rounds to nearest fp16 (what
-    the H100's coopvec fp16 path measured, docs/validation.md "coopvec accumulation model");
-    "fused" is :func:`mma_step` with an fp16 accumulator, rounded by ``params.f16_rounding``."""
+    "fused" (the H100, call-1601) is :func:`mma_step` with an fp16 accumulator, rounded by
+    ``params.f16_rounding``; "blocks" (a mutant: the earlier coopvec model, docs/validation.md
+    "coopvec accumulation model", which differs from "fused" only near ties) adds the binary32
+    (RNE) sum of the step's products and rounds to nearest fp16."""
     if params.f16_acc not in F16_ACCS:
         raise ValueError(f"H100Params.f16_acc {params.f16_acc!r} -> use one of {', '.join(F16_ACCS)}")
     if params.f16_acc == "blocks":
@@ -156,7 +164,7 @@ def gemm(a: np.ndarray, b: np.ndarray, a_type: ComponentType, params: H100Params
          c_type: ComponentType = ComponentType.float32) -> np.ndarray:
     """A (M x K) times B (K x N) as a chain of MMA steps in K order from a zero accumulator of
     ``c_type`` (float64 array of its values); products aligned by ``params.mma_alignment``. A
-    float16 accumulator takes :func:`f16_step` (not fitted yet: bench/device/models.sh)."""
+    float16 accumulator takes :func:`f16_step` (fitted on bench/results/numeric-models/call-1601)."""
     if params.mma_alignment not in ALIGNMENTS:
         raise ValueError(f"H100Params.mma_alignment {params.mma_alignment!r} -> use one of {', '.join(ALIGNMENTS)}")
     af, bf = a.astype(np.float64), b.astype(np.float64)
@@ -190,14 +198,15 @@ def coopvec_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, params: H
                 fp8: np.dtype | None = None) -> np.ndarray:
     """fp16-result MatMul / MatMulAdd (invocations x M, float64 values of fp16): ``x`` and ``w`` are
     fp16 values, or values of the 8-bit float type ``fp8`` (ml_dtypes' E4M3 / E5M2; steps of
-    ``coopvec_block_fp8`` products, 13 fractional bits when fused). The accumulator starts at the bias; each step is
-    :func:`f16_step` (blocks in reverse K order with ``coopvec_reverse``, a mutant)."""
+    ``coopvec_block_fp8`` products, ``frac_bits`` as the fp16 path).
+    The accumulator starts at the bias; each step is :func:`f16_step` (blocks in reverse K order with
+    ``coopvec_reverse``, a mutant)."""
     block = params.coopvec_block if fp8 is None else params.coopvec_block_fp8
     n_blocks = -(-w.shape[-1] // block)
     order = np.arange(n_blocks)[::-1] if params.coopvec_reverse else np.arange(n_blocks)
     if params.f16_acc == "blocks":
         return accumulate_blocks_f16(x, w, bias, block, order)
-    frac = params.frac_bits if fp8 is None else params.frac_bits_fp8
+    frac = params.frac_bits
     emin = float_format(ComponentType.float16)[1] if fp8 is None else int(ml_dtypes.finfo(fp8).minexp)
     xf, wf = x.astype(np.float64), w.astype(np.float64)
     ex, ew = exponents_of(xf, emin), exponents_of(wf, emin)
@@ -213,11 +222,12 @@ def reduce_sum(domains: np.ndarray, component: ComponentType, params: H100Params
     """cm2-reduce float sums: ``domains`` (a, b, n), the n values combined into result element
     (a, b) in the spec oracle's order (ctsgen.families.cm2_reduce.oracle.reduction_domains),
     summed in ``params.reduce_order`` with every partial sum rounded to nearest even in
-    ``component`` (or in float32, ``reduce_width``, then once to ``component``). Not fitted yet
-    (bench/device/models.sh); each order is a binary tree of roundings, so every one lies within
-    the spec's any-order bound (cm2-float-sum-bound)."""
-    if params.reduce_order not in REDUCE_ORDERS:
-        raise ValueError(f"H100Params.reduce_order {params.reduce_order!r} -> use one of {', '.join(REDUCE_ORDERS)}")
+    ``component`` (or in float32, ``reduce_width``, then once to ``component``). Mutants of the
+    H100's order (:func:`reduce_fragment`); each order is a binary tree of roundings, so every
+    one lies within the spec's any-order bound (cm2-float-sum-bound)."""
+    if params.reduce_order not in REDUCE_ORDERS or params.reduce_order == "fragment":
+        raise ValueError(f"reduce_sum order {params.reduce_order!r} -> use one of {', '.join(REDUCE_ORDERS[1:])} "
+                         "(the fragment order needs the matrix: reduce_fragment)")
     if params.reduce_width not in REDUCE_WIDTHS:
         raise ValueError(f"H100Params.reduce_width {params.reduce_width!r} -> use one of {', '.join(REDUCE_WIDTHS)}")
     x = np.asarray(domains, dtype=np.float64)
@@ -236,6 +246,87 @@ def reduce_sum(domains: np.ndarray, component: ComponentType, params: H100Params
         pairs = (x[..., :half], x[..., half:]) if params.reduce_order == "halving" else (x[..., 0::2], x[..., 1::2])
         x = round_to(pairs[0] + pairs[1], width, "rne")
     return round_to(x[..., 0], component, "rne")
+
+
+#: Measured warp grids (rows of warps, columns of warps) of workgroup-scope accumulators of more
+#: than one subgroup, by (rows, cols, subgroups): bench/results/numeric-models/call-1601, where
+#: only this grid reproduced the device (docs/validation.md, "The remaining models"). Other
+#: shapes are not modelled: the data fit "a 2 x (warps / 2) grid, but 4 x 1 for a 64-row matrix
+#: of 4 warps" (a warpgroup's m64 layout?), a rule no other shape has tested yet.
+WARP_GRIDS = {(32, 16, 4): (2, 2), (32, 32, 4): (2, 2), (64, 48, 4): (4, 1), (96, 48, 4): (2, 2),
+              (32, 48, 2): (2, 1), (32, 96, 8): (2, 4), (64, 32, 8): (2, 4)}
+
+
+def _add(a: np.ndarray, b: np.ndarray, width: ComponentType) -> np.ndarray:
+    return round_to(a + b, width, "rne")
+
+
+def _sequential(x: np.ndarray, width: ComponentType) -> np.ndarray:
+    """Fold the last axis left to right."""
+    acc = x[..., 0]
+    for i in range(1, x.shape[-1]):
+        acc = _add(acc, x[..., i], width)
+    return acc
+
+
+def _butterfly(x: np.ndarray, width: ComponentType) -> np.ndarray:
+    """A shuffle-xor tree over the last axis (a power of two): lanes l and l ^ 1, then l ^ 2, ..."""
+    while x.shape[-1] > 1:
+        x = _add(x[..., 0::2], x[..., 1::2], width)
+    return x[..., 0]
+
+
+def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, subgroups: int,
+                    params: H100Params = H100) -> np.ndarray | None:
+    """cm2-reduce float sum of ``matrix`` (rows x cols, float64 values of ``component``) in the
+    H100's order, from the accumulator fragment layout of an m16n8 MMA: in a 16 x 8 tile, lane
+    4g + t holds rows g and g + 8 (h = 0, 1), columns 2t and 2t + 1 (e = 0, 1); a subgroup's
+    matrix is a grid of such tiles (I, J), each lane holding the same positions in every tile;
+    a workgroup's matrix is split into contiguous blocks, one per subgroup (:data:`WARP_GRIDS`).
+
+    * ``row``: per lane and e, the lane's tiles J in order (sequential); lanes t in a shuffle-xor
+      tree (t ^ 1, then t ^ 2); then e = 0 + e = 1; then the subgroups along the row in order.
+    * ``column``: per lane, its elements (I, h) in order, I major; lanes g in a shuffle-xor tree
+      (g ^ 1, g ^ 2, g ^ 4); then the subgroups along the column in order.
+    * ``row_column``: per lane and e, all its elements (I, h, J) in order; the 32 lanes in a
+      shuffle-xor tree (lane ^ 1, ^ 2, ..., ^ 16); then e; then the subgroups in order (row-major).
+    * ``2x2``: (r0c0 + r0c1) + (r1c0 + r1c1) (a lane's pair, then lane ^ 4).
+
+    Every partial sum is rounded to nearest in ``component`` (``params.reduce_width`` "float32":
+    in binary32, then once to ``component``). Returns the reduced values ((rows, 1), (1, cols),
+    (1, 1) or (rows / 2, cols / 2)), or None for a workgroup shape whose subgroup grid has not
+    been measured. Fitted on bench/results/numeric-models/call-1601 (bit-exact on every measured
+    element); each order is a binary tree of roundings, within the spec's any-order bound."""
+    if params.reduce_width not in REDUCE_WIDTHS:
+        raise ValueError(f"H100Params.reduce_width {params.reduce_width!r} -> use one of {', '.join(REDUCE_WIDTHS)}")
+    width = ComponentType.float32 if params.reduce_width == "float32" else component
+    x = np.asarray(matrix, dtype=np.float64)
+    rows, cols = x.shape
+    if mode == "2x2":
+        q = x.reshape(rows // 2, 2, cols // 2, 2)
+        red = _add(_add(q[:, 0, :, 0], q[:, 0, :, 1], width), _add(q[:, 1, :, 0], q[:, 1, :, 1], width), width)
+        return round_to(red, component, "rne")
+    grid = (1, 1) if subgroups == 1 else WARP_GRIDS.get((rows, cols, subgroups))
+    if grid is None:
+        return None
+    wr, wc = grid
+    n_i, n_j = rows // (16 * wr), cols // (8 * wc)
+    # (wi, I, h, g, wj, J, t, e): row = wi*Rb + 16 I + 8 h + g, col = wj*Cb + 8 J + 2 t + e
+    f = x.reshape(wr, n_i, 2, 8, wc, n_j, 4, 2)
+    if mode == "row":  # -> (wi, I, h, g, wj, e, t, J)
+        lane = _sequential(f.transpose(0, 1, 2, 3, 4, 7, 6, 5), width)
+        pair = _butterfly(lane, width)                              # (..., wj, e)
+        red = _sequential(_add(pair[..., 0], pair[..., 1], width), width).reshape(rows, 1)
+    elif mode == "column":  # -> (wj, J, t, e, wi, g, I, h)
+        lane = _sequential(f.transpose(4, 5, 6, 7, 0, 3, 1, 2).reshape(wc, n_j, 4, 2, wr, 8, 2 * n_i), width)
+        red = _sequential(_butterfly(lane, width), width).reshape(1, cols)
+    elif mode == "row_column":  # -> (wi, wj, e, g, t, I, h, J)
+        lane = _sequential(f.transpose(0, 4, 7, 3, 6, 1, 2, 5).reshape(wr, wc, 2, 32, 2 * n_i * n_j), width)
+        pair = _butterfly(lane, width)                              # (wi, wj, e)
+        red = _sequential(_add(pair[..., 0], pair[..., 1], width).reshape(-1), width).reshape(1, 1)
+    else:
+        raise ValueError(f"reduce mode {mode!r} -> use one of row, column, row_column, 2x2")
+    return round_to(red, component, "rne")
 
 
 def convert_values(values: np.ndarray, src: ComponentType, dst: ComponentType, params: H100Params = H100
