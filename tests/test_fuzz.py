@@ -260,7 +260,8 @@ def test_a_batch_floor_makes_every_batch_of_more_than_one_that_large_within_each
 def test_with_a_batch_floor_a_mutant_is_still_found_and_its_case_fails_alone() -> None:
     from ctsgen.testing import check_case
 
-    backend = SupervisedBackend(functools.partial(MutantBackend, "set-stride-ignored"), name="mutant:set-stride-ignored")
+    mutant = "set-stride-ignored"
+    backend = SupervisedBackend(functools.partial(MutantBackend, mutant), name=f"mutant:{mutant}")
     try:
         report = Fuzzer(backend, FuzzOptions(max_examples=200, seed=0, database=None, min_batch=64)).run()
         assert report.case is not None

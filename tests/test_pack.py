@@ -308,8 +308,8 @@ def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path
 def test_cases_per_variant_sets_how_many_pipelines_a_pack_needs_and_is_part_of_what_it_was_drawn_from(
         tmp_path: Path) -> None:
     """--cases-per-variant 32 draws the same number of cases over about a quarter of the variants
-    of the default 8 (each of cm2-reduce's 20 cells gets 51 cases: 2 variants instead of 7); the manifest records it, and an existing pack drawn with another value is
-    not taken as up to date."""
+    of the default 8 (each of cm2-reduce's 20 cells gets 51 cases: 2 variants instead of 7); the
+    manifest records it, and an existing pack drawn with another value is not taken as up to date."""
     import json as _json
 
     from ctsgen.cli import main as cli

@@ -33,13 +33,127 @@ output type whichever order the shader multiplies in (decision
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
 
 from ctsgen.model.types import ComponentType
+
+#: Quants whose decoded value (scale 1) lies in [-2, 2], per format (see :func:`encode_small_blocks`).
+SMALL = 2
+
+
+def _f16_bits(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=np.float16).view(np.uint16)
+
+
+def _f16_bytes(values: np.ndarray) -> np.ndarray:
+    """float16 ``values`` (one per block) as the (n, 2) little-endian bytes of a block's f16 field."""
+    return _f16_bits(values).view(np.uint8).reshape(len(values), 2)
+
+
+@dataclass(frozen=True)
+class ExactScales:
+    """What :func:`encode_blocks` gives a format's ``exact`` encoder: the draws, and whether the
+    output is float32 (``wide``: scales may carry a mantissa) or narrower (powers of two)."""
+
+    rng: np.random.Generator
+    n: int
+    wide: bool
+
+    def scales(self) -> np.ndarray:
+        """One signed f16 scale per block in [2^-8, 2^8) (wide) or a power of two in [2^-8, 2^5]."""
+        exp = self.rng.integers(-8, 8 if self.wide else 6, size=self.n)
+        mant = self.rng.integers(0, 1024, size=self.n) if self.wide else np.zeros(self.n, dtype=np.int64)
+        sign = self.rng.integers(0, 2, size=self.n)
+        return (np.where(sign == 1, -1.0, 1.0) * (1 + mant / 1024.0) * np.exp2(exp)).astype(np.float16)
+
+
+@dataclass(frozen=True)
+class SmallBlocks:
+    """What :func:`encode_small_blocks` gives a format's ``small`` encoder: the draws and one
+    f16 sign (+-1.0) per block, as bytes."""
+
+    rng: np.random.Generator
+    n: int
+    sign: np.ndarray
+
+    def nibbles(self, lo: int, hi: int, count: int) -> np.ndarray:
+        """``count`` bytes per block, each two 4-bit quants drawn in [lo, hi]."""
+        q = self.rng.integers(lo, hi + 1, size=(self.n, count, 2))
+        return (q[..., 0] | q[..., 1] << 4).astype(np.uint8)
+
+
+def _exact_leading_d(blocks: np.ndarray, s: ExactScales) -> None:
+    """Q8_0, Q4_0: the f16 d in front."""
+    blocks[:, 0:2] = _f16_bytes(s.scales())
+
+
+def _exact_k_quant(blocks: np.ndarray, s: ExactScales) -> None:
+    """Q4_K, Q5_K: d and dmin in one binade (wide, independent mantissas), else equal powers of two."""
+    d = s.scales()
+    if s.wide:
+        mant = s.rng.integers(0, 1024, size=s.n)
+        dmin = (np.sign(s.rng.integers(0, 2, size=s.n) - 0.5) * (1 + mant / 1024.0)
+                * np.exp2(np.floor(np.log2(np.abs(d.astype(np.float64)))))).astype(np.float16)
+    else:
+        dmin = np.abs(d)
+        d = np.abs(d)
+    blocks[:, 0:2] = _f16_bytes(d)
+    blocks[:, 2:4] = _f16_bytes(dmin)
+
+
+def _exact_mxfp4(blocks: np.ndarray, s: ExactScales) -> None:
+    """MXFP4: the E8M0 exponent near 127."""
+    blocks[:, 0] = 127 + s.rng.integers(-60 if s.wide else -12, (60 if s.wide else 12) + 1, size=s.n)
+
+
+def _exact_q6_k(blocks: np.ndarray, s: ExactScales) -> None:
+    """Q6_K: d at the end; narrow outputs also keep the int8 sub-scales in [-63, 63]."""
+    blocks[:, 208:210] = _f16_bytes(s.scales())
+    if not s.wide:
+        blocks[:, 192:208] = s.rng.integers(-63, 64, size=(s.n, 16)).astype(np.int8).view(np.uint8)
+
+
+def _small_q8_0(blocks: np.ndarray, s: SmallBlocks) -> None:
+    """d = +-1, qs in [-2, 2]."""
+    blocks[:, 0:2] = s.sign
+    blocks[:, 2:34] = s.rng.integers(-SMALL, SMALL + 1, size=(s.n, 32)).astype(np.int8).view(np.uint8)
+
+
+def _small_q4_0(blocks: np.ndarray, s: SmallBlocks) -> None:
+    """d = +-1, nibbles in [6, 10] (q - 8 in [-2, 2])."""
+    blocks[:, 0:2] = s.sign
+    blocks[:, 2:18] = s.nibbles(8 - SMALL, 8 + SMALL, 16)
+
+
+def _small_mxfp4(blocks: np.ndarray, s: SmallBlocks) -> None:
+    """e = 127 (2^0), E2M1 codes of 0, +-1, +-2 only ({0, 2, 4, 10, 12}; +-0.5 is no integer)."""
+    codes = np.array([0, 2, 4, 10, 12], dtype=np.uint8)  # E2M1 0, 1, 2, -1, -2
+    q = codes[s.rng.integers(0, codes.size, size=(s.n, 16, 2))]
+    blocks[:, 0] = 127
+    blocks[:, 1:17] = q[..., 0] | q[..., 1] << 4
+
+
+def _small_k_quant(blocks: np.ndarray, s: SmallBlocks, qs: int) -> None:
+    """Q4_K (quants at byte ``qs`` = 16) / Q5_K (48): d = dmin = 1, every sub-block's 6-bit
+    (sc, m) = (1, 2), nibbles in [0, 4] (x = q - 2), Q5_K's fifth bits 0."""
+    blocks[:, 0:2] = blocks[:, 2:4] = _f16_bytes(np.ones(s.n))
+    blocks[:, 4:8], blocks[:, 8:12], blocks[:, 12:16] = 1, SMALL, 1 | SMALL << 4  # (sc, m) = (1, 2)
+    blocks[:, qs:qs + 128] = s.nibbles(0, 2 * SMALL, 128)
+
+
+def _small_q6_k(blocks: np.ndarray, s: SmallBlocks) -> None:
+    """d = +-1, int8 sub-scales 1, every 2-bit high part 2 (qh = 0xAA), low nibbles in [0, 2]
+    (q - 32 in [0, 2], times d)."""
+    blocks[:, 0:128] = s.nibbles(0, SMALL, 128)
+    blocks[:, 128:192] = 0xAA
+    blocks[:, 192:208] = 1
+    blocks[:, 208:210] = s.sign
 
 
 @dataclass(frozen=True)
@@ -51,6 +165,10 @@ class Format:
     align: int        # buffer_reference_align
     body: str         # GLSL: computes `float r` from `b` (the block) and `e` (element in block)
     helpers: str = ""  # GLSL functions the body calls (taking `BlockRef b`)
+    #: writes the scale fields of random blocks so every decoded value is exact (encode_blocks)
+    exact: Callable[[np.ndarray, ExactScales], None] | None = None
+    #: writes whole blocks whose decoded values are small integers (encode_small_blocks)
+    small: Callable[[np.ndarray, SmallBlocks], None] | None = None
 
     def glsl_for(self, ref: str) -> tuple[str, str]:
         """(helpers, body) for a pointee type named ``ref``: ``BlockRef`` renamed, and each helper
@@ -64,12 +182,14 @@ class Format:
 
 Q8_0 = Format("q8_0", 32, 34, "float16_t d; uint16_t qs[16];", 2, """
     uint byte = (uint(b.qs[e >> 1]) >> (8u * (e & 1u))) & 0xFFu;
-    float r = float(b.d) * float(int(byte << 24) >> 24);""")
+    float r = float(b.d) * float(int(byte << 24) >> 24);""",
+    exact=_exact_leading_d, small=_small_q8_0)
 Q4_0 = Format("q4_0", 32, 18, "float16_t d; uint16_t qs[8];", 2, """
     uint j = e & 15u;
     uint byte = (uint(b.qs[j >> 1]) >> (8u * (j & 1u))) & 0xFFu;
     uint q = (byte >> (4u * (e >> 4))) & 15u;
-    float r = float(b.d) * float(int(q) - 8);""")
+    float r = float(b.d) * float(int(q) - 8);""",
+    exact=_exact_leading_d, small=_small_q4_0)
 
 #: GLSL shared by Q4_K and Q5_K: get_scale_min_k4 for sub-block s, then d*sc*q - dmin*m
 _K4_SCALE_MIN = """
@@ -90,13 +210,14 @@ Q4_K = Format("q4_k", 256, 144, "float16_t d; float16_t dmin; uint16_t scales[6]
     uint byte = (uint(b.qs[qi >> 1]) >> (8u * (qi & 1u))) & 0xFFu;
     uint q = (byte >> (4u * high)) & 15u;
 """ + _K4_SCALE_MIN,
-               helpers=_SCALE_BYTE)
+               helpers=_SCALE_BYTE, exact=_exact_k_quant, small=functools.partial(_small_k_quant, qs=16))
 MXFP4 = Format("mxfp4", 32, 17, "uint8_t e; uint8_t qs[16];", 1, """
     uint q = (uint(b.qs[e & 15u]) >> (4u * (e >> 4))) & 15u;
     // E2M1: sign bit 3, exponent bits 2..1, mantissa bit 0 (subnormal at exponent 0)
     uint ex = (q >> 1) & 3u;
     float mag = ex == 0u ? 0.5 * float(q & 1u) : (1.0 + 0.5 * float(q & 1u)) * float(1u << (ex - 1u));
-    float r = ((q & 8u) != 0u ? -mag : mag) * uintBitsToFloat(uint(b.e) << 23);  // 2^(e-127), e in [1, 254]""")
+    float r = ((q & 8u) != 0u ? -mag : mag) * uintBitsToFloat(uint(b.e) << 23);  // 2^(e-127), e in [1, 254]""",
+    exact=_exact_mxfp4, small=_small_mxfp4)
 
 Q5_K = Format("q5_k", 256, 176,
                "float16_t d; float16_t dmin; uint16_t scales[6]; uint16_t qh[16]; uint16_t qs[64];", 2, """
@@ -106,7 +227,7 @@ Q5_K = Format("q5_k", 256, 176,
     uint hbyte = (uint(b.qh[l >> 1]) >> (8u * (l & 1u))) & 0xFFu;
     uint q = ((byte >> (4u * high)) & 15u) | (((hbyte >> s) & 1u) << 4);
 """ + _K4_SCALE_MIN,
-               helpers=_SCALE_BYTE)
+               helpers=_SCALE_BYTE, exact=_exact_k_quant, small=functools.partial(_small_k_quant, qs=48))
 Q6_K = Format("q6_k", 256, 210, "uint16_t ql[64]; uint16_t qh[32]; uint16_t scales[8]; float16_t d;", 2, """
     uint h = e >> 7, g = (e >> 5) & 3u, l = e & 31u;
     uint li = 64u * h + l + 32u * (g & 1u), hi = 32u * h + l, si = 8u * h + (l >> 4) + 2u * g;
@@ -114,13 +235,10 @@ Q6_K = Format("q6_k", 256, 210, "uint16_t ql[64]; uint16_t qh[32]; uint16_t scal
     uint hbyte = (uint(b.qh[hi >> 1]) >> (8u * (hi & 1u))) & 0xFFu;
     uint sbyte = (uint(b.scales[si >> 1]) >> (8u * (si & 1u))) & 0xFFu;
     uint q = ((lbyte >> (4u * (g >> 1))) & 15u) | (((hbyte >> (2u * g)) & 3u) << 4);
-    float r = float(b.d) * float(int(sbyte << 24) >> 24) * float(int(q) - 32);""")
+    float r = float(b.d) * float(int(sbyte << 24) >> 24) * float(int(q) - 32);""",
+    exact=_exact_q6_k, small=_small_q6_k)
 
 FORMATS = {f.name: f for f in (Q8_0, Q4_0, Q4_K, MXFP4, Q5_K, Q6_K)}
-
-
-def _f16_bits(values: np.ndarray) -> np.ndarray:
-    return np.asarray(values, dtype=np.float16).view(np.uint16)
 
 
 def encode_blocks(fmt: Format, n: int, seed: int, component: ComponentType) -> np.ndarray:
@@ -134,86 +252,25 @@ def encode_blocks(fmt: Format, n: int, seed: int, component: ComponentType) -> n
     results have at most 11 significant bits; Q6_K's int8 sub-scales are drawn in [-63, 63]
     so |sc * (q - 32)| <= 2016. MXFP4 scales are powers of two by definition.
     """
+    if fmt.exact is None:
+        raise ValueError(f"format {fmt.name!r} has no exact-scale encoder")
     rng = np.random.Generator(np.random.PCG64(seed))
     blocks = rng.integers(0, 256, size=(n, fmt.block_bytes), dtype=np.uint8)
-    wide = component is ComponentType.float32
-
-    def scales(k: int) -> np.ndarray:
-        exp = rng.integers(-8, 8 if wide else 6, size=n)
-        mant = rng.integers(0, 1024, size=n) if wide else np.zeros(n, dtype=np.int64)
-        sign = rng.integers(0, 2, size=n)
-        return (np.where(sign == 1, -1.0, 1.0) * (1 + mant / 1024.0) * np.exp2(exp)).astype(np.float16)
-
-    if fmt is MXFP4:
-        blocks[:, 0] = 127 + rng.integers(-60 if wide else -12, (60 if wide else 12) + 1, size=n)
-    elif fmt in (Q4_K, Q5_K):
-        d = scales(0)
-        if wide:  # same binade, independent mantissas
-            mant = rng.integers(0, 1024, size=n)
-            dmin = (np.sign(rng.integers(0, 2, size=n) - 0.5) * (1 + mant / 1024.0)
-                    * np.exp2(np.floor(np.log2(np.abs(d.astype(np.float64)))))).astype(np.float16)
-        else:
-            dmin = np.abs(d)
-            d = np.abs(d)
-        blocks[:, 0:2] = _f16_bits(d).view(np.uint8).reshape(n, 2)
-        blocks[:, 2:4] = _f16_bits(dmin).view(np.uint8).reshape(n, 2)
-    elif fmt is Q6_K:
-        blocks[:, 208:210] = _f16_bits(scales(0)).view(np.uint8).reshape(n, 2)
-        if not wide:
-            blocks[:, 192:208] = rng.integers(-63, 64, size=(n, 16)).astype(np.int8).view(np.uint8)
-    else:
-        blocks[:, 0:2] = _f16_bits(scales(0)).view(np.uint8).reshape(n, 2)
+    fmt.exact(blocks, ExactScales(rng, n, component is ComponentType.float32))
     return blocks
-
-
-#: Quants whose decoded value (scale 1) lies in [-2, 2], per format (see :func:`encode_small_blocks`).
-SMALL = 2
 
 
 def encode_small_blocks(fmt: Format, n: int, seed: int) -> np.ndarray:
     """``n`` random blocks of ``fmt`` (uint8, n x block_bytes) whose every decoded value is an
     integer in [-SMALL, SMALL] (decision "cm2-program-decode-small"): the scales are +-1 (the
-    quants carry the sign where the format has none), the quants small.
-
-    * Q8_0: d = +-1, qs in [-2, 2];  Q4_0: d = +-1, nibbles in [6, 10] (q - 8 in [-2, 2]);
-    * MXFP4: e = 127 (2^0), E2M1 codes of 0, +-1, +-2 only ({0, 2, 4, 10, 12}; +-0.5 is no integer);
-    * Q4_K / Q5_K: d = dmin = 1, every sub-block's 6-bit (sc, m) = (1, 2), nibbles in [0, 4]
-      (x = q - 2), Q5_K's fifth bits 0;
-    * Q6_K: d = +-1, int8 sub-scales 1, every 2-bit high part 2 (qh = 0xAA), low nibbles in
-      [0, 2] (q - 32 in [0, 2], times d).
-    """
+    quants carry the sign where the format has none), the quants small; each format's ``small``
+    encoder says how."""
+    if fmt.small is None:
+        raise ValueError(f"format {fmt.name!r} has no small-block encoder")
     rng = np.random.Generator(np.random.PCG64(seed))
     blocks = np.zeros((n, fmt.block_bytes), dtype=np.uint8)
-    sign = _f16_bits(np.where(rng.integers(0, 2, size=n) == 1, -1.0, 1.0)).view(np.uint8).reshape(n, 2)
-
-    def nibbles(lo: int, hi: int, count: int) -> np.ndarray:
-        q = rng.integers(lo, hi + 1, size=(n, count, 2))
-        return (q[..., 0] | q[..., 1] << 4).astype(np.uint8)
-
-    if fmt is Q8_0:
-        blocks[:, 0:2] = sign
-        blocks[:, 2:34] = rng.integers(-SMALL, SMALL + 1, size=(n, 32)).astype(np.int8).view(np.uint8)
-    elif fmt is Q4_0:
-        blocks[:, 0:2] = sign
-        blocks[:, 2:18] = nibbles(8 - SMALL, 8 + SMALL, 16)
-    elif fmt is MXFP4:
-        codes = np.array([0, 2, 4, 10, 12], dtype=np.uint8)  # E2M1 0, 1, 2, -1, -2
-        q = codes[rng.integers(0, codes.size, size=(n, 16, 2))]
-        blocks[:, 0] = 127
-        blocks[:, 1:17] = q[..., 0] | q[..., 1] << 4
-    elif fmt in (Q4_K, Q5_K):
-        one = _f16_bits(np.ones(n)).view(np.uint8).reshape(n, 2)
-        blocks[:, 0:2] = blocks[:, 2:4] = one
-        blocks[:, 4:8], blocks[:, 8:12], blocks[:, 12:16] = 1, SMALL, 1 | SMALL << 4  # (sc, m) = (1, 2)
-        qs = 16 if fmt is Q4_K else 48
-        blocks[:, qs:qs + 128] = nibbles(0, 2 * SMALL, 128)
-    elif fmt is Q6_K:
-        blocks[:, 0:128] = nibbles(0, SMALL, 128)
-        blocks[:, 128:192] = 0xAA
-        blocks[:, 192:208] = 1
-        blocks[:, 208:210] = sign
-    else:
-        raise ValueError(f"unknown format {fmt.name!r}")
+    sign = _f16_bytes(np.where(rng.integers(0, 2, size=n) == 1, -1.0, 1.0))  # drawn first for every format
+    fmt.small(blocks, SmallBlocks(rng, n, sign))
     return blocks
 
 
