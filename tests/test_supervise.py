@@ -268,3 +268,23 @@ def test_a_build_started_soon_that_overruns_its_bound_is_a_build_timeout_of_that
     finally:
         backend.close()
     assert time.perf_counter() - t0 < 10.0
+
+
+def test_a_build_started_soon_that_fails_is_reported_by_that_variants_dispatch_only() -> None:
+    """Nobody waits for a prepare_soon answer: a failed build must not hand its error to the next
+    request (another variant's dispatch, which passes); the failing variant's own dispatch builds
+    again and gets the error as its verdict."""
+    import dataclasses
+
+    from ctsgen.runner.execute import execute_cases
+
+    good, cases, datas = _drawn_batch(2)
+    bad = dataclasses.replace(good, id=good.id + ".broken")
+    backend = SupervisedBackend(functools.partial(FaultyBackend, {}, failing_builds=[bad.id]))
+    try:
+        backend.prepare_soon([bad])
+        assert {r.status for r in execute_cases(backend, good, cases, datas, 5.0)} == {Status.Pass}
+        broken = execute_cases(backend, bad, cases, datas, 5.0)
+        assert all(r.status.is_failure and "injected" in r.detail for r in broken), broken
+    finally:
+        backend.close()

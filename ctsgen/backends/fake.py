@@ -29,21 +29,26 @@ class FaultyBackend(Backend):
 
     name = "faulty"
 
-    def __init__(self, faults: dict[tuple[int, ...], str], hang_s: float = 3600.0, build_s: float = 0.0) -> None:
+    def __init__(self, faults: dict[tuple[int, ...], str], hang_s: float = 3600.0, build_s: float = 0.0,
+                 failing_builds: Sequence[str] = ()) -> None:
         unknown = set(faults.values()) - set(FAULTS)
         if unknown:
             raise ValueError(f"unknown fault(s) {sorted(unknown)}; known: {', '.join(FAULTS)}")
         self.faults = {tuple(int(w) for w in k): v for k, v in faults.items()}
         self.hang_s = hang_s
         self.build_s = build_s  # each pipeline build takes this long, like a driver's slow compile
+        self.failing_builds = frozenset(failing_builds)  # variant ids whose pipeline build fails
         self._ref = ReferenceBackend()
 
     def profile(self) -> DeviceProfile:
         return self._ref.profile()
 
     def prepare(self, variants: Sequence[ShaderVariant]) -> None:
-        """"Build" the pipelines of ``variants``: ``build_s`` seconds each."""
+        """"Build" the pipelines of ``variants``: ``build_s`` seconds each; a failing build raises."""
         time.sleep(self.build_s * len(variants))
+        failed = sorted(v.id for v in variants if v.id in self.failing_builds)
+        if failed:
+            raise BackendError(f"vkCreateComputePipelines failed for {', '.join(failed)} (injected)")
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         n_buf = len(dispatch.variant.buffers)

@@ -89,9 +89,13 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
                 if todo:
                     conn.send(("phase", "build"))
                     t0 = time.perf_counter()
-                    backend.prepare(todo)
+                    try:
+                        backend.prepare(todo)
+                    except Exception:  # noqa: BLE001 - nobody waits for this answer: each variant's own
+                        pass  # dispatch builds it again and reports what is wrong, as its own verdict
+                    else:
+                        built.update(v.id for v in todo)
                     ahead["ahead_s"] += time.perf_counter() - t0
-                    built.update(v.id for v in todo)
                     conn.send(("phase", "built"))
             elif op == "prepare":
                 backend.prepare(request[1])
