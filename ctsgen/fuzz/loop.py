@@ -5,7 +5,8 @@ cases of that variant, runs them in one dispatch, and judges each case
 with the same rules as ``ctsgen run``. Each case after the first is drawn
 as one unit with a "one more?" choice that rarely stops the batch
 (``st.lists`` would stop after about 6 cases whatever its bound), so one
-compiled shader checks about 50 cases; the shrinker deletes any case (its
+compiled shader checks about 50 cases (at least ``min_batch`` once there is
+more than one, where each shader costs a pipeline build); the shrinker deletes any case (its
 unit) or ends the batch early (a choice at its minimum), so shrinking
 still ends on a single case. The cases sit inside a one-element unique
 list, which keeps Hypothesis's mutator from replaying a batch with one case
@@ -68,8 +69,9 @@ class FuzzOptions:
     run: RunOptions = field(default_factory=RunOptions)
 
 
-#: ``--min-batch`` on a backend that builds a pipeline per variant (see :func:`_case_batch`): with
-#: ~170 cases an example the H100's builds (median 14-180 ms a variant) cost ~1 ms a case or less.
+#: ``--min-batch`` on a backend that builds a pipeline per variant (see :func:`_case_batch`): 16 H100
+#: workers drew ~112 cases an example with it and waited for builds 34% of their time, against 73-75%
+#: at ~40 (bench/results/fuzz-rate-h100).
 DEVICE_MIN_BATCH = 128
 
 
