@@ -238,21 +238,27 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     import signal
 
-    def stop(signum, frame) -> None:  # e.g. `timeout`: end like Ctrl-C, with a report and a repro
+    running: list[Fuzzer] = []
+
+    def stop(signum, frame) -> None:  # Ctrl-C or e.g. `timeout`: end with a report and a repro
+        for f in running:
+            f.request_stop()  # in case the interrupt lands in a ctypes callback, which drops it
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         try:
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
                             on_failure=found)
+            running.append(fuzzer)
             for name, why in fuzzer.report.skipped.items():
                 show.write(f"skipping {name}: {why}")
             report = fuzzer.run()
         finally:
             show.close()
-            signal.signal(signal.SIGTERM, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
         print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))

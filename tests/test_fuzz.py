@@ -268,3 +268,22 @@ def test_with_a_batch_floor_a_mutant_is_still_found_and_its_case_fails_alone() -
         assert check_case(backend, report.case).status.is_failure
     finally:
         backend.close()
+
+
+def test_a_requested_stop_ends_the_run_at_the_next_example() -> None:
+    """A signal's KeyboardInterrupt raised inside a ctypes callback (glslang's output) is printed
+    and dropped: a CI run's SIGTERM to a --workers worker was lost that way and the worker fuzzed
+    on to its --time. The handler also calls request_stop(), which ends the run at the next example."""
+    import time
+
+    fuzzer: list[Fuzzer] = []
+
+    def progress(report) -> None:
+        if report.examples == 3:
+            fuzzer[0].request_stop()  # what the handler does; its KeyboardInterrupt is taken as lost
+
+    fuzzer.append(Fuzzer(ReferenceBackend(), FuzzOptions(families=("cm2-reduce",), time_s=120, max_examples=10**6,
+                                                         database=None), progress=progress))
+    began = time.monotonic()
+    report = fuzzer[0].run()
+    assert report.examples == 3 and time.monotonic() - began < 60

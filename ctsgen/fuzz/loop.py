@@ -149,6 +149,7 @@ class Fuzzer:
         self._shaders: dict[str, ShaderVariant] = {}
         self._built_soon: set[str] = set()  # variants whose pipeline the backend was asked to build ahead
         self._check_ended: float | None = None  # perf_counter when the last check ended
+        self._stop_requested = False  # request_stop(): end at the next example
 
     # -- strategies ------------------------------------------------------
     def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
@@ -185,8 +186,16 @@ class Fuzzer:
         return self._shaders[v.id]
 
     # -- one example -------------------------------------------------------
+    def request_stop(self) -> None:
+        """End the run at the next example, as an interrupt does (for a signal handler, which
+        also raises KeyboardInterrupt: an interrupt raised inside a ctypes callback, such as
+        glslang's output callbacks, is printed and dropped, and the run would go on)."""
+        self._stop_requested = True
+
     def check(self, batch: tuple[Variant, list[Case]]) -> None:
         """Run one batch; raise FuzzFailure for the first failing case."""
+        if self._stop_requested:
+            raise KeyboardInterrupt
         if self._first_failure_at is not None and \
                 time.monotonic() - self._first_failure_at > self.options.shrink_time_s:
             raise StopFuzzing("shrink budget spent")
