@@ -208,7 +208,7 @@ def _backend_of_results(results: Path | None) -> str:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
-    from ctsgen.fuzz.workers import report_record, run_workers, write_report
+    from ctsgen.fuzz.workers import run_workers, write_worker_report
     from ctsgen.repro import export_case, replay_command
     from ctsgen.runner.options import RunOptions
 
@@ -263,8 +263,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
-            write_report(args.worker_report, report_record(report.examples, report.cases, report.wall_s,
-                                                           report.times, len(report.failures)))
+            write_worker_report(args.worker_report, report)
         if not report.failures:
             print("no failure found")
             return 0

@@ -9,7 +9,7 @@ and by every later run. The exit status is the worst of the workers'.
 
 Every worker's output is forwarded as it comes, each line prefixed with
 the worker's index. Each worker also writes its counts and time breakdown
-(:func:`report_record`) to a file the parent names with the hidden
+(:func:`write_worker_report`) to a file the parent names with the hidden
 ``--worker-report`` option, in a temporary directory the parent owns; the
 parent ends with the workers' totals: cases per second together over the
 session's wall time, and the stage breakdown summed over the workers.
@@ -31,9 +31,12 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctsgen.timing import Breakdown
+
+if TYPE_CHECKING:
+    from ctsgen.fuzz.loop import FuzzReport
 
 #: the numeric libraries' thread-count variables, set to 1 in every worker the user left them unset
 SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -62,14 +65,10 @@ def worker_argv(argv: Sequence[str], index: int, seed: int, devices: Sequence[in
     return out
 
 
-def report_record(examples: int, cases: int, wall_s: float, times: Breakdown, failures: int) -> dict[str, Any]:
-    """What a worker writes for its parent."""
-    return {"examples": examples, "cases": cases, "wall_s": wall_s, "times": times.to_json(), "failures": failures}
-
-
-def write_report(path: str | Path, record: dict[str, Any]) -> None:
-    """Write a worker's record (the parent reads it only after the worker has exited)."""
-    Path(path).write_text(json.dumps(record))
+def write_worker_report(path: str | Path, report: FuzzReport) -> None:
+    """Write a worker's counts and breakdown for its parent (read after the worker has exited)."""
+    Path(path).write_text(json.dumps({"examples": report.examples, "cases": report.cases, "wall_s": report.wall_s,
+                                      "times": report.times.to_json(), "failures": len(report.failures)}))
 
 
 def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> str:
