@@ -147,7 +147,6 @@ class Fuzzer:
             [get_family(f) for f in options.families], self.profile, self.backend.name)
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
-        self._built_soon: set[str] = set()  # variants whose pipeline the backend was asked to build ahead
         self._check_ended: float | None = None  # perf_counter when the last check ended
         self._stop_requested = False  # request_stop(): end at the next example
 
@@ -168,7 +167,9 @@ class Fuzzer:
         return batch()
 
     def shader(self, v: Variant, family: str) -> ShaderVariant:
-        """The compiled variant of ``family``, compiled and validated once per process.
+        """The compiled variant of ``family``, compiled and validated once per process; the
+        backend starts building the pipeline of one the device supports at once
+        (``prepare_soon``), so the build overlaps the batch's data and oracle.
 
         Validation is the glslang library's in-process SPIRV-Tools (universal
         SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
@@ -180,9 +181,11 @@ class Fuzzer:
                 spirv = variant_spirv(v)
             with times.stage("validate"):
                 validate_in_process(spirv)
-            self._shaders[v.id] = ShaderVariant(
+            sv = self._shaders[v.id] = ShaderVariant(
                 id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
                 requirements=v.requirements(), family=family, signature=v.to_json())
+            if self.profile.unsupported_reason(sv.requirements) is None:
+                self.backend.prepare_soon([sv])
         return self._shaders[v.id]
 
     # -- one example -------------------------------------------------------
@@ -215,9 +218,6 @@ class Fuzzer:
         cases = list({c.name(): c for c in drawn}.values())  # an identical case is judged once
         sv = self.shader(variant, cases[0].family)
         assume(self.profile.unsupported_reason(sv.requirements) is None)
-        if sv.id not in self._built_soon:  # its pipeline builds while the data and oracle are computed
-            self._built_soon.add(sv.id)
-            self.backend.prepare_soon([sv])
         self.report.examples += 1
         times = self.report.times
         with times.stage("data+oracle"):
