@@ -6,8 +6,6 @@
 #   carry: .gl .whl .carry   usage: bash bench/device/build_times.sh [BUILD_SECONDS [SESSION_SECONDS]]
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
 B=${1:-150}; S=${2:-60}
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } > "$OUT/device.txt"
 echo "== python3 bench/pipeline_build_times.py --family all --variants 150 --time $B --out \$OUT/builds" > "$OUT/builds.log"

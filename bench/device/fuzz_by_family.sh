@@ -6,8 +6,6 @@
 #   carry: .gl .whl .carry   usage: bash bench/device/fuzz_by_family.sh [SECONDS_PER_FAMILY [SESSION_SECONDS]]
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
 T=${1:-10}; S=${2:-120}
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } > "$OUT/device.txt"
 echo "== python3 bench/throughput.py --backend vulkan --family all --time $T --out \$OUT/by-family" > "$OUT/by-family.log"

@@ -6,8 +6,6 @@
 #   carry: .gl .whl .carry   usage: bash bench/device/fuzz_rate.sh [SESSION_SECONDS [WORKERS [SEED]]]
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
 T=${1:-300}; W=${2:-16}; SEED=${3:-3100}
 fams=$(python3 -c "from ctsgen.families import families; print(' '.join('--family ' + f for f in families()))")
 common="--backend vulkan $fams --database none --keep-going --shrink-time 20 --expect-deviation setdimension-floor"

@@ -14,7 +14,6 @@ set -uo pipefail
 BACKEND=${MODELS_BACKEND:-vulkan}; COUNT=${MODELS_COUNT:-2000}; SEED=${1:-1601}
 if [ "$BACKEND" = vulkan ]; then
     . bench/device/setup.sh
-    export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
 fi
 export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache PYTHONUNBUFFERED=1
 P=/tmp/models-packs; rm -rf "$P"; mkdir -p "$P/packs" "$P/dumps" "$P/results"

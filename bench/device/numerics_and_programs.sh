@@ -5,8 +5,6 @@
 #   carry: .gl .whl .carry          usage: bash bench/device/numerics_and_programs.sh [numerics|programs]
 set -uo pipefail
 . bench/device/setup.sh
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
 P=/tmp/packs; mkdir -p $P
 gen() { timeout 240 python3 -m ctsgen generate --family "$1" --count "$2" --seed "$3" --out "$P/$1" --jobs 16 2>&1 | grep -E "^wrote|error"; }
 case "${1:-numerics}" in

@@ -9,8 +9,7 @@
 #   carry: .gl .whl .carry   usage: bash bench/device/pack_scale.sh [COUNT [SEED [PROGRAMS [CPV [DEADLINE_S]]]]]
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache __GL_SHADER_DISK_CACHE=0
+export __GL_SHADER_DISK_CACHE=0
 N=${1:-9091}; SEED=${2:-3500}; NP=${3:-1000}; CPV=${4:-8}; T0=$SECONDS; DEADLINE=${5:-560}
 left() { echo $((DEADLINE - (SECONDS - T0))); }  # a step starts only while this is > 5 (see `go`)
 go() { [ "$(left)" -gt 5 ] || { echo "skipped: deadline" >> "$1"; return 1; }; }

@@ -6,8 +6,6 @@
 #   carry: .gl .whl .carry   usage: bash bench/device/programs.sh [SECONDS_PER_FAMILY [SEED_CM2 SEED_COOPVEC]]
 set -uo pipefail
 . bench/device/setup.sh
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
 T=${1:-70}; SEED_CM2=${2:-2101}; SEED_CVP=${3:-2102}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/device.txt
 for spec in "cm2-program $SEED_CM2" "coopvec-program $SEED_CVP"; do

@@ -10,8 +10,7 @@
 #   carry: .gl .whl .carry                usage: bash bench/device/replay_and_cache.sh
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache __GL_SHADER_DISK_CACHE=0
+export __GL_SHADER_DISK_CACHE=0
 summary() { grep -E "^  [A-Za-z]+ +[0-9]+$|pipeline_s|prepare_s" | tr -s ' ' | tr '\n' ' '; echo; }
 echo "== 1. bucket repros"
 for d in bench/results/campaign-h100/buckets/*/repro; do

@@ -4,8 +4,6 @@
 #   carry: .gl .whl .carry
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
 fams=""; for f in tensor-layout tensor-view decode cm2-reduce cm2-elementwise cm2-convert cm2-gemm coopvec \
     coopvec-elementwise cm2-program; do fams="$fams --family $f"; done
 timeout 40 python3 bench/naive_loop.py --backend vulkan --time 20 > "$OUT/naive.log" 2>&1

@@ -5,8 +5,6 @@
 #   carry: .gl .whl .carry
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
-export PATH=$PWD/.carry/bin:$PATH CTSGEN_GLSLANG_LIBRARY=$(ls $PWD/.carry/glslang/libslang-glslang-*.so)
-export CTSGEN_CACHE_DIR=/tmp/ctsgen-cache
 echo "== cm2-program fuzz, seed 1505 (the seed that failed in numerics_and_programs.sh programs)"
 timeout 120 python3 -m ctsgen fuzz --backend vulkan --family cm2-program --time 60 --seed 1505 --database none \
     --keep-going 2>&1 | grep -vE "^fuzzing \[" | tail -20
