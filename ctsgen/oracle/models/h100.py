@@ -235,10 +235,7 @@ def reduce_sum(domains: np.ndarray, component: ComponentType, params: H100Params
     if params.reduce_order == "exact":
         return round_to(x.sum(axis=-1), component, "rne")
     if params.reduce_order == "sequential":
-        acc = x[..., 0]
-        for i in range(1, x.shape[-1]):
-            acc = round_to(acc + x[..., i], width, "rne")
-        return round_to(acc, component, "rne")
+        return round_to(_sequential(x, width), component, "rne")
     while x.shape[-1] > 1:  # one tree level per iteration; an odd level gets a zero (exact) partner
         half = -(-x.shape[-1] // 2)
         if x.shape[-1] % 2:
