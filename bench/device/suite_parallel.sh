@@ -6,7 +6,8 @@
 # ctsgen pipeline cache, the driver's shader disk cache off) and warm (the cache the cold pass
 # published). pack_scale.sh ran the same packs one after another: its per-run breakdown showed
 # each run bound by its own single-threaded CPU work, with 15 of 16 cores idle.
-# $OUT: device.txt (GPU, the naive-loop baseline), generate.log, cold.log, warm.log, top.log.
+# $OUT: device.txt (GPU, the naive-loop baseline), generate.log, cold.log, warm.log, top.log, profile.txt
+# (one warm run alone under cProfile, if time is left).
 #   carry: .gl .whl .carry   usage: bash bench/device/suite_parallel.sh [COUNT [SEED [PROGRAMS [CPV [DEADLINE_S]]]]]
 set -uo pipefail
 . bench/device/setup.sh >/dev/null 2>&1
@@ -46,5 +47,10 @@ for pass in cold warm; do
     for f in $fams; do echo "== [$pass] ctsgen run /tmp/s/$f"; cat "/tmp/$pass-$f.log"; done >> "$OUT/$pass.log"
 done
 kill $TOP 2>/dev/null
+if [ "$(left)" -gt 40 ]; then  # where a run's time outside its stages goes: one warm run alone, profiled
+    timeout $(left) python3 -m cProfile -o /tmp/run.prof -m ctsgen run /tmp/s/cm2-elementwise --backend vulkan \
+        --results /tmp/r-prof.jsonl --quiet > "$OUT/profile.txt" 2>&1
+    python3 -c "import pstats; pstats.Stats('/tmp/run.prof').sort_stats('cumulative').print_stats(45)" >> "$OUT/profile.txt" 2>&1
+fi
 grep -E "generate total" "$OUT/generate.log"; grep -hE "at once|^  [A-Z][a-zA-Z]+ +[0-9]+$" "$OUT/cold.log" "$OUT/warm.log"
 exit 0
