@@ -353,3 +353,16 @@ def test_other_npy_writers_and_truncated_files(tmp_path):
     path.write_bytes(path.read_bytes()[:-3])
     with pytest.raises(ValueError, match="f.npy: not a readable .npy array"):
         load_array(path, np.dtype("float32"))
+
+
+def test_element_counts_come_from_the_record_and_match_the_arrays(pack):
+    """A batch is sized from the record's element counts; they are the arrays' sizes, and a pack
+    without them (older) falls back to the .npy headers."""
+    from ctsgen.pack.read import load_pack
+    cases = load_pack(pack).cases
+    for case in cases:
+        initial, _ = case.arrays()
+        assert case.element_counts() == [a.size for a in initial]
+    case = cases[0]
+    del case.record["elements"]
+    assert case.element_counts() == [int(np.prod(s)) for s in case.shapes()]
