@@ -3,9 +3,11 @@ reference backend, composition mutants and a planted numeric slip, the debug re-
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
-import random
+from typing import ContextManager
+from unittest import mock
 from fractions import Fraction
 
 import numpy as np
@@ -23,7 +25,7 @@ from ctsgen.families.cm2_program.debug import intermediates
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, SINKS, W_C0, W_R0, Node, Op, Program
 from ctsgen.families.cm2_program.strategy import SEEDS, STEP, STORE, build, program_cases_for
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, reduction_domains
-from ctsgen.families.coopvec_program.tests.test_float_domain import choices, neighbours, subnormal
+from ctsgen.families.coopvec_program.tests.test_float_domain import Device as RoundingDevice
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.mutants import catalogue
@@ -41,28 +43,15 @@ def _float(c: ProgramCase) -> ProgramCase:
 
 
 # -- exact rational simulation of a device ------------------------------------------------
-class Device:
-    """One device execution in exact rationals: each rounding picks among the results allowed,
-    always the largest ("up"), the smallest ("down") or at random. Element-wise operations and
-    conversions are correctly rounded (either neighbour, or 0 for a subnormal); affine is OpFMul
-    then two OpFAdd, or fused; a MulAdd follows the cm2-gemm model (products exact or rounded to
-    nearest in the accumulator type, partial sums rounded to nearest, ties and subnormal flushes
-    either way, a random order with C at a random place); a sum reduction the cm2-reduce model
-    (partial sums to nearest, any order)."""
-
-    def __init__(self, mode: str, seed: int) -> None:
-        self.mode, self.rng = mode, random.Random(seed)
-
-    def pick(self, c: list[Fraction]) -> Fraction:
-        return c[-1] if self.mode == "up" else c[0] if self.mode == "down" else self.rng.choice(c)
-
-    def round(self, x: Fraction, dt: np.dtype) -> Fraction:
-        return self.pick(choices(x, dt))
-
-    def nearest(self, x: Fraction, dt: np.dtype) -> Fraction:
-        lo, hi = neighbours(x, dt)
-        near = [lo] if x - lo < hi - x else [hi] if hi - x < x - lo else [lo, hi]
-        return self.pick(sorted(set(near) | ({Fraction(0)} if subnormal(x, dt) else set())))
+class Device(RoundingDevice):
+    """One device execution in exact rationals; each rounding picks among the results allowed,
+    always the largest ("up"), the smallest ("down") or at random (coopvec-program's device:
+    ``round`` correctly rounded, either neighbour or 0 for a subnormal; ``nearest`` to nearest,
+    ties and flushes either way). Element-wise operations and conversions are correctly
+    rounded; affine is OpFMul then two OpFAdd, or fused; a MulAdd follows the cm2-gemm model
+    (products exact or rounded to nearest in a float16 accumulator, partial sums to nearest, a
+    random order with C at a random place); a sum reduction the cm2-reduce model (partial sums
+    to nearest, any order)."""
 
     def sum(self, terms: list[Fraction], dt: np.dtype) -> Fraction:
         order = list(terms)
@@ -276,38 +265,27 @@ def test_the_reference_backend_passes_float_domain_programs() -> None:
         assert check_case(backend, c).status.value == "Pass", c.shader.program.lines()
 
 
-def _killed(c: ProgramCase, patch: dict[str, object]) -> bool:
-    """Whether ``c`` fails when the reference semantics run with ``patch`` applied to the oracle module."""
+def _killed(c: ProgramCase, fault: ContextManager[object]) -> bool:
+    """Whether ``c`` fails when the reference semantics run inside ``fault`` (a mutant applied,
+    or a function of the oracle module patched)."""
     d = c.data()
     bufs = [b.copy() for b in d.initial]
-    saved = {k: getattr(program_oracle, k) for k in patch}
-    try:
-        for k, v in patch.items():
-            setattr(program_oracle, k, v)
-        with np.errstate(all="ignore"):
-            c.variant().execute(d.params[None, :], np.zeros((1, len(bufs)), np.int64), bufs)
-    finally:
-        for k, v in saved.items():
-            setattr(program_oracle, k, v)
+    with fault, np.errstate(all="ignore"):
+        c.variant().execute(d.params[None, :], np.zeros((1, len(bufs)), np.int64), bufs)
     return any(e is not None and judge_buffer(b, e, c.compare_rule().to_json(), t).bad.size
                for b, e, t in zip(bufs, d.expected, d.tolerance))
 
 
 def test_a_composition_mutant_is_killed_in_the_float_domain() -> None:
-    """A chained MulAdd that drops its C: most float cases of a two-MulAdd chain fail."""
+    """A chained MulAdd that drops its C: every float case of a two-MulAdd chain fails."""
     mutant = catalogue()["program-muladd-chain-drops-c"]
-    two = [Node(Op.load, A16, (), U, 2), Node(Op.load, B16, (), U, 2), Node(Op.load, ACC32, (), U, 2),
-           Node(Op.muladd, ACC32, (0, 1, 2)), Node(Op.muladd, ACC32, (0, 1, 3)), Node(Op.store, ACC32, (4,), U, 2)]
-    cases = [_float(c) for c in draw_examples(program_cases_for(ProgramVariant(Program(tuple(two)))), 6, 1)]
-    killed = 0
-    for c in cases:
-        d = c.data()
-        bufs = [b.copy() for b in d.initial]
-        with mutant.applied(), np.errstate(all="ignore"):
-            c.variant().execute(d.params[None, :], np.zeros((1, len(bufs)), np.int64), bufs)
-        killed += any(e is not None and judge_buffer(b, e, c.compare_rule().to_json(), t).bad.size
-                      for b, e, t in zip(bufs, d.expected, d.tolerance))
-    assert killed == len(cases)
+    two = [*LOADS[:3], Node(Op.muladd, ACC32, (0, 1, 2)), Node(Op.muladd, ACC32, (0, 1, 3)),
+           Node(Op.store, ACC32, (4,), U, 2)]
+    cases = [_one(two, seed) for seed in range(6)]
+    assert all(_killed(c, mutant.applied()) for c in cases)
+
+
+_ORIGINAL_MULADD = program_oracle.eval_muladd
 
 
 def _fp16_accumulation(run: program_oracle.Run, i: int) -> np.ndarray:
@@ -316,15 +294,12 @@ def _fp16_accumulation(run: program_oracle.Run, i: int) -> np.ndarray:
     return d.astype(np.float16).astype(d.dtype) if d.dtype == np.float32 else d
 
 
-_ORIGINAL_MULADD = program_oracle.eval_muladd
-
-
-def test_a_planted_numeric_slip_is_killed_and_a_slip_within_the_bound_is_not() -> None:
+def test_a_planted_numeric_slip_is_killed_and_the_exact_semantics_pass() -> None:
     """A float32 MulAdd that loses its result to float16 precision (about 2^-11 relative, far
-    beyond the float32 bound) fails every case of the chain; the same chain run exactly passes."""
-    cases = [_float(c) for c in draw_examples(program_cases_for(ProgramVariant(Program(tuple(CHAIN)))), 6, 2)]
-    assert all(_killed(c, {"eval_muladd": _fp16_accumulation}) for c in cases)
-    assert not any(_killed(c, {}) for c in cases)
+    beyond the float32 bound) fails every float case of a MulAdd chain; unpatched, each passes."""
+    cases = [_one(CHAIN, seed) for seed in range(6)]
+    assert all(_killed(c, mock.patch.object(program_oracle, "eval_muladd", _fp16_accumulation)) for c in cases)
+    assert not any(_killed(c, contextlib.nullcontext()) for c in cases)
 
 
 def test_the_debug_rerun_judges_each_node_within_its_bound() -> None:
