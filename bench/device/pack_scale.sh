@@ -4,7 +4,8 @@
 # 9,091 of each, spent the call's 600 s generating cm2-program: call1/), generated on the device, then
 # run one pack after another twice: cold (an empty ctsgen pipeline cache and the driver's shader disk
 # cache off) and warm (the same process-per-pack runs, reading the cache the cold runs published).
-# Each step's time limit stops at a deadline so the logs come back inside the call.
+# Each step's time limit stops at a deadline so the logs come back inside the call. A 20 s naive loop
+# (compile, new pipeline and dispatch per case) first gives the same call's baseline.
 # CPV (generate --cases-per-variant, default 8) trades variants, and so cold builds, for cases per variant.
 #   carry: .gl .whl .carry   usage: bash bench/device/pack_scale.sh [COUNT [SEED [PROGRAMS [CPV [DEADLINE_S]]]]]
 set -uo pipefail
@@ -17,6 +18,8 @@ fams="tensor-view decode cm2-reduce cm2-elementwise cm2-convert cm2-gemm coopvec
 fams="$fams cm2-program coopvec-program tensor-layout"  # tensor-layout's slowest builds take minutes: last
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; echo "$N cases x 9 families, $NP x 2 programs, seed $SEED, $CPV cases per variant"; } \
     > "$OUT/device.txt"
+echo "== python3 bench/naive_loop.py --backend vulkan --time 20 (the same call's baseline)" >> "$OUT/device.txt"
+timeout 60 python3 bench/naive_loop.py --backend vulkan --time 20 2>&1 | tail -3 >> "$OUT/device.txt"
 t=$SECONDS
 for f in $fams; do
     n=$N; case $f in *-program) n=$NP;; esac
