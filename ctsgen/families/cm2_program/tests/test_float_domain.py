@@ -33,6 +33,7 @@ from ctsgen.runner.debug_run import first_difference
 from ctsgen.runner.verdict import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 
 U = ClampMode.Undefined
@@ -314,3 +315,9 @@ def test_the_debug_rerun_judges_each_node_within_its_bound() -> None:
     beyond = [e.copy() for e in probe.expected]
     beyond[3] = (beyond[3].astype(np.float64) + probe.tolerance[3] * 2 + 1e-3).astype(beyond[3].dtype)
     assert first_difference(probe.labels, probe.expected, beyond, tolerance=probe.tolerance).index == 3
+
+
+def test_sampled_float_programs_compile_and_validate() -> None:
+    """A float case runs its program's one shader (the domain is run-time data only)."""
+    for v in list({c.shader: None for c in _float_sample()})[:4]:
+        validate_spirv(compile_glsl(v.glsl(), v.id))
