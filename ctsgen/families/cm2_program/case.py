@@ -301,11 +301,16 @@ class ProgramCase:
                 out[start[i]:start[i] + padded.size // 4] = padded.view(np.uint32)
         return out
 
+    def evaluated(self) -> Run:
+        """The composed oracle run on the case's own data: ``values`` holds every node's value."""
+        d = self.data()
+        run = Run(self.shader.program, d.params, [b.copy() for b in d.initial], np.zeros(len(d.initial), np.int64))
+        evaluate(run)
+        return run
+
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (a store's is None), for a report's first differing node."""
-        d = self.data()
-        out = [b.copy() for b in d.initial]
-        return evaluate(Run(self.shader.program, d.params, out, np.zeros(len(out), np.int64)))
+        return self.evaluated().values
 
     def compare_rule(self) -> CompareRule:
         """Bit for bit. A program that computes in a float type does so in a shader without

@@ -133,14 +133,6 @@ class Device(RoundingDevice):
         return [[red[min(r, idx.shape[0] - 1), min(c, idx.shape[1] - 1)] for c in range(SIDE)] for r in range(SIDE)]
 
 
-def _evaluated(c: ProgramCase) -> program_oracle.Run:
-    d = c.data()
-    run = program_oracle.Run(c.shader.program, d.params, [b.copy() for b in d.initial],
-                             np.zeros(len(d.initial), np.int64))
-    program_oracle.evaluate(run)
-    return run
-
-
 def _plain(n: Node) -> Node:
     """A source as a load, a sink as a store, through a whole 16 x 16 layout (every element a drawn
     value: no clamp, clip or decode that would hand the arithmetic constants)."""
@@ -164,7 +156,7 @@ def small_float_cases(draw: st.DrawFn) -> ProgramCase:
 
 def _worst(c: ProgramCase, modes: tuple[str, ...], seed: int) -> tuple[float, str]:
     """The largest |device - oracle| / bound over every node and element, and where."""
-    run = _evaluated(c)
+    run = c.evaluated()
     bounds = node_bounds(run)
     worst, where = 0.0, ""
     for mode in modes:
