@@ -145,7 +145,8 @@ def test_the_reference_backend_passes_a_default_pack_with_the_seeds_and_their_co
     cases = draw_cases(get_family("cm2-program"), 24, 0, StrategyOptions())
     backend = ReferenceBackend()
     assert all(check_case(backend, c).status.value == "Pass" for c in cases)
-    pairs, lengths, objects, seeds, kinds, decodes = tables([c.to_json() for c in cases])
+    pairs, lengths, objects, seeds, kinds, decodes, domains = tables([c.to_json() for c in cases])
+    assert {d for (_, d), k in domains.counts.items() if k} == {"exact", "float"}  # the pack holds both domains
     assert all(seeds.counts[(name, "cases")] >= 1 for name in SEEDS)
     assert pairs.counts[("muladd", "reduce")] >= 1 and lengths.counts[(11, "flash-attention")] >= 1
     assert sum(objects.counts.values()) == len(cases)
