@@ -49,6 +49,7 @@ CANDIDATES: dict[str, tuple[H100Params, tuple[str, ...]]] = {
     "coopvec-reversed": (replace(H100, coopvec_reverse=True), ("coopvec",)),
     "fp8-block-32": (replace(H100, coopvec_block_fp8=32), ("coopvec",)),  # the prior before call-1601
     "bf16-rne": (replace(H100, bf16_rounding="rne"), ("cm2-convert",)),
+    "bf16-rtz-exact": (replace(H100, bf16_source="exact"), ("cm2-convert",)),  # the rule before call-1701
     # cm2-reduce: each result's terms in the spec oracle's order instead of the fragment layout
     "reduce-halving": (replace(H100, reduce_order="halving"), ("cm2-reduce",)),  # the prior before call-1601
     "reduce-pairwise": (replace(H100, reduce_order="pairwise"), ("cm2-reduce",)),

@@ -5,12 +5,11 @@
 
 A workgroup's accumulator is split into one contiguous block per subgroup, a grid of wr x wc
 subgroups (ctsgen.oracle.models.h100.reduce_fragment); which grid the driver picks for a shape
-is measured, not derived (h100.WARP_GRIDS). For every dumped float-sum case of a multi-subgroup
-shape, every grid the shape allows (wr * wc subgroups, 16 wr rows and 8 wc columns dividing
-the matrix) predicts the result through the family's model; one line per shape and mode gives
-the elements each grid reproduces bit for bit. A Row sum sees only how the columns are split,
-a Column sum only the rows, a RowColumn sum both, so a shape's grid is the one grid every mode
-it was drawn with reproduces in full. The last table compares that with WARP_GRIDS.
+is measured, not derived (h100.warp_grid states the fitted rule). For every dumped float-sum
+case of a multi-subgroup shape, every grid the shape allows (wr * wc subgroups, 16 wr rows and
+8 wc columns dividing the matrix) predicts the result (h100.reduce_fragment with that grid);
+one line per shape and mode gives the elements each grid reproduces bit for bit, the grid the
+rule picks, and whether it is the only one that reproduces them all. Exit 1 if it is not.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ import numpy as np
 
 from ctsgen.families import get_family
 from ctsgen.families.cm2_reduce.case import H100_SUBGROUP
-from ctsgen.model.types import ComponentType, Scope
+from ctsgen.model.types import Scope
 from ctsgen.oracle.models import h100
 from ctsgen.oracle.values import sentinel_bits, to_bits
 from ctsgen.pack.read import load_pack
@@ -52,29 +51,21 @@ def fit(pack, dumped) -> dict[tuple[Shape, str], dict[Grid, list[int]]]:
         if case.record["family"] != "cm2-reduce" or stored not in dumped:
             continue
         model_case = family.case_from_json(case.record["parameters"])
-        s, mode = model_case.shader.source, model_case.shader.mode
-        if s.scope is not Scope.Workgroup or s.workgroup_size == H100_SUBGROUP or mode.name == "Block2x2":
+        s, mode = model_case.shader.source, model_case.shader.mode.snake
+        if s.scope is not Scope.Workgroup or s.workgroup_size == H100_SUBGROUP or mode == "2x2" \
+                or family.numeric_model(model_case, h100.H100) is None:  # not a float sum
             continue
         shape = (s.rows, s.cols, s.workgroup_size // H100_SUBGROUP)
-        saved = h100.WARP_GRIDS.get(shape)
-        try:
-            for grid in grids(*shape):
-                h100.WARP_GRIDS[shape] = grid
-                predicted = family.numeric_model(model_case, h100.H100)
-                if predicted is None:
-                    break
-                want = predicted[1].ravel()
-                got = np.asarray(dumped[stored]).view(want.dtype).ravel()
-                comp = next(c for c in ComponentType if c.dtype == want.dtype)
-                counted = to_bits(want, comp) != sentinel_bits(comp)
-                tally = out[(shape, mode.name)][grid]
-                tally[0] += int((bit_exact(got, want) & counted).sum())
-                tally[1] += int(counted.sum())
-        finally:
-            if saved is None:
-                h100.WARP_GRIDS.pop(shape, None)
-            else:
-                h100.WARP_GRIDS[shape] = saved
+        src = model_case.source().reshape(s.rows, s.cols)
+        r = model_case.shader.result
+        got = np.asarray(dumped[stored]).view(s.component.dtype).reshape(r.rows, r.cols)
+        for grid in grids(*shape):
+            red = h100.reduce_fragment(src, mode, s.component, shape[2], h100.H100, grid=grid)
+            want = np.broadcast_to(red.astype(s.component.dtype), got.shape)
+            counted = to_bits(want, s.component) != sentinel_bits(s.component)
+            tally = out[(shape, mode)][grid]
+            tally[0] += int((bit_exact(got, want) & counted).sum())
+            tally[1] += int(counted.sum())
     return out
 
 
@@ -84,21 +75,20 @@ def main() -> int:
     ap.add_argument("outputs", type=Path, help="npz written by bench/dump_device_outputs.py")
     args = ap.parse_args()
     table = fit(load_pack(args.pack), np.load(args.outputs))
-    print("| rows x cols | subgroups | mode | elements | share per grid (wr x wc) |\n|---|---:|---|---:|---|")
-    fitted: dict[Shape, set[Grid]] = {}
+    print("| rows x cols | subgroups | mode | elements | share per grid (wr x wc) | rule | only grid at 100% |\n"
+          "|---|---:|---|---:|---|---|---|")
+    disagree = 0
     for (shape, mode), per_grid in sorted(table.items()):
         total = next(iter(per_grid.values()))[1]
         shares = ", ".join(f"{wr}x{wc}: {100 * hit / max(tot, 1):.2f}%" for (wr, wc), (hit, tot) in per_grid.items())
-        print(f"| {shape[0]} x {shape[1]} | {shape[2]} | {mode} | {total} | {shares} |")
-        full = {g for g, (hit, tot) in per_grid.items() if tot and hit == tot}
-        fitted[shape] = fitted.get(shape, full) & full
-    print("\n| rows x cols | subgroups | grids every mode reproduces | WARP_GRIDS | agrees |\n|---|---:|---|---|---|")
-    for shape, full in sorted(fitted.items()):
-        known = h100.WARP_GRIDS.get(shape)
-        names = ", ".join(f"{wr}x{wc}" for wr, wc in sorted(full)) or "none"
-        agrees = "-" if known is None else ("yes" if known in full else "NO")
-        print(f"| {shape[0]} x {shape[1]} | {shape[2]} | {names} | {known and '%dx%d' % known or '-'} | {agrees} |")
-    return 0
+        full = [g for g, (hit, tot) in per_grid.items() if tot and hit == tot]
+        rule = h100.warp_grid(*shape, mode)
+        agrees = full == [rule]
+        disagree += not agrees
+        print(f"| {shape[0]} x {shape[1]} | {shape[2]} | {mode} | {total} | {shares} | "
+              f"{rule and '%dx%d' % rule} | {'yes' if agrees else 'NO'} |")
+    print(f"\n{len(table)} shape-mode pairs, {len({k[0] for k in table})} shapes; the rule disagrees on {disagree}")
+    return 1 if disagree else 0
 
 
 if __name__ == "__main__":

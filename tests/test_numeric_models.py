@@ -125,6 +125,21 @@ def test_bfloat16_conversion_truncates() -> None:
         == [16777216.0]
 
 
+def test_an_integer_converted_to_bfloat16_rounds_to_float32_first() -> None:
+    """The H100 (call-1701, cm2-convert case_2f3803c63a element 1615): sint32 0x78ffffe8 =
+    2030043112 became bfloat16 2030043136 = 2^30 * (1 + 57/64). Its bfloat16 neighbours (spacing
+    2^23) are 2^30 * (1 + 113/128) = 2021654528 and 2030043136; truncating the exact value gives
+    the first, but float32 (spacing 128) rounds it to nearest, 2030043136, which is a bfloat16
+    value and truncates to itself. The rule before (``bf16_source="exact"``) gives the first."""
+    x = np.array([0x78FFFFE8, -0x78FFFFE8, 2030043000], np.int32)
+    assert h100.convert_values(x, C.sint32, C.bfloat16).astype(float).tolist() \
+        == [2030043136.0, -2030043136.0, 2021654528.0]
+    assert h100.convert_values(x, C.sint32, C.bfloat16, replace(h100.H100, bf16_source="exact")) \
+        .astype(float).tolist() == [2021654528.0, -2021654528.0, 2021654528.0]
+    with pytest.raises(ValueError, match="float32, exact"):
+        h100.convert_values(x, C.sint32, C.bfloat16, replace(h100.H100, bf16_source="f32"))
+
+
 def _gemm_data(seed: int, k: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Full-mantissa fp16 data in [-2, 2]: the sums round, so the device's rounding shows."""
     rng = np.random.default_rng(seed)
@@ -306,9 +321,40 @@ def test_reduce_fragment_orders_by_hand() -> None:
     assert h100.reduce_fragment(col, "column", C.float16, 1)[0, 0] == 0.0
     assert float(h100.reduce_sum(col[:, :1].T.reshape(1, 1, 16), C.float16, replace(h100.H100, reduce_order="halving"))
                  [0, 0]) == 1.0
-    assert h100.reduce_fragment(np.zeros((16, 16)), "row", C.float32, 2) is None  # a subgroup grid not measured
+    assert h100.reduce_fragment(np.zeros((16, 8)), "row", C.float32, 2) is None  # no grid of whole 16 x 8 tiles
     with pytest.raises(ValueError, match="row, column, row_column, 2x2"):
         h100.reduce_fragment(row, "rows", C.float16, 1)
+
+
+#: The subgroup grid the H100's sums showed where a shape allowed more than one
+#: (bench/results/numeric-models/call-1701/reduce-shapes.md: only this grid reproduced every
+#: dumped element): (rows, cols, subgroups) -> {mode: (rows of subgroups, columns of subgroups)}.
+MEASURED_GRIDS = {
+    (32, 16, 2): {"column": (1, 2), "row_column": (1, 2)},
+    (32, 32, 2): {"column": (1, 2), "row": (2, 1), "row_column": (1, 2)},
+    (32, 32, 4): {"column": (2, 2), "row": (2, 2)},
+    (32, 48, 2): {"column": (1, 2), "row": (2, 1), "row_column": (1, 2)},
+    (32, 64, 8): {"column": (2, 4), "row": (2, 4)},
+    (64, 16, 4): {"column": (2, 2), "row": (4, 1), "row_column": (2, 2)},
+    (64, 32, 4): {"column": (2, 2), "row": (4, 1), "row_column": (2, 2)},
+    (64, 32, 8): {"column": (2, 4), "row": (2, 4), "row_column": (2, 4)},
+    (64, 48, 4): {"row": (4, 1), "row_column": (2, 2)},
+    (64, 64, 8): {"column": (2, 4), "row": (2, 4), "row_column": (2, 4)},
+    (64, 96, 8): {"row": (2, 4), "row_column": (2, 4)},
+    (96, 32, 4): {"column": (2, 2), "row": (2, 2), "row_column": (2, 2)},
+    (96, 64, 8): {"column": (2, 4), "row": (2, 4), "row_column": (2, 4)},
+}
+
+
+def test_warp_grid_gives_every_measured_grid() -> None:
+    """Where the device had a choice, the rule picks what it measured: a Row sum puts its
+    subgroups down the rows where 16-row blocks allow (64 x 32 over 4: 4 x 1) but not 8 of them
+    (64 x 32 over 8: 2 x 4, though 4 x 2 fits), while Column and RowColumn sums split 2 x 2."""
+    for (rows, cols, subgroups), by_mode in MEASURED_GRIDS.items():
+        for mode, grid in by_mode.items():
+            assert h100.warp_grid(rows, cols, subgroups, mode) == grid, (rows, cols, subgroups, mode)
+    assert h100.warp_grid(16, 8, 2, "row") is None  # 8 columns cannot be split over two subgroups
+    assert h100.warp_grid(64, 32, 1, "row") == (1, 1)
 
 
 #: Device values from bench/results/numeric-models/call-1601 (H100, driver 580.159.04), each a

@@ -327,3 +327,42 @@ def test_cases_per_variant_sets_how_many_pipelines_a_pack_needs_and_is_part_of_w
     with pytest.raises(SystemExit) as refused:
         cli(base + ["--out", str(tmp_path / "p32")])
     assert refused.value.code == 2
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "uint32", "int8", "bfloat16", "float64"])
+def test_pack_arrays_read_back_exactly_and_writable(tmp_path, dtype):
+    """load_array's one-read path gives np.load's array: same dtype, shape and bits, writable."""
+    from ctsgen.pack.arrays import load_array, save_array
+    want = np.dtype(dtype)
+    for shape in [(0,), (1,), (512,), (16, 8)]:
+        values = (np.arange(int(np.prod(shape))) % 7 - 3).astype(np.float64).astype(want).reshape(shape)
+        save_array(tmp_path / "a.npy", values)
+        got = load_array(tmp_path / "a.npy", want)
+        assert got.dtype == want and got.shape == shape and got.tobytes() == values.tobytes()
+        got[...] = 0  # the runner may fill a copy in place; np.load's arrays were writable too
+
+
+def test_other_npy_writers_and_truncated_files(tmp_path):
+    """A header np.save would not write for a pack (Fortran order) still loads; a file cut short is
+    refused naming it."""
+    from ctsgen.pack.arrays import load_array
+    path = tmp_path / "f.npy"
+    np.save(path, np.asfortranarray(np.arange(12, dtype=np.float32).reshape(3, 4)))
+    assert load_array(path, np.dtype("float32")).tolist() == np.arange(12).reshape(3, 4).tolist()
+    np.save(path, np.arange(60, dtype=np.float32))
+    path.write_bytes(path.read_bytes()[:-3])
+    with pytest.raises(ValueError, match="f.npy: not a readable .npy array"):
+        load_array(path, np.dtype("float32"))
+
+
+def test_element_counts_come_from_the_record_and_match_the_arrays(pack):
+    """A batch is sized from the record's element counts; they are the arrays' sizes, and a pack
+    without them (older) falls back to the .npy headers."""
+    from ctsgen.pack.read import load_pack
+    cases = load_pack(pack).cases
+    for case in cases:
+        initial, _ = case.arrays()
+        assert case.element_counts() == [a.size for a in initial]
+    case = cases[0]
+    del case.record["elements"]
+    assert case.element_counts() == [int(np.prod(s)) for s in case.shapes()]

@@ -58,3 +58,41 @@ def test_an_unwritable_directory_is_only_a_missing_cache(tmp_path: Path) -> None
     (tmp_path / "file").write_text("x")
     f = PipelineCacheFile(H100, tmp_path / "file" / "pipelines")
     assert f.load() == b"" and not f.save(blob())
+
+
+def test_publishers_take_turns_and_each_sees_what_the_last_one_published(tmp_path: Path) -> None:
+    """Two processes' publishes are serialised by the lock, and the second is given the first's
+    blob to merge (before, the last whole cache won and the other's pipelines were lost)."""
+    import threading
+    import time
+
+    first, second = PipelineCacheFile(H100, tmp_path), PipelineCacheFile(H100, tmp_path)
+    inside, seen = threading.Event(), []
+
+    def publish_slowly() -> None:
+        with first.locked() as on_disk:
+            assert on_disk == b""
+            inside.set()
+            time.sleep(0.3)
+            first.save(blob(body=b"first"))
+
+    writer = threading.Thread(target=publish_slowly)
+    writer.start()
+    inside.wait()
+    with second.locked() as on_disk:  # waits for the first publisher's save
+        seen.append(on_disk)
+        second.save(blob(body=b"first+second"))
+    writer.join()
+    assert seen == [blob(body=b"first")]
+    assert second.load() == blob(body=b"first+second")
+
+
+def test_a_driver_update_removes_the_old_lock_file_too(tmp_path: Path) -> None:
+    old = PipelineCacheFile(H100, tmp_path)
+    with old.locked():
+        old.save(blob())
+    new_identity = CacheIdentity(H100.vendorID, H100.deviceID, H100.driverVersion + 1, H100.pipelineCacheUUID)
+    new = PipelineCacheFile(new_identity, tmp_path)
+    with new.locked() as on_disk:
+        assert on_disk == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == [new.path.with_suffix(".lock").name]

@@ -8,15 +8,21 @@ header names this device's vendorID, deviceID and pipelineCacheUUID, and it is k
 name also carries the driverVersion, so a driver update starts a fresh cache and the stale one is
 removed. The files live beside the SPIR-V cache (``~/.cache/ctsgen/pipelines``, or next to
 ``$CTSGEN_CACHE_DIR``): per machine, never in the user's working directory. Writes are atomic
-(temp file + ``os.replace``): processes sharing a device may each publish their cache, the last
-whole one wins, and a torn or foreign file is never handed to the driver.
+(temp file + ``os.replace``), so a torn or foreign file is never handed to the driver. Processes
+sharing a device publish under a lock (:meth:`PipelineCacheFile.locked`), each merging the blob on
+disk into its own first (``vkMergePipelineCaches``): eleven packs run at once on the H100 had
+published over each other, the last whole cache winning, and the warm pass rebuilt what the
+others had built (bench/results/pack-scale-h100/call4).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import struct
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +89,25 @@ class PipelineCacheFile:
             return b""
         return b"" if header_mismatch(blob, self.identity) else blob
 
+    @contextmanager
+    def locked(self) -> Iterator[bytes]:
+        """Hold the file's lock (``<name>.lock`` beside it, flock: concurrent publishers take
+        turns) and give the blob on disk now (:meth:`load`), for the caller to merge into its own
+        before it saves. Where the lock cannot be had, the blob is given without it: a lost
+        merge only costs builds."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path.with_suffix(".lock"), "ab")  # noqa: SIM115 (closed below)
+        except OSError:
+            handle = None
+        try:
+            if handle is not None:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            yield self.load()
+        finally:
+            if handle is not None:
+                handle.close()  # releases the lock
+
     def save(self, blob: bytes) -> bool:
         """Publish ``blob`` atomically; False (nothing written) when it is not a cache for this
         device or the directory cannot be written: a cache is an optimisation, never a failure."""
@@ -105,7 +130,8 @@ class PipelineCacheFile:
     def _remove_stale(self) -> None:
         prefix = f"{self.identity.vendorID:04x}-{self.identity.deviceID:04x}-"
         try:
-            stale = [p for p in self.directory.glob(prefix + "*.bin") if p.name != self.path.name]
+            own = {self.path.name, self.path.with_suffix(".lock").name}
+            stale = [p for p in self.directory.glob(prefix + "*") if p.suffix in (".bin", ".lock") and p.name not in own]
         except OSError:
             return
         for p in stale:

@@ -190,6 +190,7 @@ class VulkanBackend(Backend):
         self._fence: Any = None
         self._pipeline_cache: Any = None  # a VkPipelineCache seeded from disk (pipeline_cache.py), or None
         self._cache_file: PipelineCacheFile | None = None
+        self._loaded_cache_hash = hash(b"")
         self._pipelines: dict[str, _Pipeline] = {}
         self._pipelines_lock = threading.Lock()
         self._hung: str | None = None  # set when a dispatch timed out: the GPU may still use our memory
@@ -544,6 +545,7 @@ class VulkanBackend(Backend):
         vk = self._vk
         self._cache_file = PipelineCacheFile(self._cache_identity)
         blob = self._cache_file.load()
+        self._loaded_cache_hash = hash(blob)
         data = ctypes.create_string_buffer(blob, len(blob))
         info = vk.VkPipelineCacheCreateInfo(initialDataSize=len(blob),
                                             pInitialData=ctypes.cast(data, ctypes.c_void_p) if blob else None)
@@ -553,17 +555,34 @@ class VulkanBackend(Backend):
             self.stats["pipeline_cache_loaded_bytes"] = len(blob)
 
     def _save_pipeline_cache(self) -> None:
-        """Publish the cache's data (vkGetPipelineCacheData, two calls) and destroy it."""
+        """Publish the cache's data (vkGetPipelineCacheData, two calls) and destroy it. Under the
+        file's lock, a blob another process published since this one loaded is merged in first
+        (vkMergePipelineCaches), so processes sharing the device add to one cache."""
         cache, dev = self._pipeline_cache, self._device
         if cache is None:
             return
-        size = ctypes.c_size_t(0)
-        if dev.vkGetPipelineCacheData(cache, size, None) == _VK_SUCCESS and size.value and self._cache_file:
-            data = ctypes.create_string_buffer(size.value)
-            if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) == _VK_SUCCESS:
-                self._cache_file.save(data.raw[:size.value])
+        if self._cache_file:
+            with self._cache_file.locked() as on_disk:
+                if on_disk and hash(on_disk) != self._loaded_cache_hash:
+                    self._merge_into(cache, on_disk)
+                size = ctypes.c_size_t(0)
+                if dev.vkGetPipelineCacheData(cache, size, None) == _VK_SUCCESS and size.value:
+                    data = ctypes.create_string_buffer(size.value)
+                    if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) == _VK_SUCCESS:
+                        self._cache_file.save(data.raw[:size.value])
         dev.vkDestroyPipelineCache(cache, None)
         self._pipeline_cache = None
+
+    def _merge_into(self, cache: Any, blob: bytes) -> None:
+        """Merge a published blob into ``cache``; a failure only leaves it out."""
+        vk, dev = self._vk, self._device
+        data = ctypes.create_string_buffer(blob, len(blob))
+        info = vk.VkPipelineCacheCreateInfo(initialDataSize=len(blob), pInitialData=ctypes.cast(data, ctypes.c_void_p))
+        other = vk.VkPipelineCache()
+        if dev.vkCreatePipelineCache(info, None, other) == _VK_SUCCESS:
+            if dev.vkMergePipelineCaches(cache, 1, other) == _VK_SUCCESS:
+                self.stats["pipeline_cache_merged_bytes"] = len(blob)
+            dev.vkDestroyPipelineCache(other, None)
 
     def _memory_type(self, type_bits: int) -> int:
         """A ``HOST_VISIBLE | HOST_COHERENT`` memory type allowed by ``type_bits``, ``HOST_CACHED`` preferred."""

@@ -79,9 +79,8 @@ class RunSummary:
 
 
 def _case_bytes(case: PackCase) -> list[int]:
-    """Bytes each buffer of ``case`` needs (from the .npy headers, without reading the data)."""
-    return [int(np.prod(shape)) * np.dtype(spec.dtype).itemsize
-            for spec, shape in zip(case.buffers, case.shapes())]
+    """Bytes each buffer of ``case`` needs (its element counts, without reading the data)."""
+    return [count * np.dtype(spec.dtype).itemsize for spec, count in zip(case.buffers, case.element_counts())]
 
 
 def _oversized(case: PackCase, limit: int | None) -> str | None:

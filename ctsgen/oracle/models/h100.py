@@ -27,13 +27,15 @@ instructions, as pure vectorised numpy (issue 15, part 2).
   remaining models"): bit-exact on every element; the binary32 block sum added to the fp16
   accumulator (``f16_acc="blocks"``, the earlier coopvec model) misses 6 of 100,352 coopvec fp16
   and 9 of 334,848 gemm float16 -> float16 elements, fp8 steps of 32 products 8-10%.
-* **bfloat16 conversions** truncate (round toward zero), measured on the H100
-  (docs/validation.md: cm2-convert's bfloat16 results).
+* **bfloat16 conversions** truncate (round toward zero) the source rounded to nearest float32,
+  measured on the H100 (docs/validation.md: cm2-convert's bfloat16 results; a 32-bit integer's
+  float32 rounding seen in call-1701).
 * **cm2-reduce float sums** follow the accumulator's fragment layout (:func:`reduce_fragment`):
   each invocation sums the elements it holds in register order, the lanes combine in a
   shuffle-xor tree, and the warps of a workgroup-scope matrix add their partials in warp
   order; every partial sum rounded to nearest in the component type. Fitted on the H100
-  (call-1601): bit-exact on every measured Row, Column, RowColumn and 2x2 sum.
+  (call-1601) and confirmed on new seeds (call-1701), where the split of a workgroup's matrix
+  over its subgroups was measured for all 27 multi-subgroup shapes (:func:`warp_grid`).
 
 Every knob a mutant turns is a field of :class:`H100Params`, so a mutated model is
 ``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py replays dumped device outputs
@@ -63,6 +65,9 @@ class H100Params:
     coopvec_block: int = 16        # products per step of coopvec's fp16 path
     coopvec_reverse: bool = False  # blocks taken in reverse K order (a mutant)
     bf16_rounding: str = "rtz"     # float -> bfloat16 conversions
+    bf16_source: str = "float32"   # what a "rtz" conversion to bfloat16 truncates: the source rounded to
+                                   # nearest float32 first ("float32": the H100, call-1701, where a 32-bit
+                                   # integer can round up to the next bfloat16) or the exact value ("exact")
     f16_acc: str = "fused"         # an fp16 accumulator's MMA step, cm2-gemm float16 -> float16 and coopvec:
                                    # "fused" (products and accumulator aligned and truncated as in the fp32
                                    # step, the exact sum rounded to fp16 by ``f16_rounding``: the H100) or
@@ -87,6 +92,7 @@ F16_ACCS = ("blocks", "fused")
 F16_ROUNDINGS = ("rne", "rtz", "rtz-rne")
 REDUCE_ORDERS = ("fragment", "halving", "pairwise", "sequential", "exact")
 REDUCE_WIDTHS = ("type", "float32")
+BF16_SOURCES = ("float32", "exact")
 
 #: MMA K-step per input type (products per fused sum).
 K_STEP = {ComponentType.float16: 16, ComponentType.bfloat16: 16}
@@ -245,13 +251,28 @@ def reduce_sum(domains: np.ndarray, component: ComponentType, params: H100Params
     return round_to(x[..., 0], component, "rne")
 
 
-#: Measured warp grids (rows of warps, columns of warps) of workgroup-scope accumulators of more
-#: than one subgroup, by (rows, cols, subgroups): bench/results/numeric-models/call-1601, where
-#: only this grid reproduced the device (docs/validation.md, "The remaining models"). Other
-#: shapes are not modelled: the data fit "a 2 x (warps / 2) grid, but 4 x 1 for a 64-row matrix
-#: of 4 warps" (a warpgroup's m64 layout?), a rule no other shape has tested yet.
-WARP_GRIDS = {(32, 16, 4): (2, 2), (32, 32, 4): (2, 2), (64, 48, 4): (4, 1), (96, 48, 4): (2, 2),
-              (32, 48, 2): (2, 1), (32, 96, 8): (2, 4), (64, 32, 8): (2, 4)}
+def warp_grid(rows: int, cols: int, subgroups: int, mode: str) -> tuple[int, int] | None:
+    """The grid (rows of subgroups, columns of subgroups) a workgroup-scope reduce of a
+    ``rows`` x ``cols`` accumulator over ``subgroups`` subgroups is split into, as the H100's
+    sums show it; None where the rule places no whole 16 x 8 tiles (a shape not modelled).
+
+    * ``row``: ``subgroups`` x 1 where the rows hold that many 16-row blocks, else 2 x
+      (subgroups / 2), else 1 x subgroups.
+    * ``column`` and ``row_column``: 1 x 2 for two subgroups, 2 x (subgroups / 2) for more.
+
+    Fitted on bench/results/numeric-models/call-1701 (bench/fit_warp_grids.py: every grid each
+    shape allows, replayed on 11,863 dumped cm2-reduce cases of seed 1705): every one of the
+    profile's 27 multi-subgroup shapes, each seen in one mode or more, and only these grids
+    reproduce every element. A Row sum of 32 x 32 over two subgroups matches 2 x 1 and its
+    Column sum 1 x 2, so the split depends on the mode, not on the shape alone."""
+    if subgroups == 1:
+        return 1, 1
+    tried = (subgroups, 2, 1) if mode == "row" else (min(2, subgroups // 2),)
+    for wr in tried:
+        wc = subgroups // wr
+        if wr * wc == subgroups and rows % (16 * wr) == 0 and cols % (8 * wc) == 0:
+            return wr, wc
+    return None
 
 
 def _add(a: np.ndarray, b: np.ndarray, width: ComponentType) -> np.ndarray:
@@ -274,12 +295,13 @@ def _butterfly(x: np.ndarray, width: ComponentType) -> np.ndarray:
 
 
 def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, subgroups: int,
-                    params: H100Params = H100) -> np.ndarray | None:
+                    params: H100Params = H100, grid: tuple[int, int] | None = None) -> np.ndarray | None:
     """cm2-reduce float sum of ``matrix`` (rows x cols, float64 values of ``component``) in the
     H100's order, from the accumulator fragment layout of an m16n8 MMA: in a 16 x 8 tile, lane
     4g + t holds rows g and g + 8 (h = 0, 1), columns 2t and 2t + 1 (e = 0, 1); a subgroup's
     matrix is a grid of such tiles (I, J), each lane holding the same positions in every tile;
-    a workgroup's matrix is split into contiguous blocks, one per subgroup (:data:`WARP_GRIDS`).
+    a workgroup's matrix is split into contiguous blocks, one per subgroup, in the grid
+    :func:`warp_grid` gives (``grid`` overrides it: bench/fit_warp_grids.py).
 
     * ``row``: per lane and e, the lane's tiles J in order (sequential); lanes t in a shuffle-xor
       tree (t ^ 1, then t ^ 2); then e = 0 + e = 1; then the subgroups along the row in order.
@@ -291,9 +313,10 @@ def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, sub
 
     Every partial sum is rounded to nearest in ``component`` (``params.reduce_width`` "float32":
     in binary32, then once to ``component``). Returns the reduced values ((rows, 1), (1, cols),
-    (1, 1) or (rows / 2, cols / 2)), or None for a workgroup shape whose subgroup grid has not
-    been measured. Fitted on bench/results/numeric-models/call-1601 (bit-exact on every measured
-    element); each order is a binary tree of roundings, within the spec's any-order bound."""
+    (1, 1) or (rows / 2, cols / 2)), or None for a workgroup shape :func:`warp_grid` cannot
+    split. Fitted on bench/results/numeric-models/call-1601 and confirmed on call-1701 (bit-exact
+    on every measured element); each order is a binary tree of roundings, within the spec's
+    any-order bound."""
     if params.reduce_width not in REDUCE_WIDTHS:
         raise ValueError(f"H100Params.reduce_width {params.reduce_width!r} -> use one of {', '.join(REDUCE_WIDTHS)}")
     width = ComponentType.float32 if params.reduce_width == "float32" else component
@@ -303,7 +326,7 @@ def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, sub
         q = x.reshape(rows // 2, 2, cols // 2, 2)
         red = _add(_add(q[:, 0, :, 0], q[:, 0, :, 1], width), _add(q[:, 1, :, 0], q[:, 1, :, 1], width), width)
         return round_to(red, component, "rne")
-    grid = (1, 1) if subgroups == 1 else WARP_GRIDS.get((rows, cols, subgroups))
+    grid = grid or warp_grid(rows, cols, subgroups, mode)
     if grid is None:
         return None
     wr, wc = grid
@@ -328,10 +351,17 @@ def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, sub
 
 def convert_values(values: np.ndarray, src: ComponentType, dst: ComponentType, params: H100Params = H100
                    ) -> np.ndarray:
-    """Conversions as the H100 performs them: any -> bfloat16 truncates (``bf16_rounding``
-    "rtz"); everything else as :func:`ctsgen.oracle.numeric.convert` (round to nearest even)."""
+    """Conversions as the H100 performs them: any -> bfloat16 rounds the source to nearest
+    float32 and truncates that (``bf16_rounding`` "rtz", ``bf16_source`` "float32"), so a 32-bit
+    integer is rounded twice: 0x78ffffe8 (2030043112) becomes 2^30 * 1.890625 through float32's
+    2030043136, not the truncation 2^30 * 1.8828125 of the exact value (call-1701's one
+    cm2-convert miss; both are faithful). Everything else as :func:`ctsgen.oracle.numeric.convert`
+    (round to nearest even)."""
+    if params.bf16_source not in BF16_SOURCES:
+        raise ValueError(f"H100Params.bf16_source {params.bf16_source!r} -> use one of {', '.join(BF16_SOURCES)}")
     if dst is ComponentType.bfloat16 and params.bf16_rounding == "rtz":
-        x = np.asarray(values, dtype=src.dtype).astype(np.float64)
+        x = np.asarray(values, dtype=src.dtype)
+        x = (x.astype(np.float32) if params.bf16_source == "float32" else x).astype(np.float64)
         lo, hi = neighbours(x, ComponentType.bfloat16)
         return np.where(x < 0, hi, lo).astype(dst.dtype)
     return convert(values, src, dst)
