@@ -63,3 +63,56 @@ def test_exact_steps_carry_the_error_and_dot_spread_weighs_it() -> None:
     w = np.asarray([[2.0, -4.0], [0.0, 1.0]])
     assert np.array_equal(prop.dot_spread(w, e), [[2.0, 0.25]])
     assert np.array_equal(prop.dot_magnitude(w, np.asarray([[1.0, -1.0]]), e, np.asarray([1.0, -2.0])), [[9.0, 3.25]])
+
+
+#: errors a bound can hold: 0, or at least far above float64's subnormals (every node's allowance
+#: adds a smallest normal of its type)
+BOUNDS = st.one_of(st.just(0.0), st.floats(2.0**-40, 0.5))
+
+
+@settings(max_examples=100, deadline=None)
+@given(VALUES, BOUNDS, VALUES, BOUNDS, st.floats(-1, 1), st.floats(-1, 1))
+def test_a_product_of_two_inexact_operands_spreads_within_product_spread(x: float, ex: float, y: float, ey: float,
+                                                                      fx: float, fy: float) -> None:
+    spread = Fraction(float(prop.widen(prop.product_spread(x, ex, y, ey))))  # widened, as every step's bound
+    exact = Fraction(x) * Fraction(y)
+    for dx in _operands(x, ex, fx):
+        for dy in _operands(y, ey, fy):
+            assert abs(dx * dy - exact) <= spread
+
+
+def test_matmul_spread_and_magnitude_bound_every_corner_of_the_operands() -> None:
+    """Every device operand at a corner of its box (+-e per element): |A'B' - AB| <= matmul_spread
+    and sum_k |a'_ik b'_kj| <= matmul_magnitude, in exact rationals."""
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(-2, 2, (3, 4)).astype(np.float16), rng.uniform(-2, 2, (4, 2)).astype(np.float16)
+    ea, eb = rng.uniform(0, 0.1, (3, 4)), rng.uniform(0, 0.1, (4, 2))
+    spread, mag = prop.widen(prop.matmul_spread(a, ea, b, eb)), prop.widen(prop.matmul_magnitude(a, ea, b, eb))
+    for _ in range(20):
+        sa, sb = rng.choice([-1, 1], a.shape), rng.choice([-1, 1], b.shape)
+        for i in range(3):
+            for j in range(2):
+                da = [Fraction(float(a[i, k])) + sa[i, k] * Fraction(float(ea[i, k])) for k in range(4)]
+                db = [Fraction(float(b[k, j])) + sb[k, j] * Fraction(float(eb[k, j])) for k in range(4)]
+                exact = sum(Fraction(float(a[i, k])) * Fraction(float(b[k, j])) for k in range(4))
+                assert abs(sum(p * q for p, q in zip(da, db)) - exact) <= Fraction(float(spread[i, j]))
+                assert sum(abs(p * q) for p, q in zip(da, db)) <= Fraction(float(mag[i, j]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-2.0**100, 2.0**100, width=32, allow_subnormal=True), min_size=1, max_size=20))
+def test_float64_error_bounds_float64s_own_sum_of_float32_values(xs: list[float]) -> None:
+    """Float32 values of far apart exponents: float64's sum rounds, by at most float64_error."""
+    computed = Fraction(float(np.sum(np.asarray(xs, np.float64))))
+    bound = prop.float64_error(np.abs(np.asarray(xs, np.float64)).sum(), len(xs))
+    assert abs(computed - sum(Fraction(x) for x in xs)) <= Fraction(float(bound))
+
+
+@settings(max_examples=100, deadline=None)
+@given(VALUES, ERRORS, st.floats(-1, 1), st.sampled_from([F16, F32]))
+def test_an_inner_rounding_spreads_within_inner_step(v: float, e: float, frac: float, dt: np.dtype) -> None:
+    """A rounded intermediate the oracle does not round: every allowed result of a device operand
+    within e of v lies within inner_step of v."""
+    bound = Fraction(float(prop.widen(prop.inner_step(np.asarray(v), np.asarray(e), dt))))
+    for d in _operands(v, e, frac):
+        assert all(abs(r - Fraction(v)) <= bound for r in choices(d, dt))

@@ -51,7 +51,7 @@ def _tree_identical(a: Path, b: Path) -> bool:
     return not mismatch and not errors and all(_tree_identical(a / d, b / d) for d in cmp.common_dirs)
 
 
-@pytest.mark.parametrize("family", ["tensor-layout", "decode-vector"])
+@pytest.mark.parametrize("family", ["tensor-layout", "decode-vector", "cm2-program"])
 def test_generate_makes_the_same_bytes_for_any_number_of_jobs(tmp_path: Path, family: str,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     for jobs in (1, 2):

@@ -155,6 +155,8 @@ class Intermediates:
     ``labels[k]``: intermediate k's short name (``#3 muladd``); ``expected[k]``: its value by the
     case's oracle; ``actual(outputs)``: the values read back from the debug run's output buffers,
     in the same order. ``listing``: the computation as readable lines, for REPORT.md.
+    ``tolerance``: None (each value compared bit for bit) or, for a case judged within bounds,
+    each value's absolute bound (float64, its shape), compared as a 'tolerance' rule.
     """
 
     variant: Any
@@ -163,6 +165,7 @@ class Intermediates:
     expected: list[np.ndarray]
     actual: Callable[[list[np.ndarray]], list[np.ndarray]]
     listing: list[str]
+    tolerance: list[np.ndarray] | None = None
 
 
 @dataclass(frozen=True)

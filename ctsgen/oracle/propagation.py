@@ -20,7 +20,14 @@ value lies within ``e_in`` of the oracle's, with exact result ``x = f(v_in)``:
   e = s + :func:`rounding_allowance` (|x| + s) + |x - v|.
 * a sum of products (a MatMulAdd) is :func:`rounded_step` with s the
   inherited spread sum_k |w_k| e_k and the device's rounding allowance the
-  accumulation model's (the caller passes it).
+  accumulation model's (the caller passes it); a product of two inexact
+  operands (element-wise or a matrix product) spreads by :func:`product_spread`
+  / :func:`matmul_spread`.
+* a rounding the device makes but the oracle does not (fma's product, an
+  inner step of a compound expression): :func:`inner_step`, whose result is a
+  spread for the next step.
+* where the oracle's float64 "exact" value may itself round (sums of float32
+  values of far apart exponents), :func:`float64_error` bounds that.
 
 :func:`rounding_allowance` is the largest error of one faithful rounding, or
 of a flush to zero, of a value of magnitude at most ``m``: one spacing of the
@@ -100,15 +107,21 @@ def add_step(v: np.ndarray, err: np.ndarray, s: float, oracle: np.ndarray, dtype
     return rounded_step(np.asarray(v, np.float64) + s, err, oracle, dtype)
 
 
+def inner_step(exact: np.ndarray, spread: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
+    """The spread of an intermediate result the device rounds and the oracle does not (it rounds
+    the whole expression once): the inherited ``spread`` plus one faithful rounding (or flush) at
+    magnitude |exact| + spread. The next step takes it as its spread."""
+    spread = np.asarray(spread, np.float64)
+    return spread + rounding_allowance(np.abs(np.asarray(exact, np.float64)) + spread, dtype)
+
+
 def fma_step(v: np.ndarray, err: np.ndarray, s: float, t: float, oracle: np.ndarray,
              dtype: np.dtype | type) -> np.ndarray:
     """fma(x, s, t): Vulkan's precision "inherited from OpFMul followed by OpFAdd", so two
     roundings (a fused evaluation's one rounding is within them): the product's spread |s| e
     plus its rounding, then the sum's rounding; the oracle rounds the exact x s + t once."""
     x = np.asarray(v, np.float64)
-    spread_p = abs(s) * np.asarray(err, np.float64)
-    spread = spread_p + rounding_allowance(np.abs(x * s) + spread_p, dtype)
-    return rounded_step(x * s + t, spread, oracle, dtype)
+    return rounded_step(x * s + t, inner_step(x * s, abs(s) * np.asarray(err, np.float64), dtype), oracle, dtype)
 
 
 def dot_spread(w: np.ndarray, err: np.ndarray) -> np.ndarray:
@@ -122,3 +135,32 @@ def dot_magnitude(w: np.ndarray, x: np.ndarray, err: np.ndarray, bias: np.ndarra
     products on any device operands (what an accumulation model's rounding allowance scales)."""
     s = (np.abs(np.asarray(x, np.float64)) + np.asarray(err, np.float64)) @ np.abs(np.asarray(w, np.float64)).T
     return s if bias is None else s + np.abs(np.asarray(bias, np.float64))
+
+
+def product_spread(x: np.ndarray, ex: np.ndarray, y: np.ndarray, ey: np.ndarray) -> np.ndarray:
+    """max |x' y' - x y| over |x' - x| <= ex, |y' - y| <= ey (element-wise): |x| ey + |y| ex + ex ey."""
+    x, y = np.abs(np.asarray(x, np.float64)), np.abs(np.asarray(y, np.float64))
+    ex, ey = np.asarray(ex, np.float64), np.asarray(ey, np.float64)
+    return x * ey + y * ex + ex * ey
+
+
+def matmul_spread(a: np.ndarray, ea: np.ndarray, b: np.ndarray, eb: np.ndarray) -> np.ndarray:
+    """How far the exact A'B' of device operands (|A' - A| <= ea, |B' - B| <= eb element-wise) lies
+    from AB: |A| eb + ea |B| + ea eb (matrix products of the magnitudes)."""
+    a, b = np.abs(np.asarray(a, np.float64)), np.abs(np.asarray(b, np.float64))
+    ea, eb = np.asarray(ea, np.float64), np.asarray(eb, np.float64)
+    return a @ eb + ea @ b + ea @ eb
+
+
+def matmul_magnitude(a: np.ndarray, ea: np.ndarray, b: np.ndarray, eb: np.ndarray) -> np.ndarray:
+    """(|A| + ea)(|B| + eb): a bound on sum_k |a'_ik b'_kj| over every device operand (what a
+    dot product's accumulation error scales)."""
+    return (np.abs(np.asarray(a, np.float64)) + ea) @ (np.abs(np.asarray(b, np.float64)) + eb)
+
+
+def float64_error(magnitude: np.ndarray, terms: int) -> np.ndarray:
+    """Bound on float64's own error in an "exact" sum of ``terms`` values (any order) whose
+    absolute values add up to ``magnitude``: gamma_terms(2^-53) magnitude. Zero where the sum
+    is exact (float16 data), but float32 values of far apart exponents round in float64."""
+    nu = terms * 2.0**-53
+    return np.asarray(magnitude, np.float64) * (nu / (1 - nu))

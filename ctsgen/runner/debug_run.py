@@ -4,7 +4,8 @@ A family that declares ``FamilySpec.intermediates`` (cm2-program: a program's no
 the case's shader so that it also stores each intermediate value to debug buffers. The debug
 shader is compiled and validated like any variant (:func:`compile_variant`), run once on the
 same backend that failed, and each value read back is compared, in order, with the oracle's
-value of it, bit for bit (the case's compare rule's ``signed_zero`` setting kept). The first
+value of it, bit for bit (the case's compare rule's ``signed_zero`` setting kept), or within its
+bound where the family gives the intermediates' tolerances (a float-domain program). The first
 that differs is where the device first departs from the oracle: a value whose operands all
 matched is wrong by itself. With expected deviations the oracle's intermediates are computed
 under them (:mod:`ctsgen.deviations`), as the failure was judged.
@@ -70,13 +71,15 @@ def _position(shape: tuple[int, ...], k: int) -> str:
 
 
 def first_difference(labels: Sequence[str], expected: Sequence[np.ndarray], actual: Sequence[np.ndarray],
-                     signed_zero: bool | None = None) -> NodeDifference | None:
+                     signed_zero: bool | None = None, tolerance: Sequence[np.ndarray] | None = None
+                     ) -> NodeDifference | None:
     """The first position k where ``actual[k]`` differs from ``expected[k]`` bit for bit
-    (``signed_zero=False``: +0 and -0 count as equal), with up to EXAMPLES of its elements."""
-    rule = {"rule": "bitwise", "signed_zero": signed_zero}
+    (``signed_zero=False``: +0 and -0 count as equal) or, given ``tolerance``, by more than
+    ``tolerance[k]`` (values compared), with up to EXAMPLES of its elements."""
+    rule = {"rule": "bitwise" if tolerance is None else "tolerance", "signed_zero": signed_zero}
     for k, (label, want, got) in enumerate(zip(labels, expected, actual)):
         got = np.asarray(got).reshape(want.shape)
-        bad = judge_buffer(got, want, rule).bad
+        bad = judge_buffer(got, want, rule, None if tolerance is None else tolerance[k]).bad
         if bad.size:
             examples = [f"{_position(want.shape, int(e))}: expected {_value(want, int(e))}, got {_value(got, int(e))}"
                         for e in bad[:EXAMPLES]]
@@ -101,7 +104,7 @@ def debug_rerun(family: Family, case: Case, backend: Backend, deviations: Sequen
     except BackendError as exc:
         return DebugRun(probe.listing, glsl, None, f"the debug re-run gave no result: {describe(exc)}")
     actual = probe.actual(case_outputs(batch, out, 0))
-    first = first_difference(probe.labels, probe.expected, actual, case.compare_rule().signed_zero)
+    first = first_difference(probe.labels, probe.expected, actual, case.compare_rule().signed_zero, probe.tolerance)
     note = "" if first else ("every node's value matches the oracle in the debug re-run: the failure did not "
                              "reproduce with the debug stores (they change the shader the driver compiles)")
     return DebugRun(probe.listing, glsl, first, note)

@@ -39,11 +39,18 @@ def expected_tile(a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha: float | in
         return d, tol
     af, bf = at.astype(np.float64), bt.astype(np.float64)
     exact = alpha * (af @ bf) + beta * ct.astype(np.float64)
-    u = unit_roundoff(component)
     scale = abs(alpha) * (np.abs(af) @ np.abs(bf)) + abs(beta) * np.abs(ct.astype(np.float64))
     d[rows, cols] = exact.astype(component.dtype)
-    tol[rows, cols] = (gamma(a.shape[1], u) + 2 * u) * scale + u * np.abs(exact)
+    tol[rows, cols] = tile_error(scale, exact, a.shape[1], component)
     return d, tol
+
+
+def tile_error(scale: np.ndarray, exact: np.ndarray, k: int, component: ComponentType) -> np.ndarray:
+    """The family's bound per element (docs/spec-decisions.md "cm2-gemm-bound"):
+    (gamma_K + 2u) * scale + u * |exact|, ``scale`` = |alpha| sum_k |a_ik||b_kj| + |beta||c_ij|, u the
+    accumulator's unit roundoff. cm2-program reuses it as one MulAdd's device allowance."""
+    u = unit_roundoff(component)
+    return (gamma(k, u) + 2 * u) * scale + u * np.abs(exact)
 
 
 #: integers up to 2^53 are exact in float64

@@ -25,6 +25,13 @@ within the case's data. A decode load's region holds blocks whose decoded
 values are integers in [-2, 2] (decode.formats.encode_small_blocks).
 Output regions start poisoned, so an element a store should not write
 (out of bounds, discarded) is visible.
+
+Data domains (``ProgramCase.domain``): ``exact`` (the shrink target) loads small
+integers and is judged bit for bit (decision "cm2-program-exact-domain");
+``float`` loads full-significand floats (:func:`input_values`) and is judged
+within each stored element's propagated bound (bounds.py, decision
+"cm2-program-float-domain"). Run-time scalars, clamp values and decode blocks
+are the exact domain's in both.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import numpy as np
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.families.cm2_program.bounds import node_bounds, stored_bounds
 from ctsgen.families.cm2_program.oracle import Run, evaluate
 from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, W_C0, W_R0, W_S, WORDS, Node,
                                                  Op, Program, decode_variant, view_variant)
@@ -182,24 +190,40 @@ def decode_case_of(q: NodeParams) -> DecodeCase | None:
     return q.decode if isinstance(q, DecodeViewCase) else q if isinstance(q, DecodeCase) else None
 
 
-def input_values(component: ComponentType, n: int, seed: int) -> np.ndarray:
-    """Small integers in [-SMALL, SMALL] (the exact domain)."""
+#: a case's data domains, the shrink target first
+DOMAINS = ("exact", "float")
+#: the float domain's smallest |input|: normal in float16, no subnormal operand a device may flush
+FLOAT_LOW = 0.125
+
+
+def input_values(component: ComponentType, n: int, seed: int, floats: bool = False) -> np.ndarray:
+    """Small integers in [-SMALL, SMALL] (the exact domain); with ``floats``, full-significand
+    values of the type with |v| in [FLOAT_LOW, SMALL] (rounded to nearest from a uniform draw),
+    random sign: the same magnitudes, so the exact domain's bounds on every value hold too."""
     rng = np.random.Generator(np.random.PCG64(seed))
+    if floats:
+        v = rng.uniform(FLOAT_LOW, SMALL, n) * rng.choice([-1.0, 1.0], n)
+        return v.astype(component.dtype)
     return rng.integers(-SMALL, SMALL + 1, size=n).astype(component.dtype)
 
 
 @dataclass(frozen=True)
 class ProgramCase:
-    """One run of a program: each node's run-time parameters and a data seed."""
+    """One run of a program: each node's run-time parameters, a data seed and the data domain."""
 
     family: ClassVar[str] = FAMILY_NAME
 
     shader: ProgramVariant
     nodes: tuple[NodeParams, ...]
     seed: int = 0
+    #: where the input data come from: "exact" (small integers, bit-exact verdict) or "float"
+    #: (full-significand floats, judged within propagated bounds: bounds.py)
+    domain: str = "exact"
 
     def __post_init__(self) -> None:
         p = self.shader.program
+        if self.domain not in DOMAINS:
+            raise ValueError(f"domain {self.domain!r}: use one of {', '.join(DOMAINS)}")
         if len(self.nodes) != len(p.nodes):
             raise ValueError(f"{len(self.nodes)} node parameters for a program of {len(p.nodes)} nodes")
         for i, (n, q) in enumerate(zip(p.nodes, self.nodes)):
@@ -255,11 +279,12 @@ class ProgramCase:
             if name == "in_blocks":
                 initial.append(self.blocks(size))
             elif name.startswith("in_"):
-                initial.append(input_values(comp, size, self.seed + 7919 * k))
+                initial.append(input_values(comp, size, self.seed + 7919 * k, self.domain == "float"))
             else:
                 initial.append(np.full(size, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
         words = self.params()
-        return CaseData(words, initial, expected_on(self, words, initial))
+        tolerance = tolerance_on(self, words, initial) if self.domain == "float" else None
+        return CaseData(words, initial, expected_on(self, words, initial), tolerance)
 
     def blocks(self, size: int) -> np.ndarray:
         """The encoded-blocks buffer: each decode load's region holds its format's blocks, drawn
@@ -276,18 +301,27 @@ class ProgramCase:
                 out[start[i]:start[i] + padded.size // 4] = padded.view(np.uint32)
         return out
 
+    def evaluated(self) -> Run:
+        """The composed oracle run on the case's own data: ``values`` holds every node's value."""
+        d = self.data()
+        run = Run(self.shader.program, d.params, [b.copy() for b in d.initial], np.zeros(len(d.initial), np.int64))
+        evaluate(run)
+        return run
+
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (a store's is None), for a report's first differing node."""
-        d = self.data()
-        out = [b.copy() for b in d.initial]
-        return evaluate(Run(self.shader.program, d.params, out, np.zeros(len(out), np.int64)))
+        return self.evaluated().values
 
     def compare_rule(self) -> CompareRule:
         """Bit for bit. A program that computes in a float type does so in a shader without
         SignedZeroInfNanPreserve, so the sign of a zero does not count (decision "signed-zero",
         as for the single-op families); a program that only moves data (loads, transposes,
         stores) keeps every bit (decision "data-movement-bits"). The H100 campaign's first
-        ten cm2-program buckets were all -0 against +0 (bench/results/campaign-h100)."""
+        ten cm2-program buckets were all -0 against +0 (bench/results/campaign-h100). The float
+        domain: within each stored element's propagated bound (bounds.py), values compared
+        (+0 == -0)."""
+        if self.domain == "float":
+            return CompareRule("tolerance")
         computes = any(n.type.component.is_float and n.op not in MOVES for n in self.shader.program.nodes)
         return CompareRule("bitwise", signed_zero=False if computes else None)
 
@@ -302,8 +336,11 @@ class ProgramCase:
                 return o
             return None if q is None else {"s": q.s, "r0": q.r0, "c0": q.c0}
 
-        return {"family": FAMILY_NAME, "variant": self.shader.to_json(), "nodes": [node(q) for q in self.nodes],
-                "seed": self.seed}
+        out = {"family": FAMILY_NAME, "variant": self.shader.to_json(), "nodes": [node(q) for q in self.nodes],
+               "seed": self.seed}
+        if self.domain != "exact":  # an exact case's JSON (and name) is what it was before the float domain
+            out["domain"] = self.domain
+        return out
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ProgramCase:
@@ -332,7 +369,7 @@ class ProgramCase:
                 nodes.append(DecodeViewCase(decode_case(n, q["decode"]), view_case(n, q["view"])))
             else:
                 nodes.append(None if q is None else Scalars(int(q["s"]), int(q["r0"]), int(q["c0"])))
-        return cls(v, tuple(nodes), int(o["seed"]))
+        return cls(v, tuple(nodes), int(o["seed"]), str(o.get("domain", "exact")))
 
     def name(self) -> str:
         return case_name(self.shader.id, self.to_json())
@@ -341,6 +378,8 @@ class ProgramCase:
         """The program as readable lines, and each tensor-layout object's state (for REPORT.md)."""
         p = self.shader.program
         out: dict[str, Any] = {"program": p.lines(), "length": p.ops}
+        if self.domain != "exact":
+            out["domain"] = self.domain
         for i in p.layout_nodes():
             q = self.nodes[i]
             t = q.layout()
@@ -371,3 +410,13 @@ def layout_variant(n: Node) -> LayoutVariant:
     return LayoutVariant(Operation.store if n.op in SINKS else Operation.load, n.Dim,
                          n.clampMode or ClampMode.Undefined, n.type)
 
+
+
+def tolerance_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """A float-domain case's tolerance: each stored element's propagated bound (bounds.py) where
+    its store writes it, 0 elsewhere in the output buffers (the poison stays); None for inputs."""
+    p = case.shader.program
+    run = Run(p, np.asarray(params), [np.array(b, copy=True) for b in initial], np.zeros(len(initial), np.int64))
+    evaluate(run)
+    tol = stored_bounds(run, node_bounds(run))
+    return [None if name.startswith("in_") else t for (name, _), t in zip(p.buffers(), tol)]

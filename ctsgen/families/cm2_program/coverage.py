@@ -10,7 +10,10 @@ lengths, tensor objects per shader, the named seed programs).
 * tensor-object kind (a load through a layout, through a layout and a view, with a
   DecodeFunc, through a layout and a view with a DecodeFunc; a store through a layout,
   through a layout and a view) x how many objects of that kind share a shader;
-* decode loads (through a view or not): block format x Dim.
+* decode loads (through a view or not): block format x Dim;
+* program length x data domain: ``exact`` (small integers, bit-exact) or ``float``
+  (full-significand data within propagated bounds: docs/spec-decisions.md
+  "cm2-program-float-domain").
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.coverage import Table, grid, one_way
+from ctsgen.families.cm2_program.case import DOMAINS
 from ctsgen.families.cm2_program.program import DECODE_OPS, NO_OPERANDS, SINKS, TENSOR_OPS, Op
 from ctsgen.families.cm2_program.strategy import DIMS, MAX_OPS, MAX_STORES, MIN_OPS, SEEDS
 from ctsgen.families.decode.formats import FORMATS
@@ -43,6 +47,7 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
     kinds = [o.value for o in TENSOR_OPS]
     per_kind = [(k, n) for prog in progs for k in kinds if (n := sum(x["op"] == k for x in prog))]
     decodes = [(x["decoder"], x["Dim"]) for prog in progs for x in prog if Op(x["op"]) in DECODE_OPS]
+    domains = [(n, p.get("domain", "exact")) for (n, _), p in zip(lengths, cases)]
     return [
         grid(f"operation pair: producer x consumer ({len(pairs)} operand edges)", "producer", "consumer",
              producers, consumers, pairs, partition=False),
@@ -61,4 +66,6 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
                        for k in range(MAX_STORES + 1, MAX_OPS + MAX_STORES + 1)}),
         grid("decode loads: block format x Dim", "decoder", "Dim", list(FORMATS), sorted(DIMS), decodes,
              partition=False),
+        grid("program length x data domain", "length", "domain", list(range(MIN_OPS, MAX_OPS + 1)), list(DOMAINS),
+             domains),
     ]

@@ -23,7 +23,9 @@ instruction alone, nothing re-implemented:
 The element-wise arithmetic (+, -, * of two matrices, OpMatrixTimesScalar) is
 numpy's on exact integers. In the program's exact domain (program.py) every
 value is an integer within its type's exact range, so each of these oracles'
-results is exact and the tolerances they return are not needed.
+results is exact and the tolerances they return are not needed. In the float
+domain the same oracles give each node's value (rounded once from float64) and
+bounds.py propagates each value's error bound instead.
 
 Each node kind is evaluated by a module-level ``eval_<kind>`` function
 looked up when it runs, so a composition mutant (mutants.py) can replace one.

@@ -15,7 +15,10 @@ value is an integer; :meth:`Program.bounds` bounds each value's magnitude
 over every run-time draw, and a program is valid only if every bound stays
 within the integers its component type holds exactly (2^11 float16, 2^24
 float32). Then each node's result is exact in any evaluation order, so the
-verdict is bitwise.
+verdict is bitwise. A float-domain case (case.py ``domain``) runs the same
+programs on full-significand data of the same magnitudes, so these bounds
+still bound every value; it is judged within bounds propagated node by node
+(bounds.py, decision "cm2-program-float-domain").
 """
 
 from __future__ import annotations

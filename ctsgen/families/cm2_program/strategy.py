@@ -39,8 +39,8 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
-from ctsgen.families.cm2_program.case import (DecodeViewCase, NodeParams, ProgramCase, ProgramVariant, Scalars,
-                                              layout_variant)
+from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParams, ProgramCase, ProgramVariant,
+                                              Scalars, layout_variant)
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, EXACT, SCALARS, SIDE, SINKS, SMALL,
                                                  SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op, Program, decode_variant,
                                                  operand_rule, result_bound, view_variant)
@@ -227,7 +227,14 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
     """Run-time parameters of every node: layouts from the tensor-layout family's own
     strategy (valid for each clamp mode), views from the tensor-view family's (a view
     store's race-free by that strategy's construction), decode loads' layouts (blockSize =
-    the block shape) from the decode family's, scalars of the exact domain, a data seed."""
+    the block shape) from the decode family's, scalars of the exact domain, a data seed.
+
+    The data domain first, for every program (every cm2-program node has a float-domain bound,
+    bounds.py): exact for picks 0-1 (0, the shrink target), float for 2-3. Drawn first and always,
+    so deleting a node while shrinking leaves it as it was and a shrink step never needs a draw
+    past the end of the buffer (coopvec-program's lesson: a domain drawn only for some programs
+    stopped shrinking at 4 operations)."""
+    domain = DOMAINS[draw(st.integers(0, 3)) // 2]
     params: list[NodeParams] = []
     for n in variant.program.nodes:
         if n.op in (Op.load, Op.store):
@@ -250,7 +257,7 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
             params.append(Scalars(s, draw(rc), draw(rc)) if WORDS[n.op] > 1 else Scalars(s))
         else:
             params.append(None)
-    return ProgramCase(variant, tuple(params), draw(st.integers(0, 2**32 - 1)))
+    return ProgramCase(variant, tuple(params), draw(st.integers(0, 2**32 - 1)), domain)
 
 
 def _flash_attention() -> Program:

@@ -108,7 +108,7 @@ def test_the_debug_rerun_names_the_broken_view_store() -> None:
 def test_view_stores_show_in_the_coverage_tables() -> None:
     """The hand-worked program: four tensor objects of three clamp modes, the view stores two of
     a kind in one shader, each store an edge from the load."""
-    pairs, lengths, objects, seeds, kinds, decodes = tables([{"variant": _three_stores().shader.to_json()}])
+    pairs, lengths, objects, seeds, kinds, decodes, domains = tables([{"variant": _three_stores().shader.to_json()}])
     assert pairs.counts[("load", "storeview")] == 2 and pairs.counts[("load", "store")] == 1
     assert "storeview" not in pairs.rows  # a sink defines no value
     assert kinds.counts[("storeview", 2)] == 1 and kinds.counts[("store", 1)] == 1
