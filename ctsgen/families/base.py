@@ -202,6 +202,9 @@ class Family(Protocol):
     #: The family's oracle on given inputs (see FamilySpec.expectation), or None.
     expectation: Expectation | None
 
+    #: A tolerance-rule case's tolerances on given inputs (see FamilySpec.tolerance), or None.
+    tolerance: Expectation | None
+
     #: A debug re-run exposing a case's intermediate values (see FamilySpec.intermediates), or None.
     intermediates: Callable[[Any, CaseData], Intermediates] | None
 
@@ -248,6 +251,11 @@ class FamilySpec:
     #: follows its layout's strides); without it ``case.data()`` is recomputed under the deviation
     #: and must give the same inputs.
     expectation: Expectation | None = None
+    #: ``tolerance(case, params, initial)``: a tolerance-rule case's tolerance per buffer on the given
+    #: inputs, recomputed under a deviation as ``expectation`` is. Declare it where a bound depends
+    #: on the values (the program families' propagated bounds): a deviation that moves data moves
+    #: the bound with it. Without it a deviation keeps the spec's tolerances.
+    tolerance: Expectation | None = None
     #: ``intermediates(case, data)``: the debug re-run of ``case`` (:class:`Intermediates`) on its
     #: inputs ``data`` (``case.data()``), for a failing case's REPORT.md "first differing node"
     #: (ctsgen.runner.debug_run); called with any expected deviation's mutants applied, so the

@@ -119,14 +119,16 @@ def pack_locator(case: PackCase) -> Locator:
 
 
 def deviated_arrays(case: PackCase, arrays: tuple[list[np.ndarray], list[np.ndarray | None]],
-                    deviations: tuple[str, ...]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
-    """A pack case's (initial, expected) buffers with the expected ones recomputed by its family's
-    oracle on the pack's own inputs under the documented ``deviations`` (ctsgen.deviations)."""
+                    deviations: tuple[str, ...]
+                    ) -> tuple[list[np.ndarray], list[np.ndarray | None], list[np.ndarray | None] | None]:
+    """A pack case's (initial, expected, tolerances) with the expected buffers (and tolerances,
+    where the family recomputes them) given by its family's oracle on the pack's own inputs under
+    the documented ``deviations`` (ctsgen.deviations)."""
     fam = get_family(case.record["family"])
     initial, expected = arrays
     data = expected_under(fam, fam.case_from_json(case.record["parameters"]),
-                          CaseData(case.params, initial, expected), deviations)
-    return initial, data.expected
+                          CaseData(case.params, initial, expected, case.tolerances()), deviations)
+    return initial, data.expected, data.tolerance
 
 
 def judge_pack_case(case: PackCase, outputs: list[np.ndarray], expected: list[np.ndarray | None],
@@ -148,9 +150,9 @@ class _VariantRun:
     def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
         times = self.summary.times
         with times.stage("data+oracle"):  # a pack's data and expected values, read from its files
-            arrays = [c.arrays() for c in group]
+            arrays = [(*c.arrays(), c.tolerances()) for c in group]
             if self.options.expect_deviations:  # the same inputs, the expectation under the deviations
-                arrays = [deviated_arrays(c, a, self.options.expect_deviations) for c, a in zip(group, arrays)]
+                arrays = [deviated_arrays(c, a[:2], self.options.expect_deviations) for c, a in zip(group, arrays)]
             batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
         self.summary.dispatches += 1
         start = time.monotonic()
@@ -166,7 +168,7 @@ class _VariantRun:
         check_outputs(getattr(self.backend, "name", type(self.backend).__name__), batch.dispatch, out)
         times.split_backend(time.monotonic() - start, stats_before, dict(self.backend.stats))
         with times.stage("judge"):
-            results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], c.tolerances())
+            results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], arrays[i][2])
                        for i, c in enumerate(group)]
             if self.options.numerics:  # the device-model verdict after the spec one (--numerics)
                 results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],

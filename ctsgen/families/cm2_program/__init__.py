@@ -2,7 +2,7 @@
 
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
-from ctsgen.families.cm2_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on
+from ctsgen.families.cm2_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on, tolerance_on
 from ctsgen.families.cm2_program.coverage import tables
 from ctsgen.families.cm2_program.debug import intermediates
 from ctsgen.families.cm2_program.strategy import program_cases_for, program_variants, strata
@@ -10,7 +10,7 @@ from ctsgen.families.cm2_program.strategy import program_cases_for, program_vari
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ProgramCase, variant_type=ProgramVariant, strata_fn=strata,
     variants_fn=program_variants, cases_for_fn=program_cases_for, coverage=tables,
-    expectation=expected_on, intermediates=intermediates,
+    expectation=expected_on, tolerance=tolerance_on, intermediates=intermediates,
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
     min_batch_cap=48,  # a case takes ~36 choices (up to ~110): 48 stay within Hypothesis's 8,192
 )

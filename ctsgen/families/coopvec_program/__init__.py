@@ -2,13 +2,13 @@
 
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
-from ctsgen.families.coopvec_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on
+from ctsgen.families.coopvec_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on, tolerance_on
 from ctsgen.families.coopvec_program.coverage import tables
 from ctsgen.families.coopvec_program.strategy import program_cases_for, program_variants, strata
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ProgramCase, variant_type=ProgramVariant, strata_fn=strata,
     variants_fn=program_variants, cases_for_fn=program_cases_for, coverage=tables,
-    expectation=expected_on,
+    expectation=expected_on, tolerance=tolerance_on,
     needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
 )

@@ -149,3 +149,23 @@ def test_an_unknown_deviation_is_a_plugin_usage_error(program_pack: Path, pytest
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     assert any("no-such-mutant" in line for line in res.errlines)
 
+
+
+def test_a_float_programs_bound_follows_the_data_the_deviation_moves() -> None:
+    """On the H100 (bench/results/programs-h100/run3) a float-domain program failed by one ulp
+    under --expect-deviation: the deviated oracle read other data, but its tolerance kept the
+    spec's bound, computed from the values the spec reads. The bound is now recomputed on the
+    deviated run (FamilySpec.tolerance): it is the float domain's bound of the deviated values,
+    and here it differs from the spec's (the blocked load reads element 0 everywhere)."""
+    from dataclasses import replace
+
+    from ctsgen.deviations import applied
+    from ctsgen.families.cm2_program.case import tolerance_on
+    c = replace(h100_repro(second_load=True), domain="float")
+    spec = c.data()
+    deviated = expected_under(FAMILY, c, spec, (FLOOR,))
+    with applied((FLOOR,)):
+        want = tolerance_on(c, spec.params, [np.array(a, copy=True) for a in spec.initial])
+    assert spec.tolerance is not None and deviated.tolerance is not None
+    assert all((w is None and d is None) or np.array_equal(w, d) for w, d in zip(want, deviated.tolerance))
+    assert any(s is not None and not np.array_equal(s, d) for s, d in zip(spec.tolerance, deviated.tolerance))
