@@ -118,17 +118,17 @@ def pack_locator(case: PackCase) -> Locator:
     return lambda buffer, element: family_locator()(buffer, element)
 
 
-def deviated_arrays(case: PackCase, arrays: tuple[list[np.ndarray], list[np.ndarray | None]],
-                    deviations: tuple[str, ...]
-                    ) -> tuple[list[np.ndarray], list[np.ndarray | None], list[np.ndarray | None] | None]:
+Arrays = tuple[list[np.ndarray], list[np.ndarray | None], list[np.ndarray | None] | None]
+
+
+def deviated_arrays(case: PackCase, arrays: Arrays, deviations: tuple[str, ...]) -> Arrays:
     """A pack case's (initial, expected, tolerances) with the expected buffers (and tolerances,
     where the family recomputes them) given by its family's oracle on the pack's own inputs under
     the documented ``deviations`` (ctsgen.deviations)."""
     fam = get_family(case.record["family"])
-    initial, expected = arrays
     data = expected_under(fam, fam.case_from_json(case.record["parameters"]),
-                          CaseData(case.params, initial, expected, case.tolerances()), deviations)
-    return initial, data.expected, data.tolerance
+                          CaseData(case.params, *arrays), deviations)
+    return data.initial, data.expected, data.tolerance
 
 
 def judge_pack_case(case: PackCase, outputs: list[np.ndarray], expected: list[np.ndarray | None],
@@ -152,7 +152,7 @@ class _VariantRun:
         with times.stage("data+oracle"):  # a pack's data and expected values, read from its files
             arrays = [(*c.arrays(), c.tolerances()) for c in group]
             if self.options.expect_deviations:  # the same inputs, the expectation under the deviations
-                arrays = [deviated_arrays(c, a[:2], self.options.expect_deviations) for c, a in zip(group, arrays)]
+                arrays = [deviated_arrays(c, a, self.options.expect_deviations) for c, a in zip(group, arrays)]
             batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
         self.summary.dispatches += 1
         start = time.monotonic()
