@@ -144,6 +144,20 @@ def test_more_mutants_are_killed_within_a_small_budget(name: str, budget: int) -
     report = fuzz(name, max_examples=budget)
     assert report.case is not None, f"{name} survived {budget} examples"
     assert report.first_failure_example <= budget and math.isfinite(report.wall_s)
+    assert 0 < report.first_failure_s <= report.wall_s  # the seconds `ctsgen bench mutation` reports
+
+
+def test_the_mutation_bench_reports_seconds_to_kill() -> None:
+    """Issue 14's goal 6 compares seconds, not examples: the bench row and table carry both."""
+    from ctsgen.fuzz.mutation import bench_mutant, markdown
+    from ctsgen.mutants import get_mutant
+
+    row = bench_mutant(get_mutant("repeat-as-clamp-to-edge"), seeds=[0], max_examples=150, reference_budget=0)
+    assert row.killed == 1 and row.median_seconds is not None and 0 < row.median_seconds < 120
+    table = markdown([row], [0], 150, "ctsgen bench mutation", reference_budget=0)
+    header, _, line = table.splitlines()[-3:]
+    assert "seconds to kill (median)" in header
+    assert line.split(" | ")[4] == f"{row.median_seconds:.2f}"
 
 
 def test_workers_share_the_database_so_every_worker_replays_a_stored_failure(tmp_path: Path) -> None:

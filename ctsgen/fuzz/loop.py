@@ -87,6 +87,7 @@ class FuzzReport:
     cases: int = 0
     wall_s: float = 0.0
     first_failure_example: int | None = None  # 1-based index of the first failing example
+    first_failure_s: float | None = None  # seconds from the run's start to the first failure's verdict
     case: Case | None = None  # the minimal failing case, after shrinking
     result: CaseResult | None = None
     failures: list[tuple[Case, CaseResult]] = field(default_factory=list)  # every failure, with keep_going
@@ -236,6 +237,7 @@ class Fuzzer:
             if self.report.first_failure_example is None:
                 self.report.first_failure_example = self.report.examples
                 self._first_failure_at = time.monotonic()
+                self.report.first_failure_s = self._first_failure_at - self._run_started
                 if self.on_failure:
                     self.on_failure(failure)
             if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):

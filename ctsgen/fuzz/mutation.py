@@ -2,7 +2,9 @@
 
 For every mutant and several seeds, the fuzzer runs against the mutant
 backend with a fixed budget and the report records: killed or not, the
-number of examples until the first failure (median over seeds), and the
+number of examples and the seconds until the first failure (medians over
+seeds; issue 14's goal 6 compares seconds, since larger batches cost more
+per example), and the
 size of the shrunk repro (elements over all of its buffers) next to the
 smallest exposing case a dedicated search finds (Hypothesis ``find`` with
 a larger budget, checking the mutant's output against the oracle
@@ -43,6 +45,7 @@ class MutantRow:
     median_examples: float | None  # examples until the first failure, over killing seeds
     shrunk_size: int | None  # smallest shrunk repro over the seeds
     reference_size: int | None  # smallest exposing case of the dedicated search
+    median_seconds: float | None = None  # seconds until the first failure, over killing seeds
 
 
 def exposes(mutant: Mutant, case: Case) -> bool:
@@ -75,7 +78,7 @@ def reference_minimum(mutant: Mutant, budget: int = 3000) -> int | None:
 
 def bench_mutant(mutant: Mutant, seeds: Sequence[int], max_examples: int, reference_budget: int = 3000
                  ) -> MutantRow:
-    firsts, sizes = [], []
+    firsts, seconds, sizes = [], [], []
     for s in seeds:
         backend = SupervisedBackend(functools.partial(MutantBackend, mutant.name), name=f"mutant:{mutant.name}")
         try:
@@ -85,10 +88,12 @@ def bench_mutant(mutant: Mutant, seeds: Sequence[int], max_examples: int, refere
             backend.close()
         if report.case is not None:
             firsts.append(report.first_failure_example)
+            seconds.append(report.first_failure_s)
             sizes.append(case_size(report.case))
     return MutantRow(mutant.name, mutant.family, mutant.description, len(firsts), len(seeds),
                      statistics.median(firsts) if firsts else None, min(sizes) if sizes else None,
-                     reference_minimum(mutant, reference_budget) if reference_budget else None)
+                     reference_minimum(mutant, reference_budget) if reference_budget else None,
+                     statistics.median(seconds) if seconds else None)
 
 
 def run_bench(mutants: Sequence[Mutant], seeds: Sequence[int], max_examples: int, reference_budget: int = 3000,
@@ -110,15 +115,18 @@ def markdown(rows: Sequence[MutantRow], seeds: Sequence[int], max_examples: int,
              f"{max_examples} examples per seed, seeds {list(seeds)}.", "",
              f"**Killed by every seed: {killed} of {len(rows)} mutants "
              f"({100 * killed / max(len(rows), 1):.0f}%).**", "",
-             "Examples: the median number of fuzz examples (batches) until the first failure. "
+             "Examples: the median number of fuzz examples (batches) until the first failure; seconds: the "
+             "median wall time from the fuzz run's start to that failure's verdict. "
              "Repro size: elements over all buffers of the shrunk case (the smallest over the seeds); "
              f"reference: the smallest exposing case a dedicated `find` with a {reference_budget}-example budget "
              "reached for the same mutant.", "",
-             "| mutant | family | killed | examples to kill (median) | repro size | reference | bug |",
-             "|---|---|---|---|---|---|---|"]
+             "| mutant | family | killed | examples to kill (median) | seconds to kill (median) | repro size | "
+             "reference | bug |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         med = "-" if r.median_examples is None else f"{r.median_examples:g}"
-        lines.append(f"| `{r.mutant}` | {r.family} | {r.killed}/{r.seeds} | {med} | "
+        sec = "-" if r.median_seconds is None else f"{r.median_seconds:.2f}"
+        lines.append(f"| `{r.mutant}` | {r.family} | {r.killed}/{r.seeds} | {med} | {sec} | "
                      f"{r.shrunk_size if r.shrunk_size is not None else '-'} | "
                      f"{r.reference_size if r.reference_size is not None else '-'} | {r.description} |")
     return "\n".join(lines) + "\n"
