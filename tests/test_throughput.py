@@ -122,3 +122,31 @@ def test_leaving_the_worker_pool_early_stops_its_workers_at_once(results_taken: 
             raise KeyboardInterrupt
     assert time.monotonic() - start < 20
     assert multiprocessing.active_children() == []
+
+
+def test_a_signal_while_the_worker_pool_starts_still_stops_its_workers(monkeypatch) -> None:
+    """A stop signal that lands inside Pool() (a CI run's interrupted generate printed its line,
+    then hung at exit on the half-built pool's workers) is raised once the pool can be
+    terminated: the block ends with the interrupt and no worker is left. The workers themselves
+    do not keep the parent's held-back signals blocked (terminate's SIGTERM must reach them)."""
+    import os
+    import signal
+    from multiprocessing.pool import Pool
+
+    real = Pool._repopulate_pool
+
+    def workers_then_signal(self):
+        real(self)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after the workers started, inside Pool()
+        time.sleep(0.2)  # delivered by now, unless held back
+
+    monkeypatch.setattr(Pool, "_repopulate_pool", workers_then_signal)
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(2) as pool:
+            reached.append(pool)
+    assert reached == [] and multiprocessing.active_children() == []
+    monkeypatch.undo()
+    with worker_pool(1) as pool:
+        blocked = pool.apply(signal.pthread_sigmask, (signal.SIG_BLOCK, set()))
+    assert not ({signal.SIGINT, signal.SIGTERM} & set(blocked))
