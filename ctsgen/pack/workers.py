@@ -19,16 +19,14 @@ from multiprocessing.pool import Pool
 
 
 #: The signals that end a command (ctsgen.cliargs.interrupts_as_one_line).
-STOPS = {signal.SIGINT, signal.SIGTERM}
+STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _leave_signals_to_the_parent() -> None:
     """Ctrl-C reaches the whole process group; the parent alone decides what it means. SIGTERM
-    (which ``terminate`` sends) ends a worker at once, whatever handler it inherited, and
-    neither stays blocked from the parent's mask while it forked (:func:`worker_pool`)."""
+    (which ``terminate`` sends) ends a worker at once, whatever handler it inherited."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
 
 
 @contextmanager
@@ -36,18 +34,24 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     """``jobs`` worker processes; use ``pool.imap`` for results in order. Leaving the block,
     however it is left, terminates the workers rather than waiting for them.
 
-    A stop signal is held back while the pool starts and delivered once it can be terminated: a
-    signal that interrupted ``Pool()`` half-way left its worker handler thread re-forking workers
-    that nothing would terminate, and the interrupted ``generate`` printed its one line and then
-    hung at exit joining them (a CI run, tests/test_safety.py)."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    A stop signal is held back while the pool starts and raised once the pool can be terminated:
+    a signal that interrupted ``Pool()`` half-way left workers, and the pool's thread that
+    re-forks them, that nothing would terminate, and the interrupted ``generate`` printed its one
+    line and then hung at exit (a CI run, tests/test_safety.py). It is held back by Python's
+    handler, which always runs in the main thread, whichever thread the kernel picks."""
+    held: list[int] = []
+    try:
+        saved = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOPS}
+    except ValueError:  # not the main thread: the signals are not this caller's to hold
+        saved = {}
     try:
         pool = multiprocessing.get_context().Pool(jobs, initializer=_leave_signals_to_the_parent)
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        raise
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
     try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a signal that came meanwhile is raised here
+        for s in held[:1]:
+            signal.raise_signal(s)  # the held signal, now where the pool is terminated
         yield pool
     finally:
         pool.terminate()
