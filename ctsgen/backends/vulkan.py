@@ -580,23 +580,35 @@ class VulkanBackend(Backend):
         return cache if self._device.vkCreatePipelineCache(info, None, cache) == _VK_SUCCESS else None
 
     def _save_pipeline_cache(self) -> None:
-        """Publish the cache's data (vkGetPipelineCacheData, two calls) and destroy it. Under the
-        file's lock, a blob another process published since this one loaded is merged in first
-        (vkMergePipelineCaches), so processes sharing the device add to one cache."""
+        """Publish the cache's data and destroy it. A cache whose data is still the blob it was
+        loaded from is not published (in a warm suite run every process built nothing new, and
+        each rewrote the same 33 MB under the lock). Under the file's lock, a blob another
+        process published since this one loaded is merged in first (vkMergePipelineCaches),
+        so processes sharing the device add to one cache."""
         cache, dev = self._pipeline_cache, self._device
         if cache is None:
             return
-        if self._cache_file:
+        if self._cache_file and hash(self._cache_data(cache)) != self._loaded_cache_hash:
             with self._cache_file.locked() as on_disk:
                 if on_disk and hash(on_disk) != self._loaded_cache_hash:
                     self._merge_into(cache, on_disk)
-                size = ctypes.c_size_t(0)
-                if dev.vkGetPipelineCacheData(cache, size, None) == _VK_SUCCESS and size.value:
-                    data = ctypes.create_string_buffer(size.value)
-                    if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) == _VK_SUCCESS:
-                        self._cache_file.save(data.raw[:size.value])
+                data = self._cache_data(cache)
+                if data:
+                    self._cache_file.save(data)
+                    self.stats["pipeline_cache_saved_bytes"] = len(data)
         dev.vkDestroyPipelineCache(cache, None)
         self._pipeline_cache = None
+
+    def _cache_data(self, cache: Any) -> bytes:
+        """vkGetPipelineCacheData, its two calls; empty where the driver gives nothing."""
+        dev = self._device
+        size = ctypes.c_size_t(0)
+        if dev.vkGetPipelineCacheData(cache, size, None) != _VK_SUCCESS or not size.value:
+            return b""
+        data = ctypes.create_string_buffer(size.value)
+        if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) != _VK_SUCCESS:
+            return b""
+        return data.raw[:size.value]
 
     def _merge_into(self, cache: Any, blob: bytes) -> None:
         """Merge a published blob into ``cache``; a failure only leaves it out."""
