@@ -235,9 +235,10 @@ class Fuzzer:
         if self.progress:
             self.progress(self.report)
         if failure is not None:
+            if self._first_failure_at is None:  # this round's first: its shrink budget starts now
+                self._first_failure_at = time.monotonic()
             if self.report.first_failure_example is None:
                 self.report.first_failure_example = self.report.examples
-                self._first_failure_at = time.monotonic()
                 self.report.first_failure_s = self._first_failure_at - self._run_started
                 if self.on_failure:
                     self.on_failure(failure)
