@@ -216,7 +216,8 @@ class Fuzzer:
 
     def _check(self, batch: tuple[Variant, list[Case]]) -> None:
         variant, drawn = batch
-        cases = list({c.name(): c for c in drawn}.values())  # an identical case is judged once
+        named = {c.name(): c for c in drawn}  # an identical case is judged once
+        cases, names = list(named.values()), list(named)
         sv = self.shader(variant, cases[0].family)
         assume(self.profile.unsupported_reason(sv.requirements) is None)
         self.report.examples += 1
@@ -227,7 +228,7 @@ class Fuzzer:
             datas = data_under(family, cases, self.options.expect_deviations)
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
-                                times=times)
+                                times=times, names=names)
         failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
