@@ -41,7 +41,7 @@ from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, families, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
-from ctsgen.deviations import check_deviations, data_under
+from ctsgen.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.runner.execute import execute_cases
@@ -225,7 +225,7 @@ class Fuzzer:
         with times.stage("data+oracle"):
             family = get_family(cases[0].family)
             # the spec case's inputs; a documented deviation changes only what they must give
-            datas = data_under(family, cases, self.options.expect_deviations)
+            datas = data_under(family, cases, reaching(self.options.expect_deviations, sv.requirements))
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
                                 times=times, names=names)
