@@ -125,9 +125,10 @@ def data_under(family: Family, cases: Sequence[Case], deviations: Sequence[str])
     forwarders that note a call: a case that called none of them would run the same code on the
     same seeded draws with the mutants applied (a mutant changes nothing but its targets), so
     its spec data is its deviated data. Only the cases that called one are recomputed (e.g.
-    ``setdimension-floor`` replaces ``default_strides``: no coopvec or cm2 single-operation
-    case calls it). Families with an ``expectation``, and targets that are not plain
-    functions (a class), are recomputed as :func:`expected_under` does."""
+    ``setdimension-floor`` replaces ``default_strides``: cm2-gemm's shaders use tensor
+    addressing, so the deviation reaches them (:func:`reaching`), but no cm2-gemm case's data
+    calls it). Families with an ``expectation``, and targets that are not plain functions
+    (a class), are recomputed as :func:`expected_under` does."""
     if not deviations:
         return [c.data() for c in cases]
     targets = tuple(t for name in deviations for t in get_mutant(name).targets())
