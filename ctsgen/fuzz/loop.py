@@ -41,7 +41,7 @@ from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, families, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
-from ctsgen.deviations import check_deviations, expected_under
+from ctsgen.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.runner.execute import execute_cases
@@ -224,7 +224,8 @@ class Fuzzer:
 
     def _check(self, batch: tuple[Variant, list[Case]]) -> None:
         variant, drawn = batch
-        cases = list({c.name(): c for c in drawn}.values())  # an identical case is judged once
+        named = {c.name(): c for c in drawn}  # an identical case is judged once
+        cases, names = list(named.values()), list(named)
         sv = self.shader(variant, cases[0].family)
         assume(self.profile.unsupported_reason(sv.requirements) is None)
         self.report.examples += 1
@@ -232,11 +233,10 @@ class Fuzzer:
         with times.stage("data+oracle"):
             family = get_family(cases[0].family)
             # the spec case's inputs; a documented deviation changes only what they must give
-            datas = [expected_under(family, c, c.data(), self.options.expect_deviations, sv.requirements)
-                     for c in cases]
+            datas = data_under(family, cases, reaching(self.options.expect_deviations, sv.requirements))
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
-                                times=times)
+                                times=times, names=names)
         failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
