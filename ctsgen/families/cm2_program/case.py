@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -92,10 +93,10 @@ class ProgramVariant:
     program: Program
     debug: bool = False
 
-    @property
+    @cached_property
     def id(self) -> str:
         p = self.program
-        return f"cm2_program.ops{p.ops}.{p.digest()}" + (".debug" if self.debug else "")
+        return f"cm2_program.ops{p.ops}.{p.digest}" + (".debug" if self.debug else "")
 
     @property
     def local_size_x(self) -> int:
@@ -119,7 +120,7 @@ class ProgramVariant:
         H = len(buffers)
         comps = sorted({n.type.component for n in p.nodes}, key=lambda c: c.name)
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
-                      bases=[H + b for b in p.word_bases()], buffers=buffers, H=H,
+                      bases=[H + b for b in p.word_bases], buffers=buffers, H=H,
                       slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
                       buffer_of={i: p.buffer_of(i) for i in p.layout_nodes()}, ARITH=ARITH,
                       comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
@@ -249,6 +250,12 @@ class ProgramCase:
 
     def layout_regions(self) -> tuple[dict[int, int], list[int]]:
         """(element offset of each load / store node's tensor in its buffer, buffer sizes)."""
+        start, sizes = self._regions
+        return dict(start), list(sizes)
+
+    @cached_property
+    def _regions(self) -> tuple[dict[int, int], list[int]]:
+        # replays every layout's instructions: once per case (params, data and blocks read it)
         p = self.shader.program
         sizes = [0] * len(p.buffers())
         start: dict[int, int] = {}
@@ -260,11 +267,12 @@ class ProgramCase:
     def params(self) -> np.ndarray:
         p = self.shader.program
         w = np.zeros(p.words, np.uint32)
-        start, _ = self.layout_regions()
-        for i, (n, q, base) in enumerate(zip(p.nodes, self.nodes, p.word_bases())):
+        start, _ = self._regions
+        for i, (n, q, base) in enumerate(zip(p.nodes, self.nodes, p.word_bases)):
             if n.op in TENSOR_PARAMS:
                 w[base] = start[i]
-                w[base + 1:base + 1 + len(q.params())] = q.params()
+                words = q.params()
+                w[base + 1:base + 1 + len(words)] = words
             elif isinstance(q, Scalars):
                 w[base + W_S] = int(to_bits(np.asarray([q.s], dtype=n.type.component.dtype), n.type.component)[0])
                 if WORDS[n.op] > 1:
@@ -273,7 +281,7 @@ class ProgramCase:
 
     def data(self) -> CaseData:
         p = self.shader.program
-        _, sizes = self.layout_regions()
+        _, sizes = self._regions
         initial = []
         for k, ((name, comp), size) in enumerate(zip(p.buffers(), sizes)):
             if name == "in_blocks":
@@ -290,7 +298,7 @@ class ProgramCase:
         """The encoded-blocks buffer: each decode load's region holds its format's blocks, drawn
         from its case's seed with decoded values in [-2, 2], padded to whole uint32 words."""
         p = self.shader.program
-        start, _ = self.layout_regions()
+        start, _ = self._regions
         out = np.zeros(size, np.uint32)
         for i in p.layout_nodes():
             q = decode_case_of(self.nodes[i])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -51,10 +52,10 @@ class ProgramVariant:
 
     program: Program
 
-    @property
+    @cached_property
     def id(self) -> str:
         p = self.program
-        return f"coopvec_program.layers{len(p.layers())}.ops{p.ops}.{p.digest()}"
+        return f"coopvec_program.layers{len(p.layers())}.ops{p.ops}.{p.digest}"
 
     @property
     def local_size_x(self) -> int:
@@ -97,7 +98,7 @@ class ProgramVariant:
                 rows, cols = v.stored_shape
                 conversions.append(MatrixConversion(src, p.buffer_index(f"optimal{j}") + 1, rows, cols,
                                                     v.source_type.vk, L.matrixInterpretation.vk, int(L.layout),
-                                                    H + p.word_bases()[i] + W_MOFF).to_json())
+                                                    H + p.word_bases[i] + W_MOFF).to_json())
         if p.training:
             L = p.layers()[-1]
             f16 = L.resultType.vk
@@ -116,7 +117,7 @@ class ProgramVariant:
         glsl_of[p.output.component.dtype.name] = p.output.component.glsl
         slots = {name: k for k, (name, _) in enumerate(p.buffers())}
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
-                      lines=p.lines(), bases=[H + b for b in p.word_bases()], H=H, words=H + p.words,
+                      lines=p.lines(), bases=[H + b for b in p.word_bases], H=H, words=H + p.words,
                       buffers=[(name, glsl_of[dt]) for name, dt in p.buffers()], slot=slots,
                       layer_of={i: j for j, i in enumerate(p.layer_nodes())}, act_glsl=act_glsl,
                       grad=p.gradient_nodes() if p.training else None,
@@ -223,7 +224,7 @@ class ProgramCase:
     def params(self) -> np.ndarray:
         p = self.shader.program
         w = np.zeros(p.words, np.uint32)
-        for n, q, base in zip(p.nodes, self.nodes, p.word_bases()):
+        for n, q, base in zip(p.nodes, self.nodes, p.word_bases):
             if isinstance(q, LayerParams):
                 w[base + W_MOFF], w[base + W_STRIDE], w[base + W_BOFF] = q.matrixOffset, q.matrixStride, q.biasOffset
             elif isinstance(q, Scalars):
@@ -271,7 +272,7 @@ class ProgramCase:
         for i, n in enumerate(p.nodes[:p.store_index]):
             if n.op is Op.matmuladd:
                 L, q = n.layer, self.nodes[i]
-                j = p.layer_nodes().index(i)
+                j = p.layer_of(i)
                 x = matmul_oracle.convert_input(run.values[i - 1], L.inputType, L.inputInterpretation)
                 w, b = layer_values(rng, L, x, limits[i], floats)
                 bufs[p.buffer_index(f"matrix{j}")] = place_matrix(L, w, q.matrixOffset, q.matrixStride)
