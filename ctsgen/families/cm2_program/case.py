@@ -291,8 +291,8 @@ class ProgramCase:
             else:
                 initial.append(np.full(size, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
         words = self.params()
-        tolerance = tolerance_on(self, words, initial) if self.domain == "float" else None
-        return CaseData(words, initial, expected_on(self, words, initial), tolerance)
+        run = evaluated_on(self, words, initial)  # once: the expected values and the float bounds read it
+        return CaseData(words, initial, _expected(run), _tolerance(run) if self.domain == "float" else None)
 
     def blocks(self, size: int) -> np.ndarray:
         """The encoded-blocks buffer: each decode load's region holds its format's blocks, drawn
@@ -312,9 +312,7 @@ class ProgramCase:
     def evaluated(self) -> Run:
         """The composed oracle run on the case's own data: ``values`` holds every node's value."""
         d = self.data()
-        run = Run(self.shader.program, d.params, [b.copy() for b in d.initial], np.zeros(len(d.initial), np.int64))
-        evaluate(run)
-        return run
+        return evaluated_on(self, d.params, d.initial)
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (a store's is None), for a report's first differing node."""
@@ -399,6 +397,15 @@ class ProgramCase:
         return out
 
 
+def evaluated_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> Run:
+    """The composed oracle run on copies of ``initial``: every node evaluated in order by its
+    single-operation family's oracle (oracle.py), the stores writing into the copies."""
+    run = Run(case.shader.program, np.asarray(params), [np.array(b, copy=True) for b in initial],
+              np.zeros(len(initial), np.int64))
+    evaluate(run)
+    return run
+
+
 def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """The program's oracle on given inputs (FamilySpec.expectation): every node evaluated in
     order by its single-operation family's oracle (oracle.py), the stores writing into copies
@@ -406,10 +413,11 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
     expected deviation (ctsgen.deviations) a load replays its layout with the deviated
     OpTensorLayoutSetDimensionNV over the spec case's data (docs/spec-decisions.md,
     "expected-deviation"). Input buffers are not checked (None)."""
-    p = case.shader.program
-    out = [np.array(b, copy=True) for b in initial]
-    evaluate(Run(p, np.asarray(params), out, np.zeros(len(out), np.int64)))
-    return [None if name.startswith("in_") else o for (name, _), o in zip(p.buffers(), out)]
+    return _expected(evaluated_on(case, params, initial))
+
+
+def _expected(run: Run) -> list[np.ndarray | None]:
+    return [None if name.startswith("in_") else o for (name, _), o in zip(run.program.buffers(), run.buffers)]
 
 
 def layout_variant(n: Node) -> LayoutVariant:
@@ -423,8 +431,9 @@ def layout_variant(n: Node) -> LayoutVariant:
 def tolerance_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """A float-domain case's tolerance: each stored element's propagated bound (bounds.py) where
     its store writes it, 0 elsewhere in the output buffers (the poison stays); None for inputs."""
-    p = case.shader.program
-    run = Run(p, np.asarray(params), [np.array(b, copy=True) for b in initial], np.zeros(len(initial), np.int64))
-    evaluate(run)
+    return _tolerance(evaluated_on(case, params, initial))
+
+
+def _tolerance(run: Run) -> list[np.ndarray | None]:
     tol = stored_bounds(run, node_bounds(run))
-    return [None if name.startswith("in_") else t for (name, _), t in zip(p.buffers(), tol)]
+    return [None if name.startswith("in_") else t for (name, _), t in zip(run.program.buffers(), tol)]
