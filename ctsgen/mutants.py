@@ -38,6 +38,12 @@ class Mutant:
     ``factory`` builds the replacements lazily from the originals, so a
     mutant can wrap the function it replaces. ``killed_by`` describes the
     smallest case that exposes it (for the mutation report).
+
+    ``gated_by`` names the device feature that gates the instruction whose semantics the
+    mutant changes (for OpTensorLayoutSetDimensionNV, ``cooperativeMatrixTensorAddressing``:
+    SPV_NV_tensor_addressing's TensorAddressingNV capability). A shader variant that does not
+    require it cannot contain the instruction, so a driver with that deviation gives such a
+    variant's cases what the spec says (:func:`ctsgen.deviations.expected_under`).
     """
 
     name: str
@@ -45,6 +51,7 @@ class Mutant:
     description: str
     factory: Callable[[], dict[str, Any]]
     killed_by: str = ""
+    gated_by: str | None = None
 
     @contextmanager
     def applied(self) -> Iterator[None]:

@@ -56,7 +56,7 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     reason = drawing_profile(backend.profile()).unsupported_reason(sv.requirements)
     if reason:
         return CaseResult(case.name(), Status.NotSupported, reason)
-    data = expected_under(get_family(case.family), case, case.data(), options.expect_deviations)
+    data = expected_under(get_family(case.family), case, case.data(), options.expect_deviations, sv.requirements)
     return execute_cases(backend, sv, [case], [data], options.timeout_for(1))[0]
 
 

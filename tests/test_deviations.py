@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, find, settings
+from hypothesis import HealthCheck, find, given, settings, strategies as st
 
 from ctsgen.deviations import DeviationError, expected_under
 from ctsgen.families import get_family
@@ -128,3 +128,42 @@ def test_fuzz_keeps_its_deviation_check_per_family() -> None:
     with pytest.raises(UnknownNameError):
         Fuzzer(ReferenceBackend(), FuzzOptions(database=None, expect_deviations=("nope",)))
 
+
+
+#: every family whose shaders never require the feature gating setdimension-floor's instruction
+UNGATED = ["coopvec", "coopvec-elementwise", "coopvec-program", "cm2-convert", "cm2-elementwise", "cm2-reduce"]
+
+
+@pytest.mark.parametrize("family", UNGATED)
+@settings(max_examples=15, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_variant_without_the_gating_feature_gets_the_spec_expectation_with_or_without_the_gate(
+        family: str, data: st.DataObject) -> None:
+    """The gate (Mutant.gated_by) only skips work: where a variant does not require
+    cooperativeMatrixTensorAddressing, the oracle recomputed under setdimension-floor (no gate
+    applied) gives the spec's expectation anyway, and the gated call returns the spec data."""
+    fam = get_family(family)
+    v = data.draw(fam.variants(StrategyOptions()))
+    requirements = v.requirements()
+    assert get_mutant("setdimension-floor").gated_by not in requirements.features
+    c = data.draw(fam.cases_for(v, StrategyOptions()))
+    d = c.data()
+    assert expected_under(fam, c, d, ("setdimension-floor",), requirements) is d
+    full = expected_under(fam, c, d, ("setdimension-floor",))
+    assert all((a is None and b is None) or np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+               for a, b in zip(full.expected, d.expected))
+
+
+def test_a_variant_with_the_gating_feature_still_gets_the_deviated_expectation() -> None:
+    fam = get_family("tensor-layout")
+
+    def moved(c: Any) -> bool:
+        d = c.data()
+        return not np.array_equal(expected_under(fam, c, d, ("setdimension-floor",)).expected[1], d.expected[1])
+
+    c = find(fam.cases(StrategyOptions()), moved, settings=FIND)
+    d = c.data()
+    requirements = c.variant().requirements()
+    assert "cooperativeMatrixTensorAddressing" in requirements.features
+    gated = expected_under(fam, c, d, ("setdimension-floor",), requirements)
+    assert not np.array_equal(gated.expected[1], d.expected[1])

@@ -56,6 +56,7 @@ import numpy as np
 
 from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
                                   ShaderVariant, matrix_conversions)
+from ctsgen.backends.kept import KeptObjects
 from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile
 from ctsgen.device.profile import DeviceProfile
 
@@ -63,6 +64,11 @@ from ctsgen.device.profile import DeviceProfile
 API_VERSION_1_3 = (1 << 22) | (3 << 12)
 #: Set to 0 to build every pipeline without the persistent pipeline cache (cold-build timings).
 PIPELINE_CACHE_ENV = "CTSGEN_PIPELINE_CACHE"
+#: Pipelines kept after their dispatch (least recently dispatched destroyed beyond it): a fuzz
+#: session builds one for almost every example, and keeping all grew each H100 device worker by
+#: about 25 MB a minute (bench/results/fuzz-rate-h100/call5-memory). A rebuilt one comes from
+#: the VkPipelineCache. Pipelines built ahead and not yet dispatched are always kept.
+KEPT_PIPELINES = 256
 
 #: Device extensions enabled whenever the device exposes them.
 OPTIONAL_EXTENSIONS = (
@@ -181,7 +187,7 @@ class VulkanBackend(Backend):
 
     name = "vulkan"
 
-    def __init__(self, device_index: int = 0) -> None:
+    def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES) -> None:
         self._vk = _import_vulkan_py()
         self._instance: Any = None  # vulkan_py.Instance wrapper
         self._device: Any = None  # vulkan_py.Device wrapper
@@ -191,13 +197,14 @@ class VulkanBackend(Backend):
         self._pipeline_cache: Any = None  # a VkPipelineCache seeded from disk (pipeline_cache.py), or None
         self._cache_file: PipelineCacheFile | None = None
         self._loaded_cache_hash = hash(b"")
-        self._pipelines: dict[str, _Pipeline] = {}
+        self._pipelines: KeptObjects[_Pipeline] = KeptObjects(kept_pipelines, self._destroy_pipeline)
         self._pipelines_lock = threading.Lock()
         self._hung: str | None = None  # set when a dispatch timed out: the GPU may still use our memory
         self._lost = False
         self._profile = DeviceProfile()
         #: where the time goes: pipeline creation vs. submitted work (for benchmarks and run summaries)
-        self.stats: dict[str, float] = {"pipelines": 0, "pipeline_s": 0.0, "dispatches": 0, "dispatch_s": 0.0}
+        self.stats: dict[str, float] = {"pipelines": 0, "pipeline_s": 0.0, "dispatches": 0, "dispatch_s": 0.0,
+                                        "pipelines_evicted": 0}
         try:
             self._create_instance()
             self._select_physical_device(device_index)
@@ -243,6 +250,8 @@ class VulkanBackend(Backend):
                                f"maxComputeWorkGroupCount[0] = {max_groups}; split the dispatch")
         t0 = time.perf_counter()
         pipeline = self._pipeline(variant)
+        with self._pipelines_lock:
+            self._pipelines.use(variant.id)
         t1 = time.perf_counter()
         conversions = matrix_conversions(variant)
         params = arrays[0]
@@ -257,6 +266,8 @@ class VulkanBackend(Backend):
             for conv in conversions:
                 if conv.write_back:
                     self._convert(variant, conv, arrays, alloc, dispatch.workgroups, back=True)
+            with self._pipelines_lock:  # the fence has signalled: the GPU uses no pipeline now
+                self.stats["pipelines_evicted"] += self._pipelines.evict()
             t2 = time.perf_counter()
             self.stats["pipeline_s"] += t1 - t0
             self.stats["dispatch_s"] += t2 - t1
@@ -301,9 +312,7 @@ class VulkanBackend(Backend):
             dev.vkDeviceWaitIdle()  # returns VK_ERROR_DEVICE_LOST at once on a lost device
             self._save_pipeline_cache()
             for p in self._pipelines.values():
-                dev.vkDestroyPipeline(p.pipeline, None)
-                dev.vkDestroyPipelineLayout(p.layout, None)
-                dev.vkDestroyDescriptorSetLayout(p.set_layout, None)
+                self._destroy_pipeline(p)
             if self._fence is not None:
                 dev.vkDestroyFence(self._fence, None)
             if self._command_pool is not None:
@@ -531,9 +540,19 @@ class VulkanBackend(Backend):
             self._check(res, f"shader variant {variant.id}: {what}")
         entry = _Pipeline(variant.spirv, set_layout, layout, pipeline, bindings)
         with self._pipelines_lock:
-            self._pipelines[variant.id] = entry
-            self.stats["pipelines"] += 1
+            if self._pipelines.get(variant.id) is None:
+                self._pipelines.add(variant.id, entry)
+                self.stats["pipelines"] += 1
+            else:  # another thread built it meanwhile: keep one
+                self._destroy_pipeline(entry)
+                entry = self._pipelines.get(variant.id)
         return entry
+
+    def _destroy_pipeline(self, p: _Pipeline) -> None:
+        dev = self._device
+        dev.vkDestroyPipeline(p.pipeline, None)
+        dev.vkDestroyPipelineLayout(p.layout, None)
+        dev.vkDestroyDescriptorSetLayout(p.set_layout, None)
 
     def _create_pipeline_cache(self) -> None:
         """A VkPipelineCache seeded with this device's and driver's blob from disk, so a pipeline
@@ -542,47 +561,62 @@ class VulkanBackend(Backend):
         only a slower run."""
         if os.environ.get(PIPELINE_CACHE_ENV, "1") == "0":
             return
-        vk = self._vk
         self._cache_file = PipelineCacheFile(self._cache_identity)
         blob = self._cache_file.load()
         self._loaded_cache_hash = hash(blob)
+        self._pipeline_cache = self._cache_from(blob)
+        if self._pipeline_cache is not None:
+            self.stats["pipeline_cache_loaded_bytes"] = len(blob)
+
+    def _cache_from(self, blob: bytes) -> Any:
+        """A VkPipelineCache created from ``blob`` (empty: an empty cache), or None where the driver
+        refuses it (a blob of another driver is ignored by the driver itself, per
+        VkPipelineCacheCreateInfo's pInitialData rules)."""
+        vk = self._vk
         data = ctypes.create_string_buffer(blob, len(blob))
         info = vk.VkPipelineCacheCreateInfo(initialDataSize=len(blob),
                                             pInitialData=ctypes.cast(data, ctypes.c_void_p) if blob else None)
         cache = vk.VkPipelineCache()
-        if self._device.vkCreatePipelineCache(info, None, cache) == _VK_SUCCESS:
-            self._pipeline_cache = cache
-            self.stats["pipeline_cache_loaded_bytes"] = len(blob)
+        return cache if self._device.vkCreatePipelineCache(info, None, cache) == _VK_SUCCESS else None
 
     def _save_pipeline_cache(self) -> None:
-        """Publish the cache's data (vkGetPipelineCacheData, two calls) and destroy it. Under the
-        file's lock, a blob another process published since this one loaded is merged in first
-        (vkMergePipelineCaches), so processes sharing the device add to one cache."""
+        """Publish the cache's data and destroy it. A cache whose data is still the blob it was
+        loaded from is not published (in a warm suite run every process built nothing new, and
+        each rewrote the same 33 MB under the lock). Under the file's lock, a blob another
+        process published since this one loaded is merged in first (vkMergePipelineCaches),
+        so processes sharing the device add to one cache."""
         cache, dev = self._pipeline_cache, self._device
         if cache is None:
             return
-        if self._cache_file:
+        if self._cache_file and hash(self._cache_data(cache)) != self._loaded_cache_hash:
             with self._cache_file.locked() as on_disk:
                 if on_disk and hash(on_disk) != self._loaded_cache_hash:
                     self._merge_into(cache, on_disk)
-                size = ctypes.c_size_t(0)
-                if dev.vkGetPipelineCacheData(cache, size, None) == _VK_SUCCESS and size.value:
-                    data = ctypes.create_string_buffer(size.value)
-                    if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) == _VK_SUCCESS:
-                        self._cache_file.save(data.raw[:size.value])
+                data = self._cache_data(cache)
+                if data:
+                    self._cache_file.save(data)
+                    self.stats["pipeline_cache_saved_bytes"] = len(data)
         dev.vkDestroyPipelineCache(cache, None)
         self._pipeline_cache = None
 
+    def _cache_data(self, cache: Any) -> bytes:
+        """vkGetPipelineCacheData, its two calls; empty where the driver gives nothing."""
+        dev = self._device
+        size = ctypes.c_size_t(0)
+        if dev.vkGetPipelineCacheData(cache, size, None) != _VK_SUCCESS or not size.value:
+            return b""
+        data = ctypes.create_string_buffer(size.value)
+        if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) != _VK_SUCCESS:
+            return b""
+        return data.raw[:size.value]
+
     def _merge_into(self, cache: Any, blob: bytes) -> None:
         """Merge a published blob into ``cache``; a failure only leaves it out."""
-        vk, dev = self._vk, self._device
-        data = ctypes.create_string_buffer(blob, len(blob))
-        info = vk.VkPipelineCacheCreateInfo(initialDataSize=len(blob), pInitialData=ctypes.cast(data, ctypes.c_void_p))
-        other = vk.VkPipelineCache()
-        if dev.vkCreatePipelineCache(info, None, other) == _VK_SUCCESS:
-            if dev.vkMergePipelineCaches(cache, 1, other) == _VK_SUCCESS:
+        other = self._cache_from(blob)
+        if other is not None:
+            if self._device.vkMergePipelineCaches(cache, 1, other) == _VK_SUCCESS:
                 self.stats["pipeline_cache_merged_bytes"] = len(blob)
-            dev.vkDestroyPipelineCache(other, None)
+            self._device.vkDestroyPipelineCache(other, None)
 
     def _memory_type(self, type_bits: int) -> int:
         """A ``HOST_VISIBLE | HOST_COHERENT`` memory type allowed by ``type_bits``, ``HOST_CACHED`` preferred."""

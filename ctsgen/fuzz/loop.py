@@ -224,7 +224,8 @@ class Fuzzer:
         with times.stage("data+oracle"):
             family = get_family(cases[0].family)
             # the spec case's inputs; a documented deviation changes only what they must give
-            datas = [expected_under(family, c, c.data(), self.options.expect_deviations) for c in cases]
+            datas = [expected_under(family, c, c.data(), self.options.expect_deviations, sv.requirements)
+                     for c in cases]
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
                                 times=times)

