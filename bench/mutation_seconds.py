@@ -7,7 +7,8 @@ Run it with the same arguments from each checkout (PYTHONPATH=<checkout>); it us
 every version of the fuzzer has (``Fuzzer.on_failure``), so an older commit needs no patch. Per
 mutant and seed: the wall seconds from the fuzz run's start to its first failing verdict (the
 mutant backend, supervised, as ``ctsgen bench mutation`` runs it), the examples, and the median
-over the seeds; a seed that does not kill within the budget counts as missing.
+over the seeds; a seed that does not kill within the budget counts as missing. Also the smallest
+repro over the seeds (elements over all buffers of the shrunk case, as the bench counts them).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ DEFAULT = ["repeat-as-clamp-to-edge", "mirror-period-off-by-one", "decode-operan
            "convert-int-narrowing-saturates", "coopvec-elementwise-vts-drops-last"]
 
 
-def seconds_to_kill(name: str, seed: int, max_examples: int) -> tuple[float | None, int | None]:
+def seconds_to_kill(name: str, seed: int, max_examples: int) -> tuple[float | None, int | None, int | None]:
     mutant = get_mutant(name)
     backend = SupervisedBackend(functools.partial(MutantBackend, name), name=f"mutant:{name}")
     found: list[float] = []
@@ -42,7 +43,10 @@ def seconds_to_kill(name: str, seed: int, max_examples: int) -> tuple[float | No
         report = fuzzer.run()
     finally:
         backend.close()
-    return (found[0], report.first_failure_example) if found else (None, None)
+    if not found:
+        return None, None, None
+    size = int(sum(a.size for a in report.case.data().initial))  # the repro's elements, as the bench counts them
+    return found[0], report.first_failure_example, size
 
 
 def main() -> int:
@@ -51,13 +55,16 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--max-examples", type=int, default=300)
     args = ap.parse_args()
-    print("| mutant | seconds per seed | examples per seed | median seconds |\n|---|---|---|---:|")
+    print("| mutant | seconds per seed | examples per seed | median seconds | smallest repro |\n"
+          "|---|---|---|---:|---:|")
     for name in args.mutant or DEFAULT:
         runs = [seconds_to_kill(name, s, args.max_examples) for s in args.seeds]
-        secs = [s for s, _ in runs if s is not None]
-        print(f"| {name} | {', '.join('-' if s is None else f'{s:.2f}' for s, _ in runs)} | "
-              f"{', '.join('-' if e is None else str(e) for _, e in runs)} | "
-              f"{statistics.median(secs):.2f} |" if secs else f"| {name} | - | - | - |", flush=True)
+        secs = [s for s, _, _ in runs if s is not None]
+        sizes = [n for _, _, n in runs if n is not None]
+        print(f"| {name} | {', '.join('-' if s is None else f'{s:.2f}' for s, _, _ in runs)} | "
+              f"{', '.join('-' if e is None else str(e) for _, e, _ in runs)} | "
+              f"{statistics.median(secs):.2f} | {min(sizes)} |" if secs else f"| {name} | - | - | - | - |",
+              flush=True)
     return 0
 
 

@@ -16,19 +16,24 @@ oracle composes the single-operation oracles node by node, so its loads follow t
 deviated layout semantics wherever they occur in it. A family that declares no
 ``expectation`` gets ``case.data()`` recomputed under the deviation, which must then
 give the same inputs (else :class:`DeviationError` names the family and the fix).
+:func:`data_under` gives a fuzz batch's data, recomputing under the deviations only the
+cases whose computation reaches what a deviation replaces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+import inspect
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from typing import Any
 
 import numpy as np
 
 from ctsgen.device.profile import Requirements
 from ctsgen.errors import CtsgenError
 from ctsgen.families.base import Case, CaseData, Family
-from ctsgen.mutants import get_mutant
+from ctsgen.mutants import get_mutant, replaced, resolve
 
 
 class DeviationError(CtsgenError):
@@ -109,3 +114,51 @@ def expected_under(family: Family, case: Case, data: CaseData, deviations: Seque
                 f"must keep each checked buffer's shape and type")
         out.append(got.reshape(spec.shape))
     return CaseData(data.params, data.initial, out, tolerance)
+
+
+def data_under(family: Family, cases: Sequence[Case], deviations: Sequence[str]) -> list[CaseData]:
+    """``expected_under(family, case, case.data(), deviations)`` of each case, without the second
+    ``case.data()`` where it cannot differ.
+
+    A family without ``expectation`` has its expectation recomputed by ``case.data()`` itself
+    under the mutants. Every case's spec ``data()`` runs with the mutants' targets replaced by
+    forwarders that note a call: a case that called none of them would run the same code on the
+    same seeded draws with the mutants applied (a mutant changes nothing but its targets), so
+    its spec data is its deviated data. Only the cases that called one are recomputed (e.g.
+    ``setdimension-floor`` replaces ``default_strides``: cm2-gemm's shaders use tensor
+    addressing, so the deviation reaches them (:func:`reaching`), but no cm2-gemm case's data
+    calls it). Families with an ``expectation``, and targets that are not plain functions
+    (a class), are recomputed as :func:`expected_under` does."""
+    if not deviations:
+        return [c.data() for c in cases]
+    targets = tuple(t for name in deviations for t in get_mutant(name).targets())
+    with _calls_to(targets if family.expectation is None else ()) as calls:
+        spec, touched = [], []
+        for c in cases:
+            before = calls[0] if calls else 0
+            spec.append(c.data())
+            touched.append(calls is None or calls[0] != before)
+    return [expected_under(family, c, d, deviations) if hit else d for c, d, hit in zip(cases, spec, touched)]
+
+
+@contextmanager
+def _calls_to(targets: Sequence[str]) -> Iterator[list[int] | None]:
+    """``targets`` replaced by forwarders to what is there now, which count their calls in the
+    yielded one-element list. Where ``targets`` is empty, or one of them is not a plain function
+    (a class, whose replacement would not be the same type), nothing is replaced and None is
+    yielded: calls cannot be told apart, every case counts as calling one."""
+    resolved = [resolve(t) for t in targets]
+    if not targets or not all(inspect.isfunction(original) for _, _, original in resolved):
+        yield None
+        return
+    calls = [0]
+
+    def forwarder(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[0] += 1
+            return original(*args, **kwargs)
+        return call
+
+    with replaced({t: forwarder(original) for t, (_, _, original) in zip(targets, resolved)}):
+        yield calls

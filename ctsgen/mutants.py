@@ -56,20 +56,43 @@ class Mutant:
     @contextmanager
     def applied(self) -> Iterator[None]:
         """Swap the replacements in for the duration of the block."""
-        saved = []
-        try:
-            for target, replacement in self.factory().items():
-                module_name, path = target.split(":")
-                owner: Any = importlib.import_module(module_name)
-                *outer, attr = path.split(".")
-                for name in outer:
-                    owner = getattr(owner, name)
-                saved.append((owner, attr, owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)))
-                setattr(owner, attr, replacement)
+        with replaced(self.factory()):
             yield
-        finally:
-            for owner, attr, original in reversed(saved):
-                setattr(owner, attr, original)
+
+    def targets(self) -> tuple[str, ...]:
+        """The targets the mutant replaces."""
+        return _targets(self.name)
+
+
+@cache
+def _targets(name: str) -> tuple[str, ...]:
+    return tuple(get_mutant(name).factory())
+
+
+def resolve(target: str) -> tuple[Any, str, Any]:
+    """(owner, attribute, what is there now) of a target: a module and a module-level name, or a
+    class and one attribute of its own ``__dict__`` (a method as a plain function)."""
+    module_name, path = target.split(":")
+    owner: Any = importlib.import_module(module_name)
+    *outer, attr = path.split(".")
+    for name in outer:
+        owner = getattr(owner, name)
+    return owner, attr, owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+
+
+@contextmanager
+def replaced(replacements: dict[str, Any]) -> Iterator[None]:
+    """Each target of ``replacements`` replaced by its value for the ``with`` block."""
+    saved = []
+    try:
+        for target, replacement in replacements.items():
+            owner, attr, original = resolve(target)
+            saved.append((owner, attr, original))
+            setattr(owner, attr, replacement)
+        yield
+    finally:
+        for owner, attr, original in reversed(saved):
+            setattr(owner, attr, original)
 
 
 @cache

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, find, given, settings, strategies as st
 
-from ctsgen.deviations import DeviationError, expected_under
+from ctsgen.deviations import DeviationError, data_under, expected_under
 from ctsgen.families import get_family
 from ctsgen.families.base import CaseData, FamilySpec, StrategyOptions
 from ctsgen.errors import UnknownNameError
@@ -118,6 +118,70 @@ def test_a_family_the_deviation_does_not_touch_keeps_its_expectation() -> None:
     d = c.data()
     out = expected_under(fam, c, d, ("setdimension-floor",))
     assert all((a is None and b is None) or np.array_equal(a, b) for a, b in zip(out.expected, d.expected))
+
+
+def double(x: np.ndarray) -> np.ndarray:
+    """What the Scaled toy case's oracle calls, when it scales (a mutant's target)."""
+    return x * 2
+
+
+DATA_CALLS: list[str] = []
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """A case whose expectation calls :func:`double` only when ``scales``."""
+
+    family: ClassVar[str] = "toy"
+    scales: bool
+
+    def name(self) -> str:
+        return f"toy.scaled_{self.scales}"
+
+    def data(self) -> CaseData:
+        DATA_CALLS.append(self.name())
+        x = np.arange(4, dtype=np.float32)
+        return CaseData(np.zeros(1, np.uint32), [x, np.zeros(4, np.float32)], [None, double(x) if self.scales else x])
+
+
+@pytest.fixture
+def triple_mutant(monkeypatch: pytest.MonkeyPatch) -> str:
+    import ctsgen.mutants as mutants
+
+    m = Mutant("toy-triple", "toy", "double triples", lambda: {f"{__name__}:double": lambda x: x * 3})
+    monkeypatch.setattr(mutants, "catalogue", lambda: {m.name: m})
+    return m.name
+
+
+def test_data_under_recomputes_only_the_cases_that_reach_the_deviation(triple_mutant: str) -> None:
+    DATA_CALLS.clear()
+    cases = [Scaled(False), Scaled(True), Scaled(False)]
+    out = data_under(_toy_family(), cases, (triple_mutant,))
+    assert DATA_CALLS == ["toy.scaled_False", "toy.scaled_True", "toy.scaled_False", "toy.scaled_True"]
+    assert [list(d.expected[1]) for d in out] == [[0, 1, 2, 3], [0, 3, 6, 9], [0, 1, 2, 3]]
+    assert double(np.ones(1))[0] == 2  # the forwarders are gone
+
+
+def test_data_under_recomputes_every_case_when_a_target_is_not_a_function(size_mutant: str) -> None:
+    DATA_CALLS.clear()
+    data_under(_toy_family(), [Scaled(False)], (size_mutant,))
+    assert DATA_CALLS == ["toy.scaled_False"] * 2
+
+
+@pytest.mark.parametrize("family, deviation", [
+    ("coopvec-elementwise", "setdimension-floor"), ("cm2-gemm", "setdimension-floor"),
+    ("coopvec", "setdimension-floor"), ("coopvec", "coopvec-bias-ignored"),
+    ("tensor-layout", "setdimension-floor"), ("cm2-reduce", "reduce-2x2-wrong-quad")])
+def test_data_under_gives_what_expected_under_gives(family: str, deviation: str) -> None:
+    fam = get_family(family)
+    cases: list[Any] = []
+    find(fam.cases(StrategyOptions()), lambda c: cases.append(c) and False or len(cases) >= 30, settings=FIND)
+    for c, got in zip(cases, data_under(fam, cases, (deviation,))):
+        want = expected_under(fam, c, c.data(), (deviation,))
+        for a, b in zip([got.params, *got.initial, *got.expected, *(got.tolerance or [])],
+                        [want.params, *want.initial, *want.expected, *(want.tolerance or [])]):
+            assert (a is None and b is None) or (a.dtype == b.dtype and a.shape == b.shape
+                                                 and a.tobytes() == b.tobytes()), c.name()
 
 
 def test_fuzz_keeps_its_deviation_check_per_family() -> None:

@@ -223,6 +223,71 @@ def test_a_failure_that_does_not_recur_is_reported_not_raised() -> None:
     assert report.case is not None and report.result.status.value == "Fail"
 
 
+class _RecordsBuilds(ReferenceBackend):
+    """The reference backend, recording the variants whose pipelines it was asked to start."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started: list[str] = []
+
+    def prepare_soon(self, variants) -> None:
+        self.started += [v.id for v in variants]
+
+
+class _ChecksBuildStarted(Fuzzer):
+    checked = 0
+
+    def check(self, batch) -> None:
+        variant, cases = batch
+        assert variant.id in self.backend.started, "the test got a batch whose pipeline was not started"
+        self.checked += 1
+        super().check(batch)
+
+
+def test_a_variants_pipeline_starts_building_before_its_cases_are_drawn() -> None:
+    """The strategy starts the build as soon as it has the variant (Backend.prepare_soon), so
+    the build overlaps the drawing of the batch's cases, not only their data and oracle."""
+    fuzzer = _ChecksBuildStarted(_RecordsBuilds(), FuzzOptions(families=("tensor-layout", "coopvec"),
+                                                               max_examples=15, database=None))
+    report = fuzzer.run()
+    assert report.case is None and fuzzer.checked >= 15
+
+
+class _AlwaysWrong:
+    """The reference backend, except that every output buffer comes back as poison: every
+    example fails. Counts its dispatches."""
+
+    name = "always-wrong"
+
+    def __init__(self) -> None:
+        self._ref = ReferenceBackend()
+        self.dispatches = 0
+
+    def profile(self):
+        return self._ref.profile()
+
+    def run(self, dispatch, timeout_s):
+        self.dispatches += 1
+        return [np.full_like(a, 0x7F) if i else a for i, a in enumerate(self._ref.run(dispatch, timeout_s))]
+
+    def close(self) -> None:
+        self._ref.close()
+
+
+def test_every_keep_going_round_stops_shrinking_at_the_shrink_budget() -> None:
+    """With --keep-going each round's failure gets --shrink-time, not only the first: a 30-minute
+    H100 session shrank later rounds' failures without bound (Hypothesis's own five minutes) and
+    three fuzz processes grew to 5-16 GB. With no shrink budget a round ends at the first check
+    after its failure: one batch plus its isolating re-runs."""
+    from ctsgen.fuzz.loop import ISOLATION_TRIES
+
+    backend = _AlwaysWrong()
+    report = Fuzzer(backend, FuzzOptions(families=("cm2-elementwise",), keep_going=True, time_s=6,
+                                         shrink_time_s=0, max_examples=50, database=None)).run()
+    assert len(report.failures) >= 3
+    assert backend.dispatches <= len(report.failures) * (1 + ISOLATION_TRIES)
+
+
 def test_workers_end_with_their_totals_and_a_signal_ends_every_worker_with_its_report(tmp_path: Path) -> None:
     """``--workers`` prints the workers' cases summed (each worker's own line adds up to it), and a
     SIGTERM to the parent reaches every worker once: each ends like an interrupted fuzz, with its

@@ -41,7 +41,7 @@ from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, families, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
-from ctsgen.deviations import check_deviations, expected_under
+from ctsgen.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.runner.execute import execute_cases
@@ -149,6 +149,7 @@ class Fuzzer:
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
+        self._shader_s = 0.0  # seconds compiling shaders inside the strategy since the last check
         self._stop_requested = False  # request_stop(): end at the next example
 
     # -- strategies ------------------------------------------------------
@@ -162,6 +163,9 @@ class Fuzzer:
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
+            t0 = time.perf_counter()
+            self.shader(v, fam.name)  # its pipeline builds while the cases are drawn
+            self._shader_s += time.perf_counter() - t0  # in compile and validate, not in draw
             (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most))  # a list of one batch
             return v, cases
 
@@ -170,7 +174,10 @@ class Fuzzer:
     def shader(self, v: Variant, family: str) -> ShaderVariant:
         """The compiled variant of ``family``, compiled and validated once per process; the
         backend starts building the pipeline of one the device supports at once
-        (``prepare_soon``), so the build overlaps the batch's data and oracle.
+        (``prepare_soon``). The batch strategy calls it as soon as it has drawn the variant,
+        so the build overlaps the drawing of the batch's cases and their data and oracle
+        (on the H100 one fuzz process waited for builds a third of its time when they began
+        after the drawing).
 
         Validation is the glslang library's in-process SPIRV-Tools (universal
         SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
@@ -208,7 +215,8 @@ class Fuzzer:
             raise StopFuzzing("time budget spent")  # a round of many examples ends on time, not on its count
         times = self.report.times
         if self._check_ended is not None:  # Hypothesis drew this example since the last check ended
-            times.add("draw", time.perf_counter() - self._check_ended)
+            times.add("draw", time.perf_counter() - self._check_ended - self._shader_s)
+        self._shader_s = 0.0
         try:
             self._check(batch)
         finally:
@@ -216,7 +224,8 @@ class Fuzzer:
 
     def _check(self, batch: tuple[Variant, list[Case]]) -> None:
         variant, drawn = batch
-        cases = list({c.name(): c for c in drawn}.values())  # an identical case is judged once
+        named = {c.name(): c for c in drawn}  # an identical case is judged once
+        cases, names = list(named.values()), list(named)
         sv = self.shader(variant, cases[0].family)
         assume(self.profile.unsupported_reason(sv.requirements) is None)
         self.report.examples += 1
@@ -224,20 +233,20 @@ class Fuzzer:
         with times.stage("data+oracle"):
             family = get_family(cases[0].family)
             # the spec case's inputs; a documented deviation changes only what they must give
-            datas = [expected_under(family, c, c.data(), self.options.expect_deviations, sv.requirements)
-                     for c in cases]
+            datas = data_under(family, cases, reaching(self.options.expect_deviations, sv.requirements))
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
-                                times=times)
+                                times=times, names=names)
         failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
         if self.progress:
             self.progress(self.report)
         if failure is not None:
+            if self._first_failure_at is None:  # this round's first: its shrink budget starts now
+                self._first_failure_at = time.monotonic()
             if self.report.first_failure_example is None:
                 self.report.first_failure_example = self.report.examples
-                self._first_failure_at = time.monotonic()
                 self.report.first_failure_s = self._first_failure_at - self._run_started
                 if self.on_failure:
                     self.on_failure(failure)

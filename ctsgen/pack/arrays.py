@@ -32,13 +32,13 @@ _MAGIC = b"\x93NUMPY"
 _SAVED_HEADER = re.compile(rb"\{'descr': '([<>|][a-zA-Z]\d+)', 'fortran_order': False, 'shape': \(([\d, ]*)\), \} *\n")
 
 
-def _check_magic(path: Path, head: bytes | bytearray) -> None:
+def _check_magic(path: Path | str, head: bytes | bytearray) -> None:
     """numpy calls any file without the .npy magic "pickled data"; say what it is instead."""
     if not head.startswith(_MAGIC):
         raise ValueError(f"{path}: not a .npy array file (it does not start with the .npy magic bytes)")
 
 
-def _parse(path: Path, data: bytearray) -> np.ndarray:
+def _parse(path: Path | str, data: bytearray) -> np.ndarray:
     """The array in ``data`` (a whole .npy file), read once: the header np.save writes is
     matched directly and the values are a view of the bytes (a pack run reads tens of
     thousands of small files, where numpy's general header parser was half the cost); any
@@ -68,13 +68,14 @@ def array_shape(path: Path) -> tuple[int, ...]:
         raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
 
 
-def load_array(path: Path, dtype: np.dtype) -> np.ndarray:
+def load_array(path: Path | str, dtype: np.dtype) -> np.ndarray:
     """Load an array saved by :func:`save_array` and view it as ``dtype``.
 
     Raises ValueError naming the file if it is not a .npy file or its stored dtype
     is not the one expected.
     """
-    arr = _parse(path, bytearray(Path(path).read_bytes()))  # writable, as np.load's arrays are
+    with open(path, "rb") as fh:
+        arr = _parse(path, bytearray(fh.read()))  # writable, as np.load's arrays are
     want = storage_dtype(np.dtype(dtype))
     if arr.dtype != want:
         raise ValueError(f"{path}: stored dtype {arr.dtype}, expected {want} for {np.dtype(dtype).name}")

@@ -20,20 +20,26 @@ from ctsgen.runner.verdict import CaseResult, error_result, judge, output_buffer
 from ctsgen.timing import Breakdown
 
 
-def judge_case(case: Case, variant: ShaderVariant, outputs: list[np.ndarray], data: CaseData) -> CaseResult:
-    """The verdict of a drawn ``case`` of ``variant`` from its buffers after the dispatch."""
-    names = [b.name for b in variant.buffers]
-    return judge(case.name(), output_buffers(names, outputs, data.expected, data.tolerance),
+def judge_case(case: Case, variant: ShaderVariant, outputs: list[np.ndarray], data: CaseData,
+               name: str | None = None) -> CaseResult:
+    """The verdict of a drawn ``case`` of ``variant`` from its buffers after the dispatch
+    (``name``: ``case.name()``, where the caller has it)."""
+    buffers = [b.name for b in variant.buffers]
+    return judge(case.name() if name is None else name, output_buffers(buffers, outputs, data.expected, data.tolerance),
                  case.compare_rule().to_json(), case_locator(case))
 
 
 def execute_cases(backend: Backend, variant: ShaderVariant, cases: Sequence[Case], data: Sequence[CaseData],
-                  timeout_s: float, times: Breakdown | None = None) -> list[CaseResult]:
+                  timeout_s: float, times: Breakdown | None = None, names: Sequence[str] | None = None
+                  ) -> list[CaseResult]:
     """Run ``cases`` (all of ``variant``; ``data[i]`` is ``cases[i].data()``) in one dispatch
     and judge each. A dispatch that gives no result (:class:`BackendError`) gives every
     case that error's verdict (Timeout, DeviceLost or Crash). ``times`` receives the
-    seconds of packing the data, pipeline, dispatch, read-back and judging."""
+    seconds of packing the data, pipeline, dispatch, read-back and judging. ``names[i]``:
+    ``cases[i].name()``, where the caller has computed them (a name serialises and hashes the
+    whole case: 20-50 us)."""
     times = times if times is not None else Breakdown()
+    names = [c.name() for c in cases] if names is None else names
     with times.stage("data+oracle"):
         batch = build_batch(variant, [d.params for d in data], [d.initial for d in data])
     before = dict(backend.stats)
@@ -42,8 +48,8 @@ def execute_cases(backend: Backend, variant: ShaderVariant, cases: Sequence[Case
         out = backend.run(batch.dispatch, timeout_s)
     except BackendError as exc:
         times.add("dispatch", time.perf_counter() - t0)
-        return [error_result(c.name(), exc) for c in cases]
+        return [error_result(name, exc) for name in names]
     times.split_backend(time.perf_counter() - t0, before, dict(backend.stats))
     with times.stage("judge"):
-        return [judge_case(c, variant, case_outputs(batch, out, i), d)
-                for i, (c, d) in enumerate(zip(cases, data))]
+        return [judge_case(c, variant, case_outputs(batch, out, i), d, name)
+                for i, (c, d, name) in enumerate(zip(cases, data, names))]

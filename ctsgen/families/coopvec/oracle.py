@@ -135,8 +135,8 @@ def accumulate_f16(initial: np.ndarray, terms: np.ndarray) -> np.ndarray:
     """``initial`` (fp16) plus each of ``terms`` (adds x ...) in turn, rounding to fp16 after
     every add: one order the atomic adds may take."""
     acc = initial.astype(np.float16)
-    for t in terms:
-        acc = (acc.astype(np.float32) + t.astype(np.float32)).astype(np.float16)
+    for t in terms.astype(np.float32):  # the adds are sequential; each term's conversion is not
+        acc = (acc.astype(np.float32) + t).astype(np.float16)
     return acc
 
 

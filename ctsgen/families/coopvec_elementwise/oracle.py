@@ -36,6 +36,7 @@ be flushed to zero (default float controls).
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import numpy as np
@@ -267,10 +268,16 @@ def _mp_vulkan_ulp(y: "mpmath.mpf", t: CoopVecType) -> "mpmath.mpf":
 
 def _exact_limits(op: Op, a: float, b: float | None, t: CoopVecType) -> tuple[float, float]:
     """The smallest and largest values of ``t`` within Vulkan's bound of the exact result
-    (mpmath at 200 bits, fractions for division)."""
+    (mpmath at 200 bits, fractions for division). Remembered per operand bits (``float.hex``
+    tells -0 from +0): nearly every call is a zero operand (the data's zeros; atan(0), exp(0))."""
+    return _exact_limits_of(op, a.hex(), None if b is None else b.hex(), t)
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_limits_of(op: Op, a: str, b: str | None, t: CoopVecType) -> tuple[float, float]:
     import mpmath  # noqa: PLC0415
     with mpmath.workprec(200):
-        return _exact_limits_mp(op, a, b, t)
+        return _exact_limits_mp(op, float.fromhex(a), None if b is None else float.fromhex(b), t)
 
 
 def _exact_limits_mp(op: Op, a: float, b: float | None, t: CoopVecType) -> tuple[float, float]:
