@@ -2,13 +2,18 @@
 tuple of nodes, written one node a line, round-tripped through JSON, and named by a digest of
 that JSON (the shader variant's id); each node reads its run-time words from the parameter
 buffer, one block after another in program order; a case's run of it walks the nodes over the
-host buffers."""
+host buffers.
+
+A program is immutable, so what is derived from its nodes alone (the digest, each node's first
+word) is computed once per program (``functools.cached_property``, stored in the instance's
+``__dict__``, which a frozen dataclass allows) rather than once per case or per word read."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -31,6 +36,7 @@ class StraightLine:
     def from_json(cls, o: list[dict[str, Any]]) -> Self:
         return cls(tuple(cls.NODE.from_json(x) for x in o))  # type: ignore[call-arg]
 
+    @cached_property
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
 
@@ -38,15 +44,16 @@ class StraightLine:
         """Run-time words node ``node`` reads (the family says)."""
         raise NotImplementedError
 
-    def word_bases(self) -> list[int]:
+    @cached_property
+    def word_bases(self) -> tuple[int, ...]:
         """First run-time word of each node (after the buffer offsets)."""
         out, k = [], 0
         for n in self.nodes:
             out.append(k)
             k += self.words_of(n)
-        return out
+        return tuple(out)
 
-    @property
+    @cached_property
     def words(self) -> int:
         return sum(self.words_of(n) for n in self.nodes)
 
@@ -65,4 +72,4 @@ class ProgramRun:
 
     def word(self, i: int, k: int) -> int:
         """Word k of node i's block."""
-        return int(self.words[self.program.word_bases()[i] + k])
+        return int(self.words[self.program.word_bases[i] + k])

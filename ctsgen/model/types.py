@@ -165,10 +165,13 @@ class CoopVecType(enum.Enum):
         """The GLSL scalar type of a vector of this component type ('' if none)."""
         return self.value[2]
 
+    def __init__(self, vk: int, spirv: str, glsl: str, dtype: str) -> None:
+        # the numpy dtype built once per member: the oracle asks for it per node per case
+        self._dtype = np.dtype(getattr(ml_dtypes, dtype)) if dtype.startswith("float8") else np.dtype(dtype)
+
     @property
     def dtype(self) -> np.dtype:
-        name = self.value[3]
-        return np.dtype(getattr(ml_dtypes, name)) if name.startswith("float8") else np.dtype(name)
+        return self._dtype
 
     @property
     def is_float(self) -> bool:

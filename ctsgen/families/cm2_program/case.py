@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -92,10 +93,10 @@ class ProgramVariant:
     program: Program
     debug: bool = False
 
-    @property
+    @cached_property
     def id(self) -> str:
         p = self.program
-        return f"cm2_program.ops{p.ops}.{p.digest()}" + (".debug" if self.debug else "")
+        return f"cm2_program.ops{p.ops}.{p.digest}" + (".debug" if self.debug else "")
 
     @property
     def local_size_x(self) -> int:
@@ -119,7 +120,7 @@ class ProgramVariant:
         H = len(buffers)
         comps = sorted({n.type.component for n in p.nodes}, key=lambda c: c.name)
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
-                      bases=[H + b for b in p.word_bases()], buffers=buffers, H=H,
+                      bases=[H + b for b in p.word_bases], buffers=buffers, H=H,
                       slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
                       buffer_of={i: p.buffer_of(i) for i in p.layout_nodes()}, ARITH=ARITH,
                       comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
@@ -249,6 +250,12 @@ class ProgramCase:
 
     def layout_regions(self) -> tuple[dict[int, int], list[int]]:
         """(element offset of each load / store node's tensor in its buffer, buffer sizes)."""
+        start, sizes = self._regions
+        return dict(start), list(sizes)
+
+    @cached_property
+    def _regions(self) -> tuple[dict[int, int], list[int]]:
+        # replays every layout's instructions: once per case (params, data and blocks read it)
         p = self.shader.program
         sizes = [0] * len(p.buffers())
         start: dict[int, int] = {}
@@ -260,11 +267,12 @@ class ProgramCase:
     def params(self) -> np.ndarray:
         p = self.shader.program
         w = np.zeros(p.words, np.uint32)
-        start, _ = self.layout_regions()
-        for i, (n, q, base) in enumerate(zip(p.nodes, self.nodes, p.word_bases())):
+        start, _ = self._regions
+        for i, (n, q, base) in enumerate(zip(p.nodes, self.nodes, p.word_bases)):
             if n.op in TENSOR_PARAMS:
                 w[base] = start[i]
-                w[base + 1:base + 1 + len(q.params())] = q.params()
+                words = q.params()
+                w[base + 1:base + 1 + len(words)] = words
             elif isinstance(q, Scalars):
                 w[base + W_S] = int(to_bits(np.asarray([q.s], dtype=n.type.component.dtype), n.type.component)[0])
                 if WORDS[n.op] > 1:
@@ -273,7 +281,7 @@ class ProgramCase:
 
     def data(self) -> CaseData:
         p = self.shader.program
-        _, sizes = self.layout_regions()
+        _, sizes = self._regions
         initial = []
         for k, ((name, comp), size) in enumerate(zip(p.buffers(), sizes)):
             if name == "in_blocks":
@@ -283,14 +291,14 @@ class ProgramCase:
             else:
                 initial.append(np.full(size, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype))
         words = self.params()
-        tolerance = tolerance_on(self, words, initial) if self.domain == "float" else None
-        return CaseData(words, initial, expected_on(self, words, initial), tolerance)
+        run = evaluated_on(self, words, initial)  # once: the expected values and the float bounds read it
+        return CaseData(words, initial, _expected(run), _tolerance(run) if self.domain == "float" else None)
 
     def blocks(self, size: int) -> np.ndarray:
         """The encoded-blocks buffer: each decode load's region holds its format's blocks, drawn
         from its case's seed with decoded values in [-2, 2], padded to whole uint32 words."""
         p = self.shader.program
-        start, _ = self.layout_regions()
+        start, _ = self._regions
         out = np.zeros(size, np.uint32)
         for i in p.layout_nodes():
             q = decode_case_of(self.nodes[i])
@@ -304,9 +312,7 @@ class ProgramCase:
     def evaluated(self) -> Run:
         """The composed oracle run on the case's own data: ``values`` holds every node's value."""
         d = self.data()
-        run = Run(self.shader.program, d.params, [b.copy() for b in d.initial], np.zeros(len(d.initial), np.int64))
-        evaluate(run)
-        return run
+        return evaluated_on(self, d.params, d.initial)
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (a store's is None), for a report's first differing node."""
@@ -391,6 +397,15 @@ class ProgramCase:
         return out
 
 
+def evaluated_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> Run:
+    """The composed oracle run on copies of ``initial``: every node evaluated in order by its
+    single-operation family's oracle (oracle.py), the stores writing into the copies."""
+    run = Run(case.shader.program, np.asarray(params), [np.array(b, copy=True) for b in initial],
+              np.zeros(len(initial), np.int64))
+    evaluate(run)
+    return run
+
+
 def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """The program's oracle on given inputs (FamilySpec.expectation): every node evaluated in
     order by its single-operation family's oracle (oracle.py), the stores writing into copies
@@ -398,10 +413,11 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
     expected deviation (ctsgen.deviations) a load replays its layout with the deviated
     OpTensorLayoutSetDimensionNV over the spec case's data (docs/spec-decisions.md,
     "expected-deviation"). Input buffers are not checked (None)."""
-    p = case.shader.program
-    out = [np.array(b, copy=True) for b in initial]
-    evaluate(Run(p, np.asarray(params), out, np.zeros(len(out), np.int64)))
-    return [None if name.startswith("in_") else o for (name, _), o in zip(p.buffers(), out)]
+    return _expected(evaluated_on(case, params, initial))
+
+
+def _expected(run: Run) -> list[np.ndarray | None]:
+    return [None if name.startswith("in_") else o for (name, _), o in zip(run.program.buffers(), run.buffers)]
 
 
 def layout_variant(n: Node) -> LayoutVariant:
@@ -415,8 +431,9 @@ def layout_variant(n: Node) -> LayoutVariant:
 def tolerance_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """A float-domain case's tolerance: each stored element's propagated bound (bounds.py) where
     its store writes it, 0 elsewhere in the output buffers (the poison stays); None for inputs."""
-    p = case.shader.program
-    run = Run(p, np.asarray(params), [np.array(b, copy=True) for b in initial], np.zeros(len(initial), np.int64))
-    evaluate(run)
+    return _tolerance(evaluated_on(case, params, initial))
+
+
+def _tolerance(run: Run) -> list[np.ndarray | None]:
     tol = stored_bounds(run, node_bounds(run))
-    return [None if name.startswith("in_") else t for (name, _), t in zip(p.buffers(), tol)]
+    return [None if name.startswith("in_") else t for (name, _), t in zip(run.program.buffers(), tol)]

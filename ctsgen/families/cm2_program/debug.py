@@ -27,7 +27,7 @@ def store_regions(program: Program, params: np.ndarray, sizes: list[int]) -> dic
     """Sink i (a store or a view store) -> (start, length) of the region it owns in its output
     buffer: from the node's first word (the region's offset) to the next region of that buffer,
     or its end."""
-    bases = program.word_bases()
+    bases = program.word_bases
     starts = {i: int(params[bases[i]]) for i in program.layout_nodes()}
     out = {}
     for i in program.layout_nodes():

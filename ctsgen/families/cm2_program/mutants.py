@@ -172,7 +172,7 @@ def _permutation_dropped(kinds: tuple[Op, ...], undefined: bool) -> dict[str, An
         others = [j for j, m in enumerate(nodes) if m.op in VIEW_OPS and j != i]
         if n.op not in kinds or not others or (n.clampMode is ClampMode.Undefined and not undefined):
             return original(run, i)
-        base = run.program.word_bases()[i] + 1
+        base = run.program.word_bases[i] + 1
         identity = replace(n, permutation=tuple(range(len(n.permutation))))
         return decode_view(run.words[base:base + VIEW_WORDS], view_variant(identity))
 

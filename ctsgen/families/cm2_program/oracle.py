@@ -69,14 +69,14 @@ class Run(ProgramRun):
 def layout_of(run: Run, i: int) -> TensorLayout:
     """The state of node i's tensor-layout object after the shader's instruction sequence."""
     n = run.program.nodes[i]
-    base = run.program.word_bases()[i] + 1
+    base = run.program.word_bases[i] + 1
     return decode_layout(run.words[base:base + LAYOUT_WORDS], n.Dim, n.clampMode)
 
 
 def view_of(run: Run, i: int) -> TensorView:
     """The state of view load or view store i's tensor-view object after the shader's instruction sequence
     (its words follow the layout's, in the tensor-view family's format)."""
-    base = run.program.word_bases()[i] + 1
+    base = run.program.word_bases[i] + 1
     return decode_view(run.words[base:base + VIEW_WORDS], view_variant(run.program.nodes[i]))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ctsgen.families.straight_line import StraightLine
@@ -269,13 +270,16 @@ class Program(StraightLine):
     def words_of(self, node: Node) -> int:
         return WORDS.get(node.op, 0)
 
-    def layout_nodes(self) -> list[int]:
-        return [i for i, n in enumerate(self.nodes) if n.op in TENSOR_OPS]
+    # -- structure (derived from the nodes once: a case asks for it per node) ---------------
+    @cached_property
+    def _layout_nodes(self) -> tuple[int, ...]:
+        return tuple(i for i, n in enumerate(self.nodes) if n.op in TENSOR_OPS)
 
-    def buffers(self) -> list[tuple[str, ComponentType]]:
-        """(name, component) of each storage buffer: inputs of loads and view loads (by
-        component), the encoded blocks of decode loads (uint32 words), outputs of stores and
-        view stores (by component; their regions share it)."""
+    def layout_nodes(self) -> list[int]:
+        return list(self._layout_nodes)
+
+    @cached_property
+    def _buffers(self) -> tuple[tuple[str, ComponentType], ...]:
         out = []
         for kind, ops in (("in", PLAIN_LOADS), ("out", SINKS)):
             for c in (F16, F32):
@@ -283,7 +287,13 @@ class Program(StraightLine):
                     out.append((f"{kind}_{c.name}", c))
             if kind == "in" and any(n.op in DECODE_OPS for n in self.nodes):
                 out.append(("in_blocks", ComponentType.uint32))
-        return out
+        return tuple(out)
+
+    def buffers(self) -> list[tuple[str, ComponentType]]:
+        """(name, component) of each storage buffer: inputs of loads and view loads (by
+        component), the encoded blocks of decode loads (uint32 words), outputs of stores and
+        view stores (by component; their regions share it)."""
+        return list(self._buffers)
 
     def debug_buffers(self) -> list[tuple[str, ComponentType]]:
         """(name, component) of the buffers a debug re-run adds after :meth:`buffers`: one per
@@ -306,9 +316,18 @@ class Program(StraightLine):
             count[c] += 1
         return out
 
+    @cached_property
+    def _buffer_of(self) -> dict[int, int]:
+        names = [b for b, _ in self._buffers]
+        out = {}
+        for i in self._layout_nodes:
+            n = self.nodes[i]
+            name = "in_blocks" if n.op in DECODE_OPS else \
+                f"{'in' if n.op in PLAIN_LOADS else 'out'}_{n.type.component.name}"
+            out[i] = names.index(name)
+        return out
+
     def buffer_of(self, i: int) -> int:
-        n = self.nodes[i]
-        name = "in_blocks" if n.op in DECODE_OPS else \
-            f"{'in' if n.op in PLAIN_LOADS else 'out'}_{n.type.component.name}"
-        return [b for b, _ in self.buffers()].index(name)
+        """The buffer (index into :meth:`buffers`) whose region tensor node i loads or stores."""
+        return self._buffer_of[i]
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -51,10 +52,10 @@ class ProgramVariant:
 
     program: Program
 
-    @property
+    @cached_property
     def id(self) -> str:
         p = self.program
-        return f"coopvec_program.layers{len(p.layers())}.ops{p.ops}.{p.digest()}"
+        return f"coopvec_program.layers{len(p.layers())}.ops{p.ops}.{p.digest}"
 
     @property
     def local_size_x(self) -> int:
@@ -97,7 +98,7 @@ class ProgramVariant:
                 rows, cols = v.stored_shape
                 conversions.append(MatrixConversion(src, p.buffer_index(f"optimal{j}") + 1, rows, cols,
                                                     v.source_type.vk, L.matrixInterpretation.vk, int(L.layout),
-                                                    H + p.word_bases()[i] + W_MOFF).to_json())
+                                                    H + p.word_bases[i] + W_MOFF).to_json())
         if p.training:
             L = p.layers()[-1]
             f16 = L.resultType.vk
@@ -116,7 +117,7 @@ class ProgramVariant:
         glsl_of[p.output.component.dtype.name] = p.output.component.glsl
         slots = {name: k for k, (name, _) in enumerate(p.buffers())}
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
-                      lines=p.lines(), bases=[H + b for b in p.word_bases()], H=H, words=H + p.words,
+                      lines=p.lines(), bases=[H + b for b in p.word_bases], H=H, words=H + p.words,
                       buffers=[(name, glsl_of[dt]) for name, dt in p.buffers()], slot=slots,
                       layer_of={i: j for j, i in enumerate(p.layer_nodes())}, act_glsl=act_glsl,
                       grad=p.gradient_nodes() if p.training else None,
@@ -223,7 +224,7 @@ class ProgramCase:
     def params(self) -> np.ndarray:
         p = self.shader.program
         w = np.zeros(p.words, np.uint32)
-        for n, q, base in zip(p.nodes, self.nodes, p.word_bases()):
+        for n, q, base in zip(p.nodes, self.nodes, p.word_bases):
             if isinstance(q, LayerParams):
                 w[base + W_MOFF], w[base + W_STRIDE], w[base + W_BOFF] = q.matrixOffset, q.matrixStride, q.biasOffset
             elif isinstance(q, Scalars):
@@ -256,8 +257,12 @@ class ProgramCase:
     def data(self) -> CaseData:
         """The input and each layer's weights and biases, drawn layer by layer within the limits
         (data.py: integers in the exact domain, full-mantissa floats in the float domain) while the
-        composed oracle evaluates the chain; then the expected results: :func:`expected_on` the
-        finished buffers, and in the float domain the propagated bounds (:func:`tolerance_on`)."""
+        composed oracle evaluates the chain; then the expected results: what :func:`expected_on`
+        gives the finished buffers, and in the float domain the propagated bounds
+        (:func:`tolerance_on`), both from one run that takes the chain's values as drawing
+        evaluated them (each layer's matrix and bias were placed before it ran, and nothing
+        placed later overlaps them) and evaluates the rest (the store, the training step) on
+        copies of the finished buffers."""
         p = self.shader.program
         rng = np.random.default_rng(self.seed)
         limits = p.limits(self.scalars())
@@ -271,7 +276,7 @@ class ProgramCase:
         for i, n in enumerate(p.nodes[:p.store_index]):
             if n.op is Op.matmuladd:
                 L, q = n.layer, self.nodes[i]
-                j = p.layer_nodes().index(i)
+                j = p.layer_of(i)
                 x = matmul_oracle.convert_input(run.values[i - 1], L.inputType, L.inputInterpretation)
                 w, b = layer_values(rng, L, x, limits[i], floats)
                 bufs[p.buffer_index(f"matrix{j}")] = place_matrix(L, w, q.matrixOffset, q.matrixStride)
@@ -280,14 +285,14 @@ class ProgramCase:
         for name in ("grad_matrix", "grad_bias")[:2 * p.training]:  # drawn last: the forward data stay as they are
             b = bufs[p.buffer_index(name)]
             b[:] = rng.integers(-GRAD_INIT, GRAD_INIT, b.size, endpoint=True)
-        expected = expected_on(self, words, bufs)
-        return CaseData(words, bufs, expected, tolerance_on(self, words, bufs) if floats else None)
+        done = Run(p, words, [np.array(b, copy=True) for b in bufs], run.offsets, list(run.values))
+        evaluate(done)  # the rest of the chain: the store and the training step
+        return CaseData(words, bufs, _expected(done), _tolerance(done) if floats else None)
 
     def values(self) -> list[np.ndarray | None]:
         """Every node's expected value (the store's is None), for a report's first differing node."""
         d = self.data()
-        out = [b.copy() for b in d.initial]
-        return evaluate(Run(self.shader.program, d.params, out, np.zeros(len(out), np.int64)))
+        return evaluated_on(self, d.params, d.initial).values
 
     def compare_rule(self) -> CompareRule:
         """Bit for bit (the exact domain); a float result without SignedZeroInfNanPreserve may
@@ -360,6 +365,16 @@ CHECKED = ("output", "grad_matrix", "grad_bias")
 DOMAINS = ("exact", "float")
 
 
+def evaluated_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> Run:
+    """The composed oracle run on copies of ``initial``: every node evaluated in order by its
+    single-operation family's oracle (oracle.py), the store and the training step writing into
+    the copies."""
+    run = Run(case.shader.program, np.asarray(params), [np.array(b, copy=True) for b in initial],
+              np.zeros(len(initial), np.int64))
+    evaluate(run)
+    return run
+
+
 def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """The chain's oracle on given inputs (FamilySpec.expectation): every node evaluated in order
     by its single-operation family's oracle (oracle.py), the store and the training step writing
@@ -367,20 +382,21 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
     layer's weights after its input is known), so under an expected deviation (ctsgen.deviations)
     recomputing ``case.data()`` would change the inputs; this keeps them (docs/spec-decisions.md,
     "expected-deviation"). Buffers other than CHECKED are not checked (None)."""
-    p = case.shader.program
-    out = [np.array(b, copy=True) for b in initial]
-    evaluate(Run(p, np.asarray(params), out, np.zeros(len(out), np.int64)))
-    return [o if name in CHECKED else None for (name, _), o in zip(p.buffers(), out)]
+    return _expected(evaluated_on(case, params, initial))
+
+
+def _expected(run: Run) -> list[np.ndarray | None]:
+    return [o if name in CHECKED else None for (name, _), o in zip(run.program.buffers(), run.buffers)]
 
 
 def tolerance_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """A float-domain case's tolerance: each stored component's propagated bound (bounds.py), at
     its place in the output buffer (0 for the padding, which keeps its poison); None elsewhere."""
-    p = case.shader.program
-    out = [np.array(b, copy=True) for b in initial]
-    run = Run(p, np.asarray(params), out, np.zeros(len(out), np.int64))
-    evaluate(run)
-    t = p.output
+    return _tolerance(evaluated_on(case, params, initial))
+
+
+def _tolerance(run: Run) -> list[np.ndarray | None]:
+    t = run.program.output
     tol = np.zeros(LOCAL * t.stride // t.component.dtype.itemsize)
     tol[np.arange(LOCAL)[:, None] * (t.stride // t.component.dtype.itemsize) + np.arange(t.n)] = store_bound(run)
-    return [tol if name == "output" else None for name, _ in p.buffers()]
+    return [tol if name == "output" else None for name, _ in run.program.buffers()]

@@ -138,7 +138,7 @@ def _matrix_stride_reused() -> dict[str, Any]:
         if first is None or L.layout.optimal or run.program.nodes[first].layer.layout.optimal:
             return original(run, i)
         stride = run.word(first, o.W_STRIDE)
-        j = run.program.layer_nodes().index(i)
+        j = run.program.layer_of(i)
         b, saved = _padded(run, f"matrix{j}", max(L.M, L.K) * max(stride, run.word(i, o.W_STRIDE)))
         try:
             x = o.matmul_oracle.convert_input(run.arg(i), L.inputType, L.inputInterpretation)
@@ -166,7 +166,7 @@ def _matrix_interpretation_reused() -> dict[str, Any]:
             v = wrong.variant()
         except ValueError:  # e.g. an E4M3 interpretation on a RowMajor matrix: no such decode
             return original(run, i)
-        j = run.program.layer_nodes().index(i)
+        j = run.program.layer_of(i)
         b, saved = _padded(run, f"matrix{j}", L.M * L.K * 4)
         try:
             x = o.matmul_oracle.convert_input(run.arg(i), L.inputType, L.inputInterpretation)

@@ -89,7 +89,7 @@ def layer_operands(run: Run, i: int, *, moff: int | None = None, stride: int | N
     (a keyword replaces one: what a composition mutant reads instead)."""
     L = run.program.nodes[i].layer
     v = L.variant()
-    j = run.program.layer_nodes().index(i)
+    j = run.program.layer_of(i)
     w = v.read_matrix(run.buffer(f"matrix{j}"), run.word(i, W_MOFF) if moff is None else moff,
                       run.word(i, W_STRIDE) if stride is None else stride)
     b = v.read_bias(run.buffer("bias"), run.word(i, W_BOFF) if boff is None else boff)

@@ -46,6 +46,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ctsgen.families.straight_line import StraightLine
@@ -152,7 +153,11 @@ class Layer:
     def variant(self) -> CoopVecVariant:
         """The coopvec family's variant of this MatMulAdd alone: its checks (Transpose only with
         an optimal layout, E4M3 / E5M2 only optimal, packed K a multiple of 4), its matrix and
-        bias readers and its geometry are the program's."""
+        bias readers and its geometry are the program's (built once per layer)."""
+        return self._variant
+
+    @cached_property
+    def _variant(self) -> CoopVecVariant:
         return CoopVecVariant(CoopVecOp.matmuladd, self.inputType, self.inputInterpretation,
                               self.matrixInterpretation, self.biasInterpretation, self.resultType,
                               self.layout, self.transpose, self.M, self.K, LOCAL)
@@ -362,18 +367,26 @@ class Program(StraightLine):
         if not MIN_LAYERS <= len(self.layers()) <= MAX_LAYERS:
             raise ValueError(f"{len(self.layers())} layers: a program has {MIN_LAYERS}-{MAX_LAYERS}")
 
-    # -- structure ---------------------------------------------------------
+    # -- structure (derived from the nodes once: the oracle asks for it per node per case) --------
+    @cached_property
+    def _layer_nodes(self) -> tuple[int, ...]:
+        return tuple(i for i, n in enumerate(self.nodes) if n.op is Op.matmuladd)
+
     def layer_nodes(self) -> list[int]:
-        return [i for i, n in enumerate(self.nodes) if n.op is Op.matmuladd]
+        return list(self._layer_nodes)
 
     def layers(self) -> list[Layer]:
-        return [self.nodes[i].layer for i in self.layer_nodes()]
+        return [self.nodes[i].layer for i in self._layer_nodes]
 
-    @property
+    def layer_of(self, i: int) -> int:
+        """Which layer MatMulAdd node i is (0 for the first)."""
+        return self._layer_nodes.index(i)
+
+    @cached_property
     def store_index(self) -> int:
         return next(i for i, n in enumerate(self.nodes) if n.op is Op.store)
 
-    @property
+    @cached_property
     def training(self) -> bool:
         return self.store_index < len(self.nodes) - 1
 
@@ -384,7 +397,7 @@ class Program(StraightLine):
 
     def gradient_nodes(self) -> tuple[int, int]:
         """(the node whose value is y, the node whose value is the last layer's input h)."""
-        return self.store_index - 1, self.layer_nodes()[-1] - 1
+        return self.store_index - 1, self._layer_nodes[-1] - 1
 
     @property
     def input(self) -> VecType:
@@ -400,10 +413,8 @@ class Program(StraightLine):
         return 3 if node.op is Op.matmuladd else 2 if node.op is Op.act else 0
 
     # -- bindings ------------------------------------------------------------
-    def buffers(self) -> list[tuple[str, str]]:
-        """(name, numpy dtype) of each storage buffer: the input vectors, the biases of every
-        layer (bytes), the results, then each layer's matrix (bytes) and, for an optimal layout,
-        the buffer the backend converts it into."""
+    @cached_property
+    def _buffers(self) -> tuple[tuple[str, str], ...]:
         out = [("input", self.input.component.dtype.name), ("bias", "uint8"),
                ("output", self.output.component.dtype.name)]
         for j, L in enumerate(self.layers()):
@@ -412,10 +423,20 @@ class Program(StraightLine):
                 out.append((f"optimal{j}", "uint8"))
         if self.training:  # dW (row-major source, converted to TrainingOptimal and back), db
             out += [("grad_matrix", "float16"), ("grad_optimal", "uint8"), ("grad_bias", "float16")]
-        return out
+        return tuple(out)
+
+    def buffers(self) -> list[tuple[str, str]]:
+        """(name, numpy dtype) of each storage buffer: the input vectors, the biases of every
+        layer (bytes), the results, then each layer's matrix (bytes) and, for an optimal layout,
+        the buffer the backend converts it into."""
+        return list(self._buffers)
+
+    @cached_property
+    def _buffer_slots(self) -> dict[str, int]:
+        return {name: k for k, (name, _) in enumerate(self._buffers)}
 
     def buffer_index(self, name: str) -> int:
-        return [b for b, _ in self.buffers()].index(name)
+        return self._buffer_slots[name]
 
     # -- the exact domain ------------------------------------------------------
     def limits(self, scalars: Sequence[tuple[int, int] | None]) -> list[int]:
@@ -433,7 +454,7 @@ class Program(StraightLine):
         if self.training:
             limit = GRAD_LIMIT
             out[self.store_index + 1:] = [GRAD_INIT + LOCAL * GRAD_LIMIT * GRAD_INPUT_LIMIT] * 2
-        last = self.layer_nodes()[-1]
+        last = self._layer_nodes[-1]
         for i in range(self.store_index, -1, -1):
             n = self.nodes[i]
             limit = min(limit, TYPE_LIMIT[n.type.component])
