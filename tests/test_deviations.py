@@ -172,16 +172,17 @@ def test_data_under_recomputes_every_case_when_a_target_is_not_a_function(size_m
     ("coopvec-elementwise", "setdimension-floor"), ("cm2-gemm", "setdimension-floor"),
     ("coopvec", "setdimension-floor"), ("coopvec", "coopvec-bias-ignored"),
     ("tensor-layout", "setdimension-floor"), ("cm2-reduce", "reduce-2x2-wrong-quad")])
-def test_data_under_gives_what_expected_under_gives(family: str, deviation: str) -> None:
+@settings(max_examples=30, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_data_under_gives_what_expected_under_gives(family: str, deviation: str, data: st.DataObject) -> None:
     fam = get_family(family)
-    cases: list[Any] = []
-    find(fam.cases(StrategyOptions()), lambda c: cases.append(c) and False or len(cases) >= 30, settings=FIND)
-    for c, got in zip(cases, data_under(fam, cases, (deviation,))):
-        want = expected_under(fam, c, c.data(), (deviation,))
-        for a, b in zip([got.params, *got.initial, *got.expected, *(got.tolerance or [])],
-                        [want.params, *want.initial, *want.expected, *(want.tolerance or [])]):
-            assert (a is None and b is None) or (a.dtype == b.dtype and a.shape == b.shape
-                                                 and a.tobytes() == b.tobytes()), c.name()
+    c = data.draw(fam.cases(StrategyOptions()))
+    (got,) = data_under(fam, [c], (deviation,))
+    want = expected_under(fam, c, c.data(), (deviation,))
+    for a, b in zip([got.params, *got.initial, *got.expected, *(got.tolerance or [])],
+                    [want.params, *want.initial, *want.expected, *(want.tolerance or [])]):
+        assert (a is None and b is None) or (a.dtype == b.dtype and a.shape == b.shape
+                                             and a.tobytes() == b.tobytes()), c.name()
 
 
 def test_fuzz_keeps_its_deviation_check_per_family() -> None:

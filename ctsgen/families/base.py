@@ -265,11 +265,13 @@ class FamilySpec:
     #: them, so ``ctsgen fuzz`` and campaigns leave the family out and say why instead of drawing
     #: and compiling cases the device can only reject. Every variant's ``requirements()`` includes it.
     needs: Requirements = Requirements()
-    #: The most cases a fuzz example of this family is made to carry (``FuzzOptions.min_batch``),
-    #: or None (no limit). Hypothesis gives an example 8,192 choices and throws away a batch
-    #: that needs more after drawing it, so a family whose case takes many choices (a program:
-    #: a layout per node) keeps its batch floor below that budget.
-    min_batch_cap: int | None = None
+    #: The most cases a fuzz example of this family carries (it bounds ``FuzzOptions.min_batch``
+    #: and ``max_batch``), or None (no limit). Hypothesis gives an example 8,192 choices and
+    #: throws away a batch that needs more after drawing it, so a family whose case takes many
+    #: choices (a program: a layout per node) keeps its batches below that budget: with only its
+    #: floor capped, 38 of 63 cm2-program batches of one run overran, and their drawing (three
+    #: times the judged batches' choices) was charged to the cases that ran.
+    batch_cap: int | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

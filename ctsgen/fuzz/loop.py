@@ -156,8 +156,8 @@ class Fuzzer:
     def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:
         """A family, a variant of it, then 1..max_batch cases of that variant (see the module docstring)."""
         opts = self.strategy_options
-        most = self.options.max_batch
-        least = {f.name: min(self.options.min_batch, most, f.min_batch_cap or most) for f in self.families}
+        most = {f.name: min(self.options.max_batch, f.batch_cap or self.options.max_batch) for f in self.families}
+        least = {f.name: min(self.options.min_batch, most[f.name]) for f in self.families}
 
         @st.composite
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
@@ -166,7 +166,7 @@ class Fuzzer:
             t0 = time.perf_counter()
             self.shader(v, fam.name)  # its pipeline builds while the cases are drawn
             self._shader_s += time.perf_counter() - t0  # in compile and validate, not in draw
-            (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most))  # a list of one batch
+            (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most[fam.name]))  # a list of one batch
             return v, cases
 
         return batch()
