@@ -223,36 +223,6 @@ def test_a_failure_that_does_not_recur_is_reported_not_raised() -> None:
     assert report.case is not None and report.result.status.value == "Fail"
 
 
-class _RecordsBuilds(ReferenceBackend):
-    """The reference backend, recording the variants whose pipelines it was asked to start."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.started: list[str] = []
-
-    def prepare_soon(self, variants) -> None:
-        self.started += [v.id for v in variants]
-
-
-class _ChecksBuildStarted(Fuzzer):
-    checked = 0
-
-    def check(self, batch) -> None:
-        variant, cases = batch
-        assert variant.id in self.backend.started, "the test got a batch whose pipeline was not started"
-        self.checked += 1
-        super().check(batch)
-
-
-def test_a_variants_pipeline_starts_building_before_its_cases_are_drawn() -> None:
-    """The strategy starts the build as soon as it has the variant (Backend.prepare_soon), so
-    the build overlaps the drawing of the batch's cases, not only their data and oracle."""
-    fuzzer = _ChecksBuildStarted(_RecordsBuilds(), FuzzOptions(families=("tensor-layout", "coopvec"),
-                                                               max_examples=15, database=None))
-    report = fuzzer.run()
-    assert report.case is None and fuzzer.checked >= 15
-
-
 class _AlwaysWrong:
     """The reference backend, except that every output buffer comes back as poison: every
     example fails. Counts its dispatches."""

@@ -149,7 +149,6 @@ class Fuzzer:
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
         self._shaders: dict[str, ShaderVariant] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
-        self._shader_s = 0.0  # seconds compiling shaders inside the strategy since the last check
         self._stop_requested = False  # request_stop(): end at the next example
 
     # -- strategies ------------------------------------------------------
@@ -163,9 +162,6 @@ class Fuzzer:
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
-            t0 = time.perf_counter()
-            self.shader(v, fam.name)  # its pipeline builds while the cases are drawn
-            self._shader_s += time.perf_counter() - t0  # in compile and validate, not in draw
             (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most[fam.name]))  # a list of one batch
             return v, cases
 
@@ -174,10 +170,7 @@ class Fuzzer:
     def shader(self, v: Variant, family: str) -> ShaderVariant:
         """The compiled variant of ``family``, compiled and validated once per process; the
         backend starts building the pipeline of one the device supports at once
-        (``prepare_soon``). The batch strategy calls it as soon as it has drawn the variant,
-        so the build overlaps the drawing of the batch's cases and their data and oracle
-        (on the H100 one fuzz process waited for builds a third of its time when they began
-        after the drawing).
+        (``prepare_soon``), so the build overlaps the batch's data and oracle.
 
         Validation is the glslang library's in-process SPIRV-Tools (universal
         SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
@@ -215,8 +208,7 @@ class Fuzzer:
             raise StopFuzzing("time budget spent")  # a round of many examples ends on time, not on its count
         times = self.report.times
         if self._check_ended is not None:  # Hypothesis drew this example since the last check ended
-            times.add("draw", time.perf_counter() - self._check_ended - self._shader_s)
-        self._shader_s = 0.0
+            times.add("draw", time.perf_counter() - self._check_ended)
         try:
             self._check(batch)
         finally:
