@@ -150,3 +150,28 @@ def test_a_signal_while_the_worker_pool_starts_still_stops_its_workers(monkeypat
     with worker_pool(1) as pool:
         blocked = pool.apply(signal.pthread_sigmask, (signal.SIG_BLOCK, set()))
     assert not ({signal.SIGINT, signal.SIGTERM} & set(blocked))
+
+
+def test_a_worker_forked_while_stops_are_held_still_ends_on_sigterm() -> None:
+    """A worker forked inside Pool() runs the parent's holding handler until its initializer
+    replaces it: terminate's SIGTERM in that window must end the worker, not be held (a CI run
+    hung in Pool.join on such a worker), and nothing is held for the parent."""
+    import os
+    import signal
+
+    from ctsgen.pack.workers import holding
+
+    held: list[int] = []
+    hold = holding(held)
+    pid = os.fork()
+    if pid == 0:  # the worker, before its initializer
+        try:
+            hold(signal.SIGINT, None)  # the parent's to decide: the worker goes on
+            hold(signal.SIGTERM, None)
+        finally:
+            os._exit(0)  # reached only if the SIGTERM was held
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+    hold(signal.SIGTERM, None)  # in the parent it is held
+    assert held == [signal.SIGTERM]
+

@@ -12,8 +12,9 @@ parent removes, so stopping them mid-task loses nothing.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.pool import Pool
 
@@ -29,6 +30,25 @@ def _leave_signals_to_the_parent() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def holding(held: list[int]) -> Callable[[int, object], None]:
+    """A handler that holds a stop signal for this process (appends it to ``held``). A worker
+    forked while it is installed inherits it until its initializer runs; there it does what the
+    initializer will set (SIGTERM ends the worker, SIGINT is the parent's): the pool's
+    ``terminate`` had reached a worker in that window, the worker held the SIGTERM and lived, and
+    the parent waited for it forever (a CI run, tests/test_throughput.py)."""
+    parent = os.getpid()
+
+    def hold(signum: int, frame: object) -> None:
+        if os.getpid() != parent:
+            if signum == signal.SIGTERM:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+            return
+        held.append(signum)
+
+    return hold
+
+
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[Pool]:
     """``jobs`` worker processes; use ``pool.imap`` for results in order. Leaving the block,
@@ -41,7 +61,7 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     handler, which always runs in the main thread, whichever thread the kernel picks."""
     held: list[int] = []
     try:
-        saved = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOPS}
+        saved = {s: signal.signal(s, holding(held)) for s in STOPS}
     except ValueError:  # not the main thread: the signals are not this caller's to hold
         saved = {}
     try:
