@@ -68,7 +68,8 @@ def reaching(deviations: Sequence[str], requirements: Requirements) -> tuple[str
     return tuple(d for d in deviations if (gate := get_mutant(d).gated_by) is None or gate in requirements.features)
 
 
-def expected_under(family: Family, case: Case, data: CaseData, deviations: Sequence[str]) -> CaseData:
+def expected_under(family: Family, case: Case, data: CaseData, deviations: Sequence[str],
+                   requirements: Requirements | None = None) -> CaseData:
     """``data`` (the case's inputs and spec expectation) with the expected buffers the case's
     oracle gives on the same inputs while the mutants named ``deviations`` are applied.
 
@@ -77,11 +78,13 @@ def expected_under(family: Family, case: Case, data: CaseData, deviations: Seque
     ``FamilySpec.tolerance`` (a propagated bound follows the data a deviation moves: an H100
     cm2-program float case kept its spec bound, about 0 where the spec loads a clamp value, and
     failed by one ulp where the deviated load read data), else kept. Without deviations ``data``
-    is returned as it is. Callers pass the deviations the case's variant can show
-    (:func:`reaching`): the H100 suite ran ``--expect-deviation setdimension-floor`` on every
-    family, and coopvec-elementwise spent 0.9 ms a case computing its oracle again for a
-    deviation its shaders cannot show.
+    is returned as it is, and so it is when the case's variant (its ``requirements``) cannot
+    contain the instruction any of them changes (:func:`reaching`): the H100 suite ran
+    ``--expect-deviation setdimension-floor`` on every family, and coopvec-elementwise spent
+    0.9 ms a case computing its oracle again for a deviation its shaders cannot show.
     """
+    if requirements is not None:
+        deviations = reaching(deviations, requirements)
     if not deviations:
         return data
     with applied(deviations):
