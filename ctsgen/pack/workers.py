@@ -39,9 +39,10 @@ def holding(held: list[int]) -> Callable[[int, object], None]:
     parent = os.getpid()
 
     def hold(signum: int, frame: object) -> None:
-        if os.getpid() != parent:  # a worker: set what its initializer will, and take the signal again
-            _leave_signals_to_the_parent()
-            os.kill(os.getpid(), signum)
+        if os.getpid() != parent:
+            if signum == signal.SIGTERM:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
             return
         held.append(signum)
 
