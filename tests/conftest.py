@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def stop_handlers_left_as_found() -> Iterator[None]:
+    """Every test leaves the SIGINT and SIGTERM handlers as it found them (restored, and the test
+    fails naming them, if not): a handler one test left behind changed what a later test's
+    Ctrl-C did (a CI run: tests/test_throughput.py saw no KeyboardInterrupt)."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    left = {s: h for s, h in ((s, signal.getsignal(s)) for s in before) if h != before[s]}
+    for s in left:
+        signal.signal(s, before[s])
+    if left:
+        pytest.fail("left signal handlers behind: " + ", ".join(
+            f"{signal.Signals(s).name} {h!r} (was {before[s]!r})" for s, h in left.items()))
 
 
 @pytest.fixture

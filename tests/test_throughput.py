@@ -152,6 +152,31 @@ def test_a_signal_while_the_worker_pool_starts_still_stops_its_workers(monkeypat
     assert not ({signal.SIGINT, signal.SIGTERM} & set(blocked))
 
 
+def test_a_signal_that_raises_while_the_stops_are_being_held_leaves_no_holding_handler(monkeypatch) -> None:
+    """A stop whose own handler raises between the two holding handlers' installations (a
+    SIGTERM landing right after SIGINT's) ends the block, and both signals get their handlers
+    back: a holding handler left installed would hold every later Ctrl-C of the process."""
+    import signal
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    real, installed = signal.signal, []
+
+    def install_then_interrupt(signum, handler):
+        previous = real(signum, handler)
+        installed.append(signum)
+        if len(installed) == 1:
+            raise KeyboardInterrupt  # what SIGTERM's handler raised, right after SIGINT was held
+        return previous
+
+    monkeypatch.setattr(signal, "signal", install_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(1):
+            pass
+    monkeypatch.undo()
+    assert {s: signal.getsignal(s) for s in before} == before
+    assert multiprocessing.active_children() == []
+
+
 def test_a_worker_forked_while_stops_are_held_still_ends_on_sigterm() -> None:
     """A worker forked inside Pool() runs the parent's holding handler until its initializer
     replaces it: terminate's SIGTERM in that window must end the worker, not be held (a CI run

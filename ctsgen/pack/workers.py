@@ -58,13 +58,18 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     a signal that interrupted ``Pool()`` half-way left workers, and the pool's thread that
     re-forks them, that nothing would terminate, and the interrupted ``generate`` printed its one
     line and then hung at exit (a CI run, tests/test_safety.py). It is held back by Python's
-    handler, which always runs in the main thread, whichever thread the kernel picks."""
+    handler, which always runs in the main thread, whichever thread the kernel picks. Every
+    handler installed is restored, even when a signal's own handler raises between the two
+    installations: a holding handler left behind would hold every later Ctrl-C for good."""
     held: list[int] = []
+    hold, saved = holding(held), {}
     try:
-        saved = {s: signal.signal(s, holding(held)) for s in STOPS}
-    except ValueError:  # not the main thread: the signals are not this caller's to hold
-        saved = {}
-    try:
+        try:
+            for s in STOPS:  # noted before it is replaced: whatever lands after, the finally restores
+                saved[s] = signal.getsignal(s)
+                signal.signal(s, hold)
+        except ValueError:  # not the main thread: the signals are not this caller's to hold
+            pass
         pool = multiprocessing.get_context().Pool(jobs, initializer=_leave_signals_to_the_parent)
     finally:
         for s, handler in saved.items():
