@@ -39,11 +39,12 @@ class Mutant:
     mutant can wrap the function it replaces. ``killed_by`` describes the
     smallest case that exposes it (for the mutation report).
 
-    ``gated_by`` names the device feature that gates the instruction whose semantics the
-    mutant changes (for OpTensorLayoutSetDimensionNV, ``cooperativeMatrixTensorAddressing``:
-    SPV_NV_tensor_addressing's TensorAddressingNV capability). A shader variant that does not
-    require it cannot contain the instruction, so a driver with that deviation gives such a
-    variant's cases what the spec says (:func:`ctsgen.deviations.expected_under`).
+    ``instructions`` names the SPIR-V instructions (``ctsgen.toolchain.spirv_patch.OPCODES``)
+    a module must contain, every one, for the changed semantics to show in it: a driver with
+    that deviation gives the cases of any other module what the spec says
+    (:func:`ctsgen.deviations.reaching`). setdimension-floor changes OpTensorLayoutSetDimensionNV's
+    default strides, which differ from the spec's only where a blockSize is not 1, and only
+    OpTensorLayoutSetBlockSizeNV sets one (OpCreateTensorLayoutNV initialises each to one).
     """
 
     name: str
@@ -51,7 +52,7 @@ class Mutant:
     description: str
     factory: Callable[[], dict[str, Any]]
     killed_by: str = ""
-    gated_by: str | None = None
+    instructions: tuple[str, ...] = ()
 
     @contextmanager
     def applied(self) -> Iterator[None]:

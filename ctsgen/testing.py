@@ -22,7 +22,7 @@ from typing import Any
 from hypothesis import given
 
 from ctsgen.backends.base import Backend, ShaderVariant
-from ctsgen.deviations import expected_under
+from ctsgen.deviations import expected_under, reaching
 from ctsgen.device.profile import default_profile, drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import Case, StrategyOptions
@@ -56,7 +56,7 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     reason = drawing_profile(backend.profile()).unsupported_reason(sv.requirements)
     if reason:
         return CaseResult(case.name(), Status.NotSupported, reason)
-    data = expected_under(get_family(case.family), case, case.data(), options.expect_deviations, sv.requirements)
+    data = expected_under(get_family(case.family), case, case.data(), reaching(options.expect_deviations, sv))
     return execute_cases(backend, sv, [case], [data], options.timeout_for(1))[0]
 
 

@@ -225,7 +225,7 @@ class Fuzzer:
         with times.stage("data+oracle"):
             family = get_family(cases[0].family)
             # the spec case's inputs; a documented deviation changes only what they must give
-            datas = data_under(family, cases, reaching(self.options.expect_deviations, sv.requirements))
+            datas = data_under(family, cases, reaching(self.options.expect_deviations, sv))
         self.report.cases += len(cases)
         results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
                                 times=times, names=names)

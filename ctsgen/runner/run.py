@@ -29,7 +29,6 @@ from typing import IO
 import numpy as np
 
 from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend
-from ctsgen.device.profile import Requirements
 from ctsgen.deviations import check_deviations, expected_under, reaching
 from ctsgen.families import get_family
 from ctsgen.families.base import CaseData, case_locator
@@ -122,16 +121,13 @@ def pack_locator(case: PackCase) -> Locator:
 Arrays = tuple[list[np.ndarray], list[np.ndarray | None], list[np.ndarray | None] | None]
 
 
-def deviated_arrays(case: PackCase, arrays: Arrays, deviations: tuple[str, ...],
-                    requirements: Requirements | None = None) -> Arrays:
+def deviated_arrays(case: PackCase, arrays: Arrays, deviations: tuple[str, ...]) -> Arrays:
     """A pack case's (initial, expected, tolerances) with the expected buffers (and tolerances,
     where the family recomputes them) given by its family's oracle on the pack's own inputs under
-    the documented ``deviations`` (ctsgen.deviations) its variant's ``requirements`` can show."""
-    if requirements is not None and not reaching(deviations, requirements):
-        return arrays
+    the documented ``deviations`` (ctsgen.deviations: those its variant can show, :func:`reaching`)."""
     fam = get_family(case.record["family"])
     data = expected_under(fam, fam.case_from_json(case.record["parameters"]),
-                          CaseData(case.params, *arrays), deviations, requirements)
+                          CaseData(case.params, *arrays), deviations)
     return data.initial, data.expected, data.tolerance
 
 
@@ -150,14 +146,14 @@ class _VariantRun:
         self.backend, self.variant, self.options = backend, variant, options
         self.summary, self.record = summary, record
         self.culprits = 0
+        self.deviations = reaching(options.expect_deviations, variant)  # what its module can show
 
     def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
         times = self.summary.times
         with times.stage("data+oracle"):  # a pack's data and expected values, read from its files
             arrays = [(*c.arrays(), c.tolerances()) for c in group]
-            if self.options.expect_deviations:  # the same inputs, the expectation under the deviations
-                arrays = [deviated_arrays(c, a, self.options.expect_deviations, self.variant.requirements)
-                          for c, a in zip(group, arrays)]
+            if self.deviations:  # the same inputs, the expectation under the deviations
+                arrays = [deviated_arrays(c, a, self.deviations) for c, a in zip(group, arrays)]
             batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
         self.summary.dispatches += 1
         start = time.monotonic()

@@ -34,6 +34,10 @@ OP_CAPABILITY = 17
 OP_FUNCTION = 54
 OP_COOPERATIVE_MATRIX_LOAD_TENSOR_NV = 5367
 
+#: Opcodes by instruction name, for what reads a module's instructions by name
+#: (SPV_NV_tensor_addressing, "3.X Tensor Layout and View Instructions").
+OPCODES = {"OpTensorLayoutSetDimensionNV": 5373, "OpTensorLayoutSetBlockSizeNV": 5384}
+
 CAPABILITY_DECODE_VECTOR = 5447
 EXTENSION_DECODE_VECTOR = "SPV_NV_cooperative_matrix_decode_vector"
 
@@ -71,6 +75,11 @@ def instructions(words: list[int]) -> Iterator[tuple[int, int, list[int]]]:
             raise SpirvPatchError(f"malformed instruction at word {pos}: word count {count}")
         yield pos, opcode, words[pos + 1:pos + count]
         pos += count
+
+
+def opcodes(spirv: bytes) -> frozenset[int]:
+    """The opcode of every instruction of the module."""
+    return frozenset(opcode for _, opcode, _ in instructions(to_words(spirv)))
 
 
 def encode_instruction(opcode: int, operands: list[int]) -> list[int]:

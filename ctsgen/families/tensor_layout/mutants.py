@@ -163,7 +163,7 @@ MUTANTS = [
            "OpTensorLayoutSetDimensionNV's default strides divide by blockSize rounding down (seen on the H100)",
            _floor_strides,
            "a blocked load, default strides, a layoutDimension not a multiple of its blockSize",
-           gated_by="cooperativeMatrixTensorAddressing"),
+           instructions=("OpTensorLayoutSetDimensionNV", "OpTensorLayoutSetBlockSizeNV")),
     Mutant("set-block-size-ignored", FAMILY, "OpTensorLayoutSetBlockSizeNV has no effect",
            lambda: _layout_method("set_block_size", lambda self, *b: self),
            "a load with blockSize > 1"),
