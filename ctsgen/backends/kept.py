@@ -33,7 +33,6 @@ class KeptObjects(Generic[T]):
         self.limit, self._destroy = limit, destroy
         self._unused: dict[str, T] = {}
         self._used: OrderedDict[str, T] = OrderedDict()  # least recently used first
-        self.evicted = 0
 
     def get(self, key: str) -> T | None:
         return self._used.get(key, self._unused.get(key))
@@ -58,7 +57,6 @@ class KeptObjects(Generic[T]):
             _, obj = self._used.popitem(last=False)
             self._destroy(obj)
             gone += 1
-        self.evicted += gone
         return gone
 
     def values(self) -> Iterator[T]:

@@ -20,12 +20,11 @@ from ctsgen.runner.verdict import CaseResult, error_result, judge, output_buffer
 from ctsgen.timing import Breakdown
 
 
-def judge_case(case: Case, variant: ShaderVariant, outputs: list[np.ndarray], data: CaseData,
-               name: str | None = None) -> CaseResult:
-    """The verdict of a drawn ``case`` of ``variant`` from its buffers after the dispatch
-    (``name``: ``case.name()``, where the caller has it)."""
+def judge_case(case: Case, name: str, variant: ShaderVariant, outputs: list[np.ndarray], data: CaseData
+               ) -> CaseResult:
+    """The verdict of a drawn ``case`` (named ``name``) of ``variant`` from its buffers after the dispatch."""
     buffers = [b.name for b in variant.buffers]
-    return judge(case.name() if name is None else name, output_buffers(buffers, outputs, data.expected, data.tolerance),
+    return judge(name, output_buffers(buffers, outputs, data.expected, data.tolerance),
                  case.compare_rule().to_json(), case_locator(case))
 
 
@@ -51,5 +50,5 @@ def execute_cases(backend: Backend, variant: ShaderVariant, cases: Sequence[Case
         return [error_result(name, exc) for name in names]
     times.split_backend(time.perf_counter() - t0, before, dict(backend.stats))
     with times.stage("judge"):
-        return [judge_case(c, variant, case_outputs(batch, out, i), d, name)
+        return [judge_case(c, name, variant, case_outputs(batch, out, i), d)
                 for i, (c, d, name) in enumerate(zip(cases, data, names))]
