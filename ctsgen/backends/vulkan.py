@@ -588,11 +588,12 @@ class VulkanBackend(Backend):
         cache, dev = self._pipeline_cache, self._device
         if cache is None:
             return
-        if self._cache_file and hash(self._cache_data(cache)) != self._loaded_cache_hash:
+        data = self._cache_data(cache)
+        if self._cache_file and hash(data) != self._loaded_cache_hash:
             with self._cache_file.locked() as on_disk:
                 if on_disk and hash(on_disk) != self._loaded_cache_hash:
                     self._merge_into(cache, on_disk)
-                data = self._cache_data(cache)
+                    data = self._cache_data(cache)
                 if data:
                     self._cache_file.save(data)
                     self.stats["pipeline_cache_saved_bytes"] = len(data)
