@@ -600,6 +600,15 @@ class VulkanBackend(Backend):
         dev.vkDestroyPipelineCache(cache, None)
         self._pipeline_cache = None
 
+    def pipeline_cache_bytes(self) -> int:
+        """The size of the VkPipelineCache's data now (vkGetPipelineCacheData's size query): what
+        this process keeps of every pipeline it built. 0 without a cache."""
+        size = ctypes.c_size_t(0)
+        if self._pipeline_cache is None or \
+                self._device.vkGetPipelineCacheData(self._pipeline_cache, size, None) != _VK_SUCCESS:
+            return 0
+        return size.value
+
     def _cache_data(self, cache: Any) -> bytes:
         """vkGetPipelineCacheData, its two calls; empty where the driver gives nothing."""
         dev = self._device
