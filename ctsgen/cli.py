@@ -207,7 +207,7 @@ def _backend_of_results(results: Path | None) -> str:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
-    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_max_batch, default_min_batch
+    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
     from ctsgen.fuzz.workers import run_workers, write_worker_report
     from ctsgen.repro import export_case, replay_command
     from ctsgen.runner.options import RunOptions
@@ -217,8 +217,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
 
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
-                          time_s=args.time, seed=args.seed,
-                          max_batch=args.max_batch or default_max_batch(args.backend),
+                          time_s=args.time, seed=args.seed, max_batch=args.max_batch,
                           min_batch=args.min_batch or default_min_batch(args.backend),
                           database=None if args.database == "none" else args.database,
                           expect_deviations=tuple(args.expect_deviation or ()),
@@ -478,10 +477,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--max-examples", type=positive_int, default=200, help="examples per round (default: 200)")
     f.add_argument("--time", type=positive_float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
-    f.add_argument("--max-batch", type=positive_int,
-                   help="largest batch of cases per example, one compiled shader and one dispatch (default: 256 on "
-                        "the reference backend and mutants, else 1024; each family caps its own below Hypothesis's "
-                        "choice budget)")
+    f.add_argument("--max-batch", type=positive_int, default=256,
+                   help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)")
     f.add_argument("--min-batch", type=positive_int,
                    help="cases an example of more than one carries at least, so that each shader's pipeline "
                         "build serves many (default: 1 on the reference backend and mutants, 128 elsewhere)")

@@ -10,11 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.cli import main
-from ctsgen.families import families
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
 from ctsgen.model.tensor import ClampMode
 from ctsgen.backends.mutant import MutantBackend
@@ -306,40 +304,6 @@ def test_a_batch_floor_makes_every_batch_of_more_than_one_that_large_within_each
         # identical cases of a batch are judged once, so a batch may count a few fewer
         assert all(s == 1 or 0.9 * least <= s <= most for s in sizes), (family, sizes)
         assert max(sizes) >= least * 0.9, (family, sizes)
-
-
-@pytest.mark.parametrize("family", sorted(families()))
-def test_a_familys_batch_cap_keeps_nine_of_ten_variants_batches_within_hypothesiss_budget(family: str) -> None:
-    """FamilySpec.batch_cap's rule, measured on the family's own strategy: a batch of ``cap``
-    cases of a variant at the 90th percentile of 30 drawn variants' mean case size (in
-    Hypothesis's serialized-choice bytes, plus 2 for "another?"), after the largest variant,
-    stays within 90% of CHOICE_BUDGET. A strategy whose cases grew past its cap fails here; on the
-    H100, batches of 256 decode / tensor-view / coopvec-program cases overran and were discarded."""
-    from ctsgen.families import get_family
-    from ctsgen.families.base import CHOICE_BUDGET, StrategyOptions
-
-    fam = get_family(family)
-    cap = fam.batch_cap or FuzzOptions.max_batch
-    opts = StrategyOptions()
-    variant_bytes: list[int] = []
-    case_bytes: list[float] = []
-
-    @settings(max_examples=30, database=None, deadline=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
-    @given(st.data())
-    def measure(data: st.DataObject) -> None:
-        cd = data.conjecture_data
-        start = cd.length
-        v = data.draw(fam.variants(opts))
-        variant_bytes.append(cd.length - start)
-        start = cd.length
-        for _ in range(12):
-            data.draw(fam.cases_for(v, opts))
-        case_bytes.append((cd.length - start) / 12)
-
-    measure()
-    p90 = sorted(case_bytes)[int(0.9 * len(case_bytes))]
-    assert cap * (p90 + 2) + max(variant_bytes) <= 0.9 * CHOICE_BUDGET, (cap, p90, max(variant_bytes))
 
 
 def test_with_a_batch_floor_a_mutant_is_still_found_and_its_case_fails_alone() -> None:

@@ -216,11 +216,6 @@ class Family(Protocol):
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
 
 
-#: Hypothesis's limit on one example's choices, in their serialized bytes (a small integer takes 2,
-#: a float 9: hypothesis.internal.conjecture.choice.choice_size; BUFFER_SIZE in its engine).
-CHOICE_BUDGET = 8 * 1024
-
-
 @dataclass(frozen=True)
 class FamilySpec:
     """A :class:`Family` made of a family package's own functions and types.
@@ -271,12 +266,11 @@ class FamilySpec:
     #: and compiling cases the device can only reject. Every variant's ``requirements()`` includes it.
     needs: Requirements = Requirements()
     #: The most cases a fuzz example of this family carries (it bounds ``FuzzOptions.min_batch``
-    #: and ``max_batch``), or None (no limit). Hypothesis gives an example CHOICE_BUDGET bytes of
-    #: serialized choices and throws away a batch that needs more after drawing it (38 of 63
-    #: cm2-program batches of one run, their drawing charged to the cases that ran). Rule: the cap
-    #: times (a case's bytes, averaged over a batch, at the 90th percentile of variants, plus 2 for
-    #: the batch's "another?") plus the largest variant's bytes stays within 90% of the budget
-    #: (tests/test_fuzz.py measures each family's strategy against its cap).
+    #: and ``max_batch``), or None (no limit). Hypothesis gives an example 8,192 choices and
+    #: throws away a batch that needs more after drawing it, so a family whose case takes many
+    #: choices (a program: a layout per node) keeps its batches below that budget: with only its
+    #: floor capped, 38 of 63 cm2-program batches of one run overran, and their drawing (three
+    #: times the judged batches' choices) was charged to the cases that ran.
     batch_cap: int | None = None
 
     def strata(self) -> list[dict[str, object]]:

@@ -75,27 +75,10 @@ class FuzzOptions:
 DEVICE_MIN_BATCH = 128
 
 
-#: ``--max-batch`` on such a backend: each family's ``batch_cap`` (Hypothesis's choice budget)
-#: decides, so a family whose case takes a few bytes of choices (cm2-convert, cm2-reduce: about 4)
-#: shares one pipeline build among up to 1,024 cases.
-DEVICE_MAX_BATCH = 1024
-
-
-def _builds_nothing(backend: str) -> bool:
-    """The reference backend and its mutants, whose "pipeline" costs nothing."""
-    return backend == "reference" or backend.startswith("mutant:")
-
-
 def default_min_batch(backend: str) -> int:
-    """``--min-batch`` when not given: 1 where pipelines cost nothing (many small batches there
-    mean more variants a second), else DEVICE_MIN_BATCH."""
-    return 1 if _builds_nothing(backend) else DEVICE_MIN_BATCH
-
-
-def default_max_batch(backend: str) -> int:
-    """``--max-batch`` when not given: FuzzOptions' 256 where pipelines cost nothing, else
-    DEVICE_MAX_BATCH."""
-    return FuzzOptions.max_batch if _builds_nothing(backend) else DEVICE_MAX_BATCH
+    """``--min-batch`` when not given: 1 on the reference backend and its mutants, whose "pipeline"
+    costs nothing (many small batches there mean more variants a second), else DEVICE_MIN_BATCH."""
+    return 1 if backend == "reference" or backend.startswith("mutant:") else DEVICE_MIN_BATCH
 
 
 @dataclass

@@ -10,6 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ConvertCase, variant_type=ConvertVariant, strata_fn=strata,
     variants_fn=convert_variants, cases_for_fn=convert_cases_for, coverage=tables,
     numeric_model=h100_model,
-    batch_cap=1024,  # Hypothesis bytes: a case 3.8 (p90 over variants), a variant up to 6
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

@@ -13,6 +13,5 @@ from ctsgen.families.cm2_elementwise.strategy import (
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=PerElementCase, variant_type=PerElementVariant, strata_fn=strata,
     variants_fn=per_element_variants, cases_for_fn=per_element_cases_for, coverage=tables,
-    batch_cap=480,  # Hypothesis bytes: a case 12.0 (p90 over variants), a variant up to 5
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

@@ -10,6 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=GemmCase, variant_type=GemmVariant, strata_fn=strata,
     variants_fn=gemm_variants, cases_for_fn=gemm_cases_for, coverage=tables,
     numeric_model=h100_model,
-    batch_cap=256,  # Hypothesis bytes: a case 20.2 (p90 over variants), a variant up to 8
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

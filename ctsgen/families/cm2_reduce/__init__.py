@@ -10,6 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ReduceCase, variant_type=ReduceVariant, strata_fn=strata,
     variants_fn=reduce_variants, cases_for_fn=reduce_cases_for, coverage=tables,
     numeric_model=h100_model,
-    batch_cap=1024,  # Hypothesis bytes: a case 4.0 (p90 over variants), a variant up to 9
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

@@ -18,6 +18,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ElementwiseCase, variant_type=ElementwiseVariant, strata_fn=strata,
     variants_fn=elementwise_variants, cases_for_fn=elementwise_cases,
     coverage=tables,
-    batch_cap=640,  # Hypothesis bytes: a case 8.9 (p90 over variants), a variant up to 11
     needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
 )

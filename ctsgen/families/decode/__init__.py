@@ -9,6 +9,5 @@ from ctsgen.families.decode.strategy import decode_cases, decode_variants, strat
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=DecodeCase, variant_type=DecodeVariant, strata_fn=strata,
     variants_fn=decode_variants, cases_for_fn=decode_cases, coverage=tables, expectation=expected_on,
-    batch_cap=128,  # Hypothesis bytes: a case 43.5-53.9 (p90 over variants), a variant up to 18
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

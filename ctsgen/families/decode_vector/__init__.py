@@ -13,6 +13,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=DecodeVectorCase, variant_type=DecodeVectorVariant, strata_fn=strata,
     variants_fn=decode_vector_variants, cases_for_fn=decode_vector_cases,
     coverage=tables, expectation=expected_on,
-    batch_cap=112,  # Hypothesis bytes: a case 51.0 (p90 over variants), a variant up to 22
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2", EXTENSION)),
 )

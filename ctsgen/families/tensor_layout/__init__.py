@@ -15,6 +15,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorLayoutCase, variant_type=LayoutVariant, strata_fn=strata,
     variants_fn=layout_variants, cases_for_fn=layout_cases,
     hazardous=hazardous_layout_cases, coverage=tables, expectation=expected_on,
-    batch_cap=176,  # Hypothesis bytes: a case 35.5 (p90 over variants), a variant up to 14
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

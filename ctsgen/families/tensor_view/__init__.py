@@ -9,6 +9,5 @@ from ctsgen.families.tensor_view.strategy import strata, view_cases, view_varian
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorViewCase, variant_type=ViewVariant, strata_fn=strata,
     variants_fn=view_variants, cases_for_fn=view_cases, coverage=tables, expectation=expected_on,
-    batch_cap=104,  # Hypothesis bytes: a case 62.2 (p90 over variants), a variant up to 25
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )
