@@ -266,7 +266,7 @@ class FamilySpec:
     #: and compiling cases the device can only reject. Every variant's ``requirements()`` includes it.
     needs: Requirements = Requirements()
     #: The most cases a fuzz example of this family carries (it bounds ``FuzzOptions.min_batch``
-    #: and ``max_batch``), or None (no limit). Hypothesis gives an example 8,192 choices and
+    #: and ``max_batch``), or None (no limit). Hypothesis gives an example 8,192 bytes of choices and
     #: throws away a batch that needs more after drawing it, so a family whose case takes many
     #: choices (a program: a layout per node) keeps its batches below that budget: with only its
     #: floor capped, 38 of 63 cm2-program batches of one run overran, and their drawing (three
