@@ -10,8 +10,9 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ProgramCase, variant_type=ProgramVariant, strata_fn=strata,
     variants_fn=program_variants, cases_for_fn=program_cases_for, coverage=tables,
     expectation=expected_on, tolerance=tolerance_on,
-    # a variant takes up to ~45 choices and a case 18-32 (+1 for "one more?"): 192 cases stay within
-    # Hypothesis's 8,192 where 256 heavy ones overran (10 of 35 batches in one run were drawn and discarded)
+    # Hypothesis's budget is 8,192 bytes of choices: a variant takes up to ~80, a case ~36 on average
+    # (+2 for "another?"), so 192 median cases fit where 256 overran (10 of 35 batches in one run drawn,
+    # then discarded); a variant with heavier cases still can (its builds are fast, unlike tensor-layout's)
     batch_cap=192,
     needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
 )
