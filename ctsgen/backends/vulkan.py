@@ -601,22 +601,22 @@ class VulkanBackend(Backend):
         self._pipeline_cache = None
 
     def pipeline_cache_bytes(self) -> int:
-        """The size of the VkPipelineCache's data now (vkGetPipelineCacheData's size query): what
-        this process keeps of every pipeline it built. 0 without a cache."""
+        """The size of the VkPipelineCache's data now: what this process keeps of every pipeline
+        it built. 0 without a cache."""
+        return 0 if self._pipeline_cache is None else self._cache_size(self._pipeline_cache)
+
+    def _cache_size(self, cache: Any) -> int:
+        """vkGetPipelineCacheData's size query; 0 where the driver gives nothing."""
         size = ctypes.c_size_t(0)
-        if self._pipeline_cache is None or \
-                self._device.vkGetPipelineCacheData(self._pipeline_cache, size, None) != _VK_SUCCESS:
-            return 0
-        return size.value
+        return size.value if self._device.vkGetPipelineCacheData(cache, size, None) == _VK_SUCCESS else 0
 
     def _cache_data(self, cache: Any) -> bytes:
-        """vkGetPipelineCacheData, its two calls; empty where the driver gives nothing."""
-        dev = self._device
-        size = ctypes.c_size_t(0)
-        if dev.vkGetPipelineCacheData(cache, size, None) != _VK_SUCCESS or not size.value:
+        """vkGetPipelineCacheData: its size query, then the data; empty where the driver gives nothing."""
+        size = ctypes.c_size_t(self._cache_size(cache))
+        if not size.value:
             return b""
         data = ctypes.create_string_buffer(size.value)
-        if dev.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) != _VK_SUCCESS:
+        if self._device.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) != _VK_SUCCESS:
             return b""
         return data.raw[:size.value]
 
