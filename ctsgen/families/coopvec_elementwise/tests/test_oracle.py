@@ -356,6 +356,25 @@ def test_log_of_one_is_strictly_inside_the_absolute_bound() -> None:
         assert not admits(sides, [0.0], [bound, -bound]).any()
 
 
+def test_a_log_whose_interval_reaches_the_subnormals_may_be_flushed() -> None:
+    """fp16 log(0x3bf0) = log(1 - 2^-7) = -0.0078431... (mpmath); the bound is absolute (< 2^-7), so
+    the admitted interval runs up to about -0.0078431 + 0.0078125 = -3.06e-5, among fp16's
+    subnormals (below 2^-14 = 6.1e-5): e.g. -515 * 2^-24. Vulkan lets a denormal result be flushed,
+    so +0 and -0 pass the judge, and 2^-24 (beyond the interval, not a flush) does not. Failed
+    before: +-0 passed only where the exact value itself was subnormal."""
+    from ctsgen.runner.verdict import judge_buffer
+
+    x = np.uint16(0x3BF0).view(np.float16).reshape(1, 1)
+    y = mpmath.log(mpmath.mpf(float(x[0, 0])))
+    assert -0.0078432 < y < -0.0078431 and y + mpmath.mpf(2) ** -7 < -(2.0**-15)
+    e = oracle.apply(Op.log, [x], 0, F16, F16)
+    sides = oracle.tolerance(Op.log, [x], 0, F16, F16, e, False)
+    rule = {"rule": "tolerance"}
+    got = np.array([-515 * 2.0**-24, 0.0, -0.0, 2.0**-24], np.float16)
+    want, t = np.repeat(e[0], 4), np.repeat(sides[:, 0], 4, axis=1)
+    assert judge_buffer(got, want, rule, t).bad.tolist() == [3]
+
+
 def test_tanh_bound_covers_the_formula_evaluated_in_fp16() -> None:
     """An implementation of tanh as (e^x - e^-x) / (e^x + e^-x) in fp16 arithmetic passes."""
     x = np.linspace(-4, 4, 161).astype(np.float16)[None]
