@@ -116,8 +116,8 @@ def test_hazardous_cases_are_row_or_column_major_matmuls_in_partial_subgroups(ca
 def test_a_store_past_the_vector_end_fails(result: CoopVecType, values: str) -> None:
     """M = 3 float16 (float32) results take 6 (12) of each invocation's 16 output bytes; the other 5
     (1) components are padding the store must not write. The output starts poisoned with the
-    sentinel and the padding is compared bit for bit: zeros written there fail. Failed before: the output started as +0.0
-    compared by value, so a store of zeros past the end passed."""
+    sentinel and the padding is compared bit for bit: zeros written there fail. Failed before: the
+    output started as +0.0 compared by value, so a store of zeros past the end passed."""
     from ctsgen.families.coopvec.case import CoopVecCase
     from ctsgen.families.coopvec.variant import CoopVecVariant
     from ctsgen.runner.verdict import judge_buffer

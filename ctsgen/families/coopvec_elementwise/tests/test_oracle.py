@@ -270,12 +270,19 @@ def test_fma_admits_the_symmetric_inherited_interval() -> None:
     * fp32 fma(3, 0x3eaaaaab, -1): 3 * 0x3eaaaaab = 1 + 2^-25, x = 2^-25; Fmin = 0, Fmax = 2^-23,
       E = 3 * 2^-25, so [-2^-24, 2^-23]: -2^-24 passes, the value below it does not;
     * fp32 a = b = 1 + 2^-23, c = -(1 + 2^-22): x = 2^-46; Fmin = 0, Fmax = 2^-23, so
-      [-2^-23 + 2^-45, 2^-23]. Failed before: the hull [Fmin, Fmax] rejected 0x3bff and -2^-24."""
+      [-2^-23 + 2^-45, 2^-23];
+    * fp32 a = 2^-6 (1 + 2^-23), b = 2^-6 (1 - 2^-23), c = 1: x = 1 + 2^-12 - 2^-58, not a float64;
+      Fmin = 1 + 2^-12 - 2^-23, Fmax = 1 + 2^-12, so the upper limit 1 + 2^-12 + 2^-23 - 2^-57 lies
+      just below a float32 value, which must fail (float64 alone would place the limit on it).
+    Failed before: the hull [Fmin, Fmax] rejected 0x3bff and -2^-24."""
     cases = [((2.0**-6, 2.0**-6, 1.0), T.float16, Fraction(1) - Fraction(1, 2**11), Fraction(1) + Fraction(1, 2**10)),
              ((3.0, float(np.uint32(0x3EAAAAAB).view(np.float32)), -1.0), T.float32,
               -Fraction(1, 2**24), Fraction(1, 2**23)),
              ((1 + 2.0**-23, 1 + 2.0**-23, -(1 + 2.0**-22)), T.float32,
-              -Fraction(1, 2**23) + Fraction(1, 2**45), Fraction(1, 2**23))]
+              -Fraction(1, 2**23) + Fraction(1, 2**45), Fraction(1, 2**23)),
+             ((2.0**-6 * (1 + 2.0**-23), 2.0**-6 * (1 - 2.0**-23), 1.0), T.float32,
+              1 + Fraction(1, 2**12) - Fraction(1, 2**23),
+              1 + Fraction(1, 2**12) + Fraction(1, 2**23) - Fraction(1, 2**57))]
     for vals, t, lo, hi in cases:
         assert inherited_fma_set(*vals, t) == (lo, hi)
         assert_admits_exactly(Op.fma, vals, t, lo, hi)
