@@ -352,6 +352,81 @@ def test_tanh_interval_is_symmetric_around_the_exact_value() -> None:
     assert admits(sides[:, :, :1], e[:, :1], [np.uint16(0xBBD5).view(np.float16)]).all()
 
 
+def _f16_within(lo: mpmath.mpf, hi: mpmath.mpf) -> list[Fraction]:
+    """Every fp16 value in [lo, hi], by stepping."""
+    v = np.nextafter(np.float16(float(lo)), np.float16(-np.inf))
+    while mpmath.mpf(float(v)) < lo:
+        v = np.nextafter(v, np.float16(np.inf))
+    out = []
+    while mpmath.mpf(float(v)) <= hi:
+        out.append(Fraction(float(v)))
+        v = np.nextafter(v, np.float16(np.inf))
+    return out
+
+
+def _f16_either(q: Fraction) -> list[Fraction]:
+    """A correctly rounded fp16 result of q: either neighbour."""
+    f = np.float16(float(q))
+    if Fraction(float(f)) == q:
+        return [q]
+    other = np.nextafter(f, np.float16(np.inf if Fraction(float(f)) < q else -np.inf))
+    return [Fraction(float(f)), Fraction(float(other))]
+
+
+def _mp(q: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _vulkan_ulp_f16(y: mpmath.mpf) -> mpmath.mpf:
+    """Vulkan's ULP for fp16: the binade's spacing, the one below at a power of two, 2^-24 at 0."""
+    v = abs(y)
+    if v == 0:
+        return mpmath.mpf(2) ** -24
+    _, e = mpmath.frexp(v)
+    k = max(int(e) - 1, -14)
+    sp = mpmath.mpf(2) ** (k - 10)
+    return sp / 2 if v == mpmath.mpf(2) ** k and k > -14 else sp
+
+
+def _tanh_by_enumeration(x: float) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """Vulkan's tanh range in fp16, transcribed step by step with every permitted value listed:
+    exp(+-x) within (1 + 2|x|) ULP, differences / sums either neighbour, times 0.5; sinh / cosh
+    [s - E, s + E] over those; the quotient of every sinh / cosh pair within 2.5 ULP; tanh
+    [y - E, y + E] over the quotients' Fmin / Fmax."""
+    with mpmath.workprec(200):
+        X = mpmath.mpf(x)
+        n = 1 + 2 * abs(X)
+        ep, em = mpmath.exp(X), mpmath.exp(-X)
+        EP = _f16_within(ep - n * _vulkan_ulp_f16(ep), ep + n * _vulkan_ulp_f16(ep))
+        EM = _f16_within(em - n * _vulkan_ulp_f16(em), em + n * _vulkan_ulp_f16(em))
+        ranges = []
+        for exact, combine in ((mpmath.sinh(X), lambda p, m: p - m), (mpmath.cosh(X), lambda p, m: p + m)):
+            vals = [r / 2 for p in EP for m in EM for r in _f16_either(combine(p, m))]
+            e = max(abs(exact - _mp(min(vals))), abs(exact - _mp(max(vals))))
+            ranges.append(_f16_within(exact - e, exact + e))
+        qs = [_mp(s) / _mp(c) for s in ranges[0] for c in ranges[1]]
+        fmin = min(q - 2.5 * _vulkan_ulp_f16(q) for q in qs)
+        fmax = max(q + 2.5 * _vulkan_ulp_f16(q) for q in qs)
+        y = mpmath.tanh(X)
+        e = max(abs(y - fmin), abs(y - fmax))
+        return y - e, y + e
+
+
+def test_tanh_interval_is_the_inherited_chain_enumerated() -> None:
+    """The oracle's fp16 tanh interval holds the one enumeration gives (every permitted exp,
+    sinh, cosh and quotient value listed, in fractions and mpmath) and exceeds it by float64
+    widening only (1e-9 of its width)."""
+    xs = [float(np.uint16(0xC304).view(np.float16)), 0.0, 2.0**-6, -0.7, 1.0, 2.5, -4.0]
+    x = np.array([xs], np.float16)
+    e = oracle.apply(Op.tanh, [x], 0, F16, F16)
+    sides = oracle.tolerance(Op.tanh, [x], 0, F16, F16, e, False)
+    for k, v in enumerate(xs):
+        lo, hi = float(e[0, k]) - sides[0, 0, k], float(e[0, k]) + sides[1, 0, k]
+        want_lo, want_hi = _tanh_by_enumeration(v)
+        assert lo <= want_lo and hi >= want_hi, v
+        assert max(want_lo - lo, hi - want_hi) <= 1e-9 * (want_hi - want_lo), v
+
+
 def test_log_of_one_is_strictly_inside_the_absolute_bound() -> None:
     """log inside [0.5, 2]: "Absolute error < 2^-21" (fp16 < 2^-7), strict. log(1) = 0, so
     +-2^-21 (0x35000000 / 0xb5000000) and fp16 +-2^-7 (0x2000 / 0xa000) fail, the values just
