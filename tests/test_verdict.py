@@ -144,3 +144,17 @@ def test_a_result_whose_interval_reaches_the_subnormal_range_may_be_flushed() ->
     e = np.array([2.0**-20, 2.0**-14], np.float16)
     assert judge_buffer(np.array([-0.0, 0.0], np.float16), e, rule).bad.tolist() == [1]
     assert judge_buffer(np.array([0.0, 0.0], np.float16), e, {"rule": "bitwise"}).bad.tolist() == [0, 1]
+
+
+def test_a_failing_moved_element_reports_no_nan_tolerance() -> None:
+    """A moved element (NaN bound) that fails is reported without a tolerance: strict JSON has no
+    NaN, and its rule is its bits."""
+    import json
+
+    want = np.array([1.0, -65504.0], np.float16)
+    got = np.array([1.0, 0.0], np.float16)
+    tol = np.array([[0.0, np.nan], [0.0, np.nan]])
+    r = judge("c", [OutputBuffer("out", got, want, tol)], TOL)
+    assert r.status is Status.Fail and [m["element"] for m in r.mismatches] == [1]
+    assert "tolerance" not in r.mismatches[0]
+    json.dumps(r.to_json(), allow_nan=False)

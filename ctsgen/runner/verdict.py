@@ -89,10 +89,13 @@ def tolerance_sides(tolerance: np.ndarray, shape: tuple[int, ...]) -> tuple[np.n
     return tol, tol
 
 
-def tolerance_at(tolerance: np.ndarray, shape: tuple[int, ...], k: int) -> float | list[float]:
-    """Element ``k``'s tolerance for a report: a number, or [below, above] for a two-sided one."""
+def tolerance_at(tolerance: np.ndarray, shape: tuple[int, ...], k: int) -> float | list[float] | None:
+    """Element ``k``'s tolerance for a report: a number, [below, above] for a two-sided one, or
+    None for a moved element (a NaN bound: compared bit for bit; JSON has no NaN)."""
     below, above = tolerance_sides(tolerance, shape)
     lo, hi = float(below.ravel()[k]), float(above.ravel()[k])
+    if np.isnan(lo) or np.isnan(hi):
+        return None
     return lo if lo == hi else [lo, hi]
 
 
@@ -220,8 +223,9 @@ def judge(name: str, buffers: Sequence[OutputBuffer], rule: Mapping[str, Any],
                 k = int(k)
                 entry = {"buffer": buf.name, "element": k,
                          "expected": _scalar(buf.expected, k), "actual": _scalar(buf.actual, k)}
-                if buf.tolerance is not None:
-                    entry["tolerance"] = tolerance_at(buf.tolerance, buf.expected.shape, k)
+                bound = None if buf.tolerance is None else tolerance_at(buf.tolerance, buf.expected.shape, k)
+                if bound is not None:
+                    entry["tolerance"] = bound
                 if locate is not None:
                     entry.update(locate(b, k))
                 mism.append(entry)
