@@ -147,9 +147,8 @@ def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
         return BufferJudgement(np.arange(max(actual.size, expected.size)), float("inf"))
     kind = rule.get("rule")
     bits = np.dtype(f"uint{8 * expected.dtype.itemsize}")
-    same_bits = actual.view(bits) == expected.view(bits)
     if kind == "bitwise":
-        differ = ~same_bits
+        differ = actual.view(bits) != expected.view(bits)
         if rule.get("signed_zero") is False and _is_float(expected.dtype):
             with np.errstate(invalid="ignore"):  # a signalling NaN's cast; it is not a zero either way
                 a, e = actual.astype(np.float64), expected.astype(np.float64)
@@ -172,7 +171,8 @@ def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
             ok = np.where(finite, within | flushed, (np.isnan(e) & np.isnan(a)) | (a == e))
             if rule.get("signed_zero") is True:
                 ok &= ~((e == 0) & (tol == 0) & (np.signbit(a) != np.signbit(e)))
-            ok = np.where(moved, same_bits, ok)
+            if moved.any():
+                ok = np.where(moved, actual.view(bits) == expected.view(bits), ok)
             ratio = np.where(finite & (tol > 0) & ~flushed, err / np.where(tol > 0, tol, 1),
                              np.where(ok, np.where(flushed, 1.0, 0.0), np.inf))
         return BufferJudgement(np.flatnonzero(~ok), float(np.nanmax(ratio)) if ratio.size else 0.0)
