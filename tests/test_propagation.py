@@ -116,3 +116,22 @@ def test_an_inner_rounding_spreads_within_inner_step(v: float, e: float, frac: f
     bound = Fraction(float(prop.widen(prop.inner_step(np.asarray(v), np.asarray(e), dt))))
     for d in _operands(v, e, frac):
         assert all(abs(r - Fraction(v)) <= bound for r in choices(d, dt))
+
+
+@settings(max_examples=150, deadline=None)
+@given(VALUES, SCALARS, SCALARS, st.sampled_from([F16, F32]))
+def test_program_fma_bound_holds_the_inherited_interval(v: float, s: float, t: float, dt: np.dtype) -> None:
+    """fma(x, s, t) is "inherited from OpFMul followed by OpFAdd" (decision "inherited-precision"):
+    a device may return anything in [x - E, x + E], E the distance from the exact x s + t to the
+    farther of the least and greatest OpFMul-then-OpFAdd results (each rounding either neighbour
+    or, for a subnormal, 0). fma_step's bound on an exact operand holds that whole interval, fp32
+    fma(3, 0x3eaaaaab, -1) (x = 2^-25, E = 3 * 2^-25) included."""
+    for v, s, t in ((v, s, t), (float(np.uint32(0x3EAAAAAB).view(np.float32)), 3.0, -1.0)):
+        x = float(np.asarray(v, dt))
+        exact = Fraction(x) * Fraction(s) + Fraction(t)
+        results = [r for p in choices(Fraction(x) * Fraction(s), dt) for r in choices(p + Fraction(t), dt)]
+        e = max(abs(exact - min(results)), abs(exact - max(results)))
+        oracle = float(np.asarray(float(exact), dt))
+        bound = prop.fma_step(np.asarray(x), np.asarray(0.0), s, t, np.asarray(oracle), dt)
+        assert abs(exact + e - Fraction(oracle)) <= Fraction(float(bound))
+        assert abs(exact - e - Fraction(oracle)) <= Fraction(float(bound))

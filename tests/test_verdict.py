@@ -116,5 +116,45 @@ def test_data_movement_keeps_nan_payloads_and_subnormals_bit_for_bit() -> None:
     got = np.array([0x7FC00000, 0x00000000, 0x00000000], np.uint32).view(np.float32)
     layout_rule = CompareRule("bitwise").to_json()  # tensor-layout / tensor-view compare_rule
     assert judge_buffer(got, want, layout_rule).bad.tolist() == [0, 1, 2]
-    decode_rule = CompareRule("bitwise", signed_zero=False).to_json()
-    assert judge_buffer(got, want, decode_rule).bad.tolist() == [0, 1]
+    computed = CompareRule("bitwise", signed_zero=False).to_json()  # arithmetic: sign and flush forgiven
+    assert judge_buffer(got, want, computed).bad.tolist() == [0]
+    moved = CompareRule("tolerance").to_json()  # a NaN tolerance marks a moved element: its bits count
+    assert judge_buffer(got, want, moved, np.full(3, np.nan)).bad.tolist() == [0, 1, 2]
+    assert judge_buffer(want.copy(), want, moved, np.full(3, np.nan)).bad.tolist() == []
+
+
+def test_a_result_whose_interval_reaches_the_subnormal_range_may_be_flushed() -> None:
+    """Vulkan lets any denormalized result be flushed to zero (no DenormPreserve): where the admitted
+    interval holds a subnormal, +0 and -0 pass, however far 0 lies outside it. float16 [2^-24,
+    3 * 2^-24] (all subnormal) admits 0 and -0, [2^-14, 2^-13] (all normal) does not, nor does a
+    float32 buffer with the first bounds (normal there). Failed before: 0 lay outside the interval."""
+    e16 = np.array([2.0**-23, 1.5 * 2.0**-14], np.float16)
+    sides = np.array([[2.0**-24, 0.5 * 2.0**-14], [2.0**-24, 0.5 * 2.0**-14]])  # [2^-24, 3 2^-24], [2^-14, 2^-13]
+    for zero in (0.0, -0.0):
+        got = np.full(2, zero, np.float16)
+        assert judge_buffer(got, e16, TOL, sides).bad.tolist() == [1]
+    assert judge_buffer(np.zeros(2, np.float32), e16.astype(np.float32), TOL, sides).bad.tolist() == [0, 1]
+    # an interval that only reaches into the subnormals from the normal side: [2^-14 - 2^-24, 2^-14]
+    reach = np.array([[2.0**-24], [0.0]])
+    assert judge_buffer(np.zeros(1, np.float16), np.array([2.0**-14], np.float16), TOL, reach).bad.tolist() == []
+    assert judge_buffer(np.zeros(1, np.float16), np.array([2.0**-14], np.float16), TOL, np.zeros((2, 1))
+                        ).bad.tolist() == [0]
+    # computed results compared bit for bit (signed_zero false): a subnormal expected admits +-0
+    rule = {"rule": "bitwise", "signed_zero": False}
+    e = np.array([2.0**-20, 2.0**-14], np.float16)
+    assert judge_buffer(np.array([-0.0, 0.0], np.float16), e, rule).bad.tolist() == [1]
+    assert judge_buffer(np.array([0.0, 0.0], np.float16), e, {"rule": "bitwise"}).bad.tolist() == [0, 1]
+
+
+def test_a_failing_moved_element_reports_no_nan_tolerance() -> None:
+    """A moved element (NaN bound) that fails is reported without a tolerance: strict JSON has no
+    NaN, and its rule is its bits."""
+    import json
+
+    want = np.array([1.0, -65504.0], np.float16)
+    got = np.array([1.0, 0.0], np.float16)
+    tol = np.array([[0.0, np.nan], [0.0, np.nan]])
+    r = judge("c", [OutputBuffer("out", got, want, tol)], TOL)
+    assert r.status is Status.Fail and [m["element"] for m in r.mismatches] == [1]
+    assert "tolerance" not in r.mismatches[0]
+    json.dumps(r.mismatches, allow_nan=False)

@@ -39,10 +39,12 @@ class CompareRule:
     """How a backend's output buffer is judged against the expected one.
 
     ``bitwise``: every element's bits equal (data movement, integer paths).
-    ``tolerance``: |actual - expected| <= the per-element bound in
+    ``tolerance``: the actual value within the per-element bound in
     ``CaseData.tolerance`` (derived by the family and documented in
-    docs/spec-decisions.md); within it but beyond ``warn_fraction`` of it
-    anywhere is a QualityWarning.
+    docs/spec-decisions.md; a NaN bound: that element bit for bit); within it
+    but beyond ``warn_fraction`` of it anywhere is a QualityWarning. The exact
+    rule, flushed subnormals included: docs/pack-format.md "Acceptance",
+    runner.verdict.judge_buffer.
     """
 
     rule: str = "bitwise"
@@ -51,7 +53,8 @@ class CompareRule:
     #: docs/spec-decisions.md). None keeps the rule's own default: ``bitwise`` compares bits
     #: (the sign counts), ``tolerance`` compares values (+0 == -0). False on a bitwise rule:
     #: float arithmetic in a shader without SignedZeroInfNanPreserve, where Vulkan lets the
-    #: implementation ignore the sign of zero. True on a tolerance rule: the shader declares
+    #: implementation ignore the sign of zero (and flush a subnormal result, decision
+    #: "flush-to-zero"). True on a tolerance rule: the shader declares
     #: SignedZeroInfNanPreserve, so an exact zero must carry the expected sign.
     signed_zero: bool | None = None
 
@@ -71,8 +74,10 @@ class CaseData:
     ``initial[i]`` and ``expected[i]`` belong to the variant's i-th buffer
     (binding i+1); ``expected[i] is None`` means that buffer is not checked.
     ``params`` are the case's family parameter words (the batch prepends one
-    element offset per buffer). ``tolerance[i]`` (float64, broadcastable to
-    ``expected[i]``) is the absolute bound of a 'tolerance' compare rule.
+    element offset per buffer). ``tolerance[i]`` (float64) is the bound of a
+    'tolerance' compare rule: shape ``(2,) + expected[i].shape`` (how far below,
+    how far above) or broadcastable to ``expected[i]`` (symmetric); NaN marks a
+    moved element compared bit for bit (runner.verdict.tolerance_sides).
     """
 
     params: np.ndarray

@@ -104,6 +104,34 @@ def tolerance_sides(expected: np.ndarray, lo: np.ndarray, hi: np.ndarray, *, wid
     return np.stack([np.maximum(e - lo, 0.0), np.maximum(hi - e, 0.0)])
 
 
+def inherited(exact: np.ndarray, fmin: np.ndarray, fmax: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The admitted interval of an operation whose precision is "inherited from" a formula.
+
+    Vulkan, "Precision of Individual Operations", "Inherited From ...": "let the largest
+    permitted value in any of the ranges be F~max~ and the smallest be F~min~. The operation
+    must: return a value in the range [x - E, x + E] where E = max(|x - F~min~|, |x - F~max~|)",
+    x the exact result. So the interval is symmetric around x and holds [Fmin, Fmax] (decision
+    "inherited-precision"): one bound is the farther of Fmin and Fmax, the other its mirror image
+    2x - F. float64; the caller settles values a representable result may sit on exactly."""
+    x = np.asarray(exact, np.float64)
+    e = np.maximum(np.abs(x - fmin), np.abs(x - fmax))
+    return x - e, x + e
+
+
+def within_grid(lo: np.ndarray, hi: np.ndarray, component: ComponentType) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest values of ``component`` in [lo, hi] (the results an operation
+    bounded by that interval may return), from float64 approximations of irrational bounds:
+    widened by _OUTWARD first, so a representable value is never lost."""
+    lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+    return neighbours(lo - np.abs(lo) * _OUTWARD, component)[1], neighbours(hi + np.abs(hi) * _OUTWARD, component)[0]
+
+
+def rounded_either_way(lo: np.ndarray, hi: np.ndarray, component: ComponentType) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest correctly rounded results ("either neighbour", decision
+    "faithful-rounding") of exact values in [lo, hi] (float64, exact)."""
+    return neighbours(lo, component)[0], neighbours(hi, component)[1]
+
+
 def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.ndarray:
     """``values`` (of ``src``) converted to ``dst`` as the SPIR-V conversion instructions do.
 

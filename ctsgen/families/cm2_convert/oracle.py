@@ -27,16 +27,6 @@ class Kind(str, enum.Enum):
     transpose = "transpose"  # OpCooperativeMatrixTransposeNV
 
 
-def rounds(src: ComponentType, dst: ComponentType) -> bool:
-    """Whether converting ``src`` to ``dst`` can round (so a tolerance rule applies)."""
-    if not dst.is_float:
-        return False
-    mant = float_format(dst)[0] + 1
-    if src.is_float:
-        return float_format(src)[0] + 1 > mant or float_format(src)[2] > float_format(dst)[2]
-    return 8 * src.size - (0 if src.dtype.kind == "u" else 1) > mant
-
-
 def expected_result(kind: Kind, source: np.ndarray, src: ComponentType, dst: ComponentType
                     ) -> tuple[np.ndarray, np.ndarray]:
     """(expected result matrix, per-element two-sided tolerance: 2 x the matrix's shape, below /

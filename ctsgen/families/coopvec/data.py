@@ -43,7 +43,8 @@ from ctsgen.families.coopvec.variant import (
     MatrixLayout,
     outer_terms,
 )
-from ctsgen.model.types import CoopVecType
+from ctsgen.model.types import ComponentType, CoopVecType
+from ctsgen.oracle.values import from_bits, sentinel_bits
 
 T = CoopVecType
 
@@ -219,7 +220,8 @@ def _matmul_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generator
     inp = _vectors(v, raw_x, v.inputType.dtype)
     rt = v.resultType
     step = v.out_stride // rt.dtype.itemsize
-    out0 = np.zeros(v.invocations * step, dtype=rt.dtype)
+    rc = ComponentType[rt.name]
+    out0 = np.full(v.invocations * step, from_bits(sentinel_bits(rc), rc), dtype=rt.dtype)  # the store writes M
     initial = [inp, mbytes, bias, out0] + ([np.zeros(0, np.uint8)] if v.optimal else [])
     y = oracle.matmul(x, w, b, rt)
     expected = out0.copy()
@@ -227,7 +229,8 @@ def _matmul_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generator
     exp_list: list[np.ndarray | None] = [None, None, None, expected] + ([None] if v.optimal else [])
     tol = None
     if rt.is_float:
-        t = np.zeros(expected.shape, np.float64)
+        t = np.full(expected.shape, np.nan)  # the padding after each vector keeps the poison, bit for bit
+        t.reshape(v.invocations, step)[:, :v.M] = 0.0
         if case.values != "grid":
             with np.errstate(invalid="ignore", over="ignore"):
                 t.reshape(v.invocations, step)[:, :v.M] = oracle.matmul_tolerance(x, w, b, rt)
@@ -261,6 +264,7 @@ def _training_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generat
     expected = acc0.copy()
     expected[pad:] = oracle.accumulate_f16(acc0[pad:], vecs)
     tol = np.zeros(acc0.shape, np.float64)
+    tol[:pad] = np.nan  # bit for bit
     if not grid:
         tol[pad:] = oracle.accumulate_tolerance(acc0[pad:], vecs, product_rounding=False)
     return CaseData(case.params(), [_vectors(v, vecs, f16), acc0], [None, expected], [None, tol])

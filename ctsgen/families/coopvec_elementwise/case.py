@@ -221,7 +221,7 @@ class ElementwiseCase:
         oracle.store(expected, where, res)
         tol = None
         if r.is_float:
-            t_arr = np.zeros((2,) + expected.shape, np.float64)  # below / above the expected value
+            t_arr = np.full((2,) + expected.shape, np.nan)  # below / above; NaN: the poison, bit for bit
             idx = where[:, None] // r.dtype.itemsize + np.arange(v.N)
             t_arr[:, idx] = oracle.tolerance(v.op, ops, s, t, r, res, v.ieee)
             tol = [None, t_arr]

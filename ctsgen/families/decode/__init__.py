@@ -2,12 +2,13 @@
 
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
-from ctsgen.families.decode.case import FAMILY_NAME, DecodeCase, DecodeVariant, expected_on
+from ctsgen.families.decode.case import FAMILY_NAME, DecodeCase, DecodeVariant, expected_on, tolerance_on
 from ctsgen.families.decode.coverage import tables
 from ctsgen.families.decode.strategy import decode_cases, decode_variants, strata
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=DecodeCase, variant_type=DecodeVariant, strata_fn=strata,
     variants_fn=decode_variants, cases_for_fn=decode_cases, coverage=tables, expectation=expected_on,
+    tolerance=tolerance_on,
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
 )

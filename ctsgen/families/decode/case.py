@@ -63,6 +63,12 @@ class DecodeVariant:
         return FORMATS.get(self.decoder)
 
     @property
+    def moves_clamp_values(self) -> bool:
+        """Whether a load may return a float clampValue, moved bit for bit among computed
+        (decoded) elements: Constant clamping of a float matrix."""
+        return self.clampMode is ClampMode.Constant and self.matrix.component.is_float
+
+    @property
     def probe_words(self) -> int:
         return int(self.decoder[5:]) if self.decoder in PROBES else 0
 
@@ -177,13 +183,21 @@ class DecodeCase:
         comp = m.component
         initial = [self.input(), np.full(m.elements, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype)]
         params = self.params()
-        return CaseData(params, initial, expected_on(self, params, initial))
+        return CaseData(params, initial, expected_on(self, params, initial),
+                        tolerance_on(self, params, initial) if self.shader.moves_clamp_values else None)
 
     def compare_rule(self) -> CompareRule:
-        """Bit for bit, except the sign of a zero (decision "signed-zero"): the decode
-        function multiplies (a negative Q8_0 / Q4_0 scale times a zero quant is -0 in IEEE
-        754, MXFP4 code 0b1000 is -0 in OCP MX but +0 in llama.cpp's table), and the shader
-        does not declare SignedZeroInfNanPreserve, so Vulkan lets the device drop the sign."""
+        """A decoded element bit for bit, except the sign of a zero and a flushed subnormal
+        (decisions "signed-zero", "flush-to-zero"): the decode function multiplies (a negative
+        Q8_0 / Q4_0 scale times a zero quant is -0 in IEEE 754, MXFP4 code 0b1000 is -0 in OCP
+        MX but +0 in llama.cpp's table), and the shader does not declare
+        SignedZeroInfNanPreserve, so Vulkan lets the device drop the sign. A Constant-clamped
+        element is moved, not computed: every bit, the sign of a zero clampValue included
+        (decision "data-movement-bits"); a float matrix under Constant clamping is therefore
+        judged by the tolerance rule, its decoded elements with tolerance 0 (by value) and its
+        clamped ones with a NaN tolerance (bit for bit), as :func:`tolerance_on` writes them."""
+        if self.shader.moves_clamp_values:
+            return CompareRule("tolerance")
         return CompareRule("bitwise", signed_zero=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -222,3 +236,13 @@ def expected_on(case: DecodeCase, params: np.ndarray, initial: list[np.ndarray])
     v = case.shader
     t = decode_layout(params, v.Dim, v.clampMode)
     return [None, v.expected(t, initial[0][:v.input_words(t)]).ravel()]
+
+
+def tolerance_on(case: DecodeCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
+    """Per-element tolerance of a Constant-clamped float decode load on given inputs
+    (FamilySpec.tolerance): 0 where the element is decoded (compared by value), NaN where
+    it is clampValue (out of bounds: compared bit for bit, runner.verdict.judge_buffer)."""
+    v = case.shader
+    t = decode_layout(params, v.Dim, v.clampMode)
+    a = tensor_addresses(t, v.matrix.rows, v.matrix.cols, is_store=False)
+    return [None, np.where(a.valid, 0.0, np.nan).ravel()]

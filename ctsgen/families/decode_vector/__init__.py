@@ -2,7 +2,7 @@
 
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
-from ctsgen.families.decode.case import expected_on
+from ctsgen.families.decode.case import expected_on, tolerance_on
 from ctsgen.families.decode_vector.case import EXTENSION, FAMILY_NAME, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.coverage import tables
 from ctsgen.families.decode_vector.strategy import (
@@ -12,6 +12,6 @@ from ctsgen.families.decode_vector.strategy import (
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=DecodeVectorCase, variant_type=DecodeVectorVariant, strata_fn=strata,
     variants_fn=decode_vector_variants, cases_for_fn=decode_vector_cases,
-    coverage=tables, expectation=expected_on,
+    coverage=tables, expectation=expected_on, tolerance=tolerance_on,
     needs=Requirements(extensions=("VK_NV_cooperative_matrix2", EXTENSION)),
 )

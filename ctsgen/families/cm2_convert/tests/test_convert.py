@@ -61,6 +61,31 @@ def test_source_values_keep_conversions_defined(src: C, dst: C) -> None:
         assert (np.abs(out.astype(np.float64)) >= 2.0**-14).all() or dst is not C.float16
 
 
+@pytest.mark.parametrize(("src", "dst"), [(C.sint8, C.float16), (C.uint8, C.float16), (C.sint8, C.bfloat16),
+                                          (C.uint8, C.bfloat16), (C.float16, C.float32)])
+def test_an_exact_conversion_to_a_float_may_give_either_zero(src: C, dst: C) -> None:
+    """OpConvertSToF / OpConvertUToF of 0 is +0 in IEEE 754, but the shader does not declare
+    SignedZeroInfNanPreserve, so Vulkan lets the device give -0 ("ignore sign of a zero"). Exact
+    conversions are judged as the rounding ones and coopvec-elementwise's are (by value,
+    tolerance 0): for sources 0, 1, 2, -0 passes for 0, and 1 + one spacing for 1 fails.
+    Failed before: exact conversions were compared bit for bit, so -0 failed."""
+    from ctsgen.runner.verdict import judge_buffer
+
+    m = lambda t: MatrixType(t, Scope.Subgroup, 16, 16, MatrixUse.Accumulator)  # noqa: E731
+    rule = ConvertCase(ConvertVariant(Kind.convert, m(src), m(dst)), 3).compare_rule().to_json()
+    source = np.zeros((16, 16), src.dtype)
+    source[0, 1], source[0, 2] = 1, 2
+    exp, tol = expected_result(Kind.convert, source, src, dst)
+    exp, tol = exp.ravel(), tol.reshape(2, -1)
+    assert exp[:3].astype(np.float64).tolist() == [0.0, 1.0, 2.0] and not np.signbit(exp[0].astype(np.float64))
+    got = exp.copy()
+    got[0] = -0.0
+    assert judge_buffer(got, exp, rule, tol).bad.tolist() == []
+    got[1] = np.nextafter(np.float32(1), np.float32(2)).astype(dst.dtype) if dst is C.float32 else \
+        (np.array(1.0).astype(dst.dtype).view(dst.bits_dtype) + 1).view(dst.dtype)
+    assert judge_buffer(got, exp, rule, tol).bad.tolist() == [1]
+
+
 def test_transpose_twice_is_identity() -> None:
     m = source_values(C.float16, C.float16, 16 * 32, 3).reshape(16, 32)
     t, _ = expected_result(Kind.transpose, m, C.float16, C.float16)

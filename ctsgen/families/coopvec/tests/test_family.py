@@ -109,3 +109,27 @@ def test_hazardous_cases_are_row_or_column_major_matmuls_in_partial_subgroups(ca
     v = case.variant()
     assert case.hazards() == ["partial-subgroup-row-column-major"]
     assert v.layout in (0, 1) and v.invocations < 32 and v.op in ("matmul", "matmuladd")
+
+
+@pytest.mark.parametrize("result, values", [(CoopVecType.float16, "grid"), (CoopVecType.float16, "random"),
+                                            (CoopVecType.float32, "random")])
+def test_a_store_past_the_vector_end_fails(result: CoopVecType, values: str) -> None:
+    """M = 3 float16 (float32) results take 6 (12) of each invocation's 16 output bytes; the other 5
+    (1) components are padding the store must not write. The output starts poisoned with the
+    sentinel and the padding is compared bit for bit: zeros written there fail. Failed before: the
+    output started as +0.0 compared by value, so a store of zeros past the end passed."""
+    from ctsgen.families.coopvec.case import CoopVecCase
+    from ctsgen.families.coopvec.variant import CoopVecVariant
+    from ctsgen.runner.verdict import judge_buffer
+    T = CoopVecType
+    v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, result, 0, False, 3, 3)
+    c = CoopVecCase(v, 0, 16, 16, seed=5, values=values)
+    d = c.data()
+    want, rule = d.expected[3], c.compare_rule().to_json()
+    step = v.out_stride // want.dtype.itemsize
+    assert step - 3 == {T.float16: 5, T.float32: 1}[result]
+    assert judge_buffer(want.copy(), want, rule, d.tolerance[3]).bad.size == 0
+    got = want.copy()
+    got.reshape(-1, step)[:, 3:] = 0.0  # a store writing zeros past the end
+    bad = judge_buffer(got, want, rule, d.tolerance[3]).bad
+    assert bad.size == v.invocations * (step - 3) and (bad % step >= 3).all()

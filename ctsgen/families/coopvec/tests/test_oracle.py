@@ -115,7 +115,7 @@ def test_grid_data_are_exact_under_fp16_rounding_after_every_product(op: str, m:
     for seed in range(5):
         case = CoopVecCase(v, 0, ceil_to(k * 2, 16), 0, seed=seed, values="grid")
         d = case_data(case)
-        assert not d.tolerance[3].any()
+        assert not np.nan_to_num(d.tolerance[3]).any()  # 0 for the results (NaN: the padding, bit for bit)
         x = v.input_vectors(d.initial[0], 0)
         w = v.read_matrix(d.initial[1], 0, case.matrixStride)
         b = v.read_bias(d.initial[2], 0)

@@ -11,12 +11,13 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.decode import FAMILY
-from ctsgen.families.decode.case import DecodeCase
+from ctsgen.families.decode.case import DecodeCase, DecodeVariant
 from ctsgen.families.decode.formats import MXFP4, Q4_0, Q4_K, Q5_K, Q6_K, Q8_0, dequantize, encode_blocks
 from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, probe_values
 from ctsgen.families.decode.strategy import DECODERS, block_shapes
+from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode, TensorLayout
-from ctsgen.model.types import ComponentType
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.addressing import tensor_addresses
 from ctsgen.pack.generate import draw_cases
 
@@ -168,6 +169,13 @@ def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
         assert FAMILY.case_from_json(c.to_json()).name() == c.name()
 
 
+def q8_0_case(clamp: ClampMode) -> DecodeCase:
+    """A float32 q8_0 load: layoutDimension 64, slice offset 32, span 256, clampValue 0x80000000
+    (-0); matrix elements 0..31 read tensor elements 32..63, 32..255 are out of bounds."""
+    v = DecodeVariant(1, clamp, MatrixType(ComponentType.float32, Scope.Subgroup, 16, 16, MatrixUse.A), "q8_0", (32,))
+    return DecodeCase(v, TensorLayoutCase(v.layout_variant(), (64,), (32,), None, (32,), (256,), 0x80000000), 5)
+
+
 @pytest.mark.parametrize("fmt, block", [
     (Q8_0, f16(-0.5) + [0] * 32),                     # negative scale x zero quant
     (Q4_0, f16(-2.0) + [0x88] * 16),                  # negative scale x (8 - 8)
@@ -181,8 +189,27 @@ def test_sign_of_zero_is_not_part_of_a_decode_verdict(fmt, block) -> None:
 
     want = dequantize(fmt, np.array([block], dtype=np.uint8))[0].astype(np.float32)
     assert np.signbit(want).all() and (want == 0).all()
-    rule = DecodeCase.compare_rule(None).to_json()  # the rule does not depend on the case
+    rule = q8_0_case(ClampMode.ClampToEdge).compare_rule().to_json()  # every element decoded
     got = np.zeros_like(want)
     assert judge_buffer(got, want, rule).bad.size == 0
     got[3] = np.float32(2.0 ** -20)
     assert judge_buffer(got, want, rule).bad.tolist() == [3]
+
+
+def test_a_constant_clamped_element_keeps_the_sign_of_a_zero_clamp_value() -> None:
+    """Decision "data-movement-bits": a Constant-clamped element is clampValue's bits, moved, not
+    computed. In :func:`q8_0_case` under Constant clamping, elements 32..255 are out of bounds
+    (-0, bit for bit): +0 there fails; a decoded -0 (element 31: a zero quant times a
+    negative scale) still passes as +0. Failed before: the whole case was compared with
+    signed_zero false, so +0 passed for the clamp value."""
+    from ctsgen.runner.verdict import judge_buffer
+
+    c = q8_0_case(ClampMode.Constant)
+    d = c.data()
+    want, rule = d.expected[1], c.compare_rule().to_json()
+    assert want.view(np.uint32)[32:].tolist() == [0x80000000] * 224 and want.view(np.uint32)[31] == 0x80000000
+    got = want.copy()
+    got[31] = 0.0
+    assert judge_buffer(got, want, rule, d.tolerance[1]).bad.tolist() == []
+    got[32:] = 0.0
+    assert judge_buffer(got, want, rule, d.tolerance[1]).bad.tolist() == list(range(32, 256))
