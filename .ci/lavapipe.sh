@@ -13,14 +13,15 @@
 # program runs in the machine's own file system (its virtual environment, its checkout).
 #
 # Usage: .ci/lavapipe.sh PREFIX      (again with the same PREFIX: nothing to do, exit 0)
+#        .ci/lavapipe.sh --archive   (print the archive URI it would use; apt's directory: $APT_ETC,
+#                                     default /etc/apt)
 set -euo pipefail
 if [ $# -ne 1 ]; then
-    echo "usage: $0 PREFIX" >&2
+    echo "usage: $0 PREFIX | --archive" >&2
     exit 2
 fi
-prefix=$(realpath -m "$1")
-lib="$prefix/usr/lib/x86_64-linux-gnu"
-if [ -x "$prefix/run" ] && [ -f "$prefix/lvp_icd.json" ]; then
+etc=${APT_ETC:-/etc/apt}
+if [ "$1" != --archive ] && [ -x "$1/run" ] && [ -f "$1/lvp_icd.json" ]; then
     exit 0
 fi
 
@@ -28,11 +29,11 @@ fi
 # `deb [options] URI suite components` entry; security archives are not the main one.
 archive_uri() {
     local f
-    for f in /etc/apt/sources.list.d/*.sources; do
+    for f in "$etc"/sources.list.d/*.sources; do
         [ -f "$f" ] || continue
         awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' "$f"
     done
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
         [ -f "$f" ] || continue
         awk '$1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
                            if ($i !~ /security/) { print $i; exit } }' "$f"
@@ -40,9 +41,15 @@ archive_uri() {
 }
 uri=$(archive_uri | head -n 1)
 if [ -z "$uri" ]; then
-    echo "lavapipe.sh: no Debian archive in /etc/apt/sources.list or /etc/apt/sources.list.d -> configure apt" >&2
+    echo "lavapipe.sh: no Debian archive in $etc/sources.list or $etc/sources.list.d -> configure apt" >&2
     exit 1
 fi
+if [ "$1" = --archive ]; then
+    echo "$uri"
+    exit 0
+fi
+prefix=$(realpath -m "$1")
+lib="$prefix/usr/lib/x86_64-linux-gnu"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

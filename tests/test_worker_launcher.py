@@ -4,6 +4,8 @@ loader's prefix, README "lavapipe"), and multiprocessing is left as it was found
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
 import sys
 from multiprocessing import util as mp_util
 from pathlib import Path
@@ -59,3 +61,14 @@ def test_a_launcher_that_is_not_a_program_is_one_line_naming_the_variable(tmp_pa
     with pytest.raises(UserError, match=rf"^{WORKER_LAUNCHER_ENV}=.*missing is not an executable program -> ") as e:
         SupervisedBackend(functools.partial(FaultyBackend, {}))
     assert "\n" not in str(e.value)
+
+
+def test_fuzz_workers_are_started_through_the_launcher(tmp_path: Path) -> None:
+    launcher, log = _recording_launcher(tmp_path)
+    env = dict(os.environ, **{WORKER_LAUNCHER_ENV: str(launcher)})
+    run = subprocess.run([sys.executable, "-m", "ctsgen", "fuzz", "--family", "cm2-elementwise", "--workers", "2",
+                          "--max-examples", "2", "--database", "none"], cwd=Path(__file__).resolve().parents[1],
+                         env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    started = [line for line in log.read_text().splitlines() if " -m ctsgen fuzz " in line]
+    assert len(started) == 2 and all(line.startswith(f"{sys.executable} -m ctsgen fuzz ") for line in started)
