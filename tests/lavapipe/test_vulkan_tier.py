@@ -9,11 +9,15 @@ import functools
 import io
 import json
 import re
+import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from ctsgen.backends.base import BufferSpec, Dispatch, DispatchTimeout, ShaderVariant
 from ctsgen.backends.supervise import WORKER_LAUNCHER_ENV, SupervisedBackend
+from ctsgen.backends.vulkan import VulkanBackend
 from ctsgen.cli import build_parser, main
 from ctsgen.families import families
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
@@ -23,6 +27,9 @@ from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.run import JsonLinesSink, run_pack
+from ctsgen.runner.verdict import Status
+from ctsgen.testing import check_case
+from ctsgen.toolchain import compile_glsl
 from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
 
 #: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass.
@@ -104,15 +111,20 @@ def _reduce_cases(n: int) -> list[ReduceCase]:
     return [ReduceCase(ReduceVariant(ReduceMode.Row, Combine.max, source, source), seed) for seed in range(n)]
 
 
+def _worker_through(lavapipe: Lavapipe, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A supervised worker started from here runs through lavapipe's launcher, with the session's caches."""
+    monkeypatch.setenv(WORKER_LAUNCHER_ENV, lavapipe.launcher)
+    for key in ("CTSGEN_CACHE_DIR", "MESA_SHADER_CACHE_DIR"):
+        monkeypatch.setenv(key, lavapipe.env[key])
+
+
 def test_a_hang_and_a_crash_on_a_real_device_are_the_culprits_verdicts(
         lavapipe: Lavapipe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """This process supervises; the worker, started through lavapipe's launcher, holds the device."""
     cases = _reduce_cases(6)
     pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 0}))
     faults = {cases[1].data().initial[0].tobytes().hex(): "hang", cases[4].data().initial[0].tobytes().hex(): "crash"}
-    monkeypatch.setenv(WORKER_LAUNCHER_ENV, lavapipe.launcher)
-    for key in ("CTSGEN_CACHE_DIR", "MESA_SHADER_CACHE_DIR"):
-        monkeypatch.setenv(key, lavapipe.env[key])
+    _worker_through(lavapipe, monkeypatch)
     backend = SupervisedBackend(functools.partial(PlantedVulkan, faults), name="vulkan", grace_s=0.5)
     out = io.StringIO()
     try:
@@ -124,6 +136,34 @@ def test_a_hang_and_a_crash_on_a_real_device_are_the_culprits_verdicts(
     results = {r["name"]: r["status"] for r in map(json.loads, out.getvalue().splitlines()) if "status" in r}
     assert results == {c.name(): {1: "Timeout", 4: "Crash"}.get(i, "Pass") for i, c in enumerate(cases)}
     assert backend.restarts >= 2
+
+
+#: A shader that never ends on any device: x[0] stays 0 and every iteration stores (a side effect).
+NEVER_ENDS = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer Params { uint params[]; };
+layout(set = 0, binding = 1) coherent buffer Data { uint x[]; };
+void main() { uint i = 0u; while (x[0] == 0u) { i++; x[1] = i; } }
+"""
+
+
+def test_a_shader_that_never_ends_is_a_timeout_and_the_next_case_runs_on_a_new_worker(
+        lavapipe: Lavapipe, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's own fence wait ends the dispatch (the worker reports the timeout), and the
+    supervisor replaces the worker whose device is busy for ever."""
+    _worker_through(lavapipe, monkeypatch)
+    variant = ShaderVariant("never-ends", compile_glsl(NEVER_ENDS, "never_ends.comp"), 1,
+                            (BufferSpec(1, "data", "uint32"),))
+    backend = SupervisedBackend(VulkanBackend, name="vulkan", grace_s=5.0)
+    try:
+        start = time.monotonic()
+        with pytest.raises(DispatchTimeout, match="did not finish within 2 s"):
+            backend.run(Dispatch(variant, 1, [np.zeros(1, np.uint32), np.zeros(2, np.uint32)]), 2.0)
+        assert time.monotonic() - start < 7.0  # the worker's own bound, not the supervisor's grace
+        assert check_case(backend, _reduce_cases(1)[0]).status is Status.Pass
+        assert backend.restarts == 1
+    finally:
+        backend.close()
 
 
 def test_the_pipeline_cache_is_published_where_the_driver_gives_a_whole_header(lavapipe: Lavapipe,
