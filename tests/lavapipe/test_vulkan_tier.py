@@ -43,6 +43,7 @@ PROFILES = REPO / "ctsgen" / "device" / "profiles"
 
 
 def _gated() -> bool:
+    """Whether feature-bit gating is in: it brings the `ctsgen profile` command."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:
             build_parser().parse_args(["profile", "--help"])
