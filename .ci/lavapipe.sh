@@ -35,7 +35,7 @@ archive_uri() {
     done
     for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
         [ -f "$f" ] || continue
-        awk '$1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+        awk '$1 == "deb" { i = 2; if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
                            if ($i !~ /security/) { print $i; exit } }' "$f"
     done
 }
