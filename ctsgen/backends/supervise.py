@@ -8,13 +8,25 @@ raises :class:`WorkerCrashed`; a lost device raises :class:`DeviceLost`.
 In each case the worker is replaced on the next request, so the run goes
 on. The backend is built in the child by ``factory`` (a picklable
 callable, e.g. a class or a ``functools.partial``).
+
+The worker is a fresh interpreter (multiprocessing's spawn executes ``sys.executable``).
+A program started through a launcher, such as a private dynamic loader that brings a
+newer glibc and Vulkan loader (README, "lavapipe"), would start its worker without it:
+``CTSGEN_WORKER_LAUNCHER`` names that launcher (a command line; it is given the
+interpreter and its arguments), and the worker and multiprocessing's resource tracker
+are then started through it.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import shlex
+import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from multiprocessing import util as mp_util
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -32,6 +44,7 @@ from ctsgen.backends.base import (
     as_backend,
 )
 from ctsgen.device.profile import DeviceProfile
+from ctsgen.errors import UserError
 
 #: Extra seconds the supervisor waits beyond a dispatch's own timeout, for
 #: the worker to report the timeout itself (and to build a pipeline).
@@ -42,6 +55,42 @@ PREPARE_S_PER_VARIANT = 2.0
 #: for some 48x48 flexible-size pipelines through 5-D layouts and over 190 s for 64x64
 #: (issue 14): past this bound the verdict is BuildTimeout, not a dispatch Timeout.
 BUILD_TIMEOUT_S = 300.0
+#: The command the worker process is started through (see the module's docstring).
+WORKER_LAUNCHER_ENV = "CTSGEN_WORKER_LAUNCHER"
+
+
+def worker_launcher() -> list[str]:
+    """``CTSGEN_WORKER_LAUNCHER`` as a command (its program resolved to a path); [] if unset."""
+    words = shlex.split(os.environ.get(WORKER_LAUNCHER_ENV, ""))
+    if not words:
+        return []
+    program = shutil.which(words[0])
+    if program is None:
+        raise UserError(f"{WORKER_LAUNCHER_ENV}={os.environ[WORKER_LAUNCHER_ENV]!r}: {words[0]} is not an "
+                        f"executable program -> name the launcher's path, or unset {WORKER_LAUNCHER_ENV}")
+    return [os.path.abspath(program), *words[1:]]
+
+
+@contextmanager
+def _started_through(launcher: Sequence[str]) -> Iterator[None]:
+    """Within the block, processes multiprocessing spawns (a worker, the resource tracker it
+    starts first) run ``launcher`` with the interpreter's command line as arguments.
+    Both call ``multiprocessing.util.spawnv_passfds(path, args, fds)`` with ``args[0]``
+    the interpreter (``path`` encoded, as ``multiprocessing.spawn.get_executable`` gives it);
+    the launcher's command is put in front."""
+    if not launcher:
+        yield
+        return
+    original = mp_util.spawnv_passfds
+
+    def spawnv_passfds(path: bytes, args: Sequence[str | bytes], passfds: Sequence[int]) -> int:
+        return original(os.fsencode(launcher[0]), [*launcher, *args], passfds)
+
+    mp_util.spawnv_passfds = spawnv_passfds
+    try:
+        yield
+    finally:
+        mp_util.spawnv_passfds = original
 
 
 def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
@@ -126,6 +175,7 @@ class SupervisedBackend(Backend):
         self.grace_s = grace_s
         self.build_timeout_s = build_timeout_s
         self._ctx = mp.get_context("spawn")
+        self._launcher = worker_launcher()
         self._proc: Any = None
         self._conn: Connection | None = None
         self._profile: DeviceProfile | None = None
@@ -145,7 +195,8 @@ class SupervisedBackend(Backend):
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
         self._proc = self._ctx.Process(target=_serve, args=(child, self.factory), daemon=True)
-        self._proc.start()
+        with _started_through(self._launcher):
+            self._proc.start()
         child.close()
         self._conn = parent
         reply = self._request(None, START_TIMEOUT_S, "starting the backend")

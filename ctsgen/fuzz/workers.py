@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctsgen.backends.supervise import worker_launcher
 from ctsgen.timing import Breakdown
 
 if TYPE_CHECKING:
@@ -102,7 +103,10 @@ def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[
     with tempfile.TemporaryDirectory(prefix="ctsgen-workers-") as tmp:
         reports = [Path(tmp) / f"worker-{i}.json" for i in range(workers)]
         began = time.monotonic()
-        procs = [subprocess.Popen([sys.executable, "-m", "ctsgen", *worker_argv(argv, i, seed, devices, reports[i])],
+        # through CTSGEN_WORKER_LAUNCHER, as the supervised worker is (a private loader's prefix)
+        launcher = worker_launcher()
+        procs = [subprocess.Popen([*launcher, sys.executable, "-m", "ctsgen",
+                                   *worker_argv(argv, i, seed, devices, reports[i])],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                                   start_new_session=True)  # a signal reaches them once, from forward()
                  for i in range(workers)]

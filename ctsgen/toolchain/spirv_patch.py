@@ -35,8 +35,10 @@ OP_FUNCTION = 54
 OP_COOPERATIVE_MATRIX_LOAD_TENSOR_NV = 5367
 
 #: Opcodes by instruction name, for what reads a module's instructions by name
-#: (SPV_NV_tensor_addressing, "3.X Tensor Layout and View Instructions").
-OPCODES = {"OpTensorLayoutSetDimensionNV": 5373, "OpTensorLayoutSetBlockSizeNV": 5384}
+#: (SPV_NV_tensor_addressing, "3.X Tensor Layout and View Instructions"; SPV_NV_cooperative_matrix2,
+#: "3.X Cooperative Matrix Instructions" for the reduce).
+OPCODES = {"OpTensorLayoutSetDimensionNV": 5373, "OpTensorLayoutSetBlockSizeNV": 5384,
+           "OpCooperativeMatrixReduceNV": 5366}
 
 CAPABILITY_DECODE_VECTOR = 5447
 EXTENSION_DECODE_VECTOR = "SPV_NV_cooperative_matrix_decode_vector"

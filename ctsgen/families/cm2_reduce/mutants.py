@@ -5,6 +5,8 @@ result element's reduction domain from ``reduction_domains`` in this family's or
 looked up at call time: the faults hand the combine function the wrong
 source elements (SPV_NV_cooperative_matrix2, "Cooperative Matrix Reduce
 Mode").
+``lavapipe-reduce-tiles`` models a deviation seen on a driver (docs/validation.md), for
+``--expect-deviation``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.families.cm2_reduce.oracle import ReduceMode
-from ctsgen.mutants import Mutant
+from ctsgen.mutants import Mutant, resolve
 
 ORACLE = "ctsgen.families.cm2_reduce.oracle"
 FAMILY = "cm2-reduce"
@@ -44,6 +46,51 @@ def _column_without_transpose(matrix: np.ndarray) -> np.ndarray:
     return matrix.reshape(1, c, r)
 
 
+#: lavapipe's tile edge: its cooperative matrices are handled as 8x8 tiles (subgroup size 8).
+LAVAPIPE_TILE = 8
+#: Where the reduce oracle is looked up at call time: the family's cases and reference semantics,
+#: and cm2-program's reduce nodes.
+_REDUCE_CALLERS = ("ctsgen.families.cm2_reduce.case:expected_reduce",
+                   "ctsgen.families.cm2_program.oracle:expected_reduce")
+
+
+def _lavapipe_reduce(original: Any) -> Any:
+    """``expected_reduce`` as lavapipe (Mesa 26.2.6, LLVM 22.1.8) computes Row and Column reductions.
+
+    The source is cut into 8x8 tiles numbered row-major (tile (ti, tj) is number ti * C + tj, C
+    tiles per row). Row: result rows 0-7 are right; result rows 8K..8K+7 (K >= 1) get the row
+    reductions of tile number K alone (16x24: rows 8-15 get rows 0-7's reductions of columns
+    8-15). Column: result columns 0-7 are right; columns 8K..8K+7 get the column reductions of
+    tile number K alone, which is tile (0, K) (rows 0-7 only). A source 8 wide or 8 tall is
+    therefore right; Row|Column and 2x2 are right (docs/validation.md, "lavapipe: Row and Column
+    reductions")."""
+    t = LAVAPIPE_TILE
+
+    def reduce(matrix: np.ndarray, mode: ReduceMode, combine: Any, component: Any, out_rows: int,
+               out_cols: int) -> tuple[np.ndarray, np.ndarray]:
+        expected, tolerance = original(matrix, mode, combine, component, out_rows, out_cols)
+        r, c = matrix.shape
+        if mode not in (ReduceMode.Row, ReduceMode.Column) or r % t or c % t:
+            return expected, tolerance
+        expected, tolerance = np.array(expected, copy=True), np.array(tolerance, copy=True)
+        for k in range(1, (r if mode is ReduceMode.Row else c) // t):
+            ti, tj = divmod(k, c // t)
+            tile = matrix[ti * t:(ti + 1) * t, tj * t:(tj + 1) * t]
+            if mode is ReduceMode.Row:
+                rows = slice(k * t, (k + 1) * t)
+                expected[rows], tolerance[rows] = original(tile, mode, combine, component, t, out_cols)
+            else:
+                cols = slice(k * t, (k + 1) * t)
+                expected[:, cols], tolerance[:, cols] = original(tile, mode, combine, component, out_rows, t)
+        return expected, tolerance
+
+    return reduce
+
+
+def _lavapipe_targets() -> dict[str, Any]:
+    return {target: _lavapipe_reduce(resolve(target)[2]) for target in _REDUCE_CALLERS}
+
+
 MUTANTS = [
     Mutant("reduce-2x2-wrong-quad", FAMILY,
            "2x2 reduction combines a 1x4 run of one row instead of the 2x2 quad",
@@ -53,4 +100,10 @@ MUTANTS = [
            "Column reduction reads the source as if it were column-major",
            lambda: _domains_for(ReduceMode.Column, _column_without_transpose),
            "a Column reduction of any matrix with two or more rows and columns"),
+    Mutant("lavapipe-reduce-tiles", FAMILY,
+           "Row/Column reductions past the first 8 rows/columns reduce one 8x8 tile, numbered "
+           "row-major (seen on lavapipe)",
+           _lavapipe_targets,
+           "a Row reduction of a 16x16 matrix",
+           instructions=("OpCooperativeMatrixReduceNV",)),
 ]

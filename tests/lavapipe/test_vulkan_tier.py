@@ -1,0 +1,196 @@
+"""The Vulkan tier on lavapipe: packs pass, a short fuzz of every family runs or is skipped naming
+what the device lacks, the supervised worker's Timeout and Crash verdicts on a real device, the
+pipeline cache, and the pytest plugin's Vulkan backend (conftest.py: how lavapipe is found)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ctsgen.backends.base import BufferSpec, Dispatch, DispatchTimeout, ShaderVariant
+from ctsgen.backends.supervise import WORKER_LAUNCHER_ENV, SupervisedBackend
+from ctsgen.backends.vulkan import VulkanBackend
+from ctsgen.cli import build_parser, main
+from ctsgen.families import families
+from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
+from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
+from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.pack.read import load_pack
+from ctsgen.pack.write import write_pack
+from ctsgen.runner.options import RunOptions
+from ctsgen.runner.run import JsonLinesSink, run_pack
+from ctsgen.runner.verdict import Status
+from ctsgen.testing import check_case
+from ctsgen.toolchain import compile_glsl
+from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
+
+#: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass.
+RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce")
+#: Families whose strategies drew nothing lavapipe allows, ending in Hypothesis's Unsatisfiable, while
+#: the strategies gated on extension names only: they need tensor addressing (cm2-gemm's and
+#: cm2-program's loads, tensor-layout, tensor-view) or block loads (decode). Run once gating by
+#: feature bit is in (the `ctsgen profile` command comes with it).
+UNGATED = ("cm2-gemm", "cm2-program", "decode", "tensor-layout", "tensor-view")
+PROFILES = REPO / "ctsgen" / "device" / "profiles"
+
+
+def _gated() -> bool:
+    """Whether feature-bit gating is in: it brings the `ctsgen profile` command."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            build_parser().parse_args(["profile", "--help"])
+        except SystemExit as exc:
+            return exc.code == 0
+    return False
+
+
+def _profile_args() -> list[str]:
+    """lavapipe's fixture profile where there is one, else the embedded one (whose cases lavapipe does
+    not support are NotSupported)."""
+    found = sorted(PROFILES.glob("*lavapipe*"))
+    return ["--profile", str(found[0])] if found else []
+
+
+def _statuses(results: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in results.read_text().splitlines():
+        status = json.loads(line).get("status")
+        if status:
+            counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("family", RUNS)
+def test_a_pack_passes_with_the_documented_deviation_expected(family: str, lavapipe: Lavapipe,
+                                                              tmp_path: Path) -> None:
+    pack = tmp_path / family
+    assert main(["generate", "--family", family, "--count", "24", "--seed", "25", "--out", str(pack),
+                 *_profile_args()]) == 0
+    results = tmp_path / "results.jsonl"
+    run = lavapipe.ctsgen("run", str(pack), "--backend", "vulkan", "--results", str(results),
+                          "--expect-deviation", DEVIATION)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "llvmpipe" in run.stdout
+    counts = _statuses(results)
+    assert counts.get("Pass", 0) >= 1 and set(counts) <= {"Pass", "NotSupported"}, counts
+
+
+@pytest.mark.parametrize("family", [
+    pytest.param(f, marks=pytest.mark.skipif(f in UNGATED and not _gated(), reason=(
+        f"{f}: Unsatisfiable on lavapipe until the strategies gate on feature bits"))) for f in families()])
+def test_a_short_fuzz_runs_or_skips_naming_what_the_device_lacks(family: str, lavapipe: Lavapipe) -> None:
+    run = lavapipe.ctsgen("fuzz", "--backend", "vulkan", "--family", family, "--max-examples", "6",
+                          "--database", "none", "--seed", "2026", "--shrink-time", "5",
+                          "--expect-deviation", DEVIATION)
+    out = run.stdout + run.stderr
+    ran = run.returncode == 0 and "no failure found" in out
+    skipped = run.returncode == 2 and re.search(
+        rf"runs none of the families asked for \({re.escape(family)}: [^)]*(VK_\w+|cooperative\w+)", out)
+    assert ran or skipped, out[-3000:]
+
+
+def test_the_reduce_finding_is_found_and_explained_by_its_deviation(lavapipe: Lavapipe, tmp_path: Path) -> None:
+    args = ["fuzz", "--backend", "vulkan", "--family", "cm2-reduce", "--max-examples", "30", "--database", "none",
+            "--seed", "1", "--shrink-time", "5", "--repro-dir", str(tmp_path)]
+    found = lavapipe.ctsgen(*args)
+    assert found.returncode == 1, found.stdout[-2000:] + found.stderr[-2000:]
+    assert re.search(r"found: Fail in cm2_reduce\.(row|column)\.", found.stdout + found.stderr)
+    explained = lavapipe.ctsgen(*args, "--expect-deviation", DEVIATION)
+    assert explained.returncode == 0 and "no failure found" in explained.stdout, explained.stdout[-2000:]
+
+
+def _reduce_cases(n: int) -> list[ReduceCase]:
+    source = MatrixType(ComponentType.sint32, Scope.Subgroup, 8, 16, MatrixUse.Accumulator)
+    return [ReduceCase(ReduceVariant(ReduceMode.Row, Combine.max, source, source), seed) for seed in range(n)]
+
+
+def _worker_through(lavapipe: Lavapipe, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A supervised worker started from here runs through lavapipe's launcher, with the session's caches."""
+    monkeypatch.setenv(WORKER_LAUNCHER_ENV, lavapipe.launcher)
+    for key in ("CTSGEN_CACHE_DIR", "MESA_SHADER_CACHE_DIR"):
+        monkeypatch.setenv(key, lavapipe.env[key])
+
+
+def test_a_hang_and_a_crash_on_a_real_device_are_the_culprits_verdicts(
+        lavapipe: Lavapipe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process supervises; the worker, started through lavapipe's launcher, holds the device."""
+    cases = _reduce_cases(6)
+    pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 0}))
+    faults = {cases[1].data().initial[0].tobytes().hex(): "hang", cases[4].data().initial[0].tobytes().hex(): "crash"}
+    _worker_through(lavapipe, monkeypatch)
+    backend = SupervisedBackend(functools.partial(PlantedVulkan, faults), name="vulkan", grace_s=0.5)
+    out = io.StringIO()
+    try:
+        assert "llvmpipe" in backend.profile().name
+        run_pack(pack, backend, JsonLinesSink(out), RunOptions(batch_size=64, timeout_base_s=2.0,
+                                                               timeout_per_case_s=0.0))
+    finally:
+        backend.close()
+    results = {r["name"]: r["status"] for r in map(json.loads, out.getvalue().splitlines()) if "status" in r}
+    assert results == {c.name(): {1: "Timeout", 4: "Crash"}.get(i, "Pass") for i, c in enumerate(cases)}
+    assert backend.restarts >= 2
+
+
+#: A shader that never ends on any device: x[0] stays 0 and every iteration stores (a side effect).
+NEVER_ENDS = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer Params { uint params[]; };
+layout(set = 0, binding = 1) coherent buffer Data { uint x[]; };
+void main() { uint i = 0u; while (x[0] == 0u) { i++; x[1] = i; } }
+"""
+
+
+def test_a_shader_that_never_ends_is_a_timeout_and_the_next_case_runs_on_a_new_worker(
+        lavapipe: Lavapipe, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's own fence wait ends the dispatch (the worker reports the timeout), and the
+    supervisor replaces the worker whose device is busy for ever."""
+    _worker_through(lavapipe, monkeypatch)
+    variant = ShaderVariant("never-ends", compile_glsl(NEVER_ENDS, "never_ends.comp"), 1,
+                            (BufferSpec(1, "data", "uint32"),))
+    backend = SupervisedBackend(VulkanBackend, name="vulkan", grace_s=5.0)
+    try:
+        start = time.monotonic()
+        with pytest.raises(DispatchTimeout, match="did not finish within 2 s"):
+            backend.run(Dispatch(variant, 1, [np.zeros(1, np.uint32), np.zeros(2, np.uint32)]), 2.0)
+        assert time.monotonic() - start < 7.0  # the worker's own bound, not the supervisor's grace
+        assert check_case(backend, _reduce_cases(1)[0]).status is Status.Pass
+        assert backend.restarts == 1
+    finally:
+        backend.close()
+
+
+def test_the_pipeline_cache_is_published_where_the_driver_gives_a_whole_header(lavapipe: Lavapipe,
+                                                                              tmp_path: Path) -> None:
+    """lavapipe (Mesa 26.2.6) says its pipeline cache data is 32 bytes, then writes 20: no whole
+    VkPipelineCacheHeaderVersionOne, so nothing is published and every run builds its own pipelines
+    (docs/validation.md, "lavapipe: the pipeline cache"). A lavapipe that writes a whole header gets
+    its blob published and loaded by the next run."""
+    pack = write_pack(_reduce_cases(3), tmp_path / "pack", header={"seed": 0})
+    stats = []
+    for i in range(2):
+        run = lavapipe.run(["-m", "ctsgen", "run", str(pack), "--backend", "vulkan", "--results",
+                            str(tmp_path / f"r{i}.jsonl")], env={"CTSGEN_CACHE_DIR": str(tmp_path / "spirv")})
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+        stats.append(dict(re.findall(r"(pipeline_cache_\w+) (\d+)", run.stdout)))
+    published = sorted((tmp_path / "pipelines").glob("*.bin"))
+    if published:
+        assert int(stats[1]["pipeline_cache_loaded_bytes"]) == published[0].stat().st_size
+    else:
+        assert "pipeline_cache_saved_bytes" not in stats[0] and stats[1]["pipeline_cache_loaded_bytes"] == "0"
+        assert sorted(p.suffix for p in (tmp_path / "pipelines").iterdir()) == [".lock"]
+
+
+def test_the_pytest_plugin_runs_a_pack_on_the_vulkan_backend(lavapipe: Lavapipe, tmp_path: Path) -> None:
+    pack = write_pack(_reduce_cases(4), tmp_path / "pack", header={"seed": 0})
+    run = lavapipe.run(["-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "--ctsgen-pack",
+                        str(pack), "--ctsgen-backend", "vulkan", "-q"], cwd=tmp_path)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert re.search(r"\b4 passed\b", run.stdout), run.stdout[-2000:]
