@@ -410,6 +410,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return run_doctor()
 
 
+def cmd_profile(args: argparse.Namespace) -> int:
+    from ctsgen.device.capture import capture
+
+    text = capture(args.device, Path(args.out) if args.out else None)
+    print(f"wrote {args.out}" if args.out else text, end="\n" if args.out else "")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ctsgen.families import families
 
@@ -563,6 +571,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("doctor", help="report the toolchain, Vulkan loader and devices")
     d.set_defaults(func=cmd_doctor)
+
+    pr = sub.add_parser("profile", help="read a live Vulkan device's capabilities into a profile file "
+                        "(docs/profile-format.md) for generate --profile")
+    pr.add_argument("--device", type=nonneg_int, default=0, help="Vulkan device index (default: 0)")
+    pr.add_argument("--out", help="profile file to write (default: standard output)")
+    pr.set_defaults(func=cmd_profile)
     return p
 
 
