@@ -27,11 +27,13 @@ DEFAULT_OUT = "generated/{family}"
 def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.device.profile import default_profile, load_profile
     from ctsgen.families import get_family
+    from ctsgen.pack.generate import check_runnable
     from ctsgen.pack.lock import out_lock
 
     out = Path(args.out if args.out is not None else DEFAULT_OUT.format(family=args.family))
     profile = load_profile(args.profile) if args.profile else default_profile()
     family = get_family(args.family)
+    check_runnable(family, profile)
     with out_lock(out):
         try:
             return _generate_locked(args, out, profile, family)
@@ -65,7 +67,8 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     t0 = time.monotonic()
     with times.stage("draw"):
         cases = draw_cases(family, args.count, args.seed, options, cases_per_variant=args.cases_per_variant,
-                           progress=Progress("drawing cells"), jobs=args.jobs)
+                           progress=Progress("drawing cells"), jobs=args.jobs,
+                           note=lambda line: print(f"ctsgen: {line}", file=sys.stderr))
         if args.include_hazardous:
             cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
     t1 = time.monotonic()

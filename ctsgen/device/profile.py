@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctsgen.device.checks import ProfileFormatError, check_entry, check_features, check_properties
+from ctsgen.errors import CtsgenError
 from ctsgen.model.types import (
     ComponentType,
     MatrixType,
@@ -29,6 +30,11 @@ from ctsgen.model.types import (
 
 #: The subgroup size of a read-out that does not record one (an NVIDIA device's).
 DEFAULT_SUBGROUP_SIZE = 32
+
+
+class ProfileLacksError(CtsgenError, ValueError):
+    """A strategy asked for something the device profile has none of (a pinned stratum, a family's
+    whole signature space); the message names the missing feature, type or property."""
 
 
 @dataclass(frozen=True)
