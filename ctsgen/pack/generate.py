@@ -94,9 +94,10 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
                                 f"{next(iter(left_out.values()))} -> choose a family it runs: "
                                 f"{', '.join(families_it_runs(profile)) or 'none'}")
     if left_out and note:
-        reasons = sorted(set(left_out.values()))
+        reasons = [r.split(" -> ")[0] for r in left_out.values()]
+        named = [r for r in reasons if "feature " in r]  # one naming a missing feature says most
         note(f"{family.name} on {profile.name}: leaving out {len(left_out)} of {len(left_out) + len(strata)} "
-             f"strata ({'; '.join(reasons)})")
+             f"strata the profile has nothing for (e.g. {(named or reasons)[0]})")
     work = [(family.name, i, stratum, count // len(strata) + (1 if i < count % len(strata) else 0),
              seed, options, cases_per_variant) for i, stratum in enumerate(strata)]
     work = [w for w in work if w[3] > 0]

@@ -119,9 +119,12 @@ def convert_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     if not kinds:
         pinned = {n: v for n, v in (("kind", kind), ("to_use", to_use), ("source", source), ("result", result),
                                     ("scope", scope)) if v is not None}
-        lacks = "" if profile.has_feature("cooperativeMatrixConversions") else \
+        wanted = [(k, u) for k, u in KIND_USES if kind in (None, k) and to_use in (None, u)]
+        lacks = "" if profile.has_feature("cooperativeMatrixConversions") or \
+            not all(needs_conversions(k, u) for k, u in wanted) else \
             " (feature cooperativeMatrixConversions is not supported)"
-        raise ProfileLacksError(f"device profile {profile.name!r} has no matrix types for a conversion with {pinned}"
+        said = ", ".join(f"{n}={getattr(v, 'name', v)}" for n, v in pinned.items())
+        raise ProfileLacksError(f"device profile {profile.name!r} has no matrix types for a conversion with {said}"
                                 f"{lacks} -> pin a pair it supports (cm2_convert.strategy.component_pairs) or use a "
                                 "profile that has one")
     k, u = draw(st.sampled_from(kinds))
