@@ -194,3 +194,36 @@ def test_a_written_profile_reads_back_the_same(prof):
             again.flexible_dimensions, again.coopvec_combinations) == \
         (prof.name, prof.extensions, prof.features, prof.properties, prof.coopmat_khr, prof.flexible_dimensions,
          prof.coopvec_combinations)
+
+
+def test_the_profile_command_writes_what_the_vulkan_backend_reads(tmp_path, capsys, monkeypatch):
+    """``ctsgen profile`` writes the live device's profile (here a stand-in backend holding lavapipe's
+    fixture) so that load_profile reads back the same features, properties and lists."""
+    import ctsgen.backends.vulkan as vulkan
+    from ctsgen.cli import main
+
+    lvp = load_profile(REPO / "ctsgen" / "device" / "profiles" / "mesa-lavapipe-26.2.6.txt")
+    opened: list[int] = []
+
+    class StandIn:
+        def __init__(self, device_index: int = 0) -> None:
+            opened.append(device_index)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc) -> None:
+            pass
+
+        def profile(self):
+            return lvp
+
+    monkeypatch.setattr(vulkan, "VulkanBackend", StandIn)
+    out = tmp_path / "mine.txt"
+    assert main(["profile", "--device", "1", "--out", str(out)]) == 0
+    assert opened == [1] and capsys.readouterr().out.strip() == f"wrote {out}"
+    back = load_profile(out)
+    assert (back.name, back.extensions, back.features, back.properties, back.coopmat_khr, back.flexible_dimensions) \
+        == (lvp.name, lvp.extensions, lvp.features, lvp.properties, lvp.coopmat_khr, lvp.flexible_dimensions)
+    assert back.subgroup_size == 8
+    assert main(["profile"]) == 0 and capsys.readouterr().out.startswith("# Read off Vulkan device 0, llvmpipe")
