@@ -257,6 +257,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             running.append(fuzzer)
             for name, why in fuzzer.report.skipped.items():
                 show.write(f"skipping {name}: {why}")
+            for line in fuzzer.omissions():
+                show.write(line)
             report = fuzzer.run()
         finally:
             show.close()

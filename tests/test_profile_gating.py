@@ -139,3 +139,29 @@ def test_a_subgroup_of_64_sets_every_subgroup_scope_shaders_workgroup() -> None:
             assert profile.unsupported_reason(v.requirements()) is None, v.id
             if all(m.scope.name == "Subgroup" for m in v.requirements().matrices):
                 assert v.local_size_x == 64, (family, v.id)
+
+
+def test_generate_and_fuzz_say_in_one_line_which_program_operations_they_leave_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ctsgen.backends.reference import ReferenceBackend
+    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+    from ctsgen.pack.generate import draw_cases
+
+    profile = _h100_with(cooperativeMatrixReductions=0)
+    fam = get_family("cm2-program")
+    notes: list[str] = []
+    draw_cases(fam, 8, 0, StrategyOptions(profile=profile), note=notes.append)
+    said = [n for n in notes if "leaving out reduce nodes" in n]
+    assert said == [f"cm2-program on {profile.name}: leaving out reduce nodes: feature cooperativeMatrixReductions "
+                    "is not supported"], notes
+
+    class ReferenceWithoutReductions(ReferenceBackend):
+        def profile(self) -> DeviceProfile:
+            return profile
+
+    fuzzer = Fuzzer(ReferenceWithoutReductions(), FuzzOptions(families=("cm2-program", "cm2-reduce"),
+                                                              max_examples=1, database=None))
+    assert fuzzer.omissions() == ["cm2-program: leaving out reduce nodes: feature cooperativeMatrixReductions "
+                                  "is not supported"]
+    assert fuzzer.report.skipped == {"cm2-reduce": "feature cooperativeMatrixReductions is not supported"}
+    assert fam.omissions(_profile("nvidia-h100-driver580.txt")) is None

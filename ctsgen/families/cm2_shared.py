@@ -29,8 +29,11 @@ def simplicity(mt: MatrixType) -> tuple:
 
 
 def profile_key(profile: DeviceProfile) -> tuple:
+    """What the matrix types of ``profile`` depend on (a cache key): two profiles alike but for their
+    subgroup size have different Subgroup-scope types."""
     return (profile.name, repr(sorted(profile.features.items())), repr(profile.coopmat_khr),
-            repr(profile.flexible_dimensions), profile.flexible_max_dimension)
+            repr(profile.flexible_dimensions), profile.flexible_max_dimension, profile.subgroup_size,
+            repr(sorted(profile.properties.items())))
 
 
 _CACHE: dict[tuple, list[MatrixType]] = {}

@@ -24,3 +24,9 @@ def split_runnable(asked: list[Family], profile: DeviceProfile) -> tuple[list[Fa
     """The families of ``asked`` that ``profile`` runs, and why it runs none of each other one."""
     skipped = {f.name: why for f in asked if (why := unsupported_family(f, profile))}
     return [f for f in asked if f.name not in skipped], skipped
+
+
+def omitted(family: Family, profile: DeviceProfile) -> str | None:
+    """What ``family`` leaves out on ``profile`` (its optional ``omissions``), in one line, or None."""
+    omissions = getattr(family, "omissions", None)
+    return omissions(profile) if omissions is not None else None

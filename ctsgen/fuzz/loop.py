@@ -41,7 +41,7 @@ from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
-from ctsgen.families.gating import families_it_runs, split_runnable
+from ctsgen.families.gating import families_it_runs, omitted, split_runnable
 from ctsgen.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
@@ -150,6 +150,10 @@ class Fuzzer:
         self._shaders: dict[str, ShaderVariant] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
         self._stop_requested = False  # request_stop(): end at the next example
+
+    def omissions(self) -> list[str]:
+        """``FAMILY: what it leaves out`` for each family fuzzed that runs only in part on the device."""
+        return [f"{f.name}: {why}" for f in self.families if (why := omitted(f, self.profile))]
 
     # -- strategies ------------------------------------------------------
     def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:

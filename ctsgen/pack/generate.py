@@ -17,7 +17,7 @@ from collections.abc import Callable
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, Family, StrategyOptions
-from ctsgen.families.gating import families_it_runs, unsupported_family
+from ctsgen.families.gating import families_it_runs, omitted, unsupported_family
 from ctsgen.pack.workers import worker_pool
 from ctsgen.strategies.sampling import draw_examples, draw_many
 
@@ -87,12 +87,15 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
     profile = options.profile or default_profile()
-    check_runnable(family, profile)
+    if options.profile is not None:  # a device's profile; without one (the reference backend's use) every family draws
+        check_runnable(family, profile)
     strata, left_out = drawable_strata(family, options)
     if not strata:
         raise ProfileLacksError(f"device profile {profile.name!r} runs no {family.name} case: "
                                 f"{next(iter(left_out.values()))} -> choose a family it runs: "
                                 f"{', '.join(families_it_runs(profile)) or 'none'}")
+    if note and (why := omitted(family, profile)):
+        note(f"{family.name} on {profile.name}: {why}")
     if left_out and note:
         reasons = [r.split(" -> ")[0] for r in left_out.values()]
         named = [r for r in reasons if "feature " in r]  # one naming a missing feature says most

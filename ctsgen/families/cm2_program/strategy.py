@@ -175,6 +175,16 @@ def kinds_on(profile: DeviceProfile) -> tuple[Op, ...]:
     return tuple(k for k in KINDS if all(profile.has_feature(f) for f in op_features(k)))
 
 
+def omissions(profile: DeviceProfile) -> str | None:
+    """The node kinds ``profile`` gets no program with, and the feature bits they lack (one line)."""
+    left = [k for k in KINDS if k not in kinds_on(profile)]
+    if not left:
+        return None
+    lacks = sorted({f for k in left for f in op_features(k) if not profile.has_feature(f)})
+    return (f"leaving out {', '.join(k.value for k in left)} nodes: feature {', '.join(lacks)} "
+            f"{'is' if len(lacks) == 1 else 'are'} not supported")
+
+
 def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int]],
           kinds: Sequence[Op] = KINDS) -> Program:
     """The program the raw draws describe (see the module docstring), of node kinds among ``kinds``
