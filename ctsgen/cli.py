@@ -419,7 +419,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from ctsgen.device.capture import capture
 
     text = capture(args.device, Path(args.out) if args.out else None)
-    print(f"wrote {args.out}" if args.out else text, end="\n" if args.out else "")
+    if args.out:
+        print(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
     return 0
 
 
