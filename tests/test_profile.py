@@ -227,3 +227,19 @@ def test_the_profile_command_writes_what_the_vulkan_backend_reads(tmp_path, caps
         == (lvp.name, lvp.extensions, lvp.features, lvp.properties, lvp.coopmat_khr, lvp.flexible_dimensions)
     assert back.subgroup_size == 8
     assert main(["profile"]) == 0 and capsys.readouterr().out.startswith("# Read off Vulkan device 0, llvmpipe")
+
+
+def test_a_decode_vector_pack_is_made_for_the_reference_backend(tmp_path, capsys):
+    """No read-out exposes decode vector, so its packs target the reference backend by name."""
+    import json
+
+    from ctsgen.cli import main
+
+    out = tmp_path / "p"
+    assert main(["generate", "--family", "decode-vector", "--profile", "reference", "--count", "3", "--jobs", "1",
+                 "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["options"]["profile"] == "reference"
+    assert main(["generate", "--family", "decode-vector", "--profile", "reference", "--count", "3", "--jobs", "1",
+                 "--out", str(out)]) == 0
+    assert "is up to date" in capsys.readouterr().out
