@@ -20,6 +20,9 @@ from ctsgen.pack.lock import OutputLockedError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
+#: ``generate --profile reference``: a pack for the reference backend, which runs every family (decode-vector,
+#: which no read-out profile exposes, included), drawn with the default profile's matrix types.
+REFERENCE_PROFILE = "reference"
 #: Where ``generate`` writes when no --out is given: one directory per family.
 DEFAULT_OUT = "generated/{family}"
 
@@ -27,11 +30,15 @@ DEFAULT_OUT = "generated/{family}"
 def cmd_generate(args: argparse.Namespace) -> int:
     from ctsgen.device.profile import default_profile, load_profile
     from ctsgen.families import get_family
+    from ctsgen.pack.generate import check_runnable
     from ctsgen.pack.lock import out_lock
 
     out = Path(args.out if args.out is not None else DEFAULT_OUT.format(family=args.family))
-    profile = load_profile(args.profile) if args.profile else default_profile()
+    reference = args.profile == REFERENCE_PROFILE
+    profile = load_profile(args.profile) if args.profile and not reference else default_profile()
     family = get_family(args.family)
+    if not reference:
+        check_runnable(family, profile)
     with out_lock(out):
         try:
             return _generate_locked(args, out, profile, family)
@@ -47,9 +54,11 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.toolchain import toolchain_versions
 
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
+    reference = args.profile == REFERENCE_PROFILE  # no device: every family, the default's matrix types
+    profile_name = REFERENCE_PROFILE if reference else profile.name
     if out.is_dir() and not args.force and is_ctsgen_pack(out):
         differ = request_differences(out, family=family.name, count=args.count, seed=args.seed,
-                                     profile=profile.name, toolchain=toolchain,
+                                     profile=profile_name, toolchain=toolchain,
                                      hazardous=args.hazardous_count if args.include_hazardous else 0,
                                      cases_per_variant=args.cases_per_variant)
         if not differ:
@@ -58,20 +67,21 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
         raise PackExistsError(f"{out} holds a pack generated with other options ({differ}) -> pass --force "
                               "to replace it, or choose another --out")
     check_replaceable(out, args.force)
-    options = StrategyOptions(profile=profile)
+    options = StrategyOptions(profile=None if reference else profile)
     from ctsgen.timing import Breakdown
 
     times = Breakdown()
     t0 = time.monotonic()
     with times.stage("draw"):
         cases = draw_cases(family, args.count, args.seed, options, cases_per_variant=args.cases_per_variant,
-                           progress=Progress("drawing cells"), jobs=args.jobs)
+                           progress=Progress("drawing cells"), jobs=args.jobs,
+                           note=lambda line: print(f"ctsgen: {line}", file=sys.stderr))
         if args.include_hazardous:
             cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
     t1 = time.monotonic()
     header = {
         "seed": args.seed, "count": len(cases), "families": [family.name],
-        "options": {"profile": profile.name,
+        "options": {"profile": profile_name,
                     "hazardous": args.hazardous_count if args.include_hazardous else 0,
                     "cases_per_variant": args.cases_per_variant},
         "toolchain": toolchain,
@@ -254,6 +264,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             running.append(fuzzer)
             for name, why in fuzzer.report.skipped.items():
                 show.write(f"skipping {name}: {why}")
+            for line in fuzzer.omissions():
+                show.write(line)
             report = fuzzer.run()
         finally:
             show.close()
@@ -410,6 +422,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return run_doctor()
 
 
+def cmd_profile(args: argparse.Namespace) -> int:
+    from ctsgen.device.capture import capture
+
+    text = capture(args.device, Path(args.out) if args.out else None)
+    if args.out:
+        print(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ctsgen.families import families
 
@@ -424,7 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0, help="same seed, byte-identical pack (default: 0)")
     g.add_argument("--out", help="pack directory (default: generated/FAMILY); an identical pack there is kept "
                    "as it is")
-    g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile)")
+    g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile; "
+                   "docs/profile-format.md), or 'reference' for the reference backend, which runs every family")
     g.add_argument("--include-hazardous", action="store_true",
                    help="add the family's hazardous group: cases known to hang drivers (tensor-layout: "
                         "RepeatMirrored loads out of bounds on an axis of layoutDimension 1, docs/spec-decisions.md "
@@ -563,6 +587,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("doctor", help="report the toolchain, Vulkan loader and devices")
     d.set_defaults(func=cmd_doctor)
+
+    pr = sub.add_parser("profile", help="read a live Vulkan device's capabilities into a profile file "
+                        "(docs/profile-format.md) for generate --profile")
+    pr.add_argument("--device", type=nonneg_int, default=0, help="Vulkan device index (default: 0)")
+    pr.add_argument("--out", help="profile file to write (default: standard output)")
+    pr.set_defaults(func=cmd_profile)
     return p
 
 

@@ -115,3 +115,131 @@ def test_list_entry_outside_a_list_section(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(ProfileFormatError, match="cannot read device profile"):
         load_profile(tmp_path / "nope.txt")
+
+
+# -- nonsense is refused in one line naming the field and what is allowed (exit 2) --------------------
+
+def _edited(tmp_path: Path, old: str, new: str, count: int = 1) -> Path:
+    text = H100.read_text()
+    assert old in text
+    path = tmp_path / "edited.txt"
+    path.write_text(text.replace(old, new, count))
+    return path
+
+
+def _generate_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    from ctsgen.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and err[0].startswith("ctsgen: error: "), err
+    return err[0]
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("'AType': 0, 'BType': 0, 'CType': 0", "'AType': 99, 'BType': 0, 'CType': 0",
+     "has AType 99 -> a component type is a VkComponentTypeKHR value: 0 f16"),
+    ("'cooperativeMatrixFlexibleDimensionsMaxDimension': 1024", "'cooperativeMatrixFlexibleDimensionsMaxDimension': 1e20",
+     "property cooperativeMatrixFlexibleDimensionsMaxDimension is 1e+20 -> a property is a whole number in [0, 4294967295]"),
+    ("'MGranularity': 16", "'MGranularity': 4096", "has MGranularity 4096 -> a size or granularity is a whole number in [1, 256]"),
+    ("'workgroupInvocations': 32}", "'workgroupInvocations': -32}",
+     "has workgroupInvocations -32 -> a workgroup size is a whole number in [0, 4294967295]"),
+    ("'workgroupInvocations': 64}", "'workgroupInvocations': 512}",
+     "has workgroupInvocations 512 -> a workgroup-scope entry's workgroup size is in [1, 256]"),
+    ("'scope': 3}", "'scope': 1}", "has scope 1 -> a scope is 2 (workgroup) or 3 (subgroup) (VkScopeKHR)"),
+    ("'cooperativeMatrixReductions': 1", "'cooperativeMatrixReductions': 7", "feature cooperativeMatrixReductions is 7 -> a feature is 0 or 1"),
+    ("'MSize': 16, 'NSize': 16, 'KSize': 16, ", "'MSize': 16, 'NSize': 16, ", "lacks KSize -> an entry has MSize, NSize, KSize"),
+])
+def test_a_profile_value_no_device_gives_is_refused(tmp_path, capsys, old, new, words):
+    path = _edited(tmp_path, old, new)
+    with pytest.raises(ProfileFormatError) as info:
+        load_profile(path)
+    assert words in str(info.value) and "\n" not in str(info.value)
+    err = _generate_error(["generate", "--family", "cm2-convert", "--profile", str(path), "--out",
+                           str(tmp_path / "p")], capsys)
+    assert words in err
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_subgroup_size_that_is_no_power_of_two_is_refused(tmp_path):
+    path = _edited(tmp_path, "cm2 props {", "core props {'subgroupSize': 48}\ncm2 props {")
+    with pytest.raises(ProfileFormatError, match=r"subgroupSize is 48 -> a subgroup size is a power of two"):
+        load_profile(path)
+
+
+def test_a_profile_without_cooperative_matrix2_makes_no_tensor_layout_pack(tmp_path, capsys):
+    path = _edited(tmp_path, "include VK_NV_cooperative_matrix2 (rev 1), ", "include ")
+    assert "VK_NV_cooperative_matrix2" not in load_profile(path).extensions
+    err = _generate_error(["generate", "--family", "tensor-layout", "--profile", str(path), "--out",
+                           str(tmp_path / "p")], capsys)
+    assert "runs no tensor-layout case: device extension VK_NV_cooperative_matrix2 is not exposed" in err
+    assert not (tmp_path / "p").exists()
+
+
+def test_no_decode_vector_pack_for_the_h100_profile(tmp_path, capsys):
+    err = _generate_error(["generate", "--family", "decode-vector", "--out", str(tmp_path / "p")], capsys)
+    assert "device extension VK_NV_cooperative_matrix_decode_vector is not exposed" in err
+    assert err.endswith("choose a family it runs: cm2-convert, cm2-elementwise, cm2-gemm, cm2-program, cm2-reduce, "
+                        "coopvec, coopvec-elementwise, coopvec-program, decode, tensor-layout, tensor-view")
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_written_profile_reads_back_the_same(prof):
+    from ctsgen.device.readout import format_profile
+
+    again = parse_profile(format_profile(prof, ["a test"]))
+    assert (again.name, again.extensions, again.features, again.properties, again.coopmat_khr,
+            again.flexible_dimensions, again.coopvec_combinations) == \
+        (prof.name, prof.extensions, prof.features, prof.properties, prof.coopmat_khr, prof.flexible_dimensions,
+         prof.coopvec_combinations)
+
+
+def test_the_profile_command_writes_what_the_vulkan_backend_reads(tmp_path, capsys, monkeypatch):
+    """``ctsgen profile`` writes the live device's profile (here a stand-in backend holding lavapipe's
+    fixture) so that load_profile reads back the same features, properties and lists."""
+    import ctsgen.backends.vulkan as vulkan
+    from ctsgen.cli import main
+
+    lvp = load_profile(REPO / "ctsgen" / "device" / "profiles" / "mesa-lavapipe-26.2.6.txt")
+    opened: list[int] = []
+
+    class StandIn:
+        def __init__(self, device_index: int = 0) -> None:
+            opened.append(device_index)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc) -> None:
+            pass
+
+        def profile(self):
+            return lvp
+
+    monkeypatch.setattr(vulkan, "VulkanBackend", StandIn)
+    out = tmp_path / "mine.txt"
+    assert main(["profile", "--device", "1", "--out", str(out)]) == 0
+    assert opened == [1] and capsys.readouterr().out.strip() == f"wrote {out}"
+    back = load_profile(out)
+    assert (back.name, back.extensions, back.features, back.properties, back.coopmat_khr, back.flexible_dimensions) \
+        == (lvp.name, lvp.extensions, lvp.features, lvp.properties, lvp.coopmat_khr, lvp.flexible_dimensions)
+    assert back.subgroup_size == 8
+    assert main(["profile"]) == 0 and capsys.readouterr().out.startswith("# Read off Vulkan device 0, llvmpipe")
+
+
+def test_a_decode_vector_pack_is_made_for_the_reference_backend(tmp_path, capsys):
+    """No read-out exposes decode vector, so its packs target the reference backend by name."""
+    import json
+
+    from ctsgen.cli import main
+
+    out = tmp_path / "p"
+    assert main(["generate", "--family", "decode-vector", "--profile", "reference", "--count", "3", "--jobs", "1",
+                 "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["options"]["profile"] == "reference"
+    assert main(["generate", "--family", "decode-vector", "--profile", "reference", "--count", "3", "--jobs", "1",
+                 "--out", str(out)]) == 0
+    assert "is up to date" in capsys.readouterr().out

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctsgen.device.checks import ProfileFormatError, check_entry, check_features, check_properties
 from ctsgen.errors import CtsgenError
 from ctsgen.model.types import (
     ComponentType,
@@ -25,6 +26,15 @@ from ctsgen.model.types import (
     coopvec_combination_features,
     coopvec_component_type_features,
 )
+
+
+#: The subgroup size of a read-out that does not record one (an NVIDIA device's).
+DEFAULT_SUBGROUP_SIZE = 32
+
+
+class ProfileLacksError(CtsgenError, ValueError):
+    """A strategy asked for something the device profile has none of (a pinned stratum, a family's
+    whole signature space); the message names the missing feature, type or property."""
 
 
 @dataclass(frozen=True)
@@ -60,27 +70,44 @@ class DeviceProfile:
             return name in coopvec_component_type_features(self.coopvec_combinations)
         return bool(self.features.get(name, 0))
 
+    @property
+    def subgroup_size(self) -> int:
+        """VkPhysicalDeviceVulkan11Properties::subgroupSize: the invocations of a Subgroup-scope
+        matrix's workgroup (one full subgroup). A read-out without it (the H100's, taken before
+        ctsgen recorded it) is an NVIDIA one: 32 (docs/profile-format.md)."""
+        return self.properties.get("subgroupSize", DEFAULT_SUBGROUP_SIZE)
+
     def matrix_types(self) -> list[MatrixType]:
-        """Every fixed-size subgroup matrix type listed by VK_KHR_cooperative_matrix."""
+        """Every fixed-size matrix type listed by VK_KHR_cooperative_matrix (of a component type
+        ctsgen models), none where the cooperativeMatrix feature is off."""
+        if not self.has_feature("cooperativeMatrix"):
+            return []
         out: dict[MatrixType, None] = {}
         for e in self.coopmat_khr:
-            for mt in _entry_matrix_types(e, e["MSize"], e["NSize"], e["KSize"], Scope(e["scope"]), 32):
+            if e["scope"] != Scope.Subgroup.value:  # a Workgroup-scope size comes with cm2's flexible dimensions
+                continue
+            for mt in _entry_matrix_types(e, e["MSize"], e["NSize"], e["KSize"], Scope(e["scope"]), self._wg(e)):
                 out[mt] = None
         return list(out)
+
+    def _wg(self, e: dict[str, int]) -> int:
+        """The workgroup size of a property entry's types: its workgroupInvocations at Workgroup
+        scope, one subgroup at Subgroup scope."""
+        return e["workgroupInvocations"] if e["scope"] == Scope.Workgroup.value else self.subgroup_size
 
     def flexible_granules(self) -> list[MatrixType]:
         """The smallest matrix type of each flexible-dimension entry
         (VkCooperativeMatrixFlexibleDimensionsPropertiesNV): any rows/cols that
         are multiples of the granule, up to
         cooperativeMatrixFlexibleDimensionsMaxDimension, are allowed."""
-        if not self.has_feature("cooperativeMatrixFlexibleDimensions"):
+        if not (self.has_feature("cooperativeMatrixFlexibleDimensions") and self.has_feature("cooperativeMatrix")):
             return []
         out: dict[MatrixType, None] = {}
         for e in self.flexible_dimensions:
             sc = Scope(e["scope"])
             if sc is Scope.Workgroup and not self.has_feature("cooperativeMatrixWorkgroupScope"):
                 continue
-            for mt in _entry_matrix_types(e, e["MGranularity"], e["NGranularity"], e["KGranularity"], sc, _wg(e)):
+            for mt in _entry_matrix_types(e, e["MGranularity"], e["NGranularity"], e["KGranularity"], sc, self._wg(e)):
                 out[mt] = None
         return list(out)
 
@@ -90,9 +117,10 @@ class DeviceProfile:
 
     def supports_matrix(self, mt: MatrixType) -> str | None:
         """None if the device supports ``mt``, else the reason it does not."""
-        for e in self.coopmat_khr:
-            if mt in _entry_matrix_types(e, e["MSize"], e["NSize"], e["KSize"], Scope(e["scope"]), 32):
-                return None
+        if not self.has_feature("cooperativeMatrix"):
+            return "feature cooperativeMatrix is not supported"
+        if mt in self.matrix_types():
+            return None
         if not self.has_feature("cooperativeMatrixFlexibleDimensions"):
             return f"{mt.glsl} is not a listed size and cooperativeMatrixFlexibleDimensions is off"
         if mt.scope is Scope.Workgroup:
@@ -105,7 +133,7 @@ class DeviceProfile:
         if max(mt.rows, mt.cols) > max_dim:
             return f"{mt.rows}x{mt.cols} exceeds cooperativeMatrixFlexibleDimensionsMaxDimension {max_dim}"
         for e in self.flexible_dimensions:
-            if Scope(e["scope"]) is not mt.scope or _wg(e) != mt.workgroup_size:
+            if Scope(e["scope"]) is not mt.scope or self._wg(e) != mt.workgroup_size:
                 continue
             for granule in _entry_matrix_types(e, e["MGranularity"], e["NGranularity"], e["KGranularity"],
                                                mt.scope, mt.workgroup_size):
@@ -129,10 +157,6 @@ class DeviceProfile:
         return None
 
 
-def _wg(e: dict[str, int]) -> int:
-    return e["workgroupInvocations"] if e["scope"] == Scope.Workgroup.value else 32
-
-
 def _entry_matrix_types(e: dict[str, int], m: int, n: int, k: int, scope: Scope, wg: int) -> list[MatrixType]:
     """The A (MxK), B (KxN) and Accumulator (MxN, C and Result types) of one property entry."""
     out = []
@@ -145,13 +169,11 @@ def _entry_matrix_types(e: dict[str, int], m: int, n: int, k: int, scope: Scope,
     return out
 
 
-class ProfileFormatError(CtsgenError, ValueError):
-    """A device-profile file does not follow the read-out format."""
-
-
+#: Dict sections, in the order a read-out writes them: which of the profile's dicts each fills.
 _SECTIONS = {
-    "cm2 props": "properties", "coopvec props": "properties",
-    "cm2 feats": "features", "coopvec feats": "features", "coopmat khr feats": "features",
+    "core props": "properties", "coopmat khr props": "properties", "cm2 props": "properties",
+    "coopvec props": "properties", "core feats": "features", "coopmat khr feats": "features",
+    "cm2 feats": "features", "coopvec feats": "features",
 }
 _LISTS = {"coopvec combos": "coopvec_combinations", "flexible dims": "flexible_dimensions",
           "coopmat khr": "coopmat_khr"}
@@ -179,6 +201,9 @@ def parse_profile(text: str, source: str = "<profile>") -> DeviceProfile:
         if line.startswith("device "):
             prof.name = line[len("device "):]
             continue
+        if line.startswith("extensions "):
+            prof.extensions = frozenset(line.split()[1:])
+            continue
         for head, attr in _SECTIONS.items():
             if line.startswith(head + " {"):
                 getattr(prof, attr).update(_literal(line[len(head):], source, lineno))
@@ -190,26 +215,26 @@ def parse_profile(text: str, source: str = "<profile>") -> DeviceProfile:
                 declared.append((m.group(1), int(m.group(2)), current, lineno))
             elif not line.startswith("createInstance"):
                 raise ProfileFormatError(f"{source}:{lineno}: unrecognised line {line[:60]!r} -> fix or "
-                                         "remove the line (the format: shared/device-profiles/*.txt)")
-    _check_lists(declared, source)
+                                         "remove the line (the format: docs/profile-format.md)")
+    check_features(prof.features, source)
+    check_properties(prof.properties, source)
+    _check_lists(declared, prof.properties, source)
     if prof.name == DeviceProfile.name or not (prof.coopmat_khr or prof.flexible_dimensions or prof.features):
         raise ProfileFormatError(f"{source}: no device read-out in it (no 'device' line, features or cooperative "
                                  "matrix lists) -> pass a read-out like shared/device-profiles/*.txt")
     return prof
 
 
-def _check_lists(declared: list[tuple[str, int, list[dict[str, int]], int]], source: str) -> None:
+def _check_lists(declared: list[tuple[str, int, list[dict[str, int]], int]], properties: dict[str, int],
+                 source: str) -> None:
     """A list section holds as many entries as its header says (else the file was cut short),
-    and every granularity in it is at least 1 (sizes are drawn as multiples of it)."""
+    and every entry's members are values Vulkan and ctsgen allow (ctsgen.device.checks)."""
     for head, count, entries, lineno in declared:
         if len(entries) != count:
             raise ProfileFormatError(f"{source}:{lineno}: '{head} {count}' lists {len(entries)} entries; the "
                                      "file looks truncated -> read the profile out again")
         for entry in entries:
-            for key, value in entry.items():
-                if key.endswith("Granularity") and not (isinstance(value, int) and value >= 1):
-                    raise ProfileFormatError(f"{source}: '{head}' entry {entry} has {key} {value!r} -> a "
-                                             "granularity is a whole number >= 1")
+            check_entry(head, entry, properties, source)
 
 
 def _literal(text: str, source: str, lineno: int) -> dict[str, int]:

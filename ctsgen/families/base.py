@@ -270,6 +270,10 @@ class FamilySpec:
     #: them, so ``ctsgen fuzz`` and campaigns leave the family out and say why instead of drawing
     #: and compiling cases the device can only reject. Every variant's ``requirements()`` includes it.
     needs: Requirements = Requirements()
+    #: ``omissions(profile)``: one line saying what the family leaves out on a device that runs only
+    #: part of it (cm2-program: the node kinds whose feature bits the profile lacks), or None when it
+    #: leaves out nothing; ``generate`` and ``fuzz`` print it. None: the family says nothing.
+    omissions: Callable[[DeviceProfile], str | None] | None = None
     #: The most cases a fuzz example of this family carries (it bounds ``FuzzOptions.min_batch``
     #: and ``max_batch``), or None (no limit). Hypothesis gives an example 8,192 bytes of choices and
     #: throws away a batch that needs more after drawing it, so a family whose case takes many

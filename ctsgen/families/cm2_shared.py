@@ -29,8 +29,11 @@ def simplicity(mt: MatrixType) -> tuple:
 
 
 def profile_key(profile: DeviceProfile) -> tuple:
+    """What the matrix types of ``profile`` depend on (a cache key): two profiles alike but for their
+    subgroup size have different Subgroup-scope types."""
     return (profile.name, repr(sorted(profile.features.items())), repr(profile.coopmat_khr),
-            repr(profile.flexible_dimensions), profile.flexible_max_dimension)
+            repr(profile.flexible_dimensions), profile.flexible_max_dimension, profile.subgroup_size,
+            repr(sorted(profile.properties.items())))
 
 
 _CACHE: dict[tuple, list[MatrixType]] = {}
@@ -62,11 +65,25 @@ def same_kind(profile: DeviceProfile, like: MatrixType, *, use: MatrixUse | None
             and (use is None or m.use is use) and (component is None or m.component is component)]
 
 
+#: The feature every cooperative-matrix shader needs: its OpTypeCooperativeMatrixKHR declares the
+#: CooperativeMatrixKHR capability, which VK_KHR_cooperative_matrix's cooperativeMatrix enables
+#: (lavapipe sets the cm2 feature bits without it on a CPU narrower than 256 bits).
+COOPERATIVE_MATRIX = "cooperativeMatrix"
+
+
+def cm2_needs(*features: str, extensions: Sequence[str] = ()) -> Requirements:
+    """What every case of a cm2 family needs (``FamilySpec.needs``): VK_NV_cooperative_matrix2, the
+    cooperativeMatrix feature, and the cm2 feature bits (``features``) without which the family has
+    no case at all; a feature only some of its variants need gates those variants in its strategy."""
+    return Requirements(extensions=("VK_NV_cooperative_matrix2", *extensions),
+                        features=(COOPERATIVE_MATRIX, *features))
+
+
 def requirements_for(features: Sequence[str], matrices: Sequence[MatrixType]) -> Requirements:
     """The extensions and features a cm2 shader with these matrices needs (a size the
     device does not list needs cooperativeMatrixFlexibleDimensions: the profile's
     supports_matrix checks that per matrix)."""
-    feats = list(features)
+    feats = [COOPERATIVE_MATRIX, *features]
     if any(m.scope is Scope.Workgroup for m in matrices):
         feats.append("cooperativeMatrixWorkgroupScope")
     exts = ["VK_NV_cooperative_matrix2"]

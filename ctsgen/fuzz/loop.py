@@ -39,8 +39,9 @@ from hypothesis.errors import Flaky
 from ctsgen.backends.base import Backend, ShaderVariant, as_backend
 from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
-from ctsgen.families import DEFAULT_FAMILY, families, get_family
+from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.families.base import Case, Family, StrategyOptions, Variant
+from ctsgen.families.gating import families_it_runs, omitted, split_runnable
 from ctsgen.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
@@ -103,11 +104,10 @@ def runnable_families(asked: list[Family], profile: DeviceProfile, backend: str
                       ) -> tuple[list[Family], dict[str, str]]:
     """The families of ``asked`` the device can run, and why it runs none of each other one
     (``Family.needs``). Raises :class:`UserError` when it runs none of them."""
-    skipped = {f.name: why for f in asked if (why := profile.unsupported_reason(f.needs))}
-    kept = [f for f in asked if f.name not in skipped]
+    kept, skipped = split_runnable(asked, profile)
     if not kept:
         why = "; ".join(f"{name}: {reason}" for name, reason in skipped.items())
-        can = sorted(n for n in families() if profile.unsupported_reason(get_family(n).needs) is None)
+        can = families_it_runs(profile)
         raise UserError(f"the {backend} backend's device ({profile.name}) runs none of the families asked for "
                         f"({why}) -> choose a family it runs: {', '.join(can) or 'none'}")
     return kept, skipped
@@ -150,6 +150,10 @@ class Fuzzer:
         self._shaders: dict[str, ShaderVariant] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
         self._stop_requested = False  # request_stop(): end at the next example
+
+    def omissions(self) -> list[str]:
+        """``FAMILY: what it leaves out`` for each family fuzzed that runs only in part on the device."""
+        return [f"{f.name}: {why}" for f in self.families if (why := omitted(f, self.profile))]
 
     # -- strategies ------------------------------------------------------
     def batches(self) -> st.SearchStrategy[tuple[Variant, list[Case]]]:

@@ -14,8 +14,10 @@ import math
 import random
 from collections.abc import Callable
 
+from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, Family, StrategyOptions
+from ctsgen.families.gating import families_it_runs, omitted, unsupported_family
 from ctsgen.pack.workers import worker_pool
 from ctsgen.strategies.sampling import draw_examples, draw_many
 
@@ -46,10 +48,36 @@ def _draw_distinct(strategy_for_attempt: Callable[[int], list[Case]], want: int,
     return got
 
 
+def check_runnable(family: Family, profile: DeviceProfile) -> None:
+    """Refuse, in one line naming what is missing, a family ``profile`` runs no case of."""
+    why = unsupported_family(family, profile)
+    if why:
+        raise ProfileLacksError(f"device profile {profile.name!r} runs no {family.name} case: {why} -> choose a "
+                                f"family it runs: {', '.join(families_it_runs(profile)) or 'none'}")
+
+
+def drawable_strata(family: Family, options: StrategyOptions) -> tuple[list[dict[str, object]], dict[str, str]]:
+    """The family's strata the profile has something for, and why each other one is left out
+    (its variants strategy raised :class:`ProfileLacksError` drawing it: a stratum pinned to a
+    feature, type or scope the profile lacks). A stratum is tried with one draw: a strategy
+    draws only from what the profile allows, so one draw that succeeds means every draw does."""
+    kept, left_out = [], {}
+    for stratum in family.strata():
+        try:
+            draw_examples(family.variants(options, **stratum), 1, 0)
+        except ProfileLacksError as exc:
+            left_out[repr(stratum)] = str(exc)
+        else:
+            kept.append(stratum)
+    return kept, left_out
+
+
 def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
                cases_per_variant: int = CASES_PER_VARIANT,
-               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> list[Case]:
-    """``count`` distinct cases of ``family`` spread evenly over its strata.
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1,
+               note: Callable[[str], None] | None = None) -> list[Case]:
+    """``count`` distinct cases of ``family`` spread evenly over the strata the profile has
+    something for (:func:`drawable_strata`; ``note`` is told, in one line, which it leaves out).
 
     Each stratum's variants, and each variant's cases, are a seeded sample
     from a larger draw, so Hypothesis's first (always the simplest) example
@@ -58,7 +86,21 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
     """
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
-    strata = family.strata()
+    profile = options.profile or default_profile()
+    if options.profile is not None:  # a device's profile; without one (the reference backend's use) every family draws
+        check_runnable(family, profile)
+    strata, left_out = drawable_strata(family, options)
+    if not strata:
+        raise ProfileLacksError(f"device profile {profile.name!r} runs no {family.name} case: "
+                                f"{next(iter(left_out.values()))} -> choose a family it runs: "
+                                f"{', '.join(families_it_runs(profile)) or 'none'}")
+    if note and (why := omitted(family, profile)):
+        note(f"{family.name} on {profile.name}: {why}")
+    if left_out and note:
+        reasons = [r.split(" -> ")[0] for r in left_out.values()]
+        named = [r for r in reasons if "feature " in r]  # one naming a missing feature says most
+        note(f"{family.name} on {profile.name}: leaving out {len(left_out)} of {len(left_out) + len(strata)} "
+             f"strata the profile has nothing for (e.g. {(named or reasons)[0]})")
     work = [(family.name, i, stratum, count // len(strata) + (1 if i < count % len(strata) else 0),
              seed, options, cases_per_variant) for i, stratum in enumerate(strata)]
     work = [w for w in work if w[3] > 0]

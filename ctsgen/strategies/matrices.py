@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import DeviceProfile
+from ctsgen.device.profile import DeviceProfile, ProfileLacksError
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 
 
@@ -40,7 +40,7 @@ def matrix_types(profile: DeviceProfile, *, max_granules: int = 3,
     granules = sorted((g for g in profile.flexible_granules()
                        if (workgroup or g.scope is Scope.Subgroup) and kept(g)), key=_simplicity) if flexible else []
     if not fixed and not granules:
-        raise ValueError(f"device profile {profile.name!r} lists no cooperative matrix types"
+        raise ProfileLacksError(f"device profile {profile.name!r} lists no cooperative matrix types"
                          + ("" if components is None and uses is None else " of the components and uses asked for"))
     choices = [st.sampled_from(fixed)] if fixed else []
     if granules:

@@ -1,7 +1,7 @@
 """Family ``cm2-convert``: component and Use conversions (Op*Convert, OpCooperativeMatrixConvertNV) and OpCooperativeMatrixTransposeNV."""
 
-from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
+from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.cm2_convert.case import FAMILY_NAME, ConvertCase, ConvertVariant, h100_model
 from ctsgen.families.cm2_convert.coverage import tables
 from ctsgen.families.cm2_convert.strategy import convert_cases_for, convert_variants, strata
@@ -10,5 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ConvertCase, variant_type=ConvertVariant, strata_fn=strata,
     variants_fn=convert_variants, cases_for_fn=convert_cases_for, coverage=tables,
     numeric_model=h100_model,
-    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
+    needs=cm2_needs(),
 )

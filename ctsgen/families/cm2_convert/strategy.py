@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
 from ctsgen.families.cm2_convert.oracle import Kind
@@ -45,12 +45,21 @@ def _use_ok(s: MatrixType, r: MatrixType, to_use: str) -> bool:
 _PAIRS: dict[tuple, tuple[Pair, ...]] = {}
 
 
+def needs_conversions(kind: Kind, to_use: str) -> bool:
+    """Whether a conversion needs cooperativeMatrixConversions: a Use change (Accumulator -> A or B,
+    SPV_NV_cooperative_matrix2's relaxed Op*Convert), OpCooperativeMatrixConvertNV and
+    OpCooperativeMatrixTransposeNV do; a component conversion keeping the Use is SPV_KHR_cooperative_matrix's."""
+    return not (kind is Kind.convert and to_use == "same")
+
+
 def pairs(profile: DeviceProfile, kind: Kind, to_use: str) -> tuple[Pair, ...]:
-    """Every (source, result) pair of the kind and result Use the profile supports, simplest first."""
+    """Every (source, result) pair of the kind and result Use the profile supports, simplest first
+    (none where it needs cooperativeMatrixConversions and the profile lacks it)."""
     key = (profile_key(profile), kind, to_use)
     if key not in _PAIRS:
+        allowed = profile.has_feature("cooperativeMatrixConversions") or not needs_conversions(kind, to_use)
         _PAIRS[key] = tuple((s, r) for s in supported_matrices(profile) for r in same_kind(profile, s)
-                            if _use_ok(s, r, to_use) and check_pair(kind, s, r) is None)
+                            if allowed and _use_ok(s, r, to_use) and check_pair(kind, s, r) is None)
     return _PAIRS[key]
 
 
@@ -110,8 +119,14 @@ def convert_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     if not kinds:
         pinned = {n: v for n, v in (("kind", kind), ("to_use", to_use), ("source", source), ("result", result),
                                     ("scope", scope)) if v is not None}
-        raise ValueError(f"device profile {profile.name!r} has no matrix types for a conversion with {pinned}: "
-                         "pin a pair it supports (cm2_convert.strategy.component_pairs) or use a profile that has one")
+        wanted = [(k, u) for k, u in KIND_USES if kind in (None, k) and to_use in (None, u)]
+        lacks = "" if profile.has_feature("cooperativeMatrixConversions") or \
+            not all(needs_conversions(k, u) for k, u in wanted) else \
+            " (feature cooperativeMatrixConversions is not supported)"
+        said = ", ".join(f"{n}={getattr(v, 'name', v)}" for n, v in pinned.items())
+        raise ProfileLacksError(f"device profile {profile.name!r} has no matrix types for a conversion with {said}"
+                                f"{lacks} -> pin a pair it supports (cm2_convert.strategy.component_pairs) or use a "
+                                "profile that has one")
     k, u = draw(st.sampled_from(kinds))
     s, r = draw(st.sampled_from(draw(st.sampled_from(groups(k, u)))))
     return ConvertVariant(k, s, r)

@@ -1,7 +1,7 @@
 """Family ``cm2-elementwise``: OpCooperativeMatrixPerElementOpNV with coordinate-dependent functions."""
 
-from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
+from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.cm2_elementwise.case import FAMILY_NAME, PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.coverage import tables
 from ctsgen.families.cm2_elementwise.strategy import (
@@ -13,5 +13,5 @@ from ctsgen.families.cm2_elementwise.strategy import (
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=PerElementCase, variant_type=PerElementVariant, strata_fn=strata,
     variants_fn=per_element_variants, cases_for_fn=per_element_cases_for, coverage=tables,
-    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
+    needs=cm2_needs("cooperativeMatrixPerElementOperations"),
 )

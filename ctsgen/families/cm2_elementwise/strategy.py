@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import default_profile
+from ctsgen.device.profile import default_profile, ProfileLacksError
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.oracle import Op, op_allows
 from ctsgen.families.cm2_shared import supported_matrices
-from ctsgen.model.types import MatrixUse
+from ctsgen.model.types import MatrixType, MatrixUse
 from ctsgen.strategies.cached import SEEDS, integers
 
 
@@ -31,11 +31,16 @@ def strata() -> list[dict[str, object]]:
 def per_element_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
                          op: Op | None = None, use: MatrixUse | None = None) -> PerElementVariant:
     profile = options.profile or default_profile()
-    op = draw(st.sampled_from(list(Op))) if op is None else op
-    cands = [m for m in supported_matrices(profile) if (use is None or m.use is use)
-             and op_allows(op, m.component, m.rows, m.cols) is None]
+
+    def matrices(o: Op) -> list[MatrixType]:
+        return [m for m in supported_matrices(profile) if (use is None or m.use is use)
+                and op_allows(o, m.component, m.rows, m.cols) is None]
+
+    # an unpinned function is drawn among those with a matrix type on the profile
+    op = draw(st.sampled_from([o for o in Op if matrices(o)] or list(Op))) if op is None else op
+    cands = matrices(op)
     if not cands:
-        raise ValueError(f"device profile {profile.name!r} has no matrix type for {op.value}"
+        raise ProfileLacksError(f"device profile {profile.name!r} has no matrix type for {op.value}"
                          f"{'' if use is None else ' with Use ' + use.name}")
     return PerElementVariant(op, draw(st.sampled_from(cands)))
 

@@ -1,7 +1,7 @@
 """Family ``cm2-gemm``: the proposal's GEMM tile through tensor-layout slices (flexible dimensions, workgroup scope)."""
 
-from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
+from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.cm2_gemm.case import FAMILY_NAME, GemmCase, GemmVariant, h100_model
 from ctsgen.families.cm2_gemm.coverage import tables
 from ctsgen.families.cm2_gemm.strategy import gemm_cases_for, gemm_variants, strata
@@ -10,5 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=GemmCase, variant_type=GemmVariant, strata_fn=strata,
     variants_fn=gemm_variants, cases_for_fn=gemm_cases_for, coverage=tables,
     numeric_model=h100_model,
-    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
+    needs=cm2_needs("cooperativeMatrixTensorAddressing", "cooperativeMatrixFlexibleDimensions"),
 )

@@ -19,7 +19,7 @@ import functools
 import numpy as np
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import default_profile
+from ctsgen.device.profile import default_profile, ProfileLacksError
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_gemm.case import FLOAT_SCALES, GemmCase, GemmVariant
 from ctsgen.model.types import ComponentType, Scope
@@ -47,10 +47,10 @@ def gemm_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
             if (scope is None or sc is scope) and (float_c is None or c.is_float == float_c):
                 entries.append(e)
     if not entries:
-        raise ValueError(f"device profile {profile.name!r} has no flexible-dimensions entry for this GEMM stratum")
+        raise ProfileLacksError(f"device profile {profile.name!r} has no flexible-dimensions entry for this GEMM stratum")
     e = draw(st.sampled_from(entries))
     sc = Scope(e["scope"])
-    wg = e["workgroupInvocations"] if sc is Scope.Workgroup else 32
+    wg = e["workgroupInvocations"] if sc is Scope.Workgroup else profile.subgroup_size
     limit = profile.flexible_max_dimension
     tiles = [draw(st.integers(1, max(1, min(2, limit // g)))) * g
              for g in (e["MGranularity"], e["NGranularity"], e["KGranularity"])]

@@ -73,6 +73,11 @@ _FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS, Op.loa
              Op.transpose: ["cooperativeMatrixConversions"], Op.convert: ["cooperativeMatrixConversions"]}
 
 
+def op_features(op: Op) -> list[str]:
+    """The cm2 feature bits a node of kind ``op`` needs (none for MulAdd, arithmetic, scale, const)."""
+    return _FEATURES.get(op, [])
+
+
 #: The tensor-layout family's word format, which each load / store node's words follow.
 _TL_WORDS = dict(FLAGS=tl.W_FLAGS, CLAMP_VALUE=tl.W_CLAMP_VALUE, BLOCK_SIZE=tl.W_BLOCK_SIZE,
                  DIMENSION=tl.W_DIMENSION, STRIDE=tl.W_STRIDE, OFFSET=tl.W_OFFSET, SPAN=tl.W_SPAN,

@@ -24,7 +24,7 @@ still bound every value; it is judged within bounds propagated node by node
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -211,9 +211,24 @@ def decode_variant(n: Node) -> DecodeVariant:
     return DecodeVariant(n.Dim, n.clampMode or ClampMode.Undefined, n.type, n.decoder, n.blockShape)
 
 
+def _as_drawn(m: MatrixType) -> MatrixType:
+    """``m`` at the workgroup size :data:`TYPES` are written with (a program runs in one subgroup of
+    the device's size, :func:`in_subgroup`; the operand rules do not depend on it)."""
+    return replace(m, workgroup_size=SUBGROUP)
+
+
+def in_subgroup(program: Program, size: int) -> Program:
+    """``program`` with every matrix in a subgroup of ``size`` invocations (the device's subgroupSize:
+    a Subgroup-scope matrix's workgroup is one whole subgroup)."""
+    return Program(tuple(replace(n, type=replace(n.type, workgroup_size=size)) for n in program.nodes))
+
+
 def operand_rule(node: Node, operand_types: list[MatrixType]) -> str | None:
-    """None if the operands' types fit the node, else why not."""
-    t, ts = node.type, operand_types
+    """None if the operands' types fit the node, else why not (every matrix of a program has one
+    workgroup size: that of its subgroup)."""
+    if any(x.workgroup_size != node.type.workgroup_size for x in operand_types):
+        return f"{node.op.value} mixes workgroup sizes"
+    t, ts = _as_drawn(node.type), [_as_drawn(x) for x in operand_types]
     if node.op is Op.muladd:
         ok = ts[0] == A16 and ts[1] == B16 and ts[2] == t and t.use is MatrixUse.Accumulator
     elif node.op is Op.convert:

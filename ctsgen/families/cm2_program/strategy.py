@@ -38,13 +38,14 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import default_profile
+from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParams, ProgramCase, ProgramVariant,
-                                              Scalars, layout_variant)
+                                              Scalars, layout_variant, op_features)
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, SCALARS, SIDE,
                                                  SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op, Program,
-                                                 decode_variant, operand_rule, result_bound, view_variant)
+                                                 decode_variant, in_subgroup, operand_rule, result_bound,
+                                                 view_variant)
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
 from ctsgen.families.decode.formats import FORMATS
 from ctsgen.families.decode.strategy import block_shapes, decode_cases
@@ -161,21 +162,40 @@ def candidates(kind: Op, nodes: Sequence[Node], bounds: Sequence[int], attr: int
 NEEDS = {Op.muladd: (A16, B16, ACC32), Op.transpose: (ACC16,), Op.convert: (ACC32,), Op.reduce: (ACC32,)}
 
 
-def feeder(kind: Op, nodes: Sequence[Node], attr: int) -> Node:
-    """A source of the first type ``kind`` needs that no value has yet."""
+def feeder(kind: Op, nodes: Sequence[Node], attr: int, sources: Sequence[Op] = SOURCES) -> Node:
+    """A source (one of ``sources``) of the first type ``kind`` needs that no value has yet."""
     have = {n.type for n in nodes if n.op not in SINKS}
     need = [t for t in NEEDS.get(kind, TYPES) if t not in have] or [TYPES[attr % len(TYPES)]]
-    return source(SOURCES[attr % len(SOURCES)], need[0], attr // len(SOURCES))
+    return source(sources[attr % len(sources)], need[0], attr // len(sources))
 
 
-def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int]]) -> Program:
-    """The program the raw draws describe (see the module docstring); always valid."""
+def kinds_on(profile: DeviceProfile) -> tuple[Op, ...]:
+    """The node kinds of :data:`KINDS` whose feature bits ``profile`` has (case.op_features): a
+    device without cooperativeMatrixReductions gets programs without reductions, and so on."""
+    return tuple(k for k in KINDS if all(profile.has_feature(f) for f in op_features(k)))
+
+
+def omissions(profile: DeviceProfile) -> str | None:
+    """The node kinds ``profile`` gets no program with, and the feature bits they lack (one line)."""
+    left = [k for k in KINDS if k not in kinds_on(profile)]
+    if not left:
+        return None
+    lacks = sorted({f for k in left for f in op_features(k) if not profile.has_feature(f)})
+    return (f"leaving out {', '.join(k.value for k in left)} nodes: feature {', '.join(lacks)} "
+            f"{'is' if len(lacks) == 1 else 'are'} not supported")
+
+
+def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int]],
+          kinds: Sequence[Op] = KINDS) -> Program:
+    """The program the raw draws describe (see the module docstring), of node kinds among ``kinds``
+    (a step's pick wraps around them); always valid. ``kinds`` holds const, so a source is always there."""
+    sources = [k for k in SOURCES if k in kinds]
     nodes: list[Node] = []
     bounds: list[int] = []
     for kind_pick, operand_pick, attr in steps:
-        kind = KINDS[kind_pick % len(KINDS)]
+        kind = kinds[kind_pick % len(kinds)]
         while not (cands := candidates(kind, nodes, bounds, attr)) and len(nodes) < MAX_OPS:
-            nodes.append(feeder(kind, nodes, attr))  # a source of a type the kind needs
+            nodes.append(feeder(kind, nodes, attr, sources))  # a source of a type the kind needs
             bounds.append(result_bound(nodes[-1], bounds))
         if len(nodes) == MAX_OPS:
             break
@@ -198,19 +218,27 @@ def strata() -> list[dict[str, object]]:
 @st.composite
 def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
                      seed: str | None = None) -> ProgramVariant:
-    """A program shape; ``seed`` pins one of the named seed programs."""
+    """A program shape of the node kinds the profile has (:func:`kinds_on`), its matrices in one
+    subgroup of the profile's size; ``seed`` pins one of the named seed programs (refused, naming the
+    feature, where the profile lacks one of its kinds)."""
     profile = options.profile or default_profile()
+    size = profile.subgroup_size
     for t in TYPES:
-        why = profile.supports_matrix(t)
+        why = profile.supports_matrix(replace(t, workgroup_size=size))
         if why:
-            raise ValueError(f"cm2-program needs {t.glsl} on device profile {profile.name!r}: {why}")
+            raise ProfileLacksError(f"cm2-program needs {t.glsl} on device profile {profile.name!r}: {why}")
+    kinds = kinds_on(profile)
     if seed is not None:
         if seed not in SEEDS:
             raise ValueError(f"unknown seed program {seed!r}; use one of {', '.join(SEEDS)}")
-        return ProgramVariant(SEEDS[seed])
+        lacks = sorted({f for n in SEEDS[seed].nodes for f in op_features(n.op) if not profile.has_feature(f)})
+        if lacks:
+            raise ProfileLacksError(f"device profile {profile.name!r} runs no {seed} seed program: feature "
+                                    f"{', '.join(lacks)} is not supported")
+        return ProgramVariant(in_subgroup(SEEDS[seed], size))
     steps = draw(st.lists(STEP, min_size=MIN_OPS, max_size=MAX_OPS))
     stores = draw(st.lists(STORE, min_size=1, max_size=MAX_STORES))
-    return ProgramVariant(build(steps, stores))
+    return ProgramVariant(in_subgroup(build(steps, stores, kinds), size))
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,7 +1,7 @@
 """Family ``cm2-reduce``: OpCooperativeMatrixReduceNV (Row, Column, Row|Column, 2x2)."""
 
-from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
+from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.cm2_reduce.case import FAMILY_NAME, ReduceCase, ReduceVariant, h100_model
 from ctsgen.families.cm2_reduce.coverage import tables
 from ctsgen.families.cm2_reduce.strategy import reduce_cases_for, reduce_variants, strata
@@ -10,5 +10,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ReduceCase, variant_type=ReduceVariant, strata_fn=strata,
     variants_fn=reduce_variants, cases_for_fn=reduce_cases_for, coverage=tables,
     numeric_model=h100_model,
-    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
+    needs=cm2_needs("cooperativeMatrixReductions"),
 )

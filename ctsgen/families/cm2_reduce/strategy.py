@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.cm2_reduce.case import VALUES, ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
@@ -63,11 +63,14 @@ def reduce_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
                     mode: ReduceMode | None = None, combine: Combine | None = None) -> ReduceVariant:
     """Draw a compile-time signature; keywords pin the mode or combine function."""
     profile = options.profile or default_profile()
-    mode = draw(st.sampled_from(list(ReduceMode))) if mode is None else mode
-    combine = draw(st.sampled_from(list(Combine))) if combine is None else combine
+    # an unpinned mode / combine function is drawn among those with a source type on the profile
+    mode = draw(st.sampled_from([m for m in ReduceMode if any(sources(profile, m, c) for c in Combine)]
+                                or list(ReduceMode))) if mode is None else mode
+    combine = draw(st.sampled_from([c for c in Combine if sources(profile, mode, c)] or list(Combine))) \
+        if combine is None else combine
     cands = sources(profile, mode, combine)
     if not cands:
-        raise ValueError(f"device profile {profile.name!r} has no accumulator type for a "
+        raise ProfileLacksError(f"device profile {profile.name!r} has no accumulator type for a "
                          f"{mode.name} {combine.value} reduction")
     source = draw(st.sampled_from(cands))
     result = draw(st.sampled_from(_results(profile, source, mode)))

@@ -12,5 +12,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=CoopVecCase, variant_type=CoopVecVariant, strata_fn=strata,
     variants_fn=coopvec_variants, cases_for_fn=coopvec_cases, coverage=tables,
     hazardous=hazardous_coopvec_cases, numeric_model=h100_model,
-    needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
+    needs=Requirements(extensions=("VK_NV_cooperative_vector",), features=("cooperativeVector",)),
 )

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.families.coopvec.variant import (
@@ -95,7 +95,7 @@ def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     prof = _profile(options)
     limit = prof.properties.get("maxCooperativeVectorComponents", 0)
     if limit <= 0 or not prof.has_feature("cooperativeVector"):
-        raise ValueError(f"profile {prof.name!r} has no cooperative vector support (maxCooperativeVectorComponents, "
+        raise ProfileLacksError(f"profile {prof.name!r} has no cooperative vector support (maxCooperativeVectorComponents, "
                          "cooperativeVector): pick a profile that advertises VK_NV_cooperative_vector")
     training = prof.has_feature("cooperativeVectorTraining") and \
         prof.properties.get("cooperativeVectorTrainingFloat16Accumulation", 0)
@@ -104,7 +104,7 @@ def coopvec_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     f16 = CoopVecType.float16
     if o not in MATMUL_OPS:
         if o not in ops:
-            raise ValueError(f"{o}: the profile lacks cooperativeVectorTraining with fp16 accumulation")
+            raise ProfileLacksError(f"{o}: the profile lacks cooperativeVectorTraining with fp16 accumulation")
         k = _size(draw, limit)
         outer = o == CoopVecOp.outer_product
         m = _size(draw, limit if k <= 128 else 64) if outer else 1

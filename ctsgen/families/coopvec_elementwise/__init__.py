@@ -18,5 +18,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ElementwiseCase, variant_type=ElementwiseVariant, strata_fn=strata,
     variants_fn=elementwise_variants, cases_for_fn=elementwise_cases,
     coverage=tables,
-    needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
+    needs=Requirements(extensions=("VK_NV_cooperative_vector",), features=("cooperativeVector",)),
 )

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.coopvec_elementwise.case import (
     ElementwiseCase,
@@ -87,7 +87,7 @@ def elementwise_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOpt
     limit = prof.properties.get("maxCooperativeVectorComponents", 0)
     types = reported_types(prof)
     if limit <= 0 or not prof.has_feature("cooperativeVector") or not types:
-        raise ValueError(f"profile {prof.name!r} has no cooperative vector support (cooperativeVector, "
+        raise ProfileLacksError(f"profile {prof.name!r} has no cooperative vector support (cooperativeVector, "
                          "maxCooperativeVectorComponents, reported component types): pick a profile that "
                          "advertises VK_NV_cooperative_vector")
     if op is None:
@@ -96,7 +96,7 @@ def elementwise_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOpt
     ts = [t for t in OPS[op].types if t in types]
     t = draw(st.sampled_from(ts)) if componentType is None else componentType
     if t not in types:
-        raise ValueError(f"profile {prof.name!r} reports no cooperative-vector type {t.name}; "
+        raise ProfileLacksError(f"profile {prof.name!r} reports no cooperative-vector type {t.name}; "
                          f"pick one of {', '.join(x.name for x in types)}")
     if op is Op.convert:
         r = draw(st.sampled_from([d for d in types if d is not t])) if resultType is None else resultType

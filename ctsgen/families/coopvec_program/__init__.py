@@ -14,5 +14,5 @@ FAMILY = FamilySpec(
     # (+2 for "another?"), so 192 median cases fit where 256 overran (10 of 35 batches in one run drawn,
     # then discarded); a variant with heavier cases still can (its builds are fast, unlike tensor-layout's)
     batch_cap=192,
-    needs=Requirements(extensions=("VK_NV_cooperative_vector",)),
+    needs=Requirements(extensions=("VK_NV_cooperative_vector",), features=("cooperativeVector",)),
 )

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import DeviceProfile, default_profile
+from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.coopvec.strategy import SIZES, combinations, valid_layouts
 from ctsgen.families.coopvec.variant import MatrixLayout, ceil_to
@@ -67,11 +67,11 @@ FINAL = {F16: [(), (F32,)], S32: [(), (F16,), (F32,), (S8,)]}
 def profile_combinations(profile: DeviceProfile) -> list[tuple]:
     prof = profile
     if prof.properties.get("maxCooperativeVectorComponents", 0) <= 0 or not prof.has_feature("cooperativeVector"):
-        raise ValueError(f"profile {prof.name!r} has no cooperative vector support (maxCooperativeVectorComponents, "
+        raise ProfileLacksError(f"profile {prof.name!r} has no cooperative vector support (maxCooperativeVectorComponents, "
                          "cooperativeVector): pick a profile that advertises VK_NV_cooperative_vector")
     combos = combinations(prof)
     if not combos:
-        raise ValueError(f"profile {prof.name!r} advertises no cooperative-vector combination ctsgen models")
+        raise ProfileLacksError(f"profile {prof.name!r} advertises no cooperative-vector combination ctsgen models")
     return combos
 
 

@@ -1,7 +1,7 @@
 """Family ``decode-vector``: decode loads with both a DecodeFunc and a DecodeVectorFunc (V = 2, 4, 8)."""
 
-from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
+from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.decode.case import expected_on, tolerance_on
 from ctsgen.families.decode_vector.case import EXTENSION, FAMILY_NAME, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.coverage import tables
@@ -13,5 +13,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=DecodeVectorCase, variant_type=DecodeVectorVariant, strata_fn=strata,
     variants_fn=decode_vector_variants, cases_for_fn=decode_vector_cases,
     coverage=tables, expectation=expected_on, tolerance=tolerance_on,
-    needs=Requirements(extensions=("VK_NV_cooperative_matrix2", EXTENSION)),
+    needs=cm2_needs("cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads", extensions=(EXTENSION,)),
 )

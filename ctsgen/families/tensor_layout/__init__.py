@@ -1,7 +1,7 @@
 """Family ``tensor-layout``: cooperative-matrix loads and stores through a tensor layout."""
 
-from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
+from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.tensor_layout.case import FAMILY_NAME, LayoutVariant, TensorLayoutCase, expected_on
 from ctsgen.families.tensor_layout.coverage import tables
 from ctsgen.families.tensor_layout.strategy import (
@@ -15,5 +15,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorLayoutCase, variant_type=LayoutVariant, strata_fn=strata,
     variants_fn=layout_variants, cases_for_fn=layout_cases,
     hazardous=hazardous_layout_cases, coverage=tables, expectation=expected_on,
-    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
+    needs=cm2_needs("cooperativeMatrixTensorAddressing"),
 )

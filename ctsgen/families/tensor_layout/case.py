@@ -23,6 +23,7 @@ import numpy as np
 from ctsgen.backends.base import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.families.cm2_shared import COOPERATIVE_MATRIX
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, Scope
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
@@ -70,7 +71,7 @@ class LayoutVariant:
         return (BufferSpec(1, "input", dt), BufferSpec(2, "output", dt))
 
     def requirements(self) -> Requirements:
-        feats = ["cooperativeMatrixTensorAddressing"]
+        feats = [COOPERATIVE_MATRIX, "cooperativeMatrixTensorAddressing"]
         if self.operation is Operation.load:
             feats.append("cooperativeMatrixBlockLoads")  # blockSize may be set at run time
         if self.matrix.scope is Scope.Workgroup:

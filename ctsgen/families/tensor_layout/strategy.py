@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from ctsgen.device.profile import default_profile
+from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
 from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
@@ -43,11 +43,23 @@ def layout_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
                     operation: Operation | None = None, Dim: int | None = None,
                     clampMode: ClampMode | None = None) -> LayoutVariant:
     """Draw a compile-time signature; keyword arguments pin a part of it."""
-    op = draw(st.sampled_from(list(Operation))) if operation is None else operation
+    profile = options.profile or default_profile()
+    op = draw(st.sampled_from(operations(profile, operation)))
     d = draw(st.integers(1, MAX_DIM)) if Dim is None else Dim
     mode = draw(st.sampled_from(list(ClampMode))) if clampMode is None else clampMode
-    matrix = draw(matrix_types(options.profile or default_profile()))
+    matrix = draw(matrix_types(profile))
     return LayoutVariant(op, d, mode, matrix)
+
+
+def operations(profile: DeviceProfile, pinned: Operation | None = None) -> list[Operation]:
+    """The operations ``profile`` runs (``pinned``: that one), load first: a load's layout may set a
+    blockSize at run time, which needs cooperativeMatrixBlockLoads (LayoutVariant.requirements)."""
+    ops = [op for op in Operation if pinned in (None, op)
+           and (op is not Operation.load or profile.has_feature("cooperativeMatrixBlockLoads"))]
+    if not ops:
+        raise ProfileLacksError(f"device profile {profile.name!r} runs no tensor-layout {pinned.value}: feature "
+                                "cooperativeMatrixBlockLoads is not supported")
+    return ops
 
 
 _PATTERNS = st.sampled_from(("iota", "random"))

@@ -1,7 +1,7 @@
 """Family ``tensor-view``: cooperative-matrix loads and stores through a tensor layout and a tensor view."""
 
-from ctsgen.device.profile import Requirements
 from ctsgen.families.base import FamilySpec
+from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.tensor_view.case import FAMILY_NAME, TensorViewCase, ViewVariant, expected_on
 from ctsgen.families.tensor_view.coverage import tables
 from ctsgen.families.tensor_view.strategy import strata, view_cases, view_variants
@@ -9,5 +9,5 @@ from ctsgen.families.tensor_view.strategy import strata, view_cases, view_varian
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorViewCase, variant_type=ViewVariant, strata_fn=strata,
     variants_fn=view_variants, cases_for_fn=view_cases, coverage=tables, expectation=expected_on,
-    needs=Requirements(extensions=("VK_NV_cooperative_matrix2",)),
+    needs=cm2_needs("cooperativeMatrixTensorAddressing"),
 )

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import default_profile
 from ctsgen.families.base import StrategyOptions
 from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase
-from ctsgen.families.tensor_layout.strategy import draw_layout_case
+from ctsgen.families.tensor_layout.strategy import draw_layout_case, operations
 from ctsgen.families.tensor_view.case import TensorViewCase, ViewVariant
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.strategies import matrix_types, permutations, store_safe_view
@@ -46,13 +46,14 @@ def view_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
                   operation: Operation | None = None, Dim: int | None = None,
                   clampMode: ClampMode | None = None, hasDimensions: bool | None = None) -> ViewVariant:
     """Draw a compile-time signature; keyword arguments pin a part of it."""
-    op = draw(st.sampled_from(list(Operation))) if operation is None else operation
+    profile = options.profile or default_profile()
+    op = draw(st.sampled_from(operations(profile, operation)))
     d = draw(st.integers(1, MAX_DIM)) if Dim is None else Dim
     mode = draw(st.sampled_from(list(ClampMode))) if clampMode is None else clampMode
     has = draw(st.booleans()) if hasDimensions is None else hasDimensions
     vdim = draw(st.integers(1, MAX_DIM)) if has else d
     perm = draw(permutations(vdim))
-    matrix = draw(matrix_types(options.profile or default_profile()))
+    matrix = draw(matrix_types(profile))
     return ViewVariant(op, d, mode, matrix, has, perm)
 
 

@@ -1,0 +1,167 @@
+"""Strategies follow the device profile: for every fixture profile (the H100's read-out, lavapipe's read
+off the live driver, RADV's and ANV's written from Mesa's sources) and every family, what is drawn is
+what that profile allows, a family it cannot run is refused in one line naming the missing feature,
+and ``generate --profile`` never ends in a traceback or Hypothesis's Unsatisfiable."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ctsgen.cli import main
+from ctsgen.device.profile import DeviceProfile, ProfileLacksError, Requirements, load_profile
+from ctsgen.families import families, get_family
+from ctsgen.families.base import StrategyOptions
+from ctsgen.families.gating import families_it_runs
+from ctsgen.pack.generate import check_runnable, drawable_strata
+from ctsgen.strategies.sampling import draw_examples
+
+PROFILES = sorted((Path(__file__).resolve().parents[1] / "ctsgen" / "device" / "profiles").glob("*.txt"))
+#: What each fixture runs: the H100 all but decode-vector (no such extension in its driver); the Mesa
+#: drivers only families that need no tensor addressing (none of them has it), ANV not reductions either.
+RUNS = {
+    "nvidia-h100-driver580.txt": sorted(set(families()) - {"decode-vector"}),
+    "mesa-lavapipe-26.2.6.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce"],
+    "mesa-radv-gfx11-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce"],
+    "mesa-anv-gfx9-cm2.txt": ["cm2-convert", "cm2-elementwise"],
+}
+
+
+def _profile(name: str) -> DeviceProfile:
+    return load_profile(next(p for p in PROFILES if p.name == name))
+
+
+def _known(req: Requirements, profile: DeviceProfile) -> Requirements:
+    """``req`` without the float-controls properties a read-out does not record: the H100's predates
+    them, and coopvec-elementwise's ieee variants take an unrecorded one as possible (ieee_possible);
+    a live device's profile has them all (backends/vulkan.py _FLOAT_CONTROLS)."""
+    unrecorded = {f for f in req.features if re.fullmatch(r"shader\w+Float(16|32|64)", f) and f not in profile.features}
+    return replace(req, features=tuple(f for f in req.features if f not in unrecorded))
+
+
+def test_every_fixture_is_listed() -> None:
+    assert sorted(p.name for p in PROFILES) == sorted(RUNS)
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_each_fixture_runs_the_families_its_features_allow(name: str) -> None:
+    assert families_it_runs(_profile(name)) == RUNS[name]
+
+
+@pytest.mark.parametrize("name, family", [(p, f) for p in sorted(RUNS) for f in RUNS[p]])
+def test_every_drawn_variant_is_one_the_profile_allows(name: str, family: str) -> None:
+    profile = _profile(name)
+    fam = get_family(family)
+    options = StrategyOptions(profile=profile)
+    strata, _ = drawable_strata(fam, options)
+    assert strata, f"{family} on {name}: no stratum left"
+    drawn = [v for s in strata for v in draw_examples(fam.variants(options, **s), 3, 1)]
+    drawn += draw_examples(fam.variants(options), 30, 2)
+    for v in drawn:
+        req = _known(v.requirements(), profile)
+        assert profile.unsupported_reason(req) is None, (v.id, profile.unsupported_reason(req))
+        for m in v.requirements().matrices:  # a subgroup-scope matrix runs in one whole subgroup
+            assert m.scope.name != "Subgroup" or v.local_size_x == m.workgroup_size == profile.subgroup_size, v.id
+
+
+@pytest.mark.parametrize("name, family", [(p, f) for p in sorted(RUNS) for f in sorted(set(families()) - set(RUNS[p]))])
+def test_a_family_the_profile_cannot_run_is_refused_naming_what_it_lacks(name: str, family: str) -> None:
+    with pytest.raises(ProfileLacksError) as info:
+        check_runnable(get_family(family), _profile(name))
+    msg = str(info.value)
+    assert "\n" not in msg and (" is not supported" in msg or " is not exposed" in msg), msg
+    assert msg.split(" -> ")[1].startswith("choose a family it runs: ")
+
+
+def test_subgroup_scope_matrices_take_the_profiles_subgroup_size() -> None:
+    lvp, radv = _profile("mesa-lavapipe-26.2.6.txt"), _profile("mesa-radv-gfx11-cm2.txt")
+    assert {m.workgroup_size for m in lvp.matrix_types()} == {8}
+    assert {m.workgroup_size for m in radv.flexible_granules()} == {64}
+
+
+@pytest.mark.parametrize("name, family", [("mesa-lavapipe-26.2.6.txt", f) for f in RUNS["mesa-lavapipe-26.2.6.txt"]]
+                         + [("mesa-anv-gfx9-cm2.txt", "cm2-convert")])
+def test_generate_for_a_mesa_profile_writes_a_pack(name: str, family: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    profile = next(p for p in PROFILES if p.name == name)
+    code = main(["generate", "--family", family, "--count", "6", "--jobs", "1", "--profile", str(profile),
+                 "--out", str(tmp_path / "p")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert (tmp_path / "p" / "manifest.json").exists()
+    if family == "cm2-convert" and "anv" in name:  # Use conversions and transposes need the feature ANV lacks
+        left = [ln for ln in err.splitlines() if "leaving out" in ln]
+        assert len(left) == 1 and "feature cooperativeMatrixConversions is not supported" in left[0], err
+
+
+def test_generate_of_a_family_the_profile_cannot_run_is_one_line_exit_2(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    lvp = next(p for p in PROFILES if p.name == "mesa-lavapipe-26.2.6.txt")
+    with pytest.raises(SystemExit) as e:
+        main(["generate", "--family", "tensor-layout", "--count", "4", "--profile", str(lvp),
+              "--out", str(tmp_path / "p")])
+    assert e.value.code == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert err == [err[0]] and "feature cooperativeMatrixTensorAddressing is not supported" in err[0], err
+    assert not (tmp_path / "p").exists()
+
+
+def _h100_with(**changes: int) -> DeviceProfile:
+    h100 = _profile("nvidia-h100-driver580.txt")
+    features = {k: v for k, v in changes.items() if k.startswith("cooperativeMatrix")}
+    properties = {k: v for k, v in changes.items() if k not in features}
+    return replace(h100, features={**h100.features, **features}, properties={**h100.properties, **properties})
+
+
+def test_cm2_program_draws_only_the_operations_the_device_has() -> None:
+    from ctsgen.families.cm2_program.program import Op
+
+    profile = _h100_with(cooperativeMatrixReductions=0, cooperativeMatrixConversions=0)
+    fam = get_family("cm2-program")
+    options = StrategyOptions(profile=profile)
+    ops = {n.op for v in draw_examples(fam.variants(options), 60, 3) for n in v.program.nodes}
+    assert ops and not ops & {Op.reduce, Op.convert, Op.transpose}, ops
+    assert {Op.muladd, Op.perelement} <= ops  # the rest is still drawn
+    strata, left_out = drawable_strata(fam, options)
+    assert {"seed": "flash-attention"} not in strata and {"seed": None} in strata
+    assert "feature cooperativeMatrixConversions, cooperativeMatrixReductions is not supported" in \
+        left_out[repr({"seed": "flash-attention"})]
+
+
+def test_a_subgroup_of_64_sets_every_subgroup_scope_shaders_workgroup() -> None:
+    profile = _h100_with(subgroupSize=64)
+    for family in ("cm2-program", "cm2-reduce", "cm2-gemm", "tensor-layout"):
+        fam = get_family(family)
+        for v in draw_examples(fam.variants(StrategyOptions(profile=profile)), 20, 4):
+            assert profile.unsupported_reason(v.requirements()) is None, v.id
+            if all(m.scope.name == "Subgroup" for m in v.requirements().matrices):
+                assert v.local_size_x == 64, (family, v.id)
+
+
+def test_generate_and_fuzz_say_in_one_line_which_program_operations_they_leave_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ctsgen.backends.reference import ReferenceBackend
+    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+    from ctsgen.pack.generate import draw_cases
+
+    profile = _h100_with(cooperativeMatrixReductions=0)
+    fam = get_family("cm2-program")
+    notes: list[str] = []
+    draw_cases(fam, 8, 0, StrategyOptions(profile=profile), note=notes.append)
+    said = [n for n in notes if "leaving out reduce nodes" in n]
+    assert said == [f"cm2-program on {profile.name}: leaving out reduce nodes: feature cooperativeMatrixReductions "
+                    "is not supported"], notes
+
+    class ReferenceWithoutReductions(ReferenceBackend):
+        def profile(self) -> DeviceProfile:
+            return profile
+
+    fuzzer = Fuzzer(ReferenceWithoutReductions(), FuzzOptions(families=("cm2-program", "cm2-reduce"),
+                                                              max_examples=1, database=None))
+    assert fuzzer.omissions() == ["cm2-program: leaving out reduce nodes: feature cooperativeMatrixReductions "
+                                  "is not supported"]
+    assert fuzzer.report.skipped == {"cm2-reduce": "feature cooperativeMatrixReductions is not supported"}
+    assert fam.omissions(_profile("nvidia-h100-driver580.txt")) is None
