@@ -4,7 +4,6 @@ pipeline cache, and the pytest plugin's Vulkan backend (conftest.py: how lavapip
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import io
 import json
@@ -18,7 +17,7 @@ import pytest
 from ctsgen.backends.base import BufferSpec, Dispatch, DispatchTimeout, ShaderVariant
 from ctsgen.backends.supervise import WORKER_LAUNCHER_ENV, SupervisedBackend
 from ctsgen.backends.vulkan import VulkanBackend
-from ctsgen.cli import build_parser, main
+from ctsgen.cli import main
 from ctsgen.families import families
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
@@ -34,29 +33,10 @@ from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
 
 #: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass.
 RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce")
-#: Families whose strategies drew nothing lavapipe allows, ending in Hypothesis's Unsatisfiable, while
-#: the strategies gated on extension names only: they need tensor addressing (cm2-gemm's and
-#: cm2-program's loads, tensor-layout, tensor-view) or block loads (decode). Run once gating by
-#: feature bit is in (the `ctsgen profile` command comes with it).
-UNGATED = ("cm2-gemm", "cm2-program", "decode", "tensor-layout", "tensor-view")
-PROFILES = REPO / "ctsgen" / "device" / "profiles"
 
 
-def _gated() -> bool:
-    """Whether feature-bit gating is in: it brings the `ctsgen profile` command."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            build_parser().parse_args(["profile", "--help"])
-        except SystemExit as exc:
-            return exc.code == 0
-    return False
-
-
-def _profile_args() -> list[str]:
-    """lavapipe's fixture profile where there is one, else the embedded one (whose cases lavapipe does
-    not support are NotSupported)."""
-    found = sorted(PROFILES.glob("*lavapipe*"))
-    return ["--profile", str(found[0])] if found else []
+#: lavapipe's fixture profile, captured from the live driver with `ctsgen profile`.
+LAVAPIPE_PROFILE = REPO / "ctsgen" / "device" / "profiles" / "mesa-lavapipe-26.2.6.txt"
 
 
 def _statuses(results: Path) -> dict[str, int]:
@@ -73,7 +53,7 @@ def test_a_pack_passes_with_the_documented_deviation_expected(family: str, lavap
                                                               tmp_path: Path) -> None:
     pack = tmp_path / family
     assert main(["generate", "--family", family, "--count", "24", "--seed", "25", "--out", str(pack),
-                 *_profile_args()]) == 0
+                 "--profile", str(LAVAPIPE_PROFILE)]) == 0
     results = tmp_path / "results.jsonl"
     run = lavapipe.ctsgen("run", str(pack), "--backend", "vulkan", "--results", str(results),
                           "--expect-deviation", DEVIATION)
@@ -83,9 +63,7 @@ def test_a_pack_passes_with_the_documented_deviation_expected(family: str, lavap
     assert counts.get("Pass", 0) >= 1 and set(counts) <= {"Pass", "NotSupported"}, counts
 
 
-@pytest.mark.parametrize("family", [
-    pytest.param(f, marks=pytest.mark.skipif(f in UNGATED and not _gated(), reason=(
-        f"{f}: Unsatisfiable on lavapipe until the strategies gate on feature bits"))) for f in families()])
+@pytest.mark.parametrize("family", families())
 def test_a_short_fuzz_runs_or_skips_naming_what_the_device_lacks(family: str, lavapipe: Lavapipe) -> None:
     run = lavapipe.ctsgen("fuzz", "--backend", "vulkan", "--family", family, "--max-examples", "6",
                           "--database", "none", "--seed", "2026", "--shrink-time", "5",
@@ -108,7 +86,8 @@ def test_the_reduce_finding_is_found_and_explained_by_its_deviation(lavapipe: La
 
 
 def _reduce_cases(n: int) -> list[ReduceCase]:
-    source = MatrixType(ComponentType.sint32, Scope.Subgroup, 8, 16, MatrixUse.Accumulator)
+    """Row max reductions of an 8x16 subgroup accumulator, in lavapipe's subgroup of 8 invocations."""
+    source = MatrixType(ComponentType.sint32, Scope.Subgroup, 8, 16, MatrixUse.Accumulator, workgroup_size=8)
     return [ReduceCase(ReduceVariant(ReduceMode.Row, Combine.max, source, source), seed) for seed in range(n)]
 
 
