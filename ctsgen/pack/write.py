@@ -34,11 +34,24 @@ from ctsgen.pack.reuse import generator_record
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import worker_pool
 from ctsgen.timing import Breakdown
+from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
 from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
 
 
 class PackExistsError(CtsgenError, FileExistsError):
     """The output directory exists and overwriting was not asked for (or it is not a ctsgen pack)."""
+
+
+class VariantBuildError(CtsgenError):
+    """A shader variant drawn for the pack does not compile or validate (in whichever process built it)."""
+
+
+def _first_line(exc: ToolchainError) -> str:
+    """The line of a compiler's or validator's report that says what is wrong (its first error)."""
+    text = getattr(exc, "diagnostics", "") or getattr(exc, "messages", "") or str(exc)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("ERROR")] or lines or ["(no message)"]
+    return errors[0]
 
 
 def is_ctsgen_pack(path: Path) -> bool:
@@ -186,12 +199,17 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str
     times = Breakdown()
     first = group[0][1]
     v = first.variant()
-    with times.stage("compile"):
-        glsl = v.glsl()
-        spirv = variant_spirv(v)
     validator = variant_validator(v)
-    with times.stage("validate"):  # what compile_variant does, timed apart
-        validate_module(spirv, validator, required=require_validator)
+    try:
+        with times.stage("compile"):
+            glsl = v.glsl()
+            spirv = variant_spirv(v)
+        with times.stage("validate"):  # what compile_variant does, timed apart
+            validate_module(spirv, validator, required=require_validator)
+    except (GlslCompileError, SpirvValidationError) as exc:
+        raise VariantBuildError(f"shader variant {v.id} ({first.family}) is invalid: {_first_line(exc)} -> "
+                                "check the --profile's limits, or report the family's shader as a ctsgen "
+                                "bug") from None
     with times.stage("write"):
         (root / "shaders" / f"{v.id}.comp").write_text(glsl)
         (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
