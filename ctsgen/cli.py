@@ -43,7 +43,8 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.families.base import StrategyOptions
     from ctsgen.pack.generate import draw_cases, draw_hazardous
     from ctsgen.pack.reuse import request_differences
-    from ctsgen.pack.write import PackExistsError, check_replaceable, is_ctsgen_pack, write_pack
+    from ctsgen.pack.owned import is_ctsgen_pack
+    from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
     from ctsgen.toolchain import toolchain_versions
 
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}

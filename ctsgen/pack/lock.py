@@ -35,6 +35,9 @@ def lock_path(out: Path) -> Path:
 def out_lock(out: Path) -> Iterator[None]:
     """Hold the write lock of ``out`` (re-entrant within one process); refuse if another holds it."""
     out = Path(os.path.abspath(out))
+    if not out.name:
+        raise UserError(f"{out}: a filesystem root cannot be an output directory -> name a directory "
+                        "below it, e.g. --out ./pack")
     if out in _HELD:
         yield
         return

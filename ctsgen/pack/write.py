@@ -31,6 +31,7 @@ from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 from ctsgen.pack.reuse import generator_record
+from ctsgen.pack.owned import foreign_files, is_ctsgen_pack
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import worker_pool
 from ctsgen.timing import Breakdown
@@ -54,18 +55,9 @@ def _first_line(exc: ToolchainError) -> str:
     return errors[0]
 
 
-def is_ctsgen_pack(path: Path) -> bool:
-    """A directory whose manifest.json says it is a ctsgen pack (what ``--force`` may replace)."""
-    try:
-        manifest = json.loads((Path(path) / "manifest.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(manifest, dict) and manifest.get("format") == FORMAT
-
-
 def check_replaceable(out_dir: Path, overwrite: bool) -> None:
-    """Refuse to write over ``out_dir`` unless it is absent, or ``overwrite`` and it is a ctsgen
-    pack (or an empty directory)."""
+    """Refuse to write over ``out_dir`` unless it is absent, or ``overwrite`` and it holds only what
+    ctsgen wrote there (:mod:`ctsgen.pack.owned`), or nothing."""
     if not out_dir.exists() and not out_dir.is_symlink():
         return
     if not overwrite:
@@ -73,6 +65,11 @@ def check_replaceable(out_dir: Path, overwrite: bool) -> None:
     if out_dir.is_symlink() or not out_dir.is_dir() or (not is_ctsgen_pack(out_dir) and any(out_dir.iterdir())):
         raise PackExistsError(f"{out_dir} is not a ctsgen pack (no manifest.json written by ctsgen), so --force "
                               "will not replace it -> choose another --out, or move it away yourself")
+    foreign = foreign_files(out_dir)
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise PackExistsError(f"{out_dir / foreign[0]}{more}: not written by ctsgen for this pack, so --force will "
+                              f"not delete it with the pack -> move it out of {out_dir}, or choose another --out")
 
 
 def _dump(obj: Any) -> str:
@@ -139,7 +136,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
             tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out_dir), dir=out_dir.parent))
             follow_umask(tmp)
             _write_into(tmp, cases, header, require_validator, progress, jobs,
-                        times if times is not None else Breakdown())
+                        times if times is not None else Breakdown(), extra_files or {})
             for rel, content in (extra_files or {}).items():
                 target = tmp / rel
                 if isinstance(content, bytes):
@@ -155,7 +152,8 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
 
 
 def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], require_validator: bool,
-                progress: Callable[[int, int], None] | None, jobs: int, times: Breakdown) -> None:
+                progress: Callable[[int, int], None] | None, jobs: int, times: Breakdown,
+                extra_files: dict[str, str | bytes]) -> None:
     (root / "shaders").mkdir()
     (root / "cases").mkdir()
     groups: dict[str, list[tuple[int, Case]]] = {}  # variant id -> (case index, case), first-seen order
@@ -187,6 +185,8 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
                 "generator": generator_record(),
                 **header, "variants": variants, "cases": entries}
+    if extra_files:
+        manifest["extra_files"] = sorted(extra_files)
     with times.stage("write"):
         (root / "manifest.json").write_text(_dump(manifest))
 
