@@ -105,32 +105,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.pack.read import load_pack
     from ctsgen.runner import run as runner
     from ctsgen.runner.options import RunOptions
-    from ctsgen.runner.results_file import check_results_file, partial_path, results_output, safe_name
+    from ctsgen.runner import results_file as rf
 
     from ctsgen.deviations import check_deviations
 
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
     pack = load_pack(args.pack)
     _revalidate(pack)
-    results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
-    check_results_file(results_path)  # before a backend starts
-    check_results_file(partial_path(results_path))
+    results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
+    rf.check_results_file(results_path)  # before a backend starts
+    rf.check_results_file(rf.partial_path(results_path))
     backend = open_backend(args.backend, args.isolation)
     try:
+        device = backend.profile()
+        header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
+                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
                           expect_deviations=deviations)
         try:
-            with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
-                summary = runner.run_pack(pack, backend, runner.JsonLinesSink(fh), opts, done_before=done_before,
+            with rf.results_output(results_path, args.resume, header,
+                                   f"ctsgen results: pack {args.pack}, backend {args.backend}") as (fh, done_before):
+                summary = runner.run_pack(pack, backend, rf.JsonLinesSink(fh), opts, done_before=done_before,
                                           progress=None if args.quiet else _run_progress())
         except KeyboardInterrupt as exc:
             raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
-                              f"are in {partial_path(results_path)} (--resume continues them)") from None
+                              f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
     finally:
         backend.close()
+    # both results files are complete and in place: what follows only prints
     ran = len(pack.cases) - summary.resumed
     resumed = f" ({summary.resumed} more from the earlier run)" if summary.resumed else ""
-    print(f"{args.backend} on {backend.profile().name}: {ran} cases{resumed} in {summary.wall_s:.1f}s, "
+    print(f"{args.backend} on {device.name}: {ran} cases{resumed} in {summary.wall_s:.1f}s, "
           f"{summary.dispatches} dispatches ({summary.bisection_dispatches} for bisection)")
     if summary.hang_detect_s:
         print(f"  hangs detected: {len(summary.hang_detect_s)}, each after "
@@ -146,11 +151,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{r.status.value}: {r.name}\n  {r.detail}")
         for m in r.mismatches[:4]:
             print(f"    {m}")
-    from ctsgen.report import write_cts_results
-
-    cts_path = results_path.with_suffix(".cts.txt" if results_path.suffix == ".txt" else ".txt")
-    write_cts_results(results_path, cts_path, f"ctsgen results: pack {args.pack}, backend {args.backend}")
-    print(f"results: {results_path} (CTS-style: {cts_path})")
+    print(f"results: {results_path} (CTS-style: {rf.cts_path(results_path)})")
     return 0 if summary.ok else 1
 
 
@@ -379,10 +380,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ctsgen.report import compare, format_comparison, read_results
+    from ctsgen.report import report
 
-    c = compare(read_results(args.a), read_results(args.b))
-    print(format_comparison(c, args.a, args.b))
+    c, text = report(args.a, args.b)
+    print(text)
     return 1 if c.regressions else 0
 
 

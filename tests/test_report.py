@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ctsgen.cli import main
-from ctsgen.report import ResultsError, Verdict, compare, format_cts, read_results
+from ctsgen.report import compare
+from ctsgen.runner.results_file import ResultsError, Verdict, format_cts, read_results
 from ctsgen.runner.verdict import Status
 
 

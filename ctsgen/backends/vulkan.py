@@ -424,6 +424,7 @@ class VulkanBackend(Backend):
         self._instance.vkGetPhysicalDeviceProperties2(self._pdev, head)
         out = {n: int(getattr(props.limits, n)) for n in _CORE_LIMITS}
         out["subgroupSize"] = int(vk11.subgroupSize)
+        out["driverVersion"] = int(props.driverVersion)  # what a results file's header names
         out.update((n, int(getattr(vk12, n))) for n in _FLOAT_CONTROLS)
         for s in ext:
             out.update(_fields(s))
