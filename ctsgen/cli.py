@@ -67,12 +67,16 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     with times.stage("draw"):
         cases = draw_cases(family, args.count, args.seed, options, cases_per_variant=args.cases_per_variant,
                            progress=Progress("drawing cells"), jobs=args.jobs)
+        drawn = len(cases)
         if args.include_hazardous:
             cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
     t1 = time.monotonic()
+    if drawn < args.count:
+        sys.stderr.write(f"ctsgen: note: {family.name} gave {drawn} distinct cases of the {args.count} asked "
+                         "(its strata hold no more); the pack has those\n")
     header = {
         "seed": args.seed, "count": len(cases), "families": [family.name],
-        "options": {"profile": profile.name,
+        "options": {"profile": profile.name, "count": args.count,
                     "hazardous": args.hazardous_count if args.include_hazardous else 0,
                     "cases_per_variant": args.cases_per_variant},
         "toolchain": toolchain,
