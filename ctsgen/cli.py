@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ctsgen import __version__
-from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_writable_dir,
+from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_plot_path, check_writable_dir,
                             exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd, nonneg_float, nonneg_int,
                             positive_float, positive_int, device_list)
 from ctsgen.families import DEFAULT_FAMILY
@@ -138,6 +138,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         backend.close()
     # both results files are complete and in place: what follows only prints
     ran = len(pack.cases) - summary.resumed
+    if ran:
+        _warn_unreached(deviations, f"pack {args.pack}")
     resumed = f" ({summary.resumed} more from the earlier run)" if summary.resumed else ""
     print(f"{args.backend} on {device.name}: {ran} cases{resumed} in {summary.wall_s:.1f}s, "
           f"{summary.dispatches} dispatches ({summary.bisection_dispatches} for bisection)")
@@ -159,6 +161,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if summary.ok else 1
 
 
+def _warn_unreached(deviations: tuple[str, ...], what: str) -> None:
+    """Name each expected deviation whose replaced semantics no oracle computation ran: it changed nothing."""
+    from ctsgen.deviations import reached
+
+    for name in deviations:
+        if name not in reached():
+            sys.stderr.write(f"ctsgen: warning: --expect-deviation {name} reached no case of {what} (another "
+                             "family's deviation?), so it changed no verdict\n")
+
+
 def _run_progress():
     show = Progress("running")
 
@@ -176,6 +188,10 @@ def cmd_repro(args: argparse.Namespace) -> int:
     if results is not None and not results.is_file():
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
+    if results is not None:
+        from ctsgen.runner.results_file import load_results
+
+        load_results(results)  # anything but a results file: one line naming it
     if args.debug_rerun and results is None:
         raise UserError("--debug-rerun compares a failing case's nodes -> also give --results, the file in "
                         "which the case failed")
@@ -218,6 +234,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.repro import export_case, replay_command
     from ctsgen.runner.options import RunOptions
 
+    from ctsgen.errors import UserError
+
+    if args.devices and args.workers == 1:
+        raise UserError("--devices spreads --workers over GPUs, and there is one worker -> add --workers N, or "
+                        "pick the one GPU with --device K")
+    if args.min_batch is not None and args.min_batch > args.max_batch:
+        raise UserError(f"--min-batch {args.min_batch} is above --max-batch {args.max_batch}, so no example could "
+                        "hold it -> lower --min-batch or raise --max-batch")
     if args.workers > 1:
         devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
@@ -268,6 +292,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
+        if report.examples:
+            _warn_unreached(options.expect_deviations, f"the {report.examples} examples fuzzed")
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
             write_worker_report(args.worker_report, report)
         if not report.failures:
@@ -362,6 +388,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ctsgen.fuzz.mutation import markdown, plot, run_bench
     from ctsgen.mutants import catalogue, get_mutant
 
+    if args.plot:
+        check_plot_path(args.plot, "--plot")
     mutants = [get_mutant(n) for n in args.mutant] if args.mutant else list(catalogue().values())
     seeds = list(range(args.seeds))
     rows = run_bench(mutants, seeds, args.max_examples, reference_budget=args.reference_budget,
@@ -396,10 +424,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from ctsgen.pack.coverage import coverage_tables, format_tables
     from ctsgen.pack.read import load_pack
 
-    if args.plot and Path(args.plot).is_dir():
-        from ctsgen.errors import UserError
-        raise UserError(f"--plot {args.plot} is a directory -> name the PNG file to write, e.g. "
-                        f"{Path(args.plot) / 'coverage.png'}")
+    if args.plot:
+        check_plot_path(args.plot, "--plot")
     pack = load_pack(args.pack)
     tables = coverage_tables(pack)
     print(format_tables(tables, pack))

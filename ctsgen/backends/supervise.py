@@ -13,6 +13,7 @@ callable, e.g. a class or a ``functools.partial``).
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
@@ -51,7 +52,11 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
     when it has ended (``("phase", "build")``, ``("phase", "built")``), and the supervisor
     reads those while it waits for its next request's answer, which bounds the build by
     ``build_timeout_s`` as a dispatch's own build is bounded. Its seconds are counted as
-    ``ahead_s``, not ``prepare_s``: they overlapped the supervisor's own work."""
+    ``ahead_s``, not ``prepare_s``: they overlapped the supervisor's own work.
+
+    Ctrl-C reaches the whole process group: the supervisor alone decides what it means (it
+    closes or kills this worker), so the worker ignores SIGINT rather than die with a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         backend = as_backend(factory())
         conn.send(("ok", backend.profile()))
