@@ -166,3 +166,16 @@ def test_report_refuses_results_of_different_packs(pack: Path, tmp_path: Path, c
                                                        .splitlines() if not ln.startswith("#")))
     assert "no case in common" in fails_with(capsys, ["report", str(a.with_suffix(".old.txt")),
                                                       str(b.with_suffix(".old.txt"))])
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_run_refuses_a_results_path_that_is_no_regular_file(pack: Path, tmp_path: Path, capsys, kind: str) -> None:
+    """A run renames its results over the path: over /dev/null (as root) that replaced the device."""
+    target = tmp_path / "r.jsonl"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/null")
+    assert "device, pipe or socket" in fails_with(capsys, ["run", str(pack), "--quiet", "--results", str(target)])
+    assert target.is_fifo() if kind == "fifo" else target.is_symlink()
+    assert Path("/dev/null").is_char_device()

@@ -23,6 +23,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -265,14 +266,19 @@ def partial_path(path: Path) -> Path:
 
 
 def check_results_file(path: Path) -> None:
-    """Refuse ``path`` unless it is absent, empty, or a ctsgen results file."""
+    """Refuse ``path`` unless it is absent, empty, or a ctsgen results file (a regular file: a run
+    renames its results over ``path``, which must never replace a device such as /dev/null)."""
     try:
-        data = Path(path).read_bytes()
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         return
-    except IsADirectoryError:
+    if stat.S_ISDIR(mode):
         raise NotResultsError(f"{path} is a directory, not a ctsgen results file -> name a .jsonl file "
-                              "with --results") from None
+                              "with --results")
+    if not stat.S_ISREG(mode):
+        raise NotResultsError(f"{path} is a device, pipe or socket, not a ctsgen results file -> name a .jsonl "
+                              "file with --results (a run replaces it when it ends)")
+    data = Path(path).read_bytes()
     fix = "-> choose another --results path (ctsgen replaces only its own results files)"
     try:
         lines = [ln for ln in data.decode("utf-8").splitlines() if ln.strip()]
