@@ -1,8 +1,9 @@
 """Reading a pack checks that it is whole and consistent, in one line each.
 
 Each test here failed before its fix: a manifest cut to fewer cases than its count ran with
-exit 0, duplicate cases ran twice, a case path could point outside the pack, and an edited
-case.json with an unknown compare rule or short param_words ended in a traceback.
+exit 0 (a count that is no number, a negative workgroup size too), duplicate cases ran twice, a case path could point outside the pack, and an edited
+case.json with an unknown compare rule or short param_words, or a buffer whose binding or dtype
+is nonsense, ended in a traceback.
 """
 
 from __future__ import annotations
@@ -49,6 +50,26 @@ def _spirv_outside(m: dict) -> None:
     rec["spirv"] = "/etc/" + Path(rec["spirv"]).name
 
 
+def _first_variant(m: dict) -> dict:
+    return next(iter(m["variants"].values()))
+
+
+def _bad_binding(m: dict) -> None:
+    _first_variant(m)["buffers"][0]["binding"] = "a"
+
+
+def _bad_dtype(m: dict) -> None:
+    _first_variant(m)["buffers"][0]["dtype"] = "nonsense"
+
+
+def _bad_workgroup(m: dict) -> None:
+    _first_variant(m)["local_size_x"] = -5
+
+
+def _count_not_a_number(m: dict) -> None:
+    m["count"] = "many"
+
+
 def _file_outside(rec: dict) -> None:
     key = next(iter(rec["files"]))
     rec["files"][key] = "/etc/passwd"
@@ -67,7 +88,7 @@ def _words_not_uint32(rec: dict) -> None:
 
 
 @pytest.mark.parametrize("edit, says", [
-    (lambda p: _edit_manifest(p, _cut), "lists 2 cases, but its count says 5"),
+    (lambda p: _edit_manifest(p, _cut), "lists 2 cases, but its count says 5 "),
     (lambda p: _edit_manifest(p, _duplicate), "listed twice"),
     (lambda p: _edit_manifest(p, _case_outside), "not inside the pack"),
     (lambda p: _edit_manifest(p, _spirv_outside), "not inside the pack"),
@@ -75,8 +96,12 @@ def _words_not_uint32(rec: dict) -> None:
     (lambda p: _edit_first_case(p, _unknown_rule), "unknown compare rule 'approximately'"),
     (lambda p: _edit_first_case(p, _short_words), "3 param_words, but its variant's record holds 28"),
     (lambda p: _edit_first_case(p, _words_not_uint32), "uint32"),
+    (lambda p: _edit_manifest(p, _bad_binding), "buffers[0] is not"),
+    (lambda p: _edit_manifest(p, _bad_dtype), "buffers[0] is not"),
+    (lambda p: _edit_manifest(p, _bad_workgroup), "local_size_x -5"),
+    (lambda p: _edit_manifest(p, _count_not_a_number), "its count says 'many'"),
 ], ids=["cut", "duplicate", "case-outside", "spirv-outside", "file-outside", "unknown-rule", "short-words",
-        "negative-word"])
+        "negative-word", "binding", "dtype", "workgroup", "count-type"])
 def test_an_inconsistent_pack_is_refused_in_one_line(pack: Path, capsys, edit, says: str) -> None:
     edit(pack)
     with pytest.raises(SystemExit) as e:

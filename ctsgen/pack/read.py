@@ -3,7 +3,11 @@
 Every problem is a :class:`PackError` that names the file and what would
 make it right: a missing or corrupt manifest, an unknown format version,
 a missing shader or case file, SPIR-V whose checksum does not match, an
-unknown family, arrays of the wrong dtype.
+unknown family, arrays of the wrong dtype; and a pack that is not whole and
+consistent: a case list shorter or longer than the manifest's ``count``, a
+case listed twice, a path that leaves the pack, a compare rule this reader
+does not know, ``param_words`` that do not fill the record the variant's
+GLSL declares (``PARAM_WORDS``), a buffer or workgroup size that is nonsense.
 """
 
 from __future__ import annotations
@@ -200,6 +204,23 @@ def _check_case(cpath: Path, rec: dict[str, Any], buffers: tuple[BufferSpec, ...
                         f"{words - len(buffers)} after the {len(buffers)} buffer offsets -> regenerate the pack")
 
 
+def _buffers(records: list[Any], where: str) -> tuple[BufferSpec, ...]:
+    """A variant's storage buffers, each ``{"binding": int >= 1, "name": str, "dtype": a numpy dtype name}``."""
+    out = []
+    for n, b in enumerate(records):
+        ok = isinstance(b, dict) and isinstance(b.get("binding"), int) and b["binding"] >= 1 and \
+            isinstance(b.get("name"), str) and isinstance(b.get("dtype"), str)
+        try:
+            ok = ok and np.dtype(b["dtype"]) is not None
+        except TypeError:
+            ok = False
+        if not ok:
+            raise PackError(f"{where}: buffers[{n}] is not {{'binding': 1.., 'name': ..., 'dtype': a numpy dtype name}} "
+                            f"(got {str(b)[:80]}) -> regenerate the pack")
+        out.append(BufferSpec(b["binding"], b["name"], b["dtype"]))
+    return tuple(out)
+
+
 def load_pack(root: str | Path) -> Pack:
     """Read and validate the pack at ``root`` (case arrays are read lazily)."""
     root = Path(root)
@@ -232,20 +253,22 @@ def load_pack(root: str | Path) -> Pack:
         if hashlib.sha256(spirv).hexdigest() != rec.get("spirv_sha256"):
             raise PackError(f"{spv_path}: checksum does not match the manifest -> the file was modified or "
                             "truncated, regenerate the pack")
-        buffers = tuple(BufferSpec(int(b["binding"]), str(b["name"]), str(b["dtype"]))
-                        for b in _require(rec, "buffers", list, where))
+        buffers = _buffers(_require(rec, "buffers", list, where), where)
+        local_size_x = _require(rec, "local_size_x", int, where)
+        if local_size_x < 1:
+            raise PackError(f"{where}: local_size_x {local_size_x} is not a workgroup size (>= 1) -> regenerate the pack")
         req = rec.get("requirements", {})
         variants[vid] = ShaderVariant(
-            id=vid, spirv=spirv, local_size_x=int(_require(rec, "local_size_x", int, where)), buffers=buffers,
+            id=vid, spirv=spirv, local_size_x=local_size_x, buffers=buffers,
             requirements=Requirements(tuple(req.get("extensions", ())), tuple(req.get("features", ())),
                                       fv.requirements().matrices),
             family=rec["family"], signature=rec["signature"])
         family_variants[vid] = fv
     cases = []
     entries = _require(m, "cases", list, str(mpath))
-    count = m.get("count")
-    if isinstance(count, int) and count != len(entries):
-        raise PackError(f"{mpath}: lists {len(entries)} cases, but its count says {count} -> the manifest was cut "
+    count = m.get("count", len(entries))
+    if not isinstance(count, int) or count != len(entries):
+        raise PackError(f"{mpath}: lists {len(entries)} cases, but its count says {count!r} -> the manifest was cut "
                         "or edited; regenerate the pack")
     words = {vid: _declared_words(root, rec) for vid, rec in m["variants"].items()}
     seen: dict[str, int] = {}
