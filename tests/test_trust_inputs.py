@@ -115,3 +115,35 @@ def test_ctrl_c_leaves_a_supervised_backend_worker_to_its_supervisor(capfd) -> N
         backend.close()
     err = capfd.readouterr().err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+class _InterruptedAfterSending:
+    """A pipe whose first ``run`` request is sent and then interrupted, as a Ctrl-C or SIGTERM
+    landing just after ``send`` returns would do."""
+
+    def __init__(self, conn) -> None:
+        self.conn, self.fired = conn, False
+
+    def send(self, message) -> None:
+        self.conn.send(message)
+        if message[0] == "run" and not self.fired:
+            self.fired = True
+            raise KeyboardInterrupt
+
+    def __getattr__(self, name: str):
+        return getattr(self.conn, name)
+
+
+def test_a_signal_just_after_a_request_is_sent_leaves_close_clean(pack: Path) -> None:
+    """close() read the interrupted request's answer as its own (ValueError: dictionary update
+    sequence element #0 has length 3) and the command ended in a traceback."""
+    from ctsgen.backends.registry import open_backend
+    from ctsgen.pack.read import load_pack
+    from ctsgen.runner.run import run_pack
+
+    backend = open_backend("mutant:gemm-ignores-beta", "process")
+    backend.profile()
+    backend._conn = _InterruptedAfterSending(backend._conn)  # noqa: SLF001 (the pipe to the worker)
+    with pytest.raises(KeyboardInterrupt):
+        run_pack(load_pack(pack), backend)
+    backend.close()  # no exception: the worker, mid-request, is stopped

@@ -194,9 +194,11 @@ class SupervisedBackend(Backend):
         waited: float | None = None  # how long this request waited for its answer
         phase, bound = "dispatch", wait_s
         try:
+            # set before sending: a signal landing just after send returns must not leave an answer
+            # on the pipe that the next request (close's) would read as its own
+            self._awaiting = True
             if message is not None:
                 self._conn.send(message)
-            self._awaiting = True
             self._building_soon = False  # this request's answer comes after any build started before it
             while True:
                 ready = self._conn.poll(max(0.0, phase_start + bound - time.monotonic()))
