@@ -179,3 +179,18 @@ def test_run_refuses_a_results_path_that_is_no_regular_file(pack: Path, tmp_path
     assert "device, pipe or socket" in fails_with(capsys, ["run", str(pack), "--quiet", "--results", str(target)])
     assert target.is_fifo() if kind == "fifo" else target.is_symlink()
     assert Path("/dev/null").is_char_device()
+
+
+@pytest.mark.parametrize("bad", ['{"name": 5, "status": "Pass"}', '{"name": "x", "status": "Bogus"}'])
+def test_a_record_that_is_no_case_verdict_is_one_line_in_report_and_resume(pack: Path, tmp_path: Path, capsys,
+                                                                           bad: str) -> None:
+    """A name that is no string ended report and --resume in a TypeError traceback; a bad record
+    in the middle was silently dropped by --resume, as if it were a torn last line."""
+    assert run(pack) == 0
+    path = tmp_path / "r.jsonl"
+    header, first, *rest = (pack / "results-reference.jsonl").read_text().splitlines()
+    path.write_text("\n".join([header, first, bad, *rest]) + "\n")
+    before = path.read_bytes()
+    assert ":3: not a ctsgen result record" in fails_with(capsys, ["report", str(path), str(pack / "results-reference.jsonl")])
+    fails_with(capsys, ["run", str(pack), "--quiet", "--resume", "--results", str(path)])
+    assert path.read_bytes() == before

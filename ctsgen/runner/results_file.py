@@ -136,27 +136,36 @@ class JsonLinesSink:
         self.out.flush()
 
 
+def case_verdict(rec: object) -> tuple[str, Status]:
+    """(name, status) of a case record; ValueError unless it is one (a name string, a CTS status)."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("name"), str):
+        raise ValueError("no 'name' string")
+    return rec["name"], Status(rec.get("status"))
+
+
 def recover_results(path: Path) -> dict[str, Status]:
     """The verdicts a results file already holds (name -> status), for ``--resume``.
 
     A run killed mid-write can leave a torn last line; the file is rewritten
-    (atomically) without it, so appending continues a valid file.
+    (atomically) without it, so appending continues a valid file. Any other line that is
+    no record is refused: dropping it would lose a verdict silently.
     """
     try:
         lines = Path(path).read_text().splitlines()
     except FileNotFoundError:
         return {}
-    good, done = [], {}
-    for line in lines:
+    done = {}
+    for n, line in enumerate(lines, 1):
         try:
             rec = json.loads(line)
-            if not is_header(rec):
-                done[rec["name"]] = Status(rec["status"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            continue
-        good.append(line)
-    if len(good) != len(lines):
-        os.replace(_write_atomically(Path(path), "".join(g + "\n" for g in good)), path)
+            if not (n == 1 and is_header(rec)):
+                name, status = case_verdict(rec)
+                done[name] = status
+        except ValueError as exc:
+            if n < len(lines):
+                raise ResultsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> run without --resume, or "
+                                   "choose another --results") from None
+            os.replace(_write_atomically(Path(path), "".join(g + "\n" for g in lines[:-1])), path)
     return done
 
 
@@ -187,8 +196,9 @@ def load_results(path: str | Path) -> Results:
                 if is_header(rec):
                     header = rec
                     continue
-                out[rec["name"]] = Verdict(Status(rec["status"]), rec.get("detail", ""))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                name, status = case_verdict(rec)
+                out[name] = Verdict(status, str(rec.get("detail", "")))
+            except ValueError as exc:
                 raise ResultsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> name a results file "
                                    "written by `ctsgen run`") from None
         return Results(header, out)
@@ -287,7 +297,7 @@ def check_results_file(path: Path) -> None:
     for n, line in enumerate(lines[:-1] if len(lines) > 1 else lines, 1):  # the last may be torn
         try:
             rec = json.loads(line)
-            ok = (n == 1 and is_header(rec)) or (isinstance(rec, dict) and "name" in rec and "status" in rec)
+            ok = (n == 1 and is_header(rec)) or bool(case_verdict(rec))
         except ValueError:
             ok = False
         if not ok:
