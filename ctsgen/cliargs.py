@@ -58,6 +58,8 @@ def device_list(text: str) -> list[int]:
 
 def check_writable_dir(path: str | Path, flag: str) -> None:
     """Make sure ``path`` is (or can be made) a directory ctsgen can write, before any long work."""
+    if not str(path).strip():
+        raise UserError(f"{flag} is empty -> name a directory (an empty name would write into the current one)")
     path = Path(path)
     try:
         path.mkdir(parents=True, exist_ok=True)

@@ -53,6 +53,8 @@ def test_fuzz_names_an_expected_deviation_that_reaches_no_case(tmp_path: Path, c
     (["--min-batch", "64", "--max-batch", "8"], "--min-batch 64 is above --max-batch 8"),
     (["--devices", "0,1"], "--devices"),
     (["--database", "http://x"], "http:// is no example database"),
+    (["--database", ""], "--database is empty"),
+    (["--database", "none", "--repro-dir", " "], "--repro-dir is empty"),
 ])
 def test_fuzz_refuses_options_that_would_do_nothing(tmp_path: Path, monkeypatch, capsys, argv, says) -> None:
     monkeypatch.chdir(tmp_path)
