@@ -238,11 +238,6 @@ def read_header(path: Path) -> dict[str, Any] | None:
     return rec if is_header(rec) else None
 
 
-def read_results(path: str | Path) -> dict[str, Verdict]:
-    """name -> verdict of a results file (see :func:`load_results`)."""
-    return load_results(path).verdicts
-
-
 # -- the CTS-style text -----------------------------------------------------------
 
 def format_cts(results: dict[str, Verdict], title: str = "", header: dict[str, Any] | None = None) -> str:
