@@ -73,6 +73,10 @@ from ctsgen.cli import main
 import ctsgen.pack.write as w
 from ctsgen.toolchain.errors import GlslCompileError
 
+class Odd(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"{{a}}/{{b}}")
+
 def refuse(v, *a, **k):
     {body}
 
@@ -101,6 +105,20 @@ def test_a_worker_that_cannot_compile_ends_generate_with_one_line_naming_the_var
     assert len(lines) == 1 and lines[0].startswith("ctsgen: error: shader variant tensor_layout."), lines
     assert "ERROR: x.comp:3: bad" in lines[0] and " -> " in lines[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "no .lock or .tmp left behind"
+
+
+def test_a_worker_error_that_cannot_be_unpickled_still_ends_generate(tmp_path: Path) -> None:
+    """Not a ctsgen error: an exception whose constructor takes other parameters than its args."""
+    child = _generate_in_a_child(tmp_path, "raise Odd('x', 'y')")
+    try:
+        out, err = child.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        pytest.fail("generate hung after a worker's unpicklable error")
+    lines = [ln for ln in err.splitlines() if ln.startswith("ctsgen")]
+    assert child.returncode == 2 and "Traceback" not in err, err
+    assert lines == ["ctsgen: error: a worker process failed with Odd: x/y -> a ctsgen bug: report it with the "
+                     "command that gave it"]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

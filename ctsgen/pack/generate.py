@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, Family, StrategyOptions
-from ctsgen.pack.workers import worker_pool
+from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.strategies.sampling import draw_examples, draw_many
 
 CASES_PER_VARIANT = 8
@@ -65,7 +65,7 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
     out: dict[str, Case] = {}
     if jobs > 1 and len(work) > 1:
         with worker_pool(min(jobs, len(work))) as pool:
-            for n, drawn in enumerate(pool.imap(_draw_stratum, work), 1):
+            for n, drawn in enumerate(in_order(pool, _draw_stratum, work), 1):
                 out.update((c.name(), c) for c in drawn if c.name() not in out)
                 if progress:
                     progress(n, len(work))

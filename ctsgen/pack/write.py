@@ -33,7 +33,7 @@ from ctsgen.pack.arrays import save_array
 from ctsgen.pack.reuse import generator_record
 from ctsgen.pack.owned import foreign_files, is_ctsgen_pack
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
-from ctsgen.pack.workers import worker_pool
+from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
 from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
@@ -177,7 +177,7 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
 
     if jobs > 1 and len(work) > 1:
         with worker_pool(jobs) as pool:
-            for result in pool.imap(_write_variant, work, chunksize=max(1, len(work) // (8 * jobs))):
+            for result in in_order(pool, _write_variant, work, max(1, len(work) // (8 * jobs))):
                 collect(result)
     else:
         for w in work:
