@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ctsgen.families.coopvec.variant import LAYOUTS
 from ctsgen.pack.read import load_pack
+from ctsgen.runner.results_file import is_header
 
 TYPE_KEYS = ("inputType", "inputInterpretation", "matrixInterpretation", "biasInterpretation", "resultType")
 
@@ -26,7 +27,7 @@ TYPE_KEYS = ("inputType", "inputInterpretation", "matrixInterpretation", "biasIn
 def read_results(path: Path) -> dict[str, dict]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt") as f:
-        return {r["name"]: r for r in map(json.loads, filter(str.strip, f))}
+        return {r["name"]: r for r in map(json.loads, filter(str.strip, f)) if not is_header(r)}
 
 
 def table(pack_dir: str, results_path: str) -> str:

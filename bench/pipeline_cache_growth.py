@@ -18,7 +18,8 @@ import os
 import resource
 import sys
 
-from ctsgen.backends.vulkan import PIPELINE_CACHE_ENV, VulkanBackend
+from ctsgen.backends.pipeline_cache import PIPELINE_CACHE_ENV
+from ctsgen.backends.vulkan import VulkanBackend
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, FuzzReport
 
 

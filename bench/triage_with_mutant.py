@@ -18,10 +18,12 @@ import tempfile
 from pathlib import Path
 
 from ctsgen.fuzz.buckets import fingerprint
+from ctsgen.runner.results_file import is_header
 
 
 def load(path: Path) -> dict[str, dict]:
-    return {json.loads(line)["name"]: json.loads(line) for line in path.read_text().splitlines() if line}
+    records = [json.loads(line) for line in path.read_text().splitlines() if line]
+    return {r["name"]: r for r in records if not is_header(r)}
 
 
 def main(pack: str, device_results: str, mutant: str) -> int:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ctsgen import __version__
-from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_writable_dir,
+from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_plot_path, check_writable_dir,
                             exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd, nonneg_float, nonneg_int,
                             positive_float, positive_int, device_list)
 from ctsgen.families import DEFAULT_FAMILY
@@ -50,7 +50,8 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.families.base import StrategyOptions
     from ctsgen.pack.generate import draw_cases, draw_hazardous
     from ctsgen.pack.reuse import request_differences
-    from ctsgen.pack.write import PackExistsError, check_replaceable, is_ctsgen_pack, write_pack
+    from ctsgen.pack.owned import is_ctsgen_pack
+    from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
     from ctsgen.toolchain import toolchain_versions
 
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
@@ -76,12 +77,16 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
         cases = draw_cases(family, args.count, args.seed, options, cases_per_variant=args.cases_per_variant,
                            progress=Progress("drawing cells"), jobs=args.jobs,
                            note=lambda line: print(f"ctsgen: {line}", file=sys.stderr))
+        drawn = len(cases)
         if args.include_hazardous:
             cases += draw_hazardous(family, args.hazardous_count, args.seed, options, beside=cases)
     t1 = time.monotonic()
+    if drawn < args.count:
+        sys.stderr.write(f"ctsgen: note: {family.name} gave {drawn} distinct cases of the {args.count} asked "
+                         "(its strata hold no more); the pack has those\n")
     header = {
         "seed": args.seed, "count": len(cases), "families": [family.name],
-        "options": {"profile": profile_name,
+        "options": {"profile": profile_name, "count": args.count,
                     "hazardous": args.hazardous_count if args.include_hazardous else 0,
                     "cases_per_variant": args.cases_per_variant},
         "toolchain": toolchain,
@@ -114,32 +119,39 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.pack.read import load_pack
     from ctsgen.runner import run as runner
     from ctsgen.runner.options import RunOptions
-    from ctsgen.runner.results_file import check_results_file, partial_path, results_output, safe_name
+    from ctsgen.runner import results_file as rf
 
     from ctsgen.deviations import check_deviations
 
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
     pack = load_pack(args.pack)
     _revalidate(pack)
-    results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
-    check_results_file(results_path)  # before a backend starts
-    check_results_file(partial_path(results_path))
+    results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
+    rf.check_results_file(results_path)  # before a backend starts
+    rf.check_results_file(rf.partial_path(results_path))
     backend = open_backend(args.backend, args.isolation)
     try:
+        device = backend.profile()
+        header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
+                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
                           expect_deviations=deviations)
         try:
-            with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
-                summary = runner.run_pack(pack, backend, runner.JsonLinesSink(fh), opts, done_before=done_before,
+            with rf.results_output(results_path, args.resume, header,
+                                   f"ctsgen results: pack {args.pack}, backend {args.backend}") as (fh, done_before):
+                summary = runner.run_pack(pack, backend, rf.JsonLinesSink(fh), opts, done_before=done_before,
                                           progress=None if args.quiet else _run_progress())
         except KeyboardInterrupt as exc:
             raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
-                              f"are in {partial_path(results_path)} (--resume continues them)") from None
+                              f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
     finally:
         backend.close()
+    # both results files are complete and in place: what follows only prints
     ran = len(pack.cases) - summary.resumed
+    if ran:
+        _warn_unreached(deviations, f"pack {args.pack}")
     resumed = f" ({summary.resumed} more from the earlier run)" if summary.resumed else ""
-    print(f"{args.backend} on {backend.profile().name}: {ran} cases{resumed} in {summary.wall_s:.1f}s, "
+    print(f"{args.backend} on {device.name}: {ran} cases{resumed} in {summary.wall_s:.1f}s, "
           f"{summary.dispatches} dispatches ({summary.bisection_dispatches} for bisection)")
     if summary.hang_detect_s:
         print(f"  hangs detected: {len(summary.hang_detect_s)}, each after "
@@ -155,12 +167,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{r.status.value}: {r.name}\n  {r.detail}")
         for m in r.mismatches[:4]:
             print(f"    {m}")
-    from ctsgen.report import write_cts_results
-
-    cts_path = results_path.with_suffix(".cts.txt" if results_path.suffix == ".txt" else ".txt")
-    write_cts_results(results_path, cts_path, f"ctsgen results: pack {args.pack}, backend {args.backend}")
-    print(f"results: {results_path} (CTS-style: {cts_path})")
+    print(f"results: {results_path} (CTS-style: {rf.cts_path(results_path)})")
     return 0 if summary.ok else 1
+
+
+def _warn_unreached(deviations: tuple[str, ...], what: str) -> None:
+    """Name each expected deviation whose replaced semantics no oracle computation ran: it changed nothing."""
+    from ctsgen.deviations import reached
+
+    for name in deviations:
+        if name not in reached():
+            sys.stderr.write(f"ctsgen: warning: --expect-deviation {name} reached no case of {what} (another "
+                             "family's deviation?), so it changed no verdict\n")
 
 
 def _run_progress():
@@ -180,6 +198,10 @@ def cmd_repro(args: argparse.Namespace) -> int:
     if results is not None and not results.is_file():
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
+    if results is not None:
+        from ctsgen.runner.results_file import load_results
+
+        load_results(results)  # anything but a results file: one line naming it
     if args.debug_rerun and results is None:
         raise UserError("--debug-rerun compares a failing case's nodes -> also give --results, the file in "
                         "which the case failed")
@@ -222,6 +244,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.repro import export_case, replay_command
     from ctsgen.runner.options import RunOptions
 
+    from ctsgen.errors import UserError
+
+    if args.devices and args.workers == 1:
+        raise UserError("--devices spreads --workers over GPUs, and there is one worker -> add --workers N, or "
+                        "pick the one GPU with --device K")
+    if args.min_batch is not None and args.min_batch > args.max_batch:
+        raise UserError(f"--min-batch {args.min_batch} is above --max-batch {args.max_batch}, so no example could "
+                        "hold it -> lower --min-batch or raise --max-batch")
     if args.workers > 1:
         devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
@@ -274,6 +304,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
+        if report.examples:
+            _warn_unreached(options.expect_deviations, f"the {report.examples} examples fuzzed")
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
             write_worker_report(args.worker_report, report)
         if not report.failures:
@@ -368,6 +400,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ctsgen.fuzz.mutation import markdown, plot, run_bench
     from ctsgen.mutants import catalogue, get_mutant
 
+    if args.plot:
+        check_plot_path(args.plot, "--plot")
     mutants = [get_mutant(n) for n in args.mutant] if args.mutant else list(catalogue().values())
     seeds = list(range(args.seeds))
     rows = run_bench(mutants, seeds, args.max_examples, reference_budget=args.reference_budget,
@@ -390,10 +424,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ctsgen.report import compare, format_comparison, read_results
+    from ctsgen.report import report
 
-    c = compare(read_results(args.a), read_results(args.b))
-    print(format_comparison(c, args.a, args.b))
+    c, text = report(args.a, args.b)
+    print(text)
     return 1 if c.regressions else 0
 
 
@@ -402,10 +436,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from ctsgen.pack.coverage import coverage_tables, format_tables
     from ctsgen.pack.read import load_pack
 
-    if args.plot and Path(args.plot).is_dir():
-        from ctsgen.errors import UserError
-        raise UserError(f"--plot {args.plot} is a directory -> name the PNG file to write, e.g. "
-                        f"{Path(args.plot) / 'coverage.png'}")
+    if args.plot:
+        check_plot_path(args.plot, "--plot")
     pack = load_pack(args.pack)
     tables = coverage_tables(pack)
     print(format_tables(tables, pack))

@@ -58,6 +58,8 @@ def device_list(text: str) -> list[int]:
 
 def check_writable_dir(path: str | Path, flag: str) -> None:
     """Make sure ``path`` is (or can be made) a directory ctsgen can write, before any long work."""
+    if not str(path).strip():
+        raise UserError(f"{flag} is empty -> name a directory (an empty name would write into the current one)")
     path = Path(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -69,11 +71,30 @@ def check_writable_dir(path: str | Path, flag: str) -> None:
                         "directory") from None
 
 
+def check_plot_path(path: str, flag: str) -> None:
+    """A plot file matplotlib can write (by its suffix), checked before any long work; nothing
+    to check where matplotlib is not installed (no plot is written then)."""
+    target = Path(path)
+    if target.is_dir():
+        raise UserError(f"{flag} {path} is a directory -> name the PNG file to write, e.g. {target / 'plot.png'}")
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        return
+    formats = Figure().canvas.get_supported_filetypes()
+    if target.suffix.lstrip(".").lower() not in formats:
+        raise UserError(f"{flag} {path}: matplotlib writes no {target.suffix or 'suffix-less'!r} files -> name a "
+                        f".png file (or one of .{', .'.join(sorted(formats))})")
+
+
 def check_database(spec: str | None) -> None:
     """The fuzz example database must be usable before fuzzing: a failure found and not stored
     would be lost."""
     if spec is None:
         return
+    if "://" in spec and not spec.startswith("redis://"):
+        raise UserError(f"--database {spec}: {spec.split('://')[0]}:// is no example database -> use redis://HOST:PORT, "
+                        "a directory, or none")
     if spec.startswith("redis://"):
         try:
             import redis

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -48,13 +49,43 @@ def check_deviations(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
+#: The expected deviations whose replaced code has run in this process. One that never runs
+#: changes no verdict (another family's mutant): ``ctsgen run`` and ``ctsgen fuzz`` say so.
+_REACHED: set[str] = set()
+
+
+def reached() -> frozenset[str]:
+    """The expected deviations whose replaced code some oracle computation has run, in this process."""
+    return frozenset(_REACHED)
+
+
+def _noting(name: str, replacements: dict[str, Any]) -> dict[str, Any]:
+    """``replacements`` with each function wrapped to note that deviation ``name`` was reached
+    (a replaced class is noted as it is applied)."""
+    def noted(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            _REACHED.add(name)
+            return function(*args, **kwargs)
+        return call
+
+    out = {}
+    for target, replacement in replacements.items():
+        if isinstance(replacement, types.FunctionType):
+            out[target] = noted(replacement)
+        else:
+            _REACHED.add(name)
+            out[target] = replacement
+    return out
+
+
 @contextmanager
 def applied(deviations: Sequence[str]) -> Iterator[None]:
     """The mutants named ``deviations`` applied for the ``with`` block (the oracle then computes
     what a driver with those documented deviations gives)."""
     with ExitStack() as stack:
         for name in deviations:
-            stack.enter_context(get_mutant(name).applied())
+            stack.enter_context(replaced(_noting(name, get_mutant(name).factory())))
         yield
 
 

@@ -16,7 +16,24 @@ from contextlib import contextmanager
 
 
 class CtsgenError(Exception):
-    """Base of every error ctsgen raises on purpose (bad input, bad pack, missing tool, no device)."""
+    """Base of every error ctsgen raises on purpose (bad input, bad pack, missing tool, no device).
+
+    Every subclass crosses a process boundary intact (a ``generate`` worker, the supervised
+    backend's process): pickling keeps its class, its ``args`` and its attributes, and does not
+    call ``__init__`` again, whose parameters need not be ``args`` (``GlslCompileError(message,
+    diagnostics)``). Pickle's default for exceptions calls ``cls(*args)``, which raised in the
+    pool's result thread and left ``generate`` waiting for good."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _rebuild, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuild(cls: type[CtsgenError], args: tuple[object, ...], state: dict[str, object]) -> CtsgenError:
+    """The error ``CtsgenError.__reduce__`` pickled, made again without calling its ``__init__``."""
+    exc = cls.__new__(cls, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
 
 
 class UnknownNameError(CtsgenError, LookupError):

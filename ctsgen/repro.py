@@ -136,6 +136,10 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
                  overwrite: bool = False, backend: str = "vulkan", debug_backend: Backend | None = None) -> Path:
     """Write the repro of case ``name`` of ``pack`` to ``out_dir`` (``debug_backend``: as in
     :func:`export_case`)."""
+    source, target = Path(pack.root).resolve(), Path(out_dir).resolve()
+    if target == source or source in target.parents or target in source.parents:
+        raise PackError(f"--out {out_dir}: the repro would be written over or inside its source pack {pack.root} "
+                        "-> choose a directory outside the pack")
     match = [c for c in pack.cases if c.name == name]
     if not match:
         raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")

@@ -30,7 +30,10 @@ def run(pack: Path, *extra: str) -> int:
 
 
 def results(pack: Path) -> list[dict]:
-    return [json.loads(line) for line in (pack / "results-reference.jsonl").read_text().splitlines()]
+    """The case records of the pack's results file (after its header)."""
+    header, *records = (pack / "results-reference.jsonl").read_text().splitlines()
+    assert json.loads(header)["format"] == "ctsgen-results"
+    return [json.loads(line) for line in records]
 
 
 def error_line(capsys) -> str:
@@ -250,7 +253,7 @@ def test_resume_skips_done_cases(pack):
     assert run(pack, "--resume") == 0
     text = (pack / "results-reference.jsonl").read_text()
     names = []
-    for line in text.splitlines():
+    for line in text.splitlines()[1:]:  # after the header
         try:
             names.append(json.loads(line)["name"])
         except json.JSONDecodeError:
@@ -261,7 +264,8 @@ def test_resume_skips_done_cases(pack):
 def test_results_file_is_json_lines(pack, tmp_path):
     out = tmp_path / "r.jsonl"
     assert run(pack, "--results", str(out), "--batch-size", "5") == 0
-    lines = out.read_text().splitlines()
+    header, *lines = out.read_text().splitlines()
+    assert json.loads(header)["backend"] == "reference"
     assert len(lines) == COUNT
     for line in lines:
         r = json.loads(line)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ctsgen.cli import main
-from ctsgen.report import ResultsError, Verdict, compare, format_cts, read_results
+from ctsgen.report import compare
+from ctsgen.runner.results_file import ResultsError, Verdict, format_cts, load_results
 from ctsgen.runner.verdict import Status
 
 
@@ -23,7 +24,7 @@ def test_cts_text_round_trips_and_quotes_details_with_commas(tmp_path: Path) -> 
     assert text.splitlines() == ["# ctsgen results: pack P, backend B", "a.case,Pass,",
                                  'b.case,Fail,"elements 1, 2 differ: ""x"""']
     (tmp_path / "r.txt").write_text(text)
-    assert read_results(tmp_path / "r.txt") == results
+    assert load_results(tmp_path / "r.txt").verdicts == results
 
 
 def test_compare_classifies_every_transition() -> None:
@@ -47,7 +48,7 @@ def test_run_writes_cts_text_and_report_finds_an_injected_regression(
     lines = [ln for ln in before.read_text().splitlines() if not ln.startswith("#")]
     assert len(lines) == 12 and all(ln.split(",")[1] == "Pass" for ln in lines)
     # the later run: one case regresses (as JSON lines, the other format), one disappears
-    names = sorted(read_results(before))
+    names = sorted(load_results(before).verdicts)
     rows = {n: ("Pass", "") for n in names[1:]}
     rows[names[1]] = ("Fail", "3 of 64 elements of 'output' differ")
     after = _jsonl(tmp_path / "after.jsonl", rows)
@@ -62,4 +63,4 @@ def test_run_writes_cts_text_and_report_finds_an_injected_regression(
 def test_unreadable_results_name_the_line(tmp_path: Path) -> None:
     (tmp_path / "r.txt").write_text("# header\na.case,Passed,\n")
     with pytest.raises(ResultsError, match=r"r.txt:2: unknown status 'Passed'"):
-        read_results(tmp_path / "r.txt")
+        load_results(tmp_path / "r.txt").verdicts

@@ -301,7 +301,9 @@ def test_resume_continues_an_interrupted_run_from_its_partial_results(pack, monk
     assert partial.exists() and not (pack / "results-reference.jsonl").exists()
     monkeypatch.setattr(run_mod, "run_pack", real)
     assert main(["run", str(pack), "--quiet", "--resume"]) == 0
-    names = [json.loads(ln)["name"] for ln in (pack / "results-reference.jsonl").read_text().splitlines()]
+    header, *records = (pack / "results-reference.jsonl").read_text().splitlines()
+    assert json.loads(header)["format"] == "ctsgen-results"
+    names = [json.loads(ln)["name"] for ln in records]
     assert len(names) == len(set(names)) == COUNT and names[0] == first
     assert not partial.exists()
 

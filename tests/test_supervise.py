@@ -25,7 +25,8 @@ from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.backends.supervise import SupervisedBackend
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.run import JsonLinesSink, recover_results, run_pack
+from ctsgen.runner.results_file import JsonLinesSink, recover_results
+from ctsgen.runner.run import run_pack
 from ctsgen.runner.verdict import Status
 from ctsgen.strategies.sampling import draw_examples
 

@@ -26,7 +26,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctsgen.errors import UserError
 from ctsgen.toolchain.cache import default_dir
+
+#: Set to 0 to build every pipeline without the persistent pipeline cache (cold-build timings).
+PIPELINE_CACHE_ENV = "CTSGEN_PIPELINE_CACHE"
+
+
+def pipeline_cache_enabled() -> bool:
+    """``CTSGEN_PIPELINE_CACHE``: 1 (the default) uses the cache, 0 builds every pipeline cold;
+    any other value is refused, not read as either."""
+    value = os.environ.get(PIPELINE_CACHE_ENV, "1")
+    if value not in ("0", "1"):
+        raise UserError(f"{PIPELINE_CACHE_ENV}={value!r} -> set it to 1 (use the pipeline cache, the default) or "
+                        "0 (build every pipeline cold), or unset it")
+    return value == "1"
+
 
 #: VK_PIPELINE_CACHE_HEADER_VERSION_ONE and the size of VkPipelineCacheHeaderVersionOne.
 HEADER_VERSION_ONE = 1

@@ -18,6 +18,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from ctsgen.backends.base import Backend, as_backend
+from ctsgen.backends.pipeline_cache import pipeline_cache_enabled
 from ctsgen.errors import UnknownNameError
 
 #: The entry-point group under which other distributions register backends by name:
@@ -49,15 +50,27 @@ def backend_factory(name: str) -> Callable[..., Any]:
     if name in registered:
         return registered[name].load()
     if ":" in name:  # a third-party adapter, MODULE:CLASS (docs/third-party-backend.md)
-        module, attr = name.split(":", 1)
-        try:
-            return _load(name)
-        except (ImportError, AttributeError) as exc:
-            raise UnknownNameError(f"backend {name!r}: cannot load {attr} from module {module} ({exc}) -> "
-                                   "put the module on PYTHONPATH, or check the MODULE:CLASS spelling") from None
+        return _adapter_class(name)
     known = ", ".join([*BUILTIN, *sorted(registered)])
     raise UnknownNameError(f"unknown backend {name!r} -> use {known}, mutant:NAME "
                            "(`ctsgen mutants` lists the names) or MODULE:CLASS")
+
+
+def _adapter_class(name: str) -> type:
+    """The class ``MODULE:CLASS`` names, refused in one line unless it is one."""
+    module, attr = name.split(":", 1)
+    if not all(part.isidentifier() for part in module.split(".")) or not attr.isidentifier():
+        raise UnknownNameError(f"backend {name!r} is not MODULE:CLASS (a dotted module name, a colon, a class "
+                               "name) -> e.g. my_pkg.backend:MyBackend (docs/third-party-backend.md)")
+    try:
+        cls = _load(name)
+    except (ImportError, AttributeError) as exc:
+        raise UnknownNameError(f"backend {name!r}: cannot load {attr} from module {module} ({exc}) -> "
+                               "put the module on PYTHONPATH, or check the MODULE:CLASS spelling") from None
+    if not isinstance(cls, type):
+        raise UnknownNameError(f"backend {name!r}: {module}.{attr} is a {type(cls).__name__}, not a backend class "
+                               "-> name a class with name, profile(), run() and close() (docs/third-party-backend.md)")
+    return cls
 
 
 def open_backend(name: str, isolation: str = "auto", device: int | None = None) -> Backend:
@@ -65,6 +78,7 @@ def open_backend(name: str, isolation: str = "auto", device: int | None = None) 
     ``none`` (``auto``: a worker for everything but the reference backend; a mutant must
     run in a worker, or its fault would leak into the expectations). ``device`` picks the
     Vulkan device (software backends have one)."""
+    pipeline_cache_enabled()  # a CTSGEN_PIPELINE_CACHE that is neither 0 nor 1: one line, before any work
     factory = backend_factory(name)
     if device is not None and name == "vulkan":
         factory = functools.partial(factory, device)

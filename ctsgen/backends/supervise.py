@@ -23,6 +23,7 @@ import multiprocessing as mp
 import os
 import shlex
 import shutil
+import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -100,7 +101,11 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
     when it has ended (``("phase", "build")``, ``("phase", "built")``), and the supervisor
     reads those while it waits for its next request's answer, which bounds the build by
     ``build_timeout_s`` as a dispatch's own build is bounded. Its seconds are counted as
-    ``ahead_s``, not ``prepare_s``: they overlapped the supervisor's own work."""
+    ``ahead_s``, not ``prepare_s``: they overlapped the supervisor's own work.
+
+    Ctrl-C reaches the whole process group: the supervisor alone decides what it means (it
+    closes or kills this worker), so the worker ignores SIGINT rather than die with a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         backend = as_backend(factory())
         conn.send(("ok", backend.profile()))
@@ -240,9 +245,11 @@ class SupervisedBackend(Backend):
         waited: float | None = None  # how long this request waited for its answer
         phase, bound = "dispatch", wait_s
         try:
+            # set before sending: a signal landing just after send returns must not leave an answer
+            # on the pipe that the next request (close's) would read as its own
+            self._awaiting = True
             if message is not None:
                 self._conn.send(message)
-            self._awaiting = True
             self._building_soon = False  # this request's answer comes after any build started before it
             while True:
                 ready = self._conn.poll(max(0.0, phase_start + bound - time.monotonic()))

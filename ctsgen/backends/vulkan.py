@@ -57,13 +57,11 @@ import numpy as np
 from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
                                   ShaderVariant, matrix_conversions)
 from ctsgen.backends.kept import KeptObjects
-from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile
+from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile, pipeline_cache_enabled
 from ctsgen.device.profile import DeviceProfile
 
 #: Vulkan API version requested of the instance and required of the device (VK_MAKE_API_VERSION(0, 1, 3, 0)).
 API_VERSION_1_3 = (1 << 22) | (3 << 12)
-#: Set to 0 to build every pipeline without the persistent pipeline cache (cold-build timings).
-PIPELINE_CACHE_ENV = "CTSGEN_PIPELINE_CACHE"
 #: Pipelines kept after their dispatch (least recently dispatched destroyed beyond it): a fuzz
 #: session builds one for almost every example, and keeping all grew each H100 device worker by
 #: about 25 MB a minute (bench/results/fuzz-rate-h100/call5-memory). A rebuilt one comes from
@@ -424,6 +422,7 @@ class VulkanBackend(Backend):
         self._instance.vkGetPhysicalDeviceProperties2(self._pdev, head)
         out = {n: int(getattr(props.limits, n)) for n in _CORE_LIMITS}
         out["subgroupSize"] = int(vk11.subgroupSize)
+        out["driverVersion"] = int(props.driverVersion)  # what a results file's header names
         out.update((n, int(getattr(vk12, n))) for n in _FLOAT_CONTROLS)
         for s in ext:
             out.update(_fields(s))
@@ -559,7 +558,7 @@ class VulkanBackend(Backend):
         built by any earlier process on this machine is not built again (issue 14). Off with
         ``CTSGEN_PIPELINE_CACHE=0`` (to time cold builds); a cache that cannot be created is
         only a slower run."""
-        if os.environ.get(PIPELINE_CACHE_ENV, "1") == "0":
+        if not pipeline_cache_enabled():
             return
         self._cache_file = PipelineCacheFile(self._cache_identity)
         blob = self._cache_file.load()

@@ -18,7 +18,7 @@ from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_prof
 from ctsgen.families import get_family
 from ctsgen.families.base import Case, Family, StrategyOptions
 from ctsgen.families.gating import families_it_runs, omitted, unsupported_family
-from ctsgen.pack.workers import worker_pool
+from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.strategies.sampling import draw_examples, draw_many
 
 CASES_PER_VARIANT = 8
@@ -107,7 +107,7 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
     out: dict[str, Case] = {}
     if jobs > 1 and len(work) > 1:
         with worker_pool(min(jobs, len(work))) as pool:
-            for n, drawn in enumerate(pool.imap(_draw_stratum, work), 1):
+            for n, drawn in enumerate(in_order(pool, _draw_stratum, work), 1):
                 out.update((c.name(), c) for c in drawn if c.name() not in out)
                 if progress:
                     progress(n, len(work))
@@ -116,7 +116,30 @@ def draw_cases(family: Family, count: int, seed: int, options: StrategyOptions,
             out.update((c.name(), c) for c in _draw_stratum(w) if c.name() not in out)
             if progress:
                 progress(n, len(work))
+    _top_up(out, work, count, seed)
     return list(out.values())
+
+
+#: Rounds of fresh draws that make up for cases two strata drew alike, before a pack is left short.
+TOP_UP_ROUNDS = 8
+
+
+def _top_up(out: dict[str, Case], work: list[tuple], count: int, seed: int) -> None:
+    """Draw again until ``out`` holds ``count`` distinct cases (or ``TOP_UP_ROUNDS`` rounds pass):
+    strata that are alike (cm2-program's unseeded strata) draw the same cases from the same
+    seed, and the duplicates are dropped. Each round draws the shortfall over the strata, in
+    order, from seeds of the round, in this process: the result does not depend on ``jobs``."""
+    for round_ in range(1, TOP_UP_ROUNDS + 1):
+        short = count - len(out)
+        if short <= 0 or not work:
+            return
+        for i, w in enumerate(work):
+            quota = short // len(work) + (1 if i < short % len(work) else 0)
+            if quota:
+                name, index, stratum, _, _, options, per_variant = w
+                drawn = _draw_stratum((name, index, stratum, quota, _sub_seed(seed, "top-up", round_), options,
+                                       per_variant))
+                out.update((c.name(), c) for c in drawn if c.name() not in out and len(out) < count)
 
 
 def _draw_stratum(work: tuple[str, int, dict[str, object], int, int, StrategyOptions, int]) -> list[Case]:

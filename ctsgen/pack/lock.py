@@ -32,9 +32,13 @@ def lock_path(out: Path) -> Path:
 
 
 @contextmanager
-def out_lock(out: Path) -> Iterator[None]:
-    """Hold the write lock of ``out`` (re-entrant within one process); refuse if another holds it."""
+def out_lock(out: Path, flag: str = "--out") -> Iterator[None]:
+    """Hold the write lock of ``out`` (re-entrant within one process); refuse if another holds it
+    (``flag``: the option that named ``out``, for the message)."""
     out = Path(os.path.abspath(out))
+    if not out.name:
+        raise UserError(f"{out}: a filesystem root cannot be an output directory -> name a directory "
+                        "below it, e.g. --out ./pack")
     if out in _HELD:
         yield
         return
@@ -47,7 +51,7 @@ def out_lock(out: Path) -> Iterator[None]:
         except BlockingIOError:
             os.close(fd)
             raise OutputLockedError(f"{out}: another ctsgen process is writing it (lock {path}) -> wait for it "
-                                    "to finish, or choose another --out") from None
+                                    f"to finish, or choose another {flag}") from None
         try:
             same = os.stat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:

@@ -3,7 +3,11 @@
 Every problem is a :class:`PackError` that names the file and what would
 make it right: a missing or corrupt manifest, an unknown format version,
 a missing shader or case file, SPIR-V whose checksum does not match, an
-unknown family, arrays of the wrong dtype.
+unknown family, arrays of the wrong dtype; and a pack that is not whole and
+consistent: a case list shorter or longer than the manifest's ``count``, a
+case listed twice, a path that leaves the pack, a compare rule this reader
+does not know, ``param_words`` that do not fill the record the variant's
+GLSL declares (``PARAM_WORDS``), a buffer or workgroup size that is nonsense.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,6 +164,63 @@ def _require(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
     return obj[key]
 
 
+#: The compare rules a reader knows (``CompareRule.rule``; docs/pack-format.md, case.json).
+COMPARE_RULES = ("bitwise", "tolerance")
+_PARAM_WORDS = re.compile(r"^const uint PARAM_WORDS = (\d+)u;$", re.MULTILINE)
+
+
+def _inside(rel: object, where: str) -> str:
+    """``rel``, a path the pack names, refused unless it is relative and stays inside the pack."""
+    if not isinstance(rel, str) or not rel or os.path.isabs(rel) or \
+            os.path.normpath(rel).split(os.sep)[0] == os.pardir:
+        raise PackError(f"{where}: path {rel!r} is not inside the pack -> a pack names its files relative to "
+                        "its directory; regenerate the pack")
+    return rel
+
+
+def _declared_words(root: Path, rec: dict[str, Any]) -> int | None:
+    """The record length a variant's stored GLSL declares (``PARAM_WORDS``), where it does."""
+    try:
+        m = _PARAM_WORDS.search((root / rec["glsl"]).read_text())
+    except (OSError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    return int(m.group(1)) if m else None
+
+
+def _check_case(cpath: Path, rec: dict[str, Any], buffers: tuple[BufferSpec, ...], words: int | None) -> None:
+    """One case.json against what its variant needs: a known compare rule, files inside the pack,
+    and as many parameter words as the variant's record holds."""
+    rule = rec["compare"].get("rule")
+    if rule not in COMPARE_RULES:
+        raise PackError(f"{cpath}: unknown compare rule {rule!r} (known: {', '.join(COMPARE_RULES)}) -> "
+                        "regenerate the pack")
+    for key, rel in rec["files"].items():
+        _inside(rel, f"{cpath}: files[{key!r}]")
+    got = rec["param_words"]
+    if not all(isinstance(w, int) and 0 <= w < 2 ** 32 for w in got):
+        raise PackError(f"{cpath}: param_words must be uint32 numbers -> regenerate the pack")
+    if words is not None and len(buffers) + len(got) != words:
+        raise PackError(f"{cpath}: {len(got)} param_words, but its variant's record holds "
+                        f"{words - len(buffers)} after the {len(buffers)} buffer offsets -> regenerate the pack")
+
+
+def _buffers(records: list[Any], where: str) -> tuple[BufferSpec, ...]:
+    """A variant's storage buffers, each ``{"binding": int >= 1, "name": str, "dtype": a numpy dtype name}``."""
+    out = []
+    for n, b in enumerate(records):
+        ok = isinstance(b, dict) and isinstance(b.get("binding"), int) and b["binding"] >= 1 and \
+            isinstance(b.get("name"), str) and isinstance(b.get("dtype"), str)
+        try:
+            ok = ok and np.dtype(b["dtype"]) is not None
+        except TypeError:
+            ok = False
+        if not ok:
+            raise PackError(f"{where}: buffers[{n}] is not {{'binding': 1.., 'name': ..., 'dtype': a numpy dtype name}} "
+                            f"(got {str(b)[:80]}) -> regenerate the pack")
+        out.append(BufferSpec(b["binding"], b["name"], b["dtype"]))
+    return tuple(out)
+
+
 def load_pack(root: str | Path) -> Pack:
     """Read and validate the pack at ``root`` (case arrays are read lazily)."""
     root = Path(root)
@@ -183,7 +245,7 @@ def load_pack(root: str | Path) -> Pack:
             fv = fam.variant_from_json(_require(rec, "signature", dict, where))
         except (KeyError, ValueError, TypeError) as exc:
             raise PackError(f"{where}: invalid signature ({exc!r}) -> regenerate the pack") from None
-        spv_path = root / _require(rec, "spirv", str, where)
+        spv_path = root / _inside(_require(rec, "spirv", str, where), where)
         try:
             spirv = spv_path.read_bytes()
         except FileNotFoundError:
@@ -191,27 +253,43 @@ def load_pack(root: str | Path) -> Pack:
         if hashlib.sha256(spirv).hexdigest() != rec.get("spirv_sha256"):
             raise PackError(f"{spv_path}: checksum does not match the manifest -> the file was modified or "
                             "truncated, regenerate the pack")
-        buffers = tuple(BufferSpec(int(b["binding"]), str(b["name"]), str(b["dtype"]))
-                        for b in _require(rec, "buffers", list, where))
+        buffers = _buffers(_require(rec, "buffers", list, where), where)
+        local_size_x = _require(rec, "local_size_x", int, where)
+        if local_size_x < 1:
+            raise PackError(f"{where}: local_size_x {local_size_x} is not a workgroup size (>= 1) -> regenerate the pack")
         req = rec.get("requirements", {})
         variants[vid] = ShaderVariant(
-            id=vid, spirv=spirv, local_size_x=int(_require(rec, "local_size_x", int, where)), buffers=buffers,
+            id=vid, spirv=spirv, local_size_x=local_size_x, buffers=buffers,
             requirements=Requirements(tuple(req.get("extensions", ())), tuple(req.get("features", ())),
                                       fv.requirements().matrices),
             family=rec["family"], signature=rec["signature"])
         family_variants[vid] = fv
     cases = []
-    for i, entry in enumerate(_require(m, "cases", list, str(mpath))):
+    entries = _require(m, "cases", list, str(mpath))
+    count = m.get("count", len(entries))
+    if not isinstance(count, int) or count != len(entries):
+        raise PackError(f"{mpath}: lists {len(entries)} cases, but its count says {count!r} -> the manifest was cut "
+                        "or edited; regenerate the pack")
+    words = {vid: _declared_words(root, rec) for vid, rec in m["variants"].items()}
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(entries):
         where = f"{mpath}: cases[{i}]"
+        if not isinstance(entry, dict):
+            raise PackError(f"{where}: expected a JSON object -> regenerate the pack")
         vid = _require(entry, "variant", str, where)
         if vid not in variants:
             raise PackError(f"{where}: variant {vid!r} is not in the manifest's variants -> regenerate the pack")
-        cpath = root / _require(entry, "case", str, where)
+        name = _require(entry, "name", str, where)
+        if name in seen:
+            raise PackError(f"{where}: case {name} is listed twice (also cases[{seen[name]}]) -> regenerate the pack")
+        seen[name] = i
+        cpath = root / _inside(_require(entry, "case", str, where), where)
         rec = _read_json(cpath)
         for key, kind in (("name", str), ("param_words", list), ("files", dict), ("compare", dict)):
             _require(rec, key, kind, str(cpath))
-        if rec["name"] != entry.get("name"):
-            raise PackError(f"{cpath}: name {rec['name']!r} does not match the manifest's {entry.get('name')!r} -> regenerate the pack")
+        if rec["name"] != name:
+            raise PackError(f"{cpath}: name {rec['name']!r} does not match the manifest's {name!r} -> regenerate the pack")
+        _check_case(cpath, rec, variants[vid].buffers, words[vid])
         cases.append(PackCase(root, rec, variants[vid].buffers))
     return Pack(root, m, variants, family_variants, cases)
 

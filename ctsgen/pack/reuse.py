@@ -32,7 +32,8 @@ def request_differences(out: Path, *, family: str, count: int, seed: int, profil
         cases, drew = m.get("cases", []), m.get("generator", {})
         have = {
             "family": m.get("families"),
-            "count": sum(1 for c in cases if c.get("group") != "hazardous"),
+            # the --count asked; packs written before options.count: the cases drawn for it
+            "count": m.get("options", {}).get("count", sum(1 for c in cases if c.get("group") != "hazardous")),
             "seed": m.get("seed"),
             "profile": m.get("options", {}).get("profile"),
             "hazardous count": m.get("options", {}).get("hazardous", 0),

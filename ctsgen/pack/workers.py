@@ -11,12 +11,19 @@ parent removes, so stopping them mid-task loses nothing.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
+import pickle
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from multiprocessing.pool import Pool
+from typing import Any, TypeVar
+
+from ctsgen.errors import CtsgenError
+
+T = TypeVar("T")
 
 
 #: The signals that end a command (ctsgen.cliargs.interrupts_as_one_line).
@@ -81,3 +88,27 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     finally:
         pool.terminate()
         pool.join()
+
+
+class WorkerError(CtsgenError):
+    """A worker's error that could not cross back to the parent as it was (kept as its type and message)."""
+
+
+def _portable(fn: Callable[[T], Any], item: T) -> Any:
+    """``fn(item)``, raising only what unpickles in the parent: an exception that does not
+    (a constructor whose parameters are not its ``args``) killed the pool's result thread, and
+    the parent waited for its answer for good."""
+    try:
+        return fn(item)
+    except Exception as exc:
+        try:
+            pickle.loads(pickle.dumps(exc))
+        except Exception:  # noqa: BLE001 - whatever pickling raises, the message still crosses
+            raise WorkerError(f"a worker process failed with {type(exc).__name__}: {exc} -> a ctsgen bug: report it "
+                              "with the command that gave it") from None
+        raise
+
+
+def in_order(pool: Pool, fn: Callable[[T], Any], work: Iterable[T], chunksize: int = 1) -> Iterator[Any]:
+    """``pool.imap(fn, work)`` (results in input order) whose workers' errors all reach the parent."""
+    return pool.imap(functools.partial(_portable, fn), work, chunksize=chunksize)

@@ -31,9 +31,11 @@ from ctsgen.families.base import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 from ctsgen.pack.reuse import generator_record
+from ctsgen.pack.owned import foreign_files, is_ctsgen_pack
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
-from ctsgen.pack.workers import worker_pool
+from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.timing import Breakdown
+from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
 from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
 
 
@@ -41,18 +43,21 @@ class PackExistsError(CtsgenError, FileExistsError):
     """The output directory exists and overwriting was not asked for (or it is not a ctsgen pack)."""
 
 
-def is_ctsgen_pack(path: Path) -> bool:
-    """A directory whose manifest.json says it is a ctsgen pack (what ``--force`` may replace)."""
-    try:
-        manifest = json.loads((Path(path) / "manifest.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(manifest, dict) and manifest.get("format") == FORMAT
+class VariantBuildError(CtsgenError):
+    """A shader variant drawn for the pack does not compile or validate (in whichever process built it)."""
+
+
+def _first_line(exc: ToolchainError) -> str:
+    """The line of a compiler's or validator's report that says what is wrong (its first error)."""
+    text = getattr(exc, "diagnostics", "") or getattr(exc, "messages", "") or str(exc)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("ERROR")] or lines or ["(no message)"]
+    return errors[0]
 
 
 def check_replaceable(out_dir: Path, overwrite: bool) -> None:
-    """Refuse to write over ``out_dir`` unless it is absent, or ``overwrite`` and it is a ctsgen
-    pack (or an empty directory)."""
+    """Refuse to write over ``out_dir`` unless it is absent, or ``overwrite`` and it holds only what
+    ctsgen wrote there (:mod:`ctsgen.pack.owned`), or nothing."""
     if not out_dir.exists() and not out_dir.is_symlink():
         return
     if not overwrite:
@@ -60,6 +65,11 @@ def check_replaceable(out_dir: Path, overwrite: bool) -> None:
     if out_dir.is_symlink() or not out_dir.is_dir() or (not is_ctsgen_pack(out_dir) and any(out_dir.iterdir())):
         raise PackExistsError(f"{out_dir} is not a ctsgen pack (no manifest.json written by ctsgen), so --force "
                               "will not replace it -> choose another --out, or move it away yourself")
+    foreign = foreign_files(out_dir)
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise PackExistsError(f"{out_dir / foreign[0]}{more}: not written by ctsgen for this pack, so --force will "
+                              f"not delete it with the pack -> move it out of {out_dir}, or choose another --out")
 
 
 def _dump(obj: Any) -> str:
@@ -126,7 +136,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
             tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out_dir), dir=out_dir.parent))
             follow_umask(tmp)
             _write_into(tmp, cases, header, require_validator, progress, jobs,
-                        times if times is not None else Breakdown())
+                        times if times is not None else Breakdown(), extra_files or {})
             for rel, content in (extra_files or {}).items():
                 target = tmp / rel
                 if isinstance(content, bytes):
@@ -142,7 +152,8 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
 
 
 def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], require_validator: bool,
-                progress: Callable[[int, int], None] | None, jobs: int, times: Breakdown) -> None:
+                progress: Callable[[int, int], None] | None, jobs: int, times: Breakdown,
+                extra_files: dict[str, str | bytes]) -> None:
     (root / "shaders").mkdir()
     (root / "cases").mkdir()
     groups: dict[str, list[tuple[int, Case]]] = {}  # variant id -> (case index, case), first-seen order
@@ -166,7 +177,7 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
 
     if jobs > 1 and len(work) > 1:
         with worker_pool(jobs) as pool:
-            for result in pool.imap(_write_variant, work, chunksize=max(1, len(work) // (8 * jobs))):
+            for result in in_order(pool, _write_variant, work, max(1, len(work) // (8 * jobs))):
                 collect(result)
     else:
         for w in work:
@@ -174,6 +185,8 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
                 "generator": generator_record(),
                 **header, "variants": variants, "cases": entries}
+    if extra_files:
+        manifest["extra_files"] = sorted(extra_files)
     with times.stage("write"):
         (root / "manifest.json").write_text(_dump(manifest))
 
@@ -186,12 +199,17 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str
     times = Breakdown()
     first = group[0][1]
     v = first.variant()
-    with times.stage("compile"):
-        glsl = v.glsl()
-        spirv = variant_spirv(v)
     validator = variant_validator(v)
-    with times.stage("validate"):  # what compile_variant does, timed apart
-        validate_module(spirv, validator, required=require_validator)
+    try:
+        with times.stage("compile"):
+            glsl = v.glsl()
+            spirv = variant_spirv(v)
+        with times.stage("validate"):  # what compile_variant does, timed apart
+            validate_module(spirv, validator, required=require_validator)
+    except (GlslCompileError, SpirvValidationError) as exc:
+        raise VariantBuildError(f"shader variant {v.id} ({first.family}) is invalid: {_first_line(exc)} -> "
+                                "check the --profile's limits, or report the family's shader as a ctsgen "
+                                "bug") from None
     with times.stage("write"):
         (root / "shaders" / f"{v.id}.comp").write_text(glsl)
         (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)

@@ -16,15 +16,10 @@ coordinates the oracle used).
 from __future__ import annotations
 
 import functools
-import json
-import os
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO
 
 import numpy as np
 
@@ -48,18 +43,6 @@ MAX_CULPRITS_PER_VARIANT = 4
 #: Where ``run_pack`` reports each case's verdict as it is reached (a results file,
 #: the pytest plugin's verdict cache, ...).
 ResultSink = Callable[[CaseResult], None]
-
-
-class JsonLinesSink:
-    """The results-file sink: one JSON line per verdict (sorted keys), flushed at once, so an
-    interrupted run keeps what it finished (``recover_results`` reads it back)."""
-
-    def __init__(self, out: IO[str]) -> None:
-        self.out = out
-
-    def __call__(self, result: CaseResult) -> None:
-        self.out.write(json.dumps(result.to_json(), sort_keys=True) + "\n")
-        self.out.flush()
 
 
 @dataclass
@@ -226,7 +209,7 @@ def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, optio
              progress: Callable[[int, int, Counter], None] | None = None) -> RunSummary:
     """Run every case of ``pack`` not in ``done_before`` (verdicts of an earlier,
     resumed run, which count toward the summary); report each case run to ``sink``
-    as its verdict is reached (e.g. a :class:`JsonLinesSink` on a results file)."""
+    as its verdict is reached (e.g. :class:`ctsgen.runner.results_file.JsonLinesSink`)."""
     start = time.monotonic()
     check_deviations(options.expect_deviations)  # an unknown name: one line before any dispatch
     backend = as_backend(backend)
@@ -281,29 +264,3 @@ def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, optio
     summary.wall_s = time.monotonic() - start
     summary.resumed = len(skip)
     return summary
-
-
-def recover_results(path: Path) -> dict[str, Status]:
-    """The verdicts a results file already holds (name -> status), for ``--resume``.
-
-    A run killed mid-write can leave a torn last line; the file is rewritten
-    (atomically) without it, so appending continues a valid file.
-    """
-    try:
-        lines = Path(path).read_text().splitlines()
-    except FileNotFoundError:
-        return {}
-    good, done = [], {}
-    for line in lines:
-        try:
-            rec = json.loads(line)
-            done[rec["name"]] = Status(rec["status"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            continue
-        good.append(line)
-    if len(good) != len(lines):
-        fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=".results-")
-        with os.fdopen(fd, "w") as fh:
-            fh.write("".join(g + "\n" for g in good))
-        os.replace(tmp, path)
-    return done
