@@ -18,6 +18,8 @@ from ctsgen.oracle.models import MODELS
 from ctsgen.pack.generate import CASES_PER_VARIANT
 from ctsgen.pack.lock import OutputLockedError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
+from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
+from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
 #: Where ``generate`` writes when no --out is given: one directory per family.
@@ -109,19 +111,30 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.deviations import check_deviations
 
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
+    import dataclasses
+
+    from ctsgen.results import ci
+    from ctsgen.runner.flakes import run_with_retries
+    from ctsgen.runner.select import Selection, select_cases
+
+    expected = ci.expectations_of(args)
     pack = load_pack(args.pack)
+    picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
+                                                args.fraction_start, expected.is_skipped))
+    pack = dataclasses.replace(pack, cases=picked.cases)
     _revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
     check_results_file(results_path)  # before a backend starts
     check_results_file(partial_path(results_path))
-    backend = open_backend(args.backend, args.isolation)
+    backend = open_backend(args.backend, args.isolation, args.device)
     try:
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
-                          expect_deviations=deviations)
+                          expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
         try:
             with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
-                summary = runner.run_pack(pack, backend, runner.JsonLinesSink(fh), opts, done_before=done_before,
-                                          progress=None if args.quiet else _run_progress())
+                summary = run_with_retries(pack, backend, runner.JsonLinesSink(fh), opts, args.flake_retries,
+                                           lambda r: ci.needs_retry(r, expected), done_before=done_before,
+                                           progress=None if args.quiet else _run_progress())
         except KeyboardInterrupt as exc:
             raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
                               f"are in {partial_path(results_path)} (--resume continues them)") from None
@@ -150,7 +163,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     cts_path = results_path.with_suffix(".cts.txt" if results_path.suffix == ".txt" else ".txt")
     write_cts_results(results_path, cts_path, f"ctsgen results: pack {args.pack}, backend {args.backend}")
     print(f"results: {results_path} (CTS-style: {cts_path})")
-    return 0 if summary.ok else 1
+    verdict = ci.judge_results_file(results_path, expected, picked.missing)
+    print("\n".join(verdict.lines()))
+    print(ci.write_ci_files(verdict, Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)))
+    return 0 if verdict.ok else 1
 
 
 def _run_progress():
@@ -380,6 +396,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from ctsgen.report import compare, format_comparison, read_results
 
+    if args.baseline or args.flakes or args.b is None:  # one run judged against expectation files
+        from ctsgen.results import ci
+
+        if args.b is not None:
+            from ctsgen.errors import UserError
+            raise UserError("--baseline/--flakes judge one results file -> give only RESULTS, or drop them to "
+                            "compare two runs")
+        verdict = ci.judge_results_file(Path(args.a), ci.expectations_of(args))
+        print("\n".join(verdict.lines()))
+        return 0 if verdict.ok else 1
     c = compare(read_results(args.a), read_results(args.b))
     print(format_comparison(c, args.a, args.b))
     return 1 if c.regressions else 0
@@ -455,6 +481,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also compare with a device numeric model bit for bit: a result within the spec's "
                         "tolerance that the model does not reproduce is ModelMismatch (the spec verdict stays "
                         "the conformance verdict)")
+    for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
+        r.add_argument(f"--{option}", **spec)
+    r.add_argument("--flake-retries", type=nonneg_int, default=0, metavar="N",
+                   help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake "
+                        "(default: 0)")
+    r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
+                   "beside the results file, PACK/results-BACKEND/)")
+    r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")
     r.set_defaults(func=cmd_run)
 
     x = sub.add_parser("repro", help="export one case of a pack as a standalone repro")
@@ -552,8 +586,11 @@ def build_parser() -> argparse.ArgumentParser:
     bm.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("report", help="compare two results files: regressions, fixes, new and removed cases")
-    rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt)")
-    rp.add_argument("b", help="results file of the later run")
+    rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt); with --baseline: "
+                    "the JSON-lines results file to judge")
+    rp.add_argument("b", nargs="?", help="results file of the later run (left out with --baseline)")
+    for option in ("baseline", "flakes"):
+        rp.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
     rp.set_defaults(func=cmd_report)
 
     cv = sub.add_parser("coverage", help="tables (and a plot) of what a pack samples; lists empty cells")

@@ -57,6 +57,12 @@ class CaseResult:
     detail: str = ""
     mismatches: list[dict[str, Any]] = field(default_factory=list)
     max_error_ratio: float | None = None  # tolerance rules: largest |error| / tolerance
+    #: seconds of device time: its dispatch's time shared among the dispatch's cases
+    duration_s: float | None = None
+    #: the verdicts of its re-runs (``--flake-retries``), after this first one
+    reruns: list[Status] = field(default_factory=list)
+    #: documented deviations whose oracle the outputs satisfy, of those a baseline names (a failure only)
+    explained_by: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "status": self.status.value, "detail": self.detail}
@@ -64,6 +70,12 @@ class CaseResult:
             out["mismatches"] = self.mismatches
         if self.max_error_ratio is not None:
             out["max_error_ratio"] = self.max_error_ratio
+        if self.duration_s is not None:
+            out["duration_s"] = round(self.duration_s, 6)
+        if self.reruns:
+            out["reruns"] = [s.value for s in self.reruns]
+        if self.explained_by:
+            out["explained_by"] = self.explained_by
         return out
 
 
