@@ -227,3 +227,30 @@ def test_a_bad_baseline_is_one_line_naming_the_line(tmp_path: Path, text: str, m
     with pytest.raises((CsvError, ExpectationsError), match=match) as exc:
         load_expectations([base])
     assert "\n" not in str(exc.value) and str(base) in str(exc.value)
+
+
+SHIPPED = Path(__file__).resolve().parent.parent / "expectations"
+
+
+def test_the_shipped_lavapipe_rule_names_exactly_the_reduce_bugs_shapes() -> None:
+    exp = load_expectations([SHIPPED / "lavapipe-26.csv"])
+    expected = lambda variant: classify(Outcome(f"{variant}.case_0123456789", Status.Fail), exp)  # noqa: E731
+    for variant in ("cm2_reduce.row.sum.int32.accumulator_16x24.subgroup.to_16x1",
+                    "cm2_reduce.column.max.float16.a_48x16.workgroup128.to_1x16"):
+        assert expected(variant) is DeqpStatus.ExpectedFail, variant
+    for variant in ("cm2_reduce.row_column.sum.int32.accumulator_16x24.subgroup.to_1x1",
+                    "cm2_reduce.row.sum.int32.accumulator_8x24.subgroup.to_8x1",
+                    "cm2_reduce.column.sum.int32.accumulator_16x8.subgroup.to_1x8",
+                    "cm2_reduce.2x2.sum.int32.accumulator_16x16.subgroup.to_8x8"):
+        assert expected(variant) is DeqpStatus.Fail, variant
+
+
+def test_the_shipped_h100_file_expects_its_two_documented_findings() -> None:
+    exp = load_expectations([SHIPPED / "nvidia-h100-580.csv"])
+    assert set(exp.deviations) == {"setdimension-floor"} and not exp.names
+    log = Outcome("coopvec_elementwise.log.float32.n48.case_ce18379263", Status.Fail)
+    assert classify(log, exp) is DeqpStatus.ExpectedFail
+    assert classify(Outcome("coopvec_elementwise.log.float16.n48.case_0", Status.Fail), exp) is DeqpStatus.Fail
+    explained = Outcome("tensor_layout.load.dim2.x.case_0", Status.Fail, explained_by=("setdimension-floor",))
+    assert classify(explained, exp) is DeqpStatus.ExpectedFail
+    assert classify(Outcome("tensor_layout.load.dim2.x.case_0", Status.Fail), exp) is DeqpStatus.Fail
