@@ -364,6 +364,7 @@ class VulkanBackend(Backend):
         features.update((n, properties.pop(n)) for n in _FLOAT_CONTROLS)
         self._profile = DeviceProfile(
             name=name,
+            driver=self._driver,
             extensions=extensions,
             features=features,
             properties=properties,
@@ -425,6 +426,8 @@ class VulkanBackend(Backend):
         out = {n: int(getattr(props.limits, n)) for n in _CORE_LIMITS}
         out["subgroupSize"] = int(vk11.subgroupSize)
         out.update((n, int(getattr(vk12, n))) for n in _FLOAT_CONTROLS)
+        self._driver = " ".join(bytes(getattr(vk12, f)).split(b"\0")[0].decode(errors="replace")
+                                for f in ("driverName", "driverInfo")).strip()
         for s in ext:
             out.update(_fields(s))
         return out
