@@ -280,8 +280,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(report.times.summary(report.wall_s, report.cases))
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
             write_worker_report(args.worker_report, report)
+        for case, result in report.flakes:  # deqp-runner's Flake: reported, never a failure of the session
+            print(f"  Flake: {case.name()}: {result.status.value} ({result.detail}); it did not recur on replay")
         if not report.failures:
-            print("no failure found")
+            print("no failure found" + (f" ({len(report.flakes)} flake(s) above)" if report.flakes else ""))
             return 0
         print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
         for case, result in report.failures:

@@ -254,3 +254,14 @@ def test_the_shipped_h100_file_expects_its_two_documented_findings() -> None:
     explained = Outcome("tensor_layout.load.dim2.x.case_0", Status.Fail, explained_by=("setdimension-floor",))
     assert classify(explained, exp) is DeqpStatus.ExpectedFail
     assert classify(Outcome("tensor_layout.load.dim2.x.case_0", Status.Fail), exp) is DeqpStatus.Fail
+
+
+def test_a_fuzz_finding_that_does_not_recur_is_a_flake_and_exits_0(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    monkeypatch.chdir(tmp_path)
+    FailsFirstDispatch.dispatched = 0
+    assert main(["fuzz", "--backend", "test_ci:FailsFirstDispatch", "--isolation", "none", "--max-examples", "30",
+                 "--database", "none", "--repro-dir", str(tmp_path / "r"), "--shrink-time", "5"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Flake: \S+: Fail \(.*\); it did not recur on replay", out) and "(1 flake(s) above)" in out
+    assert not (tmp_path / "r").exists()  # no repro: it is not a bug
