@@ -126,7 +126,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     results_path = Path(args.results or Path(args.pack) / f"results-{safe_name(args.backend)}.jsonl")
     check_results_file(results_path)  # before a backend starts
     check_results_file(partial_path(results_path))
-    backend = open_backend(args.backend, args.isolation, args.device)
+    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
     try:
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
                           expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
@@ -491,6 +491,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
                    "beside the results file, PACK/results-BACKEND/)")
     r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")
+    r.add_argument("--validation", action="store_true",
+                   help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
+                        "message is ValidationError (docs/ci.md)")
     r.set_defaults(func=cmd_run)
 
     x = sub.add_parser("repro", help="export one case of a pack as a standalone repro")

@@ -136,6 +136,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctsgen-expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
     for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
         group.addoption(f"--ctsgen-{option}", **spec)
+    group.addoption("--ctsgen-validation", action="store_true",
+                    help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
+                         "message fails as ValidationError")
 
 
 class _PackState:
@@ -179,7 +182,8 @@ class _PackState:
 
             name = self.config.getoption("ctsgen_backend")
             try:
-                self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device)
+                self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device,
+                                             self.config.getoption("ctsgen_validation"))
                 self._backend.profile()  # a backend that cannot start fails here, once
             except CtsgenError as exc:  # not one error per case: stop the session
                 pytest.exit(f"ctsgen: error: --ctsgen-backend {name}: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)

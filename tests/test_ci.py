@@ -265,3 +265,32 @@ def test_a_fuzz_finding_that_does_not_recur_is_a_flake_and_exits_0(tmp_path: Pat
     out = capsys.readouterr().out
     assert re.search(r"Flake: \S+: Fail \(.*\); it did not recur on replay", out) and "(1 flake(s) above)" in out
     assert not any((tmp_path / "r").glob("*"))  # no repro: it is not a bug
+
+
+class PlantedValidationMessage(ReferenceBackend):
+    """A driver under the validation layer whose first dispatch draws one message (as
+    VulkanBackend(validation=True) reports them: ctsgen.backends.validation)."""
+
+    taken = 0
+
+    def validation_messages(self) -> list[str]:
+        PlantedValidationMessage.taken += 1
+        return ["VUID-planted: a message on the first dispatch"] if PlantedValidationMessage.taken == 1 else []
+
+
+def test_a_validation_message_is_its_own_status_never_a_pass_nor_a_fail(pack: Path, monkeypatch, capsys) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    PlantedValidationMessage.taken = 0
+    assert _run(pack, "--isolation", "none", backend="test_ci:PlantedValidationMessage") == 1
+    results = _csv(pack, "test_ci:PlantedValidationMessage", "results.csv")
+    flagged = [n for n, s in results.items() if s == "ValidationError"]
+    assert len(flagged) == 1 and set(results.values()) == {"Pass", "ValidationError"}
+    assert _csv(pack, "test_ci:PlantedValidationMessage", "failures.csv") == {flagged[0]: "ValidationError"}
+    record = (pack / "results-test_ci-PlantedValidationMessage.jsonl").read_text()
+    assert "1 validation message(s) on its dispatch (outputs: Pass): VUID-planted" in record
+
+
+def test_validation_needs_the_vulkan_backend(pack: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        _run(pack, "--validation", backend="reference")
+    assert exc.value.code == 2 and "--validation runs the Khronos validation layer" in capsys.readouterr().err

@@ -58,6 +58,9 @@ from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, D
                                   ShaderVariant, matrix_conversions)
 from ctsgen.backends.kept import KeptObjects
 from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile
+from ctsgen.backends.validation import EXTENSION as VALIDATION_EXTENSION
+from ctsgen.backends.validation import LAYER as VALIDATION_LAYER
+from ctsgen.backends.validation import ValidationMessenger
 from ctsgen.device.profile import DeviceProfile
 
 #: Vulkan API version requested of the instance and required of the device (VK_MAKE_API_VERSION(0, 1, 3, 0)).
@@ -187,8 +190,11 @@ class VulkanBackend(Backend):
 
     name = "vulkan"
 
-    def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES) -> None:
+    def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES,
+                 validation: bool = False) -> None:
         self._vk = _import_vulkan_py()
+        #: ``--validation``: the Khronos validation layer and its messages (ctsgen.backends.validation)
+        self._validation = ValidationMessenger(self._vk) if validation else None
         self._instance: Any = None  # vulkan_py.Instance wrapper
         self._device: Any = None  # vulkan_py.Device wrapper
         self._command_pool: Any = None
@@ -222,6 +228,10 @@ class VulkanBackend(Backend):
         self.close()
 
     # -- Backend protocol ---------------------------------------------------
+    def validation_messages(self) -> list[str]:
+        """The validation layer's messages since the last call (none without ``validation``)."""
+        return self._validation.take() if self._validation is not None else []
+
     def profile(self) -> DeviceProfile:
         """The device's capabilities, read at construction (see the module docstring)."""
         return self._profile
@@ -319,16 +329,24 @@ class VulkanBackend(Backend):
                 dev.vkDestroyCommandPool(self._command_pool, None)  # frees its command buffer
             dev.vkDestroyDevice(None)
         if self._instance is not None and not self._hung:
+            if self._validation is not None:
+                self._validation.detach(self._instance)
             self._instance.vkDestroyInstance(None)
         self._pipelines.clear()
         self._device = self._instance = self._fence = self._command_pool = self._command_buffer = None
 
     # -- construction ---------------------------------------------------------
     def _create_instance(self) -> None:
-        """``vkCreateInstance`` for API 1.3 (no layers, no instance extensions)."""
+        """``vkCreateInstance`` for API 1.3 (no layers, no instance extensions; with ``validation``
+        the validation layer and VK_EXT_debug_utils, and the messenger attached)."""
         vk = self._vk
         app = vk.VkApplicationInfo(pApplicationName=b"ctsgen", pEngineName=b"ctsgen", apiVersion=API_VERSION_1_3)
         info = vk.VkInstanceCreateInfo(pApplicationInfo=ctypes.pointer(app))
+        if self._validation is not None:
+            self._validation.check_installed()
+            layers, exts = (ctypes.c_char_p * 1)(VALIDATION_LAYER), (ctypes.c_char_p * 1)(VALIDATION_EXTENSION)
+            info.enabledLayerCount, info.ppEnabledLayerNames = 1, layers
+            info.enabledExtensionCount, info.ppEnabledExtensionNames = 1, exts
         handle = vk.VkInstance()
         res = vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(handle))
         if res == _VK_ERROR_INCOMPATIBLE_DRIVER:
@@ -336,6 +354,8 @@ class VulkanBackend(Backend):
                                "install the GPU's driver, or point VK_DRIVER_FILES at its ICD json")
         self._check(res, "vkCreateInstance")
         self._instance = vk.Instance(handle)
+        if self._validation is not None:
+            self._validation.attach(self._instance)
 
     def _select_physical_device(self, index: int) -> None:
         """Pick physical device ``index`` and read its extensions, features, properties and combination lists."""

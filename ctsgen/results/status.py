@@ -11,7 +11,10 @@ them as deqp-runner maps the CTS's (docs/ci.md has the table):
   JSON-lines record keeps the distinction;
 * DeviceLost -> Crash: the device, not one dispatch, is gone, as when the CTS process dies;
 * ModelMismatch -> Warn: within the spec's tolerance, only unlike the device model
-  ``--numerics`` named, so never a failure, as in ``ctsgen run`` without a baseline.
+  ``--numerics`` named, so never a failure, as in ``ctsgen run`` without a baseline;
+* ValidationError (``--validation``: the layer reported messages on the case's dispatch) is kept:
+  neither a Pass nor a driver Fail, it has no deqp-runner equivalent. A results.csv line with it
+  keeps the layout, but deqp-runner itself would not read that status.
 
 One difference from deqp-runner, deliberate: UnexpectedPass is a success here (the run exits 0
 and says the baseline can shrink); deqp-runner fails such a run.
@@ -37,6 +40,8 @@ class DeqpStatus(str, enum.Enum):
     ExpectedFail = "ExpectedFail"
     UnexpectedPass = "UnexpectedPass"
     Timeout = "Timeout"
+    #: ctsgen's one status beyond deqp-runner's: the validation layer reported messages (``--validation``)
+    ValidationError = "ValidationError"
 
     @property
     def is_success(self) -> bool:
@@ -54,7 +59,8 @@ class DeqpStatus(str, enum.Enum):
         return self in _FAILING
 
 
-_FAILING = frozenset({DeqpStatus.Fail, DeqpStatus.Crash, DeqpStatus.Timeout, DeqpStatus.Missing})
+_FAILING = frozenset({DeqpStatus.Fail, DeqpStatus.Crash, DeqpStatus.Timeout, DeqpStatus.Missing,
+                      DeqpStatus.ValidationError})
 _UNSUCCESSFUL = _FAILING
 
 #: ctsgen verdict -> deqp-runner status (the module docstring says why for each of ctsgen's own).
@@ -62,7 +68,7 @@ FROM_CTSGEN: dict[Status, DeqpStatus] = {
     Status.Pass: DeqpStatus.Pass, Status.Fail: DeqpStatus.Fail, Status.NotSupported: DeqpStatus.Skip,
     Status.QualityWarning: DeqpStatus.Warn, Status.Timeout: DeqpStatus.Timeout,
     Status.BuildTimeout: DeqpStatus.Timeout, Status.DeviceLost: DeqpStatus.Crash, Status.Crash: DeqpStatus.Crash,
-    Status.ModelMismatch: DeqpStatus.Warn,
+    Status.ModelMismatch: DeqpStatus.Warn, Status.ValidationError: DeqpStatus.ValidationError,
 }
 
 

@@ -28,7 +28,7 @@ from typing import IO
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend
+from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend, validation_messages
 from ctsgen.deviations import check_deviations, expected_under, reaching
 from ctsgen.families import get_family
 from ctsgen.families.base import CaseData, case_locator
@@ -180,6 +180,7 @@ class _VariantRun:
             return None, exc
         check_outputs(getattr(self.backend, "name", type(self.backend).__name__), batch.dispatch, out)
         elapsed = time.monotonic() - start
+        messages = validation_messages(self.backend)
         times.split_backend(elapsed, stats_before, dict(self.backend.stats))
         with times.stage("judge"):
             results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], arrays[i][2])
@@ -192,6 +193,10 @@ class _VariantRun:
                 r.duration_s = elapsed / len(group)
                 if r.status is Status.Fail and self.explain:  # which baseline deviations explain it
                     r.explained_by = explaining(c, arrays[i], case_outputs(batch, out, i), self.explain)
+                if messages:  # the layer's word overrides the outputs' (ctsgen.backends.validation)
+                    r.detail = f"{len(messages)} validation message(s) on its dispatch (outputs: {r.status.value}" + \
+                        (f", {r.detail}" if r.detail else "") + "): " + " | ".join(messages)
+                    r.status = Status.ValidationError
         return results, None
 
     def run(self, group: list[PackCase]) -> None:

@@ -44,10 +44,14 @@ class Status(str, enum.Enum):
     #: Within the spec's tolerance, but not the bit-exact result of the device numeric model the
     #: run selected (``--numerics``): changed from the known device behaviour, not a spec failure.
     ModelMismatch = "ModelMismatch"
+    #: The validation layer reported messages on the case's dispatch (``--validation``): the usage or the
+    #: driver's view of it is invalid, so the outputs prove nothing; never a Pass, and not a driver Fail.
+    ValidationError = "ValidationError"
 
     @property
     def is_failure(self) -> bool:
-        return self in (Status.Fail, Status.Timeout, Status.BuildTimeout, Status.DeviceLost, Status.Crash)
+        return self in (Status.Fail, Status.Timeout, Status.BuildTimeout, Status.DeviceLost, Status.Crash,
+                        Status.ValidationError)
 
 
 @dataclass
