@@ -301,7 +301,11 @@ class VulkanBackend(Backend):
         vkCreateComputePipelines may be called from several threads at once
         (the device is not externally synchronized for it) and ctypes
         releases the GIL during the call, so the compiles overlap.
+        Under ``validation`` nothing is built ahead: each pipeline is built at its variant's first
+        dispatch, so the layer's messages about it come back with that variant's cases.
         """
+        if self._validation is not None:
+            return
         t0 = time.perf_counter()
         workers = threads or min(16, os.cpu_count() or 1)
         with ThreadPoolExecutor(max_workers=workers) as pool:
