@@ -231,12 +231,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.workers > 1:
         devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
+    from ctsgen.results import ci
+
+    expected = ci.expectations_of(args)  # deviation rules are followed as --expect-deviation here
 
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
                           time_s=args.time, seed=args.seed, max_batch=args.max_batch,
                           min_batch=args.min_batch or default_min_batch(args.backend),
                           database=None if args.database == "none" else args.database,
-                          expect_deviations=tuple(args.expect_deviation or ()),
+                          expect_deviations=tuple(args.expect_deviation or ()) + tuple(expected.deviations),
                           include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
                           keep_going=args.keep_going,
                           run=RunOptions(timeout_base_s=args.timeout))
@@ -266,7 +269,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         try:
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
-                            on_failure=found)
+                            on_failure=found, known=lambda f: not ci.needs_retry(f.result, expected))
             running.append(fuzzer)
             for name, why in fuzzer.report.skipped.items():
                 show.write(f"skipping {name}: {why}")
@@ -525,6 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     f.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
     f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
+    for option in ("baseline", "flakes"):  # a finding they expect is passed over, as --expect-deviation does
+        f.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
     f.add_argument("--timeout", **RUN_ARGUMENTS["timeout"])
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")

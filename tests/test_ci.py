@@ -294,3 +294,14 @@ def test_validation_needs_the_vulkan_backend(pack: Path, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         _run(pack, "--validation", backend="reference")
     assert exc.value.code == 2 and "--validation runs the Khronos validation layer" in capsys.readouterr().err
+
+
+def test_fuzz_passes_over_the_findings_a_baseline_expects(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    rule = tmp_path / "fails.txt"
+    rule.write_text(r"re:^tensor_layout\.,Fail" + "\n")
+    args = ["fuzz", "--backend", f"mutant:{MUTANT}", "--max-examples", "60", "--database", "none",
+            "--repro-dir", str(tmp_path / "r"), "--shrink-time", "3"]
+    assert main(args) == 1
+    assert main(args + ["--baseline", str(rule)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("no failure found")
