@@ -24,6 +24,9 @@ for f in $(python3 -c "from ctsgen.families import families; print(' '.join(sort
 done
 echo "== planted: mutant:mirror-as-repeat on /tmp/ci/tensor-layout --baseline $EXP" >> "$OUT/run.log"
 python3 -m ctsgen run /tmp/ci/tensor-layout --backend mutant:mirror-as-repeat --baseline "$EXP" --quiet \
-    --results "$OUT/planted.jsonl" --csv-dir "$OUT/planted" 2>&1 | grep -E "^ci:" >> "$OUT/run.log"
-echo "planted mutant:mirror-as-repeat: exit ${PIPESTATUS[0]} (want 1)" | tee -a "$OUT/run.log" >> "$OUT/summary.txt"
+    --results "$OUT/planted.jsonl" --csv-dir "$OUT/planted" > "$OUT/planted.log" 2>&1
+code=$?
+grep -E "^ci:" "$OUT/planted.log" >> "$OUT/run.log"
+echo "planted mutant:mirror-as-repeat: exit $code (want 1), $(grep -c ',Fail$' "$OUT/planted/failures.csv" 2>/dev/null)" \
+    "unexpected Fail lines in failures.csv (want > 0)" | tee -a "$OUT/run.log" >> "$OUT/summary.txt"
 cat "$OUT/summary.txt"
