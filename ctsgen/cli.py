@@ -133,7 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             with results_output(results_path, args.resume, runner.recover_results) as (fh, done_before):
                 summary = run_with_retries(pack, backend, runner.JsonLinesSink(fh), opts, args.flake_retries,
-                                           lambda r: ci.needs_retry(r, expected), done_before=done_before,
+                                           lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
                                            progress=None if args.quiet else _run_progress())
         except KeyboardInterrupt as exc:
             raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
@@ -269,7 +269,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         try:
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
-                            on_failure=found, known=lambda f: not ci.needs_retry(f.result, expected))
+                            on_failure=found, known=lambda f: not ci.unexpected_failure(f.result, expected))
             running.append(fuzzer)
             for name, why in fuzzer.report.skipped.items():
                 show.write(f"skipping {name}: {why}")

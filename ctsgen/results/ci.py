@@ -22,8 +22,9 @@ def expectations_of(args: argparse.Namespace) -> Expectations:
     return load_expectations(args.baseline or (), args.flakes or (), getattr(args, "skips", None) or ())
 
 
-def needs_retry(result: CaseResult, exp: Expectations) -> bool:
-    """Whether ``--flake-retries`` re-runs this first verdict: a failure nothing expects or excuses."""
+def unexpected_failure(result: CaseResult, exp: Expectations) -> bool:
+    """Whether a verdict is a failure nothing in ``exp`` expects or excuses: what ``--flake-retries``
+    re-runs, and what ``ctsgen fuzz --baseline`` does not pass over."""
     outcome = Outcome(result.name, result.status, explained_by=tuple(result.explained_by))
     return classify(outcome, exp).is_failing
 

@@ -46,7 +46,7 @@ class DeqpStatus(str, enum.Enum):
     @property
     def is_success(self) -> bool:
         """Whether a run with this status among its cases can pass (see the module docstring)."""
-        return self not in _UNSUCCESSFUL
+        return not self.is_failing
 
     @property
     def is_unexpected(self) -> bool:
@@ -61,7 +61,6 @@ class DeqpStatus(str, enum.Enum):
 
 _FAILING = frozenset({DeqpStatus.Fail, DeqpStatus.Crash, DeqpStatus.Timeout, DeqpStatus.Missing,
                       DeqpStatus.ValidationError})
-_UNSUCCESSFUL = _FAILING
 
 #: ctsgen verdict -> deqp-runner status (the module docstring says why for each of ctsgen's own).
 FROM_CTSGEN: dict[Status, DeqpStatus] = {
