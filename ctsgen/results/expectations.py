@@ -37,6 +37,8 @@ from ctsgen.results.deqp_csv import Row, read_rows
 from ctsgen.results.status import DeqpStatus, deqp_status, with_baseline
 from ctsgen.runner.verdict import Status
 
+#: Unexpected cases and flakes the summary names; results.csv and failures.csv have them all.
+MAX_LISTED = 50
 #: A baseline line naming a rule, not a case.
 REGEX_PREFIX = "re:"
 DEVIATION_PREFIX = "deviation:"
@@ -195,8 +197,10 @@ class CiVerdict:
                                    DeqpStatus.ExpectedFail, DeqpStatus.Warn, DeqpStatus.Skip, DeqpStatus.Timeout,
                                    DeqpStatus.Missing, DeqpStatus.Flake)]
         out = ["ci: " + ", ".join(f"{s}: {counts[s]}" for s in order if counts[s] or s == "Pass")]
-        out += [f"  {r.status.value}: {r.name}" for r in sorted(self.rows, key=lambda r: r.name)
-                if r.status.is_unexpected or r.status is DeqpStatus.Flake][:50]
+        listed = [f"  {r.status.value}: {r.name}" for r in sorted(self.rows, key=lambda r: r.name)
+                  if r.status.is_unexpected or r.status is DeqpStatus.Flake]
+        out += listed[:MAX_LISTED] + ([f"  ... and {len(listed) - MAX_LISTED} more (results.csv has every case)"]
+                                      if len(listed) > MAX_LISTED else [])
         passes = counts[DeqpStatus.UnexpectedPass.value]
         if passes:
             out.append(f"ci: {passes} case(s) listed in the baseline now work (UnexpectedPass): the baseline can "
