@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call (H100), issue 28's done-when: every family drawn with a fresh SEED and run with the
+# One device call (H100), the driver-CI check of docs/ci.md: every family drawn with a fresh SEED and run with the
 # shipped NVIDIA expectations (docs/ci.md) must exit 0; a planted extra failure (a mutant backend on the
 # tensor-layout pack, judged against the same expectations) must exit 1.
 # $OUT: device.txt, run.log (each run's ci: lines and exit status), summary.txt, FAMILY/ (results.csv,
