@@ -41,7 +41,7 @@ Driver CI (docs/ci.md): ``--ctsgen-include/--ctsgen-exclude REGEX``, ``--ctsgen-
 and ``--ctsgen-fraction N --ctsgen-fraction-start S`` deselect what ``ctsgen run``'s options of
 the same names leave out (:mod:`ctsgen.runner.select`; a caselist's names the pack lacks are not
 reported here); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`` and
-``--ctsgen-flakes FILE`` judge each verdict as ``ctsgen run`` does
+``--ctsgen-flakes FILE`` (and ``--ctsgen-flake-retries N``) judge each verdict as ``ctsgen run`` does
 (:func:`ctsgen.results.expectations.classify`): an ExpectedFail or a Flake is an xfail, an
 UnexpectedPass passes with a :class:`CtsgenUnexpectedPass` warning. In the JUnit XML a case's
 classname is its name without the last part (``<family>.<group of one shader>``, as the CTS's
@@ -96,15 +96,16 @@ def apply_verdict(result: CaseResult, expected: Expectations | None = None) -> N
     Pass -> return (pass); QualityWarning -> a CtsgenQualityWarning, then
     pass; NotSupported -> pytest.skip with the reason; Fail, Timeout,
     DeviceLost, Crash -> CaseFailed carrying the status, detail and first
-    mismatches. Under ``expected`` (``--ctsgen-baseline/--ctsgen-flakes``) an
-    ExpectedFail or Flake is pytest.xfail, an UnexpectedPass a CtsgenUnexpectedPass
-    warning, then pass.
+    mismatches. Under ``expected`` (``--ctsgen-baseline/--ctsgen-flakes``) or after
+    re-runs (``--ctsgen-flake-retries``) an ExpectedFail or Flake is pytest.xfail, an
+    UnexpectedPass a CtsgenUnexpectedPass warning, then pass.
     """
-    if expected is not None:
-        from ctsgen.results.expectations import Outcome, classify
+    if expected is not None or result.reruns:
+        from ctsgen.results.expectations import Expectations, Outcome, classify
         from ctsgen.results.status import DeqpStatus
 
-        ci = classify(Outcome(result.name, result.status, explained_by=tuple(result.explained_by)), expected)
+        outcome = Outcome(result.name, result.status, tuple(result.reruns), tuple(result.explained_by))
+        ci = classify(outcome, expected or Expectations())
         if ci in (DeqpStatus.ExpectedFail, DeqpStatus.Flake):
             pytest.xfail(f"{ci.value}: {result.status.value}: {result.detail}")
         if ci is DeqpStatus.UnexpectedPass:
@@ -136,6 +137,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctsgen-expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
     for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
         group.addoption(f"--ctsgen-{option}", **spec)
+    group.addoption("--ctsgen-flake-retries", type=int, default=0, metavar="N",
+                    help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake (xfail)")
     group.addoption("--ctsgen-validation", action="store_true",
                     help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
                          "message fails as ValidationError")
@@ -220,8 +223,10 @@ class _PackState:
 
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
+        from ctsgen.results.ci import unexpected_failure
+        from ctsgen.results.expectations import Expectations
+        from ctsgen.runner.flakes import run_with_retries
         from ctsgen.runner.options import RunOptions
-        from ctsgen.runner.run import run_pack
 
         self._prepare_once()
         wanted = set(names)
@@ -233,7 +238,9 @@ class _PackState:
         def keep(result: CaseResult) -> None:
             self.verdicts[result.name] = result
 
-        run_pack(sub, self.backend, keep, options)
+        expected = self.expected or Expectations()
+        run_with_retries(sub, self.backend, keep, options, self.config.getoption("ctsgen_flake_retries"),
+                         lambda r: unexpected_failure(r, expected))
 
 
 def _deviations(names: list[str] | None) -> tuple[str, ...]:

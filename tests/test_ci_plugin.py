@@ -74,3 +74,18 @@ def test_a_bad_baseline_is_a_usage_error(pytester: pytest.Pytester, pristine: Pa
     res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pristine), "--ctsgen-baseline", str(bad))
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     assert any(re.search(r"fails.txt:1: unknown status 'Fial'", ln) for ln in res.errlines + res.outlines)
+
+
+def test_flake_retries_make_a_case_failing_once_an_xfail(pytester: pytest.Pytester, pristine: Path,
+                                                          monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    from test_ci import FailsFirstDispatch
+
+    args = ["-p", "no:cacheprovider", "--ctsgen-pack", str(pristine), "--ctsgen-backend",
+            "test_ci:FailsFirstDispatch", "--ctsgen-isolation", "none"]
+    FailsFirstDispatch.dispatched = 0
+    pytester.runpytest(*args).assert_outcomes(passed=PACK_COUNT - 1, failed=1)
+    FailsFirstDispatch.dispatched = 0
+    res = pytester.runpytest(*args, "--ctsgen-flake-retries", "1", "-rx")
+    res.assert_outcomes(passed=PACK_COUNT - 1, xfailed=1)
+    res.stdout.fnmatch_lines(["*XFAIL*Flake: Fail:*"])
