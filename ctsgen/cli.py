@@ -18,6 +18,8 @@ from ctsgen.oracle.models import MODELS
 from ctsgen.pack.generate import CASES_PER_VARIANT
 from ctsgen.pack.lock import OutputLockedError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
+from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
+from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
 #: ``generate --profile reference``: a pack for the reference backend, which runs every family (decode-vector,
@@ -115,32 +117,40 @@ def _revalidate(pack) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ctsgen.backends.registry import open_backend
-    from ctsgen.pack.read import load_pack
-    from ctsgen.runner import run as runner
-    from ctsgen.runner.options import RunOptions
-    from ctsgen.runner import results_file as rf
+    import dataclasses
 
+    from ctsgen.backends.registry import open_backend
     from ctsgen.deviations import check_deviations
+    from ctsgen.pack.read import load_pack
+    from ctsgen.results import ci
+    from ctsgen.runner import results_file as rf
+    from ctsgen.runner.flakes import run_with_retries
+    from ctsgen.runner.options import RunOptions
+    from ctsgen.runner.select import Selection, select_cases
 
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
+    expected = ci.expectations_of(args)
     pack = load_pack(args.pack)
+    picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
+                                                args.fraction_start, expected.is_skipped))
+    pack = dataclasses.replace(pack, cases=picked.cases)
     _revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
     rf.check_results_file(results_path)  # before a backend starts
     rf.check_results_file(rf.partial_path(results_path))
-    backend = open_backend(args.backend, args.isolation)
+    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
     try:
         device = backend.profile()
         header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
                                 device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
-                          expect_deviations=deviations)
+                          expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
         try:
             with rf.results_output(results_path, args.resume, header,
                                    f"ctsgen results: pack {args.pack}, backend {args.backend}") as (fh, done_before):
-                summary = runner.run_pack(pack, backend, rf.JsonLinesSink(fh), opts, done_before=done_before,
-                                          progress=None if args.quiet else _run_progress())
+                summary = run_with_retries(pack, backend, rf.JsonLinesSink(fh), opts, args.flake_retries,
+                                           lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
+                                           progress=None if args.quiet else _run_progress())
         except KeyboardInterrupt as exc:
             raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
                               f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
@@ -168,7 +178,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for m in r.mismatches[:4]:
             print(f"    {m}")
     print(f"results: {results_path} (CTS-style: {rf.cts_path(results_path)})")
-    return 0 if summary.ok else 1
+    verdict = ci.judge_results_file(results_path, expected, picked.missing)
+    print("\n".join(verdict.lines()))
+    print(ci.write_ci_files(verdict, Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)))
+    return 0 if verdict.ok else 1
 
 
 def _warn_unreached(deviations: tuple[str, ...], what: str) -> None:
@@ -255,12 +268,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.workers > 1:
         devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices)
+    from ctsgen.results import ci
+
+    expected = ci.expectations_of(args)  # deviation rules are followed as --expect-deviation here
 
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
                           time_s=args.time, seed=args.seed, max_batch=args.max_batch,
                           min_batch=args.min_batch or default_min_batch(args.backend),
                           database=None if args.database == "none" else args.database,
-                          expect_deviations=tuple(args.expect_deviation or ()),
+                          expect_deviations=tuple(args.expect_deviation or ()) + tuple(expected.deviations),
                           include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
                           keep_going=args.keep_going,
                           run=RunOptions(timeout_base_s=args.timeout))
@@ -290,7 +306,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         try:
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
-                            on_failure=found)
+                            on_failure=found, known=lambda f: not ci.unexpected_failure(f.result, expected))
             running.append(fuzzer)
             for name, why in fuzzer.report.skipped.items():
                 show.write(f"skipping {name}: {why}")
@@ -308,8 +324,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             _warn_unreached(options.expect_deviations, f"the {report.examples} examples fuzzed")
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
             write_worker_report(args.worker_report, report)
+        for case, result in report.flakes:  # deqp-runner's Flake: reported, never a failure of the session
+            print(f"  Flake: {case.name()}: {result.status.value} ({result.detail}); it did not recur on replay")
         if not report.failures:
-            print("no failure found")
+            print("no failure found" + (f" ({len(report.flakes)} flake(s) above)" if report.flakes else ""))
             return 0
         print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
         for case, result in report.failures:
@@ -426,6 +444,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from ctsgen.report import report
 
+    if args.baseline or args.flakes or args.b is None:  # one run judged against expectation files
+        from ctsgen.results import ci
+
+        if args.b is not None:
+            from ctsgen.errors import UserError
+            raise UserError("--baseline/--flakes judge one results file -> give only RESULTS, or drop them to "
+                            "compare two runs")
+        verdict = ci.judge_results_file(Path(args.a), ci.expectations_of(args))
+        print("\n".join(verdict.lines()))
+        return 0 if verdict.ok else 1
     c, text = report(args.a, args.b)
     print(text)
     return 1 if c.regressions else 0
@@ -511,6 +539,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also compare with a device numeric model bit for bit: a result within the spec's "
                         "tolerance that the model does not reproduce is ModelMismatch (the spec verdict stays "
                         "the conformance verdict)")
+    for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
+        r.add_argument(f"--{option}", **spec)
+    r.add_argument("--flake-retries", type=nonneg_int, default=0, metavar="N",
+                   help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake "
+                        "(default: 0)")
+    r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
+                   "beside the results file, PACK/results-BACKEND/)")
+    r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")
+    r.add_argument("--validation", action="store_true",
+                   help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
+                        "message is ValidationError (docs/ci.md)")
     r.set_defaults(func=cmd_run)
 
     x = sub.add_parser("repro", help="export one case of a pack as a standalone repro")
@@ -542,6 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     f.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
     f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
+    for option in ("baseline", "flakes"):  # a finding they expect is passed over, as --expect-deviation does
+        f.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
     f.add_argument("--timeout", **RUN_ARGUMENTS["timeout"])
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
@@ -608,8 +649,11 @@ def build_parser() -> argparse.ArgumentParser:
     bm.set_defaults(func=cmd_bench)
 
     rp = sub.add_parser("report", help="compare two results files: regressions, fixes, new and removed cases")
-    rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt)")
-    rp.add_argument("b", help="results file of the later run")
+    rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt); with --baseline: "
+                    "the JSON-lines results file to judge")
+    rp.add_argument("b", nargs="?", help="results file of the later run (left out with --baseline)")
+    for option in ("baseline", "flakes"):
+        rp.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
     rp.set_defaults(func=cmd_report)
 
     cv = sub.add_parser("coverage", help="tables (and a plot) of what a pack samples; lists empty cells")

@@ -37,6 +37,17 @@ Workers on other hosts are xdist's own ``--tx``.
 oracle under that documented driver deviation, on the pack's own inputs
 (:mod:`ctsgen.deviations`), as ``ctsgen run --expect-deviation`` does.
 
+Driver CI (docs/ci.md): ``--ctsgen-include/--ctsgen-exclude REGEX``, ``--ctsgen-caselist FILE``
+and ``--ctsgen-fraction N --ctsgen-fraction-start S`` deselect what ``ctsgen run``'s options of
+the same names leave out (:mod:`ctsgen.runner.select`; a caselist's names the pack lacks are not
+reported here); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`` and
+``--ctsgen-flakes FILE`` (and ``--ctsgen-flake-retries N``) judge each verdict as ``ctsgen run`` does
+(:func:`ctsgen.results.expectations.classify`): an ExpectedFail or a Flake is an xfail, an
+UnexpectedPass passes with a :class:`CtsgenUnexpectedPass` warning. In the JUnit XML a case's
+classname is its name without the last part (``<family>.<group of one shader>``, as the CTS's
+``dEQP-VK.<group>``), and each case records the ``device`` and ``driver`` properties the backend
+reports (``device_index`` where ``--ctsgen-devices`` picked one).
+
 Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 ``ctsgen_backend`` (session scope, the ``--ctsgen-backend`` backend) and
 ``ctsgen_case`` (a test taking it runs once per case of the pack, as a
@@ -50,14 +61,19 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ctsgen.errors import CtsgenError
+from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
+from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
 from ctsgen.runner.verdict import CaseResult, Status
 from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups
+
+if TYPE_CHECKING:
+    from ctsgen.results.expectations import Expectations
 
 _STATE = pytest.StashKey["_PackState"]()
 
@@ -66,18 +82,36 @@ class CtsgenQualityWarning(UserWarning):
     """A case passed within its tolerance, but close to the edge of it (Status.QualityWarning)."""
 
 
+class CtsgenUnexpectedPass(UserWarning):
+    """A case the baseline expects to fail works now: the baseline can shrink (DeqpStatus.UnexpectedPass)."""
+
+
 class CaseFailed(Exception):
     """A case's verdict is a failure; the message is the mismatch report."""
 
 
-def apply_verdict(result: CaseResult) -> None:
+def apply_verdict(result: CaseResult, expected: Expectations | None = None) -> None:
     """Turn a verdict into a pytest outcome.
 
     Pass -> return (pass); QualityWarning -> a CtsgenQualityWarning, then
     pass; NotSupported -> pytest.skip with the reason; Fail, Timeout,
     DeviceLost, Crash -> CaseFailed carrying the status, detail and first
-    mismatches.
+    mismatches. Under ``expected`` (``--ctsgen-baseline/--ctsgen-flakes``) or after
+    re-runs (``--ctsgen-flake-retries``) an ExpectedFail or Flake is pytest.xfail, an
+    UnexpectedPass a CtsgenUnexpectedPass warning, then pass.
     """
+    if expected is not None or result.reruns:
+        from ctsgen.results.expectations import Expectations, Outcome, classify
+        from ctsgen.results.status import DeqpStatus
+
+        outcome = Outcome(result.name, result.status, tuple(result.reruns), tuple(result.explained_by))
+        ci = classify(outcome, expected or Expectations())
+        if ci in (DeqpStatus.ExpectedFail, DeqpStatus.Flake):
+            pytest.xfail(f"{ci.value}: {result.status.value}: {result.detail}")
+        if ci is DeqpStatus.UnexpectedPass:
+            warnings.warn(CtsgenUnexpectedPass(f"{result.name}: {result.status.value} where the baseline expects "
+                                               "a failure: the baseline can shrink"), stacklevel=2)
+            return
     if result.status is Status.Pass:
         return
     if result.status is Status.QualityWarning:
@@ -101,6 +135,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctsgen-batch-size", **RUN_ARGUMENTS["batch-size"])
     group.addoption("--ctsgen-timeout", **RUN_ARGUMENTS["timeout"])
     group.addoption("--ctsgen-expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
+    for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
+        group.addoption(f"--ctsgen-{option}", **spec)
+    group.addoption("--ctsgen-flake-retries", type=int, default=0, metavar="N",
+                    help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake (xfail)")
+    group.addoption("--ctsgen-validation", action="store_true",
+                    help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
+                         "message fails as ValidationError")
 
 
 class _PackState:
@@ -117,6 +158,7 @@ class _PackState:
             raise pytest.UsageError(f"ctsgen: error: --ctsgen-pack {path}: {exc}") from None
         self.variant_of = {c.name: c.variant_id for c in self.pack.cases} if self.pack else {}
         self.deviations = _deviations(config.getoption("ctsgen_expect_deviation"))
+        self.expected = _expectations(config) if self.pack else None
         self._backend: Any = None
         workerinput = getattr(config, "workerinput", {})
         self.worker = workerinput.get("workerid")
@@ -143,7 +185,8 @@ class _PackState:
 
             name = self.config.getoption("ctsgen_backend")
             try:
-                self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device)
+                self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device,
+                                             self.config.getoption("ctsgen_validation"))
                 self._backend.profile()  # a backend that cannot start fails here, once
             except CtsgenError as exc:  # not one error per case: stop the session
                 pytest.exit(f"ctsgen: error: --ctsgen-backend {name}: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
@@ -180,19 +223,24 @@ class _PackState:
 
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
+        from ctsgen.results.ci import unexpected_failure
+        from ctsgen.results.expectations import Expectations
+        from ctsgen.runner.flakes import run_with_retries
         from ctsgen.runner.options import RunOptions
-        from ctsgen.runner.run import run_pack
 
         self._prepare_once()
         wanted = set(names)
         sub = dataclasses.replace(self.pack, cases=[c for c in self.pack.cases if c.name in wanted])
         options = RunOptions(batch_size=self.config.getoption("ctsgen_batch_size"),
                              timeout_base_s=self.config.getoption("ctsgen_timeout"),
-                             expect_deviations=self.deviations)
+                             expect_deviations=self.deviations,
+                             explain_deviations=tuple(self.expected.deviations) if self.expected else ())
         def keep(result: CaseResult) -> None:
             self.verdicts[result.name] = result
 
-        run_pack(sub, self.backend, keep, options)
+        expected = self.expected or Expectations()
+        run_with_retries(sub, self.backend, keep, options, self.config.getoption("ctsgen_flake_retries"),
+                         lambda r: unexpected_failure(r, expected))
 
 
 def _deviations(names: list[str] | None) -> tuple[str, ...]:
@@ -205,6 +253,20 @@ def _deviations(names: list[str] | None) -> tuple[str, ...]:
         return check_deviations(names)
     except CtsgenError as exc:
         raise pytest.UsageError(f"--ctsgen-expect-deviation: {exc}") from None
+
+
+def _expectations(config: pytest.Config) -> Expectations | None:
+    """The ``--ctsgen-baseline/--ctsgen-flakes/--ctsgen-skips`` files (None: none given); a bad one is a
+    usage error."""
+    names = [config.getoption(f"ctsgen_{o}") or [] for o in ("baseline", "flakes", "skips")]
+    if not any(names):
+        return None
+    from ctsgen.results.expectations import load_expectations
+
+    try:
+        return load_expectations(*names)
+    except CtsgenError as exc:
+        raise pytest.UsageError(f"ctsgen: error: {exc}") from None
 
 
 def _worker_device(devices: str | None, worker: str | None) -> int | None:
@@ -224,6 +286,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = state
     if state.pack is None:
         return
+    config.pluginmanager.register(_JunitClassnames(config, state), "ctsgen-junit-classnames")
     if getattr(config.option, "dist", "no") in ("load", "loadgroup"):  # whole variants, planned up front
         state.partition = True
     manifest = str(state.pack.root.resolve() / "manifest.json")
@@ -283,13 +346,17 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         state = self.config.stash[_STATE]
+        profile = state.backend.profile()
+        self.user_properties += [("device", profile.name), ("driver", profile.driver or "none reported")]
+        if state.device is not None:
+            self.user_properties.append(("device_index", str(state.device)))
         if state.worker is not None:
-            self.user_properties += [("worker", state.worker), ("device", str(state.device))]
+            self.user_properties.append(("worker", state.worker))
         result = state.verdict(self.name, self.variant_id)
         if state.prepared:  # the first item of this process reports the up-front build
             self.user_properties += state.prepared
             state.prepared = []
-        apply_verdict(result)
+        apply_verdict(result, state.expected)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailed):
@@ -300,6 +367,46 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.name} [{self.config.getoption('ctsgen_backend')}]"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the cases ``--ctsgen-include/-exclude/-caselist/-fraction/-skips`` leave out, as
+    ``ctsgen run`` does (the same :func:`~ctsgen.runner.select.select_cases`)."""
+    state = config.stash[_STATE]
+    opt = config.getoption
+    if state.pack is None or not (opt("ctsgen_include") or opt("ctsgen_exclude") or opt("ctsgen_caselist")
+                                  or opt("ctsgen_fraction") > 1 or (state.expected and state.expected.skips)):
+        return
+    from ctsgen.runner.select import Selection, select_cases
+
+    selection = Selection(opt("ctsgen_include"), opt("ctsgen_exclude"), opt("ctsgen_caselist"), opt("ctsgen_fraction"),
+                          opt("ctsgen_fraction_start"), state.expected.is_skipped if state.expected else
+                          (lambda name: False))
+    try:
+        keep = {c.name for c in select_cases(state.pack.cases, selection).cases}
+    except CtsgenError as exc:
+        raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+    dropped = [i for i in items if isinstance(i, CaseItem) and i.name not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [i for i in items if not (isinstance(i, CaseItem) and i.name not in keep)]
+
+
+class _JunitClassnames:
+    """JUnit XML (``--junitxml``, on the process that writes it): a case's classname is its name
+    without the last part, its family and group, instead of the manifest's path."""
+
+    def __init__(self, config: pytest.Config, state: _PackState) -> None:
+        self.config, self.state = config, state
+
+    @pytest.hookimpl(tryfirst=True)  # before junitxml's own hook, which ends the testcase at teardown
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from _pytest.junitxml import xml_key
+
+        xml = self.config.stash.get(xml_key, None)
+        name = report.nodeid.rsplit("::", 1)[-1]
+        if xml is not None and name in self.state.variant_of and "." in name:
+            xml.node_reporter(report).add_attribute("classname", name.rsplit(".", 1)[0])
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

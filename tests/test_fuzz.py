@@ -216,11 +216,13 @@ class _FailsOnce:
         self._ref.close()
 
 
-def test_a_failure_that_does_not_recur_is_reported_not_raised() -> None:
+def test_a_failure_that_does_not_recur_is_reported_as_a_flake_not_raised() -> None:
     """Hypothesis raises FlakyFailure when a failing example passes on replay; the fuzzer
-    reports the failure it saw (an H100 session crashed on this after a one-off timeout)."""
+    reports the failure it saw (an H100 session crashed on this after a one-off timeout) as a
+    flake, deqp-runner's word for it, not as a bug (docs/ci.md)."""
     report = Fuzzer(_FailsOnce(), FuzzOptions(max_examples=40, database=None, shrink_time_s=5)).run()
-    assert report.case is not None and report.result.status.value == "Fail"
+    assert not report.failures and report.case is None
+    assert [r.status.value for _, r in report.flakes] == ["Fail"]
 
 
 class _AlwaysWrong:

@@ -85,7 +85,7 @@ def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pyt
     placed: dict[str, set[tuple[str, str]]] = {}
     for tc in ET.parse(two).getroot().iter("testcase"):
         props = {p.get("name"): p.get("value") for p in tc.iter("property")}
-        placed.setdefault(props["variant"], set()).add((props["worker"], props["device"]))
+        placed.setdefault(props["variant"], set()).add((props["worker"], props["device_index"]))
     assert all(len(v) == 1 for v in placed.values())  # a variant never splits across workers
     assert {w for v in placed.values() for w, _ in v} == {f"gw{k}" for k in range(workers)}
     assert {d for v in placed.values() for _, d in v} == {"0", "1"}

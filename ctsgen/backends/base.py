@@ -225,6 +225,15 @@ class _Completed(Backend):
         return getattr(self.inner, attr)
 
 
+def validation_messages(backend: Any) -> list[str]:
+    """The messages a validation layer reported since the last call, taken: the optional member
+    ``validation_messages()`` of a backend that runs one (the Vulkan backend with ``--validation``,
+    and a supervised worker of it); none for any other. Optional, so that a backend written to the
+    protocol before it existed is still complete."""
+    take = getattr(backend, "validation_messages", None)
+    return take() if take is not None else []
+
+
 def as_backend(obj: Any) -> Backend:
     """``obj`` as a full :class:`Backend`: itself when it has every member (a class deriving
     from ``Backend`` does), else wrapped with the defaults of :meth:`Backend.prepare` and

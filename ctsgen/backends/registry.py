@@ -19,7 +19,7 @@ from typing import Any
 
 from ctsgen.backends.base import Backend, as_backend
 from ctsgen.backends.pipeline_cache import pipeline_cache_enabled
-from ctsgen.errors import UnknownNameError
+from ctsgen.errors import UnknownNameError, UserError
 
 #: The entry-point group under which other distributions register backends by name:
 #: ``[project.entry-points."ctsgen.backends"] mydriver = "my_pkg.backend:MyBackend"``.
@@ -73,15 +73,21 @@ def _adapter_class(name: str) -> type:
     return cls
 
 
-def open_backend(name: str, isolation: str = "auto", device: int | None = None) -> Backend:
+def open_backend(name: str, isolation: str = "auto", device: int | None = None, validation: bool = False) -> Backend:
     """The backend called ``name``, in a supervised worker process unless ``isolation`` is
     ``none`` (``auto``: a worker for everything but the reference backend; a mutant must
     run in a worker, or its fault would leak into the expectations). ``device`` picks the
-    Vulkan device (software backends have one)."""
+    Vulkan device (software backends have one); ``validation`` runs the Vulkan backend under
+    the Khronos validation layer (ctsgen.backends.validation)."""
     pipeline_cache_enabled()  # a CTSGEN_PIPELINE_CACHE that is neither 0 nor 1: one line, before any work
     factory = backend_factory(name)
+    if validation and name != "vulkan":
+        raise UserError(f"--validation runs the Khronos validation layer on a Vulkan device -> use --backend "
+                        f"vulkan, not {name}")
     if device is not None and name == "vulkan":
         factory = functools.partial(factory, device)
+    if validation:
+        factory = functools.partial(factory, validation=True)
     if isolation == "process" or (isolation == "auto" and name != "reference"):
         from ctsgen.backends.supervise import SupervisedBackend
 

@@ -43,6 +43,7 @@ from ctsgen.backends.base import (
     ShaderVariant,
     WorkerCrashed,
     as_backend,
+    validation_messages,
 )
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.errors import UserError
@@ -137,7 +138,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
                     built.add(variant.id)
                     conn.send(("phase", "dispatch"))
                 outputs = backend.run(request[1], request[2])
-                conn.send(("ok", (outputs, stats())))
+                conn.send(("ok", (outputs, stats(), validation_messages(backend))))
             elif op == "prepare_soon":
                 todo = [v for v in request[1] if v.id not in built]
                 if todo:
@@ -186,6 +187,7 @@ class SupervisedBackend(Backend):
         self._profile: DeviceProfile | None = None
         self.restarts = 0
         self.restart_s = 0.0  # time spent starting replacement workers
+        self._messages: list[str] = []  # validation messages not yet taken (validation_messages)
         self._done_stats: dict[str, float] = {}  # summed over workers that are gone
         self._live_stats: dict[str, float] = {}  # the current worker's backend stats
         #: a request was sent and its answer not yet read: an exception that abandons the wait (SIGTERM
@@ -318,11 +320,17 @@ class SupervisedBackend(Backend):
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         self._ensure()
-        outputs, stats = self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
-                                       f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases",
-                                       variant_id=dispatch.variant.id)
+        outputs, stats, messages = self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
+                                                 f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases",
+                                                 variant_id=dispatch.variant.id)
         self._fold_stats(stats)
+        self._messages += messages
         return outputs
+
+    def validation_messages(self) -> list[str]:
+        """The worker's validation messages that came back with its dispatches since the last call."""
+        out, self._messages = self._messages, []
+        return out
 
     def _fold_stats(self, stats: dict[str, float] | None) -> None:
         if stats:

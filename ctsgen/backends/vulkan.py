@@ -58,6 +58,9 @@ from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, D
                                   ShaderVariant, matrix_conversions)
 from ctsgen.backends.kept import KeptObjects
 from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile, pipeline_cache_enabled
+from ctsgen.backends.validation import EXTENSION as VALIDATION_EXTENSION
+from ctsgen.backends.validation import LAYER as VALIDATION_LAYER
+from ctsgen.backends.validation import ValidationMessenger
 from ctsgen.device.profile import DeviceProfile
 
 #: Vulkan API version requested of the instance and required of the device (VK_MAKE_API_VERSION(0, 1, 3, 0)).
@@ -185,8 +188,11 @@ class VulkanBackend(Backend):
 
     name = "vulkan"
 
-    def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES) -> None:
+    def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES,
+                 validation: bool = False) -> None:
         self._vk = _import_vulkan_py()
+        #: ``--validation``: the Khronos validation layer and its messages (ctsgen.backends.validation)
+        self._validation = ValidationMessenger(self._vk) if validation else None
         self._instance: Any = None  # vulkan_py.Instance wrapper
         self._device: Any = None  # vulkan_py.Device wrapper
         self._command_pool: Any = None
@@ -220,6 +226,10 @@ class VulkanBackend(Backend):
         self.close()
 
     # -- Backend protocol ---------------------------------------------------
+    def validation_messages(self) -> list[str]:
+        """The validation layer's messages since the last call (none without ``validation``)."""
+        return self._validation.take() if self._validation is not None else []
+
     def profile(self) -> DeviceProfile:
         """The device's capabilities, read at construction (see the module docstring)."""
         return self._profile
@@ -289,7 +299,11 @@ class VulkanBackend(Backend):
         vkCreateComputePipelines may be called from several threads at once
         (the device is not externally synchronized for it) and ctypes
         releases the GIL during the call, so the compiles overlap.
+        Under ``validation`` nothing is built ahead: each pipeline is built at its variant's first
+        dispatch, so the layer's messages about it come back with that variant's cases.
         """
+        if self._validation is not None:
+            return
         t0 = time.perf_counter()
         workers = threads or min(16, os.cpu_count() or 1)
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -317,16 +331,24 @@ class VulkanBackend(Backend):
                 dev.vkDestroyCommandPool(self._command_pool, None)  # frees its command buffer
             dev.vkDestroyDevice(None)
         if self._instance is not None and not self._hung:
+            if self._validation is not None:
+                self._validation.detach(self._instance)
             self._instance.vkDestroyInstance(None)
         self._pipelines.clear()
         self._device = self._instance = self._fence = self._command_pool = self._command_buffer = None
 
     # -- construction ---------------------------------------------------------
     def _create_instance(self) -> None:
-        """``vkCreateInstance`` for API 1.3 (no layers, no instance extensions)."""
+        """``vkCreateInstance`` for API 1.3 (no layers, no instance extensions; with ``validation``
+        the validation layer and VK_EXT_debug_utils, and the messenger attached)."""
         vk = self._vk
         app = vk.VkApplicationInfo(pApplicationName=b"ctsgen", pEngineName=b"ctsgen", apiVersion=API_VERSION_1_3)
         info = vk.VkInstanceCreateInfo(pApplicationInfo=ctypes.pointer(app))
+        if self._validation is not None:
+            self._validation.check_installed()
+            layers, exts = (ctypes.c_char_p * 1)(VALIDATION_LAYER), (ctypes.c_char_p * 1)(VALIDATION_EXTENSION)
+            info.enabledLayerCount, info.ppEnabledLayerNames = 1, layers
+            info.enabledExtensionCount, info.ppEnabledExtensionNames = 1, exts
         handle = vk.VkInstance()
         res = vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(handle))
         if res == _VK_ERROR_INCOMPATIBLE_DRIVER:
@@ -334,6 +356,8 @@ class VulkanBackend(Backend):
                                "install the GPU's driver, or point VK_DRIVER_FILES at its ICD json")
         self._check(res, "vkCreateInstance")
         self._instance = vk.Instance(handle)
+        if self._validation is not None:
+            self._validation.attach(self._instance)
 
     def _select_physical_device(self, index: int) -> None:
         """Pick physical device ``index`` and read its extensions, features, properties and combination lists."""
@@ -362,6 +386,7 @@ class VulkanBackend(Backend):
         features.update((n, properties.pop(n)) for n in _FLOAT_CONTROLS)
         self._profile = DeviceProfile(
             name=name,
+            driver=self._driver,
             extensions=extensions,
             features=features,
             properties=properties,
@@ -424,6 +449,8 @@ class VulkanBackend(Backend):
         out["subgroupSize"] = int(vk11.subgroupSize)
         out["driverVersion"] = int(props.driverVersion)  # what a results file's header names
         out.update((n, int(getattr(vk12, n))) for n in _FLOAT_CONTROLS)
+        self._driver = " ".join(bytes(getattr(vk12, f)).split(b"\0")[0].decode(errors="replace")
+                                for f in ("driverName", "driverInfo")).strip()
         for s in ext:
             out.update(_fields(s))
         return out

@@ -51,6 +51,9 @@ class DeviceProfile:
     """Capabilities of one device, in Vulkan's own field names."""
 
     name: str = "unknown"
+    #: the driver as the device names it (VkPhysicalDeviceVulkan12Properties driverName and driverInfo);
+    #: empty for profiles read from a file and software backends
+    driver: str = ""
     extensions: frozenset[str] = frozenset()
     features: dict[str, int] = field(default_factory=dict)
     properties: dict[str, int] = field(default_factory=dict)

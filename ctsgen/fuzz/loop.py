@@ -92,6 +92,8 @@ class FuzzReport:
     case: Case | None = None  # the minimal failing case, after shrinking
     result: CaseResult | None = None
     failures: list[tuple[Case, CaseResult]] = field(default_factory=list)  # every failure, with keep_going
+    #: failures that did not recur when Hypothesis replayed them: flakes (deqp-runner's Flake), not bugs
+    flakes: list[tuple[Case, CaseResult]] = field(default_factory=list)
     times: Breakdown = field(default_factory=Breakdown)  # where the time went, per stage
     skipped: dict[str, str] = field(default_factory=dict)  # family -> why the device runs none of it
 
@@ -287,9 +289,11 @@ class Fuzzer:
                     use_database = False  # a stored failure would replay at once in every new round: later
                     # rounds only save to the database
                     self._first_failure_at = self._smallest = None
-                except (StopFuzzing, Flaky):  # shrink budget spent, or the failure did not recur when
-                    # Hypothesis replayed it (a dispatch that hung once): keep the smallest failure seen
-                    if self._smallest is not None:
+                except (StopFuzzing, Flaky) as stop:  # shrink budget spent: keep the smallest failure seen;
+                    # or it did not recur when Hypothesis replayed it (a dispatch that hung once): a flake
+                    if self._smallest is not None and isinstance(stop, Flaky):
+                        self.report.flakes.append((self._smallest.case, self._smallest.result))
+                    elif self._smallest is not None:
                         self._record(self._smallest.case, self._smallest.result)
                     if not self.options.keep_going:
                         break

@@ -31,6 +31,9 @@ class RunOptions:
     #: documented driver deviations (mutant names, ``--expect-deviation``): each case is judged
     #: against its oracle under them, on its own inputs (ctsgen.deviations)
     expect_deviations: tuple[str, ...] = ()
+    #: documented deviations a baseline names (``deviation:NAME`` rules, ctsgen.results.expectations): a
+    #: failing case records those whose oracle its outputs satisfy (``explained_by``); its verdict stays
+    explain_deviations: tuple[str, ...] = ()
 
     def timeout_for(self, n_cases: int) -> float:
         """The bounded wait for a dispatch of ``n_cases`` cases."""

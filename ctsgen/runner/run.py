@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend
+from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend, validation_messages
 from ctsgen.deviations import check_deviations, expected_under, reaching
 from ctsgen.families import get_family
 from ctsgen.families.base import CaseData, case_locator
@@ -114,6 +114,17 @@ def deviated_arrays(case: PackCase, arrays: Arrays, deviations: tuple[str, ...])
     return data.initial, data.expected, data.tolerance
 
 
+def explaining(case: PackCase, arrays: Arrays, outputs: list[np.ndarray], deviations: tuple[str, ...]) -> list[str]:
+    """Those of ``deviations`` under whose oracle a failing ``case``'s ``outputs`` pass (a baseline's
+    ``deviation:NAME`` rules, ctsgen.results.expectations)."""
+    out = []
+    for name in deviations:
+        _, expected, tolerances = deviated_arrays(case, arrays, (name,))
+        if not judge_pack_case(case, outputs, expected, tolerances).status.is_failure:
+            out.append(name)
+    return out
+
+
 def judge_pack_case(case: PackCase, outputs: list[np.ndarray], expected: list[np.ndarray | None],
                     tolerances: list[np.ndarray | None] | None) -> CaseResult:
     """:func:`~ctsgen.runner.verdict.judge` for a case read from a pack."""
@@ -130,6 +141,7 @@ class _VariantRun:
         self.summary, self.record = summary, record
         self.culprits = 0
         self.deviations = reaching(options.expect_deviations, variant)  # what its module can show
+        self.explain = reaching(options.explain_deviations, variant)
 
     def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
         times = self.summary.times
@@ -150,7 +162,9 @@ class _VariantRun:
             times.add("dispatch", time.monotonic() - start)
             return None, exc
         check_outputs(getattr(self.backend, "name", type(self.backend).__name__), batch.dispatch, out)
-        times.split_backend(time.monotonic() - start, stats_before, dict(self.backend.stats))
+        elapsed = time.monotonic() - start
+        messages = validation_messages(self.backend)
+        times.split_backend(elapsed, stats_before, dict(self.backend.stats))
         with times.stage("judge"):
             results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], arrays[i][2])
                        for i, c in enumerate(group)]
@@ -158,6 +172,14 @@ class _VariantRun:
                 results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
                                          case_outputs(batch, out, i), self.options.numerics)
                            for i, (r, c) in enumerate(zip(results, group))]
+            for i, (r, c) in enumerate(zip(results, group)):
+                r.duration_s = elapsed / len(group)
+                if r.status is Status.Fail and self.explain:  # which baseline deviations explain it
+                    r.explained_by = explaining(c, arrays[i], case_outputs(batch, out, i), self.explain)
+                if messages:  # the layer's word overrides the outputs' (ctsgen.backends.validation)
+                    r.detail = f"{len(messages)} validation message(s) on its dispatch (outputs: {r.status.value}" + \
+                        (f", {r.detail}" if r.detail else "") + "): " + " | ".join(messages)
+                    r.status = Status.ValidationError
         return results, None
 
     def run(self, group: list[PackCase]) -> None:

@@ -25,7 +25,8 @@ from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.run import JsonLinesSink, run_pack
+from ctsgen.runner.results_file import JsonLinesSink
+from ctsgen.runner.run import run_pack
 from ctsgen.runner.verdict import Status
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl

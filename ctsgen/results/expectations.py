@@ -1,0 +1,218 @@
+"""Expectation files, and a run's cases judged against them as deqp-runner judges a CTS run.
+
+Three kinds of file, as Mesa keeps next to each driver (``*-fails.txt``, ``*-flakes.txt``,
+``*-skips.txt``):
+
+* ``--baseline FILE`` (repeatable): ``name,Status`` lines (:mod:`ctsgen.results.deqp_csv`; a
+  failures.csv or results.csv is one as it is). ctsgen's case names are hashes of drawn
+  parameters, so a fresh pack's names are new: a baseline line may name a **rule** instead of a
+  case. ``re:REGEX,Status`` expects ``Status`` of every case whose name ``REGEX`` matches
+  (searched, unanchored, as deqp-runner's flakes and skips); ``deviation:NAME,Status`` expects it
+  of every case that fails by the spec and passes against its oracle under the documented
+  deviation ``NAME`` (a mutant of ``ctsgen mutants``; ``ctsgen run`` records it in the case's
+  ``explained_by``). A rule cannot say which of its cases fail, so a rule's case that passes is
+  a Pass, never an UnexpectedPass; a case named exactly follows deqp-runner's rules
+  (:func:`~ctsgen.results.status.with_baseline`).
+* ``--flakes FILE``: regular expressions, one a line: a failing case whose name one matches
+  is a Flake.
+* ``--skips FILE``: regular expressions: matching cases are not run (:mod:`ctsgen.runner.select`).
+
+:func:`classify` is the one place a case's record becomes its CI status: ``ctsgen run`` applies
+it to the records it has just written, ``ctsgen report --baseline`` to the same records read
+back, so both give the same statuses and exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctsgen.errors import CtsgenError, UserError
+from ctsgen.results.deqp_csv import Row, read_rows
+from ctsgen.results.status import DeqpStatus, deqp_status, with_baseline
+from ctsgen.runner.verdict import Status
+
+#: Unexpected cases and flakes the summary names; results.csv and failures.csv have them all.
+MAX_LISTED = 50
+#: A baseline line naming a rule, not a case.
+REGEX_PREFIX = "re:"
+DEVIATION_PREFIX = "deviation:"
+
+
+class ExpectationsError(UserError):
+    """An expectation file cannot be used; the message names the file and line and the fix."""
+
+
+@dataclass
+class Expectations:
+    """What a run expects: exact names, rules, flakes and skips (see the module docstring)."""
+
+    names: dict[str, DeqpStatus] = field(default_factory=dict)
+    patterns: list[tuple[re.Pattern[str], DeqpStatus]] = field(default_factory=list)
+    deviations: dict[str, DeqpStatus] = field(default_factory=dict)
+    flakes: list[re.Pattern[str]] = field(default_factory=list)
+    skips: list[re.Pattern[str]] = field(default_factory=list)
+
+    def expected(self, name: str, status: DeqpStatus, explained_by: Iterable[str]) -> DeqpStatus | None:
+        """The status the files expect of case ``name`` that gave ``status``; None: nothing expected."""
+        if name in self.names:
+            return self.names[name]
+        if not status.is_failing:  # a rule says nothing about a case that works
+            return None
+        for dev in explained_by:
+            if dev in self.deviations:
+                return self.deviations[dev]
+        for pattern, expected in self.patterns:
+            if pattern.search(name):
+                return expected
+        return None
+
+    def is_flake(self, name: str) -> bool:
+        return any(p.search(name) for p in self.flakes)
+
+    def is_skipped(self, name: str) -> bool:
+        return any(p.search(name) for p in self.skips)
+
+
+def _compile(path: Path, n: int, text: str) -> re.Pattern[str]:
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise ExpectationsError(f"{path}:{n}: {text[:60]!r} is not a regular expression ({exc}) -> fix or "
+                                "remove the line") from None
+
+
+def read_regexes(path: Path) -> list[re.Pattern[str]]:
+    """The regular expressions of a flakes or skips file (one a line; ``#`` comments, blank lines)."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
+        raise ExpectationsError(f"{path}: cannot be read ({type(exc).__name__}) -> name a file of regular "
+                                "expressions, one a line") from None
+    return [_compile(path, n, ln.strip()) for n, ln in enumerate(lines, 1)
+            if ln.strip() and not ln.strip().startswith("#")]
+
+
+def load_expectations(baselines: Iterable[str | Path] = (), flakes: Iterable[str | Path] = (),
+                      skips: Iterable[str | Path] = ()) -> Expectations:
+    """Read every expectation file; a case or rule listed in two baselines takes the later one."""
+    from ctsgen.deviations import check_deviations  # imports the families: only with a deviation rule
+
+    exp = Expectations()
+    for path in baselines:
+        for n, name, status in read_rows(Path(path)):
+            if name.startswith(REGEX_PREFIX):
+                exp.patterns.append((_compile(Path(path), n, name[len(REGEX_PREFIX):]), status))
+            elif name.startswith(DEVIATION_PREFIX):
+                dev = name[len(DEVIATION_PREFIX):]
+                try:
+                    check_deviations([dev])
+                except CtsgenError as exc:
+                    raise ExpectationsError(f"{path}:{n}: {exc}") from None
+                exp.deviations[dev] = status
+            else:
+                exp.names[name] = status
+    for path in flakes:
+        exp.flakes += read_regexes(Path(path))
+    for path in skips:
+        exp.skips += read_regexes(Path(path))
+    return exp
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a results-file record says about one case: its first verdict, the verdicts of its
+    re-runs (``--flake-retries``), the deviations that explain its outputs, and its duration."""
+
+    name: str
+    status: Status
+    reruns: tuple[Status, ...] = ()
+    explained_by: tuple[str, ...] = ()
+    duration_s: float = 0.0
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any]) -> Outcome:
+        """From a record of a ctsgen results file (``CaseResult.to_json()``)."""
+        return cls(rec["name"], Status(rec["status"]), tuple(Status(s) for s in rec.get("reruns", ())),
+                   tuple(rec.get("explained_by", ())), float(rec.get("duration_s") or 0.0))
+
+
+def classify(outcome: Outcome, exp: Expectations) -> DeqpStatus:
+    """The CI status of one case: its verdict as deqp-runner's, a Flake where a re-run worked or a
+    flakes regex matches a failure, else judged against the baseline."""
+    status = deqp_status(outcome.status)
+    if status.is_failing and (exp.is_flake(outcome.name)
+                              or any(not deqp_status(s).is_failing for s in outcome.reruns)):
+        return DeqpStatus.Flake
+    return with_baseline(status, exp.expected(outcome.name, status, outcome.explained_by))
+
+
+def read_outcomes(path: Path) -> list[Outcome]:
+    """The case records of a ctsgen JSON-lines results file (the last record of a name wins; lines
+    that are not case records, such as a header, are skipped)."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
+        raise ExpectationsError(f"{path}: cannot be read as a ctsgen results file ({type(exc).__name__}) -> "
+                                "name the .jsonl file `ctsgen run` wrote") from None
+    out: dict[str, Outcome] = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            if isinstance(rec, dict) and "name" in rec and "status" in rec:
+                out[rec["name"]] = Outcome.from_record(rec)
+        except (ValueError, TypeError) as exc:
+            if n < len(lines):  # the last line may be torn by an interrupted run
+                raise ExpectationsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> name the .jsonl "
+                                        "file `ctsgen run` wrote") from None
+    return list(out.values())
+
+
+@dataclass
+class CiVerdict:
+    """A run judged against its expectations: each case's row for the CSV files, and the counts."""
+
+    rows: list[Row]
+
+    @property
+    def counts(self) -> Counter:
+        return Counter(r.status.value for r in self.rows)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.status.is_success for r in self.rows)
+
+    def lines(self) -> list[str]:
+        """The summary ``ctsgen run`` and ``ctsgen report --baseline`` print: counts in deqp-runner's
+        order, the unexpected cases, and a line when the baseline can shrink."""
+        counts = self.counts
+        order = [s.value for s in (DeqpStatus.Pass, DeqpStatus.Fail, DeqpStatus.Crash, DeqpStatus.UnexpectedPass,
+                                   DeqpStatus.ExpectedFail, DeqpStatus.Warn, DeqpStatus.Skip, DeqpStatus.Timeout,
+                                   DeqpStatus.Missing, DeqpStatus.Flake)]
+        out = ["ci: " + ", ".join(f"{s}: {counts[s]}" for s in order if counts[s] or s == "Pass")]
+        listed = [f"  {r.status.value}: {r.name}" for r in sorted(self.rows, key=lambda r: r.name)
+                  if r.status.is_unexpected or r.status is DeqpStatus.Flake]
+        out += listed[:MAX_LISTED] + ([f"  ... and {len(listed) - MAX_LISTED} more (results.csv has every case)"]
+                                      if len(listed) > MAX_LISTED else [])
+        passes = counts[DeqpStatus.UnexpectedPass.value]
+        if passes:
+            out.append(f"ci: {passes} case(s) listed in the baseline now work (UnexpectedPass): the baseline can "
+                       "shrink (failures.csv lists them)")
+        out.append("ci: " + ("pass: every failure is expected" if self.ok else
+                             "FAIL: unexpected results (failures.csv lists them; it doubles as a --baseline)"))
+        return out
+
+
+def judge_outcomes(outcomes: Iterable[Outcome], exp: Expectations, missing: Iterable[str] = ()) -> CiVerdict:
+    """Every case's CI row; ``missing``: cases a caselist named that the run has no result for."""
+    rows = [Row(o.name, classify(o, exp), o.duration_s) for o in outcomes]
+    rows += [Row(name, with_baseline(DeqpStatus.Missing, exp.names.get(name))) for name in missing]
+    return CiVerdict(rows)
+

@@ -1,0 +1,18 @@
+"""The expectation options, declared once for ``ctsgen run``, ``ctsgen report`` and the plugin
+(``--ctsgen-baseline`` ...). Imports nothing heavy: the plugin and the command line read it at
+start-up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: ``add_argument`` keywords of each option, by its name without dashes or prefix (docs/ci.md).
+ARGUMENTS: dict[str, dict[str, Any]] = {
+    "baseline": dict(action="append", metavar="FILE",
+                     help="expected results, deqp-runner style: 'name,Status' lines (a failures.csv as it is), "
+                          "or rules 're:REGEX,Status' / 'deviation:NAME,Status' (docs/ci.md); repeatable"),
+    "flakes": dict(action="append", metavar="FILE",
+                   help="regular expressions, one a line: a failing case whose name matches is a Flake"),
+    "skips": dict(action="append", metavar="FILE",
+                  help="regular expressions, one a line: matching cases are not run"),
+}
