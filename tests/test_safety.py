@@ -210,22 +210,22 @@ def test_resume_refuses_a_results_file_that_is_not_utf8(pack, tmp_path, capsys):
 
 
 def test_a_crashing_run_keeps_the_earlier_results(pack, monkeypatch):
-    import ctsgen.runner.run as run_mod
+    import ctsgen.runner.flakes as run_mod  # ctsgen run runs a pack through run_with_retries
 
     assert main(["run", str(pack), "--quiet"]) == 0
     results = pack / "results-reference.jsonl"
     before = results.read_bytes()
-    real = run_mod.run_pack
+    real = run_mod.run_with_retries
 
     def crash(pack_, backend, fh, *a, **k):
         fh.out.write('{"name": "x", "status": "Pass", "detail": ""}\n')
         fh.out.flush()
         raise RuntimeError("injected crash")
-    monkeypatch.setattr(run_mod, "run_pack", crash)
+    monkeypatch.setattr(run_mod, "run_with_retries", crash)
     with pytest.raises(RuntimeError):
         main(["run", str(pack), "--quiet"])
     assert results.read_bytes() == before
-    monkeypatch.setattr(run_mod, "run_pack", real)
+    monkeypatch.setattr(run_mod, "run_with_retries", real)
     assert main(["run", str(pack), "--quiet"]) == 0
 
 
@@ -282,16 +282,16 @@ def test_bench_mutation_defaults_do_not_touch_tracked_docs():
 
 
 def test_resume_continues_an_interrupted_run_from_its_partial_results(pack, monkeypatch, capsys):
-    import ctsgen.runner.run as run_mod
+    import ctsgen.runner.flakes as run_mod  # ctsgen run runs a pack through run_with_retries
 
     first = json.loads((pack / "manifest.json").read_text())["cases"][0]["name"]
-    real = run_mod.run_pack
+    real = run_mod.run_with_retries
 
     def interrupted(pack_, backend, fh, *a, **k):
         fh.out.write(json.dumps({"name": first, "status": "Pass", "detail": ""}) + "\n")
         fh.out.flush()
         raise KeyboardInterrupt
-    monkeypatch.setattr(run_mod, "run_pack", interrupted)
+    monkeypatch.setattr(run_mod, "run_with_retries", interrupted)
     with pytest.raises(SystemExit) as e:
         main(["run", str(pack), "--quiet"])
     assert e.value.code == 130
@@ -299,7 +299,7 @@ def test_resume_continues_an_interrupted_run_from_its_partial_results(pack, monk
     assert len(err) == 1 and err[0].startswith("ctsgen: interrupted;") and "--resume" in err[0]
     partial = pack / "results-reference.jsonl.partial"
     assert partial.exists() and not (pack / "results-reference.jsonl").exists()
-    monkeypatch.setattr(run_mod, "run_pack", real)
+    monkeypatch.setattr(run_mod, "run_with_retries", real)
     assert main(["run", str(pack), "--quiet", "--resume"]) == 0
     header, *records = (pack / "results-reference.jsonl").read_text().splitlines()
     assert json.loads(header)["format"] == "ctsgen-results"
