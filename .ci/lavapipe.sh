@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Install lavapipe (Mesa's CPU Vulkan driver, with VK_NV_cooperative_matrix2 from Mesa 26.1) into
+# Install lavapipe (Mesa's CPU Vulkan driver, with VK_NV_cooperative_matrix2 from Mesa 26.1) and the
+# Khronos validation layer (new enough to know these extensions; Debian 12's 1.3.239 is not) into
 # PREFIX and write PREFIX/run, the launcher: `PREFIX/run python -m ctsgen doctor`.
 #
 # Debian 12's own Mesa (22.3) has none of these extensions and Mesa 26 needs a newer glibc than
-# Debian 12's, so Debian sid's packages (mesa-vulkan-drivers, libvulkan1, vulkan-tools and what they
-# depend on, glibc included) are unpacked into PREFIX with dpkg-deb, never installed: a private
+# Debian 12's, so Debian sid's packages (mesa-vulkan-drivers, libvulkan1, vulkan-tools,
+# vulkan-validationlayers and what they depend on, glibc included) are unpacked into PREFIX with dpkg-deb, never installed: a private
 # sources list and an empty dpkg status, the archive taken from this machine's own apt
 # configuration. The launcher starts a program through PREFIX's own dynamic loader, so only that
 # program sees the newer glibc, and exports CTSGEN_WORKER_LAUNCHER (ctsgen's supervised worker is
-# started through it too) and VK_DRIVER_FILES (a copy of lvp_icd.json with an absolute path).
+# started through it too), VK_DRIVER_FILES (a copy of lvp_icd.json with an absolute path) and
+# VK_ADD_LAYER_PATH (the validation layer, for `ctsgen run --validation`).
 # A prefix rather than a chroot: no root, no mount, nothing of the machine's changes, and the
 # program runs in the machine's own file system (its virtual environment, its checkout).
 #
@@ -21,7 +23,8 @@ if [ $# -ne 1 ]; then
     exit 2
 fi
 etc=${APT_ETC:-/etc/apt}
-if [ "$1" != --archive ] && [ -x "$1/run" ] && [ -f "$1/lvp_icd.json" ]; then
+layer_json=usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json
+if [ "$1" != --archive ] && [ -x "$1/run" ] && [ -f "$1/lvp_icd.json" ] && [ -f "$1/$layer_json" ]; then
     exit 0
 fi
 
@@ -65,7 +68,8 @@ if ! "${apt[@]}" update >apt.log 2>&1; then
     cat apt.log >&2
     exit 1
 fi
-packages=$("${apt[@]}" install --print-uris mesa-vulkan-drivers libvulkan1 vulkan-tools 2>apt.log \
+packages=$("${apt[@]}" install --print-uris mesa-vulkan-drivers libvulkan1 vulkan-tools \
+           vulkan-validationlayers 2>apt.log \
            | awk '{print $2}' | sed 's/_.*//') || { cat apt.log >&2; exit 1; }
 if [ -z "$packages" ]; then
     echo "lavapipe.sh: apt resolved no packages for mesa-vulkan-drivers from $uri sid:" >&2
@@ -89,6 +93,7 @@ cat > "$prefix/run.new" <<EOF
 #!/bin/sh
 # lavapipe from $prefix (written by .ci/lavapipe.sh): run PROGRAM [ARGS...] through the prefix's loader.
 export VK_DRIVER_FILES="$prefix/lvp_icd.json" VK_ICD_FILENAMES="$prefix/lvp_icd.json"
+export VK_ADD_LAYER_PATH="\${VK_ADD_LAYER_PATH:-$prefix/usr/share/vulkan/explicit_layer.d}"
 export CTSGEN_WORKER_LAUNCHER="$prefix/run"
 program=\$1
 case \$program in */*) ;; *) program=\$(command -v "\$1") || { echo "run: \$1: not found" >&2; exit 127; } ;; esac

@@ -176,3 +176,36 @@ def test_the_pytest_plugin_runs_a_pack_on_the_vulkan_backend(lavapipe: Lavapipe,
                         str(pack), "--ctsgen-backend", "vulkan", "-q"], cwd=tmp_path)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert re.search(r"\b4 passed\b", run.stdout), run.stdout[-2000:]
+
+
+#: Run through lavapipe's launcher: a backend under the validation layer, then an invalid vkCreateBuffer (size 0:
+#: VUID-VkBufferCreateInfo-size-00912), whose message the backend must hand back.
+PLANTED_INVALID_CALL = """
+import ctypes
+from ctsgen.backends.vulkan import VulkanBackend
+b = VulkanBackend(validation=True)
+print("clean:", b.validation_messages())
+vk = b._vk
+info = vk.VkBufferCreateInfo(size=0, usage=0x20)
+handle = vk.VkBuffer()
+b._device.vkCreateBuffer(ctypes.byref(info), None, ctypes.byref(handle))
+print("planted:", b.validation_messages())
+b.close()
+"""
+
+
+def test_the_validation_layer_reports_an_invalid_call_and_a_clean_pack_stays_clean(lavapipe: Lavapipe,
+                                                                                    tmp_path: Path) -> None:
+    """The layer the launcher names (sid's vulkan-validationlayers, which knows these extensions) is loaded:
+    a planted invalid call gets its VUID, and a pack run under --validation has no ValidationError."""
+    planted = lavapipe.run(["-c", PLANTED_INVALID_CALL])
+    assert planted.returncode == 0, planted.stderr[-2000:]
+    assert "clean: []" in planted.stdout and "VUID-VkBufferCreateInfo-size-00912" in planted.stdout, planted.stdout
+    pack = write_pack(_reduce_cases(3), tmp_path / "pack", header={"seed": 0})
+    results = tmp_path / "results.jsonl"
+    run = lavapipe.ctsgen("run", str(pack), "--backend", "vulkan", "--validation", "--results", str(results))
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert _statuses(results) == {"Pass": 3}
+    no_layer = lavapipe.run(["-m", "ctsgen", "run", str(pack), "--backend", "vulkan", "--validation",
+                             "--results", str(tmp_path / "again.jsonl")], env={"VK_ADD_LAYER_PATH": str(tmp_path)})
+    assert no_layer.returncode == 2 and "finds no VK_LAYER_KHRONOS_validation" in no_layer.stderr, no_layer.stderr
