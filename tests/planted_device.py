@@ -13,12 +13,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, Dispatch
+from ctsgen.backends.base import Backend, BackendError, Dispatch
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.families import get_family
@@ -92,3 +93,13 @@ class PlantedDevice(Backend):
 
     def close(self) -> None:
         self._ref.close()
+
+
+class FailsInWorker(PlantedDevice):
+    """A backend whose class the session finds but that fails to open in the workers (as a device
+    the host lacks would), while ``CTSGEN_TEST_FAIL_IN_WORKER`` is set."""
+
+    def __init__(self) -> None:
+        if os.environ.get("CTSGEN_TEST_FAIL_IN_WORKER"):
+            raise BackendError("no such device")
+        super().__init__()

@@ -79,7 +79,7 @@ def _run_locked(cdir: CampaignDir, time_s: float | None, kind: str, out: Callabl
     budget = session_budget(cdir, time_s)
     began, t0 = time.time(), time.monotonic()
     until = None if budget is None else began + budget
-    show = Progress("campaign")
+    show = Progress("campaign", stream=sys.stdout)  # with the workers' lines, which go above it
     say = out or show.write
     cases = [0] * config.workers
 
