@@ -22,7 +22,7 @@ from tests.conftest import free_port
 
 CTSGEN = [sys.executable, "-m", "ctsgen", "campaign"]
 START = ["--family", "tensor-layout", "--family", "cm2-gemm", "--backend", "mutant:setdimension-floor",
-         "--round-examples", "40", "--shrink-time", "3"]
+         "--round-examples", "40", "--shrink-time", "3", "--workers", "1"]  # default: one per core
 
 
 def wait_for(predicate, timeout: float = 120.0) -> None:

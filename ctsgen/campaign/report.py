@@ -24,7 +24,7 @@ from ctsgen.families import get_family
 
 
 def _hms(s: float) -> str:
-    s = int(s)
+    s = int(max(s, 0))
     return f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s"
 
 
@@ -43,8 +43,20 @@ def summary(cdir: CampaignDir) -> dict[str, Any]:
     points = sorted(cdir.checkpoints(), key=lambda r: r["t"])
     return {"config": cfg.to_json(), "rounds": rounds, "buckets": buckets, "findings": len(findings),
             "cases": cdir.cases_by_family(), "time_spent_s": cdir.time_spent(), "sessions": cdir.sessions(),
+            "budget_s": cdir.budget(), "last_session": last_session(cdir.sessions(), rounds),
             "per_hour": per_hour(rounds), "throughput": throughput(points),
             "skipped": {f: why for r in rounds for f, why in r.get("skipped", {}).items()}}
+
+
+def last_session(sessions: list[dict[str, Any]], rounds: list[dict[str, Any]]) -> tuple[int, float] | None:
+    """(cases, wall seconds) of the last session that ended: its rounds' cases over its wall time,
+    whatever happened since (a "last minute" read after the end would count a partial minute)."""
+    ended = [s for s in sessions if s.get("ended") and s.get("began")]
+    if not ended:
+        return None
+    s = ended[-1]
+    cases = sum(sum(r.get("cases", {}).values()) for r in rounds if s["began"] <= r.get("t", 0) <= s["ended"] + 1)
+    return cases, s["ended"] - s["began"]
 
 
 def per_hour(rounds: list[dict[str, Any]]) -> dict[str, Counter]:
@@ -92,13 +104,17 @@ def status_text(cdir: CampaignDir) -> str:
     lines = [f"campaign {cdir.root}: {cfg['backend']}, {len(cfg['families'])} families, host {cfg['host']}, "
              f"{cfg['workers']} worker(s){' on devices ' + str(cfg['devices']) if cfg['devices'] else ''}",
              f"time spent {_hms(s['time_spent_s'])}"
-             + (f" of {_hms(cfg['time_s'])}" if cfg["time_s"] else "")
+             + (f" of {_hms(s['budget_s'])}" if s["budget_s"] else "")
              + f"; {len(s['rounds'])} rounds ({len(s['rounds']) - len(done)} cut short), "
              f"{sum(s['cases'].values())} cases, {len(s['sessions'])} session(s)"]
     for fam, n in sorted(s["cases"].items()):
         lines.append(f"  {fam:22s} {n}")
-    if s["throughput"]:
-        lines.append(f"throughput, last minute: {s['throughput'][-1][1]:.0f} cases/s")
+    total = sum(s["cases"].values())
+    if s["time_spent_s"]:
+        lines.append(f"throughput: {total / s['time_spent_s']:.0f} cases/s over the time spent (all workers)")
+    if s["last_session"] and s["last_session"][1] > 0:
+        n, wall = s["last_session"]
+        lines.append(f"last session: {n} cases in {_hms(wall)} of wall time, {n / wall:.0f} cases/s")
     lines.append(f"{len(s['buckets'])} bucket(s), {s['findings']} failing case(s):")
     for b in s["buckets"]:
         lines.append(f"  {b['count']:6d}  {b['key']}: {b['title']}")
@@ -167,7 +183,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
     facts = [("backend", cfg["backend"]), ("families", ", ".join(cfg["families"])),
              ("host / workers / devices", f"{cfg['host']} / {cfg['workers']} / {cfg['devices'] or '-'}"),
              ("seed", cfg["seed"]), ("database", cfg["database"] or "DIR/db"),
-             ("time spent", _hms(s["time_spent_s"]) + (f" of {_hms(cfg['time_s'])}" if cfg["time_s"] else "")),
+             ("time spent", _hms(s["time_spent_s"]) + (f" of {_hms(s['budget_s'])}" if s["budget_s"] else "")),
              ("sessions", ", ".join(f"{x['kind']} ({x.get('stopped_by') or 'budget'})" for x in s["sessions"])),
              ("rounds", f"{len(s['rounds'])} ({sum(1 for r in s['rounds'] if not r['complete'])} cut short)"),
              ("cases", sum(s["cases"].values())), ("failing cases", s["findings"]),

@@ -1,24 +1,34 @@
-"""A campaign session on one host: one worker process per device, stopped together.
+"""A campaign session on one host: its worker processes, their live line, their stopping.
 
-``start`` writes the configuration, ``resume`` reads it; both then start
-``config.workers`` processes (``ctsgen campaign worker DIR --index K``),
-worker K on device ``devices[K mod len(devices)]`` as ``ctsgen fuzz
---workers`` does, and stream their output with a ``[hH-wK]`` prefix.
+``start`` writes the configuration, ``resume`` reads it; both then hold the
+campaign (:meth:`CampaignDir.session_lock`: a second session of this host is
+refused) and start ``config.workers`` processes (``ctsgen campaign worker DIR
+--index K``), worker K on device ``devices[K mod len(devices)]``, through the
+fan-out ``ctsgen fuzz --workers`` uses (:class:`ctsgen.fuzz.workers.Fleet`:
 SIGTERM or Ctrl-C is passed to every worker, which ends its round and
-journals it; the session's end is written to ``DIR/sessions.jsonl``.
+journals it; a worker whose parent dies is sent SIGTERM by the kernel).
+Every worker fuzzes until the same deadline, so the session ends within
+seconds of its budget. Their lines are printed with a ``[hH-wK]`` prefix
+above a live line (:class:`ctsgen.progress.Progress`): time against the
+budget, cases/s, buckets and workers alive. The session ends with the
+workers' totals and the breakdown of their time, as ``ctsgen fuzz
+--workers`` does, and its record in ``DIR/sessions.jsonl``.
 """
 
 from __future__ import annotations
 
-import signal
-import subprocess
+import json
 import sys
-import threading
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from ctsgen.campaign import CampaignError
 from ctsgen.campaign.store import CampaignConfig, CampaignDir, worker_id
+from ctsgen.campaign.worker import PROGRESS
+from ctsgen.fuzz.workers import Fleet, summary
+from ctsgen.progress import Progress
 
 
 def session_budget(cdir: CampaignDir, time_s: float | None) -> float | None:
@@ -26,7 +36,7 @@ def session_budget(cdir: CampaignDir, time_s: float | None) -> float | None:
     campaign's budget (None: until stopped)."""
     if time_s is not None:
         return time_s
-    budget = cdir.config().time_s
+    budget = cdir.budget()
     if budget is None:
         return None
     left = budget - cdir.time_spent()
@@ -37,52 +47,78 @@ def session_budget(cdir: CampaignDir, time_s: float | None) -> float | None:
     return left
 
 
-def worker_argv(cdir: CampaignDir, config: CampaignConfig, index: int, time_s: float | None) -> list[str]:
-    argv = [sys.executable, "-m", "ctsgen", "campaign", "worker", str(cdir.root), "--index", str(index)]
+def worker_argv(cdir: CampaignDir, config: CampaignConfig, index: int, until: float | None,
+                report: Path | None = None) -> list[str]:
+    """Worker ``index``'s command line after ``python -m ctsgen``; ``until``: the session's deadline
+    (time.time()), the same for every worker."""
+    argv = ["campaign", "worker", str(cdir.root), "--index", str(index)]
     if config.devices:
         argv += ["--device", str(config.devices[index % len(config.devices)])]
-    if time_s is not None:
-        argv += ["--time", f"{time_s:.3f}"]
+    if until is not None:
+        argv += ["--until", f"{until:.3f}"]
+    if report is not None:
+        argv += ["--worker-report", str(report)]
     return argv
 
 
+def _hms(s: float) -> str:
+    s = int(max(s, 0))
+    return f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
 def run_session(cdir: CampaignDir, time_s: float | None, kind: str,
-                out: Callable[[str], None] = lambda line: (sys.stdout.write(line), sys.stdout.flush())) -> int:
+                out: Callable[[str], None] | None = None) -> int:
     """Run every worker of this host until the budget is spent or a stop signal; the worst exit status."""
+    with cdir.session_lock():
+        return _run_locked(cdir, time_s, kind, out)
+
+
+def _run_locked(cdir: CampaignDir, time_s: float | None, kind: str, out: Callable[[str], None] | None) -> int:
     config = cdir.config()
+    spent_before = cdir.time_spent()
     budget = session_budget(cdir, time_s)
-    began = time.time()
-    procs = [subprocess.Popen(worker_argv(cdir, config, k, budget), stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
-             for k in range(config.workers)]
-    stopped = []
+    began, t0 = time.time(), time.monotonic()
+    until = None if budget is None else began + budget
+    show = Progress("campaign", stream=sys.stdout)  # with the workers' lines, which go above it
+    say = out or show.write
+    cases = [0] * config.workers
 
-    def forward(signum: int, frame: object) -> None:  # every worker ends its round and journals it
-        stopped.append(signal.Signals(signum).name)
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
+    def line(k: int, text: str) -> None:
+        if text.startswith(PROGRESS):
+            cases[k] = json.loads(text[len(PROGRESS):])["cases"]
+            return
+        say(f"[{worker_id(config.host, k)}] {text.rstrip()}")
 
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+    with tempfile.TemporaryDirectory(prefix="ctsgen-campaign-") as tmp:
+        reports = [Path(tmp) / f"worker-{k}.json" for k in range(config.workers)]
+        fleet = Fleet([worker_argv(cdir, config, k, until, reports[k]) for k in range(config.workers)], line)
+        buckets = [0, 0.0]  # count, when counted
 
-    def pump(k: int, p: subprocess.Popen) -> None:
-        assert p.stdout is not None
-        for line in p.stdout:
-            out(f"[{worker_id(config.host, k)}] {line}")
+        def tick() -> None:
+            elapsed = time.monotonic() - t0
+            if elapsed - buckets[1] >= 5:  # reading every bucket.json: not every second
+                buckets[:] = [len(cdir.buckets()), elapsed]
+            total = sum(cases)
+            show(int(elapsed), None if budget is None else int(budget),
+                 f"{_hms(elapsed)} of {_hms(budget) if budget else 'no budget'}, {total} cases, "
+                 f"{total / elapsed if elapsed else 0:.0f} cases/s, {buckets[0]} buckets, "
+                 f"{fleet.alive()}/{config.workers} workers")
 
-    threads = [threading.Thread(target=pump, args=(k, p), daemon=True) for k, p in enumerate(procs)]
-    for t in threads:
-        t.start()
-    try:
-        codes = [p.wait() for p in procs]
-        for t in threads:
-            t.join(timeout=5)
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+        try:
+            codes = fleet.wait(tick)
+        finally:
+            show.close()
+        wall = time.monotonic() - t0
+        records = [json.loads(r.read_text()) for r in reports if r.exists()]
+    failed = [(k, c) for k, c in enumerate(codes) if c not in (0, 1)]
+    ended = f"stopped by {fleet.stopped_by}" if fleet.stopped_by else \
+        f"{len(failed)} of {config.workers} worker(s) failed (exit {failed[0][1]}; see their lines above)" \
+        if failed else "budget spent"
     cdir.add_session({"kind": kind, "host": config.host, "began": began, "ended": time.time(),
-                      "budget_s": budget, "stopped_by": stopped[0] if stopped else None, "exit": max(codes)})
-    out(f"campaign {cdir.root}: {'stopped by ' + stopped[0] if stopped else 'budget spent'}; "
-        f"{sum(cdir.cases_by_family().values())} cases, {len(cdir.buckets())} buckets; "
-        f"`ctsgen campaign resume {cdir.root}` continues, `ctsgen campaign report {cdir.root}` reports\n")
+                      "budget_s": budget, "spent_before": spent_before, "stopped_by": fleet.stopped_by,
+                      "failed_workers": [worker_id(config.host, k) for k, _ in failed], "exit": max(codes)})
+    (out or (lambda s: (sys.stdout.write(s + "\n"), sys.stdout.flush())))(
+        summary(records, config.workers, wall) + "\n"
+        f"campaign {cdir.root}: {ended}; {sum(cdir.cases_by_family().values())} cases, {len(cdir.buckets())} "
+        f"buckets; `ctsgen campaign resume {cdir.root}` continues, `ctsgen campaign report {cdir.root}` reports")
     return max(codes)

@@ -19,10 +19,14 @@ SIGKILL), its last ``progress`` checkpoint; its seed is never used again.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -45,18 +49,48 @@ class CampaignConfig:
     seed: int = 0
     database: str | None = None  # None: DIR/db; else a directory or redis:// URL shared with other hosts
     round_examples: int = 200
-    max_batch: int = 16
+    max_batch: int = 256  # as ctsgen fuzz
+    min_batch: int | None = None  # None: ctsgen fuzz's default for the backend (default_min_batch)
     shrink_time_s: float = 60.0
     timeout_s: float = 10.0
     time_s: float | None = None  # the budget of fuzzing time over every session; None: until stopped
     include_hazardous: bool = False
+    expect_deviations: list[str] = field(default_factory=list)  # judged as fuzz --expect-deviation judges
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> CampaignConfig:
-        return cls(**obj)
+        """The configuration ``obj`` holds; TypeError names a field that is missing, unknown, of the
+        wrong type or out of range."""
+        if not isinstance(obj, dict):
+            raise TypeError(f"expected an object, got {type(obj).__name__}")
+        for f in fields(cls):
+            if f.name in obj and not _is(obj[f.name], str(f.type)):
+                raise TypeError(f"field {f.name!r} is {obj[f.name]!r}, expected {f.type}")
+        config = cls(**obj)
+        if config.workers < 1 or config.round_examples < 1 or config.max_batch < 1 or \
+                (config.time_s is not None and config.time_s <= 0):
+            raise TypeError("workers, round_examples, max_batch and time_s must be positive")
+        return config
+
+
+_TYPES: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,),
+                                      "None": (type(None),)}
+
+
+def _is(value: Any, annotation: str) -> bool:
+    """Whether ``value`` (read from JSON) fits a field annotated ``annotation`` (``int``, ``list[str]``,
+    ``float | None``...); a JSON boolean is no number."""
+    for alternative in annotation.split(" | "):
+        if alternative.startswith("list[") and isinstance(value, list):
+            if all(_is(v, alternative[5:-1]) for v in value):
+                return True
+        elif alternative in _TYPES and isinstance(value, _TYPES[alternative]) and \
+                (alternative == "bool" or not isinstance(value, bool)):
+            return True
+    return False
 
 
 def round_seed(seed: int, host: int, worker: int, round_no: int) -> int:
@@ -82,15 +116,22 @@ def append(path: Path, *records: dict[str, Any], sync: bool = True) -> None:
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
-    """The records of a JSON-lines file; a line torn by a hard stop is skipped."""
+    """The records of a JSON-lines file; a line torn by a hard stop is skipped. A file that is not
+    UTF-8 text is a :class:`CampaignError` (one line): it is not the campaign's."""
     out = []
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except FileNotFoundError:
         return out
-    for line in text.splitlines():
+    lines = raw.split(b"\n")
+    for k, line in enumerate(lines):
         try:
-            out.append(json.loads(line))
+            out.append(json.loads(line.decode("utf-8")))
+        except UnicodeDecodeError:
+            if k == len(lines) - 1:  # the last line, cut by a hard stop inside a character
+                continue
+            raise CampaignError(f"{path}: line {k + 1} is not UTF-8 text -> this file was not written by "
+                                "ctsgen: restore it, or move it out of the campaign directory") from None
         except json.JSONDecodeError:
             continue
     return out
@@ -120,7 +161,7 @@ class CampaignDir:
         except FileNotFoundError:
             raise CampaignError(f"{self.root} is not a campaign directory (no {CONFIG}) -> "
                                 f"`ctsgen campaign start {self.root} ...` creates one") from None
-        except (json.JSONDecodeError, TypeError) as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
             raise CampaignError(f"{self.root / CONFIG} is not a campaign configuration ({exc}) -> "
                                 "restore it, or start a new campaign") from None
 
@@ -187,6 +228,52 @@ class CampaignDir:
 
     def add_session(self, record: dict[str, Any]) -> None:
         append(self.root / "sessions.jsonl", record)
+
+    def budget(self) -> float | None:
+        """The fuzzing time granted over every session: the configured ``--time``, raised by each
+        ``resume --time S`` to the time spent before it plus S (None: until stopped)."""
+        granted = self.config().time_s
+        for s in self.sessions():
+            if granted is not None and s.get("budget_s") is not None and s.get("spent_before") is not None:
+                granted = max(granted, s["spent_before"] + s["budget_s"])
+        return granted
+
+    @contextmanager
+    def session_lock(self) -> Iterator[None]:
+        """Hold the campaign for one session of this host: a second ``start``/``resume`` (or a
+        worker left from a session whose parent died) cannot fuzz the same journals."""
+        path = self.root / f".session-h{self.config().host}.lock"
+        with open(path, "a+") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                raise CampaignError(f"{self.root} is being fuzzed by another session ({fh.read().strip() or 'pid ?'}) "
+                                    "-> wait for it to end, or stop it with SIGTERM first") from None
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"pid {os.getpid()}")
+            fh.flush()
+            yield
+
+    @contextmanager
+    def worker_lock(self, wid: str, wait_s: float = 60.0) -> Iterator[None]:
+        """Hold worker ``wid``'s journal: a worker of an earlier session still ending its round
+        (its parent killed, the worker told by PR_SET_PDEATHSIG) finishes before this one begins."""
+        path = self.journal(wid).with_suffix(".lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + wait_s
+        with open(path, "a") as fh:
+            while True:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise CampaignError(f"worker {wid} of {self.root} is still running in another session "
+                                            f"after {wait_s:.0f} s -> stop it with SIGTERM first") from None
+                    time.sleep(0.2)
+            yield
 
     def time_spent(self) -> float:
         """Seconds of fuzzing over every session: each worker's rounds, the longest worker per host."""

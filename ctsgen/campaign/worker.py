@@ -1,13 +1,22 @@
 """One campaign worker: a process that owns one device and fuzzes it round after round.
 
 A round is one Hypothesis run of ``round_examples`` examples with the seed
-:func:`~ctsgen.campaign.store.round_seed` gives it; it ends early at its
-first failure, shrunk (for at most ``shrink_time_s``). Each failing case
-goes into its bucket (:mod:`ctsgen.fuzz.buckets`): a new bucket is
-announced at once, and a bucket's repro under ``DIR/buckets/`` is replaced
-whenever a smaller case arrives. A failure that an existing bucket's
-mutant reproduces exactly is counted in that bucket without shrinking, so
-a frequent known deviation does not eat the campaign's time.
+:func:`~ctsgen.campaign.store.round_seed` gives it, batched as ``ctsgen fuzz``
+batches (``max_batch``, ``min_batch``), judged under the campaign's expected
+deviations; it ends early at its first failure, shrunk (for at most
+``shrink_time_s``), and at the budget's deadline, shrinking or not. The
+compiled shaders (and the backend with its pipelines) serve every round.
+Each failing case goes into its bucket (:mod:`ctsgen.fuzz.buckets`, given
+the buffers the device gave for it): a new bucket is announced at once,
+and a bucket's repro under ``DIR/buckets/`` is replaced whenever a smaller
+case arrives. A failure that an existing bucket's mutant explains is
+counted in that bucket without shrinking, so a frequent known deviation
+does not eat the campaign's time.
+
+While it runs, the worker prints a ``@progress {json}`` line about once a
+second (its cases and examples this session) for the session's live line
+(:mod:`ctsgen.campaign.run`), and at its end the report ``ctsgen fuzz
+--workers`` workers write (:func:`ctsgen.fuzz.workers.write_worker_report`).
 
 Stopping: :meth:`Worker.stop` (the signal handlers call it) ends the round
 in progress as Ctrl-C ends ``ctsgen fuzz``: the smallest failure seen so
@@ -26,32 +35,45 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from ctsgen.backends.base import Backend
+from ctsgen.backends.base import Backend, ShaderVariant
 from ctsgen.campaign.store import CampaignDir, append, round_seed, worker_id
 from ctsgen.families.base import Case, Variant
-from ctsgen.fuzz.buckets import Bucket, Buckets, case_size
+from ctsgen.fuzz.buckets import Bucket, Buckets, Outputs, case_size, observe
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
-from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions
+from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions, FuzzReport, StopFuzzing, default_min_batch
 from ctsgen.repro import export_case
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult
 
 #: Seconds between a round's progress checkpoints in the journal.
 CHECKPOINT_S = 10.0
+#: Seconds between the ``@progress`` lines for the session's live line.
+PROGRESS_S = 1.0
+#: What a progress line starts with.
+PROGRESS = "@progress "
 
 
 class _CountingFuzzer(Fuzzer):
-    """The fuzz loop, counting the cases it checks per family and sampling one case per batch."""
+    """The fuzz loop, counting the cases it checks per family, sampling one case per batch,
+    keeping compiled shaders across rounds (``kept``) and stopping at ``deadline`` (monotonic)."""
 
-    def __init__(self, *args: Any, sample: Callable[[Case], None], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, sample: Callable[[Case], None], kept: dict[str, ShaderVariant],
+                 deadline: float | None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.by_family: Counter = Counter()
         self._sample = sample
+        self.kept, self.deadline = kept, deadline
+
+    def shader(self, v: Variant, family: str) -> ShaderVariant:
+        if v.id not in self.kept:
+            self.kept[v.id] = super().shader(v, family)
+        return self.kept[v.id]
 
     def check(self, batch: tuple[Variant, list[Case]]) -> None:
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise StopFuzzing("the campaign's budget is spent")  # shrinking or not: the smallest so far stands
         before = self.report.cases
         try:
             super().check(batch)
@@ -75,6 +97,9 @@ class Worker:
         self.round = -1
         spec = self.config.database or str(cdir.database_dir)
         self.database = open_database(spec, local=cdir.database_dir, on_fallback=lambda line: self.say(line))
+        self.kept: dict[str, ShaderVariant] = {}  # compiled shaders, for every round
+        self.fuzzer: _CountingFuzzer | None = None  # the round in progress
+        self.total = FuzzReport()  # this session's rounds together: counts and time breakdown
 
     # -- stopping ------------------------------------------------------------
     def stop(self) -> None:
@@ -96,9 +121,14 @@ class Worker:
                 self.buckets.buckets[b["key"]] = Bucket(b["key"], b["title"], b["explained_by"], b["signature"],
                                                         0, b["size"], b["case"], b["result"])
 
-    def place(self, case: Case, result: CaseResult, absorbed: bool = False) -> None:
+    def outputs(self, case: Case) -> Outputs:
+        """The buffers this worker's device gives for ``case`` run alone (what a mutant must explain)."""
+        sv = self.fuzzer.shader(case.variant(), case.family) if self.fuzzer is not None else None
+        return observe(self.backend, case, sv, timeout_s=self.config.timeout_s)[1]
+
+    def place(self, case: Case, result: CaseResult, absorbed: bool = False, outputs: Outputs = None) -> None:
         """Bucket one failure, journal it, and keep the bucket's smallest repro on disk."""
-        p = self.buckets.add(case, result)
+        p = self.buckets.add(case, result, outputs if outputs is not None else self.outputs(case))
         b = p.bucket
         append(self.cdir.findings(self.wid), {
             "t": time.time(), "worker": self.wid, "round": self.round, "bucket": b.key, "title": b.title,
@@ -121,7 +151,7 @@ class Worker:
             shutil.rmtree(tmp, ignore_errors=True)
             export_case(case, tmp / "repro", failure=result.to_json(), backend=self.config.backend,
                         origin={"campaign": str(self.cdir.root), "worker": self.wid, "round": self.round},
-                        final_dir=root / "repro",
+                        final_dir=root / "repro", expect_deviations=tuple(self.config.expect_deviations),
                         debug_backend=self.backend)  # a program's first differing node, on this device
             record = {"key": b.key, "title": b.title, "explained_by": b.explained_by, "signature": b.signature,
                       "size": size, "case": case.to_json(), "name": case.name(), "result": result.to_json(),
@@ -134,25 +164,29 @@ class Worker:
             shutil.rmtree(old, ignore_errors=True)
 
     def _known(self, failure: FuzzFailure) -> bool:
-        b = self.buckets.explained(failure.case, failure.result)
+        outputs = self.outputs(failure.case)
+        b = self.buckets.explained(failure.case, failure.result, outputs)
         if b is None:
             return False
-        self.place(failure.case, failure.result, absorbed=True)
+        self.place(failure.case, failure.result, absorbed=True, outputs=outputs)
         return True
 
     # -- rounds --------------------------------------------------------------
-    def run(self, deadline: float | None) -> None:
-        """Fuzz round after round until ``deadline`` (time.monotonic()) or :meth:`stop`."""
+    def run(self, deadline: float | None) -> FuzzReport:
+        """Fuzz round after round until ``deadline`` (time.monotonic()) or :meth:`stop`; this
+        session's rounds together."""
         cfg = self.config
         first = True
+        self.round = self.cdir.next_round(self.wid) - 1
+        began = time.monotonic()
         while not self.stopping and (deadline is None or time.monotonic() < deadline):
-            self.round = self.cdir.next_round(self.wid)
+            self.round += 1
             self._load_buckets()
             seed = round_seed(cfg.seed, cfg.host, self.index, self.round)
             journal = self.cdir.journal(self.wid)
             append(journal, {"event": "begin", "round": self.round, "seed": seed, "t": time.time()})
             samples = self.cdir.samples(self.wid)
-            last = [time.monotonic()]
+            last = [time.monotonic(), time.monotonic()]
             begun = time.monotonic()
 
             pending: list[dict[str, Any]] = []
@@ -167,17 +201,25 @@ class Worker:
                                  "first_failure_example": fz.report.first_failure_example,
                                  "skipped": fz.report.skipped})
 
-            def progress(_report: object) -> None:
-                if time.monotonic() - last[0] >= CHECKPOINT_S:
-                    last[0] = time.monotonic()
-                    checkpoint(fuzzer)
+            def progress(report: FuzzReport) -> None:
+                now = time.monotonic()
+                if now - last[1] >= PROGRESS_S:
+                    last[1] = now
+                    self.say(PROGRESS + json.dumps({"cases": self.total.cases + report.cases,
+                                                    "examples": self.total.examples + report.examples}))
+                if now - last[0] >= CHECKPOINT_S:
+                    last[0] = now
+                    checkpoint(self.fuzzer)
 
             options = FuzzOptions(families=tuple(cfg.families), max_examples=cfg.round_examples, seed=seed,
-                                  max_batch=cfg.max_batch, include_hazardous=cfg.include_hazardous,
+                                  max_batch=cfg.max_batch, min_batch=cfg.min_batch or default_min_batch(cfg.backend),
+                                  include_hazardous=cfg.include_hazardous,
+                                  expect_deviations=tuple(cfg.expect_deviations),
                                   database=self.database if first else WriteOnlyDatabase(self.database),
                                   shrink_time_s=cfg.shrink_time_s, run=RunOptions(timeout_base_s=cfg.timeout_s))
-            fuzzer = _CountingFuzzer(self.backend, options, progress=progress, known=self._known,
-                                     sample=lambda c: pending.append({"family": c.family, "parameters": c.to_json()}))
+            self.fuzzer = fuzzer = _CountingFuzzer(
+                self.backend, options, progress=progress, known=self._known, kept=self.kept, deadline=deadline,
+                sample=lambda c: pending.append({"family": c.family, "parameters": c.to_json()}))
             self.in_round = True
             try:
                 report = fuzzer.run()
@@ -186,4 +228,10 @@ class Worker:
             for case, result in report.failures:
                 self.place(case, result)
             checkpoint(fuzzer, "done")
+            self.total.examples += report.examples
+            self.total.cases += report.cases
+            self.total.times.merge(report.times)
+            self.total.failures += report.failures
             first = False
+        self.total.wall_s = time.monotonic() - began
+        return self.total

@@ -2,11 +2,16 @@
 
 A failing case goes into the bucket of what explains it:
 
-1. **A mutant that reproduces it exactly** (the catalogue, ``ctsgen mutants``,
-   models both injected bugs and documented driver deviations such as
-   ``setdimension-floor``): run on the reference backend with the mutant
-   applied, the case fails with the same verdict, the same detail and the
-   same wrong elements holding the same bits (:func:`fingerprint`). Every
+1. **A mutant that explains it** (the catalogue, ``ctsgen mutants``, models
+   both injected bugs and documented driver deviations such as
+   ``setdimension-floor``): the output buffers the device gave for the case
+   pass the judge (:func:`ctsgen.runner.verdict.judge`, the case's own compare
+   rule) against what the case's oracle gives with the mutant applied, its
+   tolerance recomputed there too (:func:`ctsgen.deviations.expected_under`):
+   the case passes as it would under ``--expect-deviation NAME``. So the
+   match is exact where the judge is exact, the sign of a zero counts only
+   where the judge counts it, and a float-domain result matches within the
+   same bounds as any float result (docs/campaign.md, "Buckets"). Every
    mutant is a candidate, whatever its family (a tensor-layout fault shows
    in decode and tensor-view cases too); those that already explain a
    bucket are tried first, so one bug seen in many shapes stays one
@@ -14,7 +19,8 @@ A failing case goes into the bucket of what explains it:
 2. **Otherwise a signature**: the family, the operation, the failing
    parameter classes (the variant's categorical fields, e.g. clampMode and
    component types, and which optional run-time parameters the case sets,
-   with the sign of numeric ones; sizes and seeds are shapes, not classes),
+   with the sign of numeric ones; sizes, seeds and the choice of input data
+   such as ``edges`` are shapes, not classes),
    the wrong-element pattern (which buffer, how many of its elements: one,
    some, most or all, and what the wrong values are: zero, NaN, values
    moved from elsewhere in the expected output, or other) and the verdict
@@ -23,7 +29,7 @@ A failing case goes into the bucket of what explains it:
 
 Each bucket keeps a count of the failing cases it received and its smallest
 repro (fewest elements over all buffers). ``bench/triage_with_mutant.py``
-uses :func:`fingerprint` for whole packs.
+uses :func:`fingerprint` (same verdict, detail and wrong bits) for whole packs.
 """
 
 from __future__ import annotations
@@ -37,18 +43,26 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import ShaderVariant
+from ctsgen.backends.base import Backend, BackendError, ShaderVariant
 from ctsgen.backends.mutant import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.families.base import Case
+from ctsgen.deviations import expected_under
+from ctsgen.families import get_family
+from ctsgen.families.base import Case, CaseData
 from ctsgen.mutants import Mutant, catalogue, get_mutant
-from ctsgen.runner.execute import execute_cases
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.runner.batch import build_batch, case_outputs
+from ctsgen.runner.execute import judge_case
+from ctsgen.runner.verdict import CaseResult, Status, error_result
+
+#: A case's output buffers as a device gave them, in binding order (None: the dispatch gave none).
+Outputs = list[np.ndarray] | None
 
 #: Variant fields that name an operation, in the order they are looked for.
 OPERATION_FIELDS = ("operation", "op", "kind", "mode", "decoder")
-#: Run-time parameters that are noise, not a class (data seeds and patterns).
-NOISE_FIELDS = ("seed", "data", "family", "variant", "values")
+#: Run-time parameters that are noise, not a class: data seeds and which input values are drawn
+#: (coopvec's ``values``, coopvec-elementwise's ``edges``: the same op and types on other inputs;
+#: the H100's Log finding split into two buckets on ``edges``, docs/campaign.md).
+NOISE_FIELDS = ("seed", "data", "family", "variant", "values", "edges")
 _DIFFER = re.compile(r"(\d+) of (\d+) elements of '([^']*)' differ")
 
 
@@ -65,18 +79,45 @@ def fingerprint(record: dict[str, Any]) -> tuple:
              for m in record.get("mismatches", [])])
 
 
+def shader_of(case: Case) -> ShaderVariant:
+    """The case's variant as a backend that needs no SPIR-V (the reference backend) takes it."""
+    v = case.variant()
+    return ShaderVariant(id=v.id, spirv=b"", local_size_x=v.local_size_x, buffers=v.buffers(),
+                         requirements=v.requirements(), family=case.family, signature=v.to_json())
+
+
+def observe(backend: Backend, case: Case, sv: ShaderVariant | None = None, data: CaseData | None = None,
+            timeout_s: float = 10.0) -> tuple[CaseResult, Outputs]:
+    """``case`` run alone on ``backend`` (``sv``: its compiled variant; default: one without SPIR-V),
+    judged as ``ctsgen run`` judges it against ``data`` (default ``case.data()``), with the output
+    buffers the backend gave (None when the dispatch gave none: Timeout, DeviceLost, Crash)."""
+    sv = sv or shader_of(case)
+    data = data or case.data()
+    batch = build_batch(sv, [data.params], [data.initial])
+    try:
+        out = backend.run(batch.dispatch, timeout_s)
+    except BackendError as exc:
+        return error_result(case.name(), exc), None
+    except Exception as exc:  # noqa: BLE001 - an injected fault may raise anything: its verdict is Crash
+        return CaseResult(case.name(), Status.Crash, f"{type(exc).__name__}: {exc}"), None
+    outputs = case_outputs(batch, out, 0)
+    return judge_case(case, case.name(), sv, outputs, data), outputs
+
+
 def run_with_mutant(case: Case, mutant: Mutant | None) -> CaseResult:
     """``case`` run in-process on the reference backend with ``mutant`` applied (None: as the spec
     says), judged as ``ctsgen run`` judges. The expectation is computed before the mutant is applied."""
-    data = case.data()
-    v = case.variant()
-    sv = ShaderVariant(id=v.id, spirv=b"", local_size_x=v.local_size_x, buffers=v.buffers(),
-                       requirements=v.requirements(), family=case.family, signature=v.to_json())
-    backend = ReferenceBackend() if mutant is None else MutantBackend(mutant.name)
+    return observe(ReferenceBackend() if mutant is None else MutantBackend(mutant.name), case)[0]
+
+
+def explains(mutant: Mutant, case: Case, outputs: list[np.ndarray]) -> bool:
+    """Whether ``outputs`` (what a device gave for ``case``) pass the judge against the case's
+    oracle with ``mutant`` applied: the verdict ``--expect-deviation NAME`` would give them."""
     try:
-        return execute_cases(backend, sv, [case], [data], 10.0)[0]
-    except Exception as exc:  # noqa: BLE001 - an injected fault may raise anything: its verdict is Crash
-        return CaseResult(case.name(), Status.Crash, f"{type(exc).__name__}: {exc}")
+        data = expected_under(get_family(case.family), case, case.data(), [mutant.name])
+    except Exception:  # noqa: BLE001 - a mutant may make another family's oracle raise: no explanation
+        return False
+    return not judge_case(case, case.name(), shader_of(case), outputs, data).status.is_failure
 
 
 def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:
@@ -193,35 +234,35 @@ class Buckets:
         self.on_new = on_new
         self.buckets: dict[str, Bucket] = {}
 
-    def explain(self, case: Case, result: CaseResult) -> Mutant | None:
-        """The first mutant that reproduces ``result`` on ``case`` exactly (mutants that already
+    def explain(self, case: Case, result: CaseResult, outputs: Outputs) -> Mutant | None:
+        """The first mutant that explains ``outputs`` (:func:`explains`; mutants that already
         explain a bucket first), or None. Hangs, lost devices and crashes are never explained."""
-        if result.status is not Status.Fail:
+        if result.status is not Status.Fail or outputs is None:
             return None
-        want = fingerprint(result.to_json())
         seen = {b.explained_by for b in self.buckets.values()}
         # every mutant: one family's fault shows in others (decode and tensor-view load through
         # tensor layouts); those explaining a bucket first, then the case's family's own
         for m in sorted(self.mutants, key=lambda m: (m.name not in seen, m.family != case.family)):
-            if fingerprint(run_with_mutant(case, m).to_json()) == want:
+            if explains(m, case, outputs):
                 return m
         return None
 
-    def classify(self, case: Case, result: CaseResult) -> tuple[str, str, str | None, dict[str, Any]]:
+    def classify(self, case: Case, result: CaseResult, outputs: Outputs
+                 ) -> tuple[str, str, str | None, dict[str, Any]]:
         """(key, title, explaining mutant's name, signature) of a failure."""
         sig = signature(case, result)
-        m = self.explain(case, result)
+        m = self.explain(case, result, outputs)
         if m is not None:
-            return f"mutant:{m.name}", f"{m.family}: {m.description} (reproduced exactly by mutant {m.name})", \
+            return f"mutant:{m.name}", f"{m.family}: {m.description} (explained by mutant {m.name})", \
                 m.name, sig
         digest = hashlib.sha256(json.dumps(sig, sort_keys=True).encode()).hexdigest()[:12]
         classes = ", ".join(f"{k}={v}" for k, v in sorted(sig["classes"].items()))
         title = f"{sig['family']} {sig['operation']}: {sig['verdict']}, wrong {sig['wrong']} [{classes}]"
         return f"sig:{digest}", title, None, sig
 
-    def add(self, case: Case, result: CaseResult) -> Placement:
-        """Put one failure in its bucket."""
-        key, title, by, sig = self.classify(case, result)
+    def add(self, case: Case, result: CaseResult, outputs: Outputs) -> Placement:
+        """Put one failure (``outputs``: the device's buffers for it) in its bucket."""
+        key, title, by, sig = self.classify(case, result, outputs)
         new = key not in self.buckets
         b = self.buckets.setdefault(key, Bucket(key, title, by, sig))
         b.count += 1
@@ -234,22 +275,21 @@ class Buckets:
             self.on_new(b)
         return Placement(b, new, smaller)
 
-    def explained(self, case: Case, result: CaseResult) -> Bucket | None:
-        """The existing bucket whose mutant reproduces this failure exactly, if any (cheap:
-        only the mutants of existing buckets are tried)."""
-        if result.status is not Status.Fail:
+    def explained(self, case: Case, result: CaseResult, outputs: Outputs) -> Bucket | None:
+        """The existing bucket whose mutant explains this failure, if any (cheap: only the
+        mutants of existing buckets are tried)."""
+        if result.status is not Status.Fail or outputs is None:
             return None
-        want = fingerprint(result.to_json())
         for b in self.buckets.values():
-            if b.explained_by and fingerprint(run_with_mutant(case, get_mutant(b.explained_by)).to_json()) == want:
+            if b.explained_by and explains(get_mutant(b.explained_by), case, outputs):
                 return b
         return None
 
 
-def bucket_all(failures: Iterable[tuple[Case, CaseResult]], mutants: Sequence[Mutant] | None = None
+def bucket_all(failures: Iterable[tuple[Case, CaseResult, Outputs]], mutants: Sequence[Mutant] | None = None
                ) -> list[Bucket]:
-    """Bucket a list of failures; buckets by decreasing count."""
+    """Bucket a list of failures (each with the device's output buffers); buckets by decreasing count."""
     b = Buckets(mutants)
-    for case, result in failures:
-        b.add(case, result)
+    for case, result, outputs in failures:
+        b.add(case, result, outputs)
     return sorted(b.buckets.values(), key=lambda x: -x.count)

@@ -17,10 +17,17 @@ session's wall time, and the stage breakdown summed over the workers.
 The workers already fill the cores, so each one's numeric libraries run
 single-threaded (``OPENBLAS_NUM_THREADS`` and its kin, unless the user set
 them): N processes each starting a thread per core would oversubscribe them.
+
+:class:`Fleet` is the fan-out itself, shared with campaigns
+(:mod:`ctsgen.campaign.run`): the processes, their output as it comes, the
+signals passed on, and workers that end when their parent dies (Linux
+``PR_SET_PDEATHSIG``: a parent killed with SIGKILL cannot pass SIGTERM on,
+so the kernel sends it).
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -29,7 +36,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,50 +91,100 @@ def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> s
     return head + "\n" + times.summary(None, cases, title="where the workers' time went (summed)")
 
 
+#: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn``: the child gets SIGTERM when ``parent`` dies (ends like an interrupted worker,
+    journalling its round); a parent already gone ends it at once."""
+    def preexec() -> None:
+        if sys.platform.startswith("linux"):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+    return preexec
+
+
+def default_workers() -> int:
+    """``--workers`` when not given: one per core this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class Fleet:
+    """``ctsgen`` worker processes: ``argvs[i]`` is worker i's command line after ``python -m ctsgen``.
+
+    Each worker's output lines go to ``on_line(i, line)`` as they come (from one thread per
+    worker, under one lock). :meth:`wait` passes SIGTERM and SIGINT on to every worker (each in a
+    session of its own, so a terminal's Ctrl-C reaches them once, from here) and returns their exit
+    statuses; ``stopped_by`` names the first such signal."""
+
+    def __init__(self, argvs: Sequence[Sequence[str]], on_line: Callable[[int, str], None]) -> None:
+        env = dict(os.environ)
+        for var in SINGLE_THREADED:
+            env.setdefault(var, "1")
+        self._lock = threading.Lock()
+        self.stopped_by: str | None = None
+        launcher = worker_launcher()  # through CTSGEN_WORKER_LAUNCHER, as the supervised worker is
+        self.procs = [subprocess.Popen([*launcher, sys.executable, "-m", "ctsgen", *argv], stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True,
+                                       preexec_fn=_die_with(os.getpid()))
+                      for argv in argvs]
+        self._threads = [threading.Thread(target=self._pump, args=(i, p, on_line), daemon=True)
+                         for i, p in enumerate(self.procs)]
+        for t in self._threads:
+            t.start()
+
+    def _pump(self, index: int, proc: subprocess.Popen, on_line: Callable[[int, str], None]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            with self._lock:
+                on_line(index, line)
+
+    def alive(self) -> int:
+        return sum(p.poll() is None for p in self.procs)
+
+    def stop(self, signum: int = signal.SIGTERM) -> None:
+        if self.stopped_by is None:
+            self.stopped_by = signal.Signals(signum).name
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+
+    def wait(self, tick: Callable[[], None] | None = None, every_s: float = 1.0) -> list[int]:
+        """Every worker's exit status, ``tick()`` called about every ``every_s`` seconds meanwhile."""
+        previous = {s: signal.signal(s, lambda signum, frame: self.stop(signum)) for s in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            for p in self.procs:
+                while True:
+                    try:
+                        p.wait(timeout=every_s)
+                        break
+                    except subprocess.TimeoutExpired:
+                        if tick is not None:
+                            tick()
+        finally:
+            for s, h in previous.items():
+                signal.signal(s, h)
+        for t in self._threads:
+            t.join(timeout=5)
+        return [p.returncode for p in self.procs]
+
+
 def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[int]) -> int:
     """Start the workers, stream each one's output with a prefix as it comes, print their totals,
     return the worst exit status."""
-    env = dict(os.environ)
-    for var in SINGLE_THREADED:
-        env.setdefault(var, "1")
-    lock = threading.Lock()
-
-    def pump(index: int, proc: subprocess.Popen) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if not line.startswith("fuzzing ["):
-                with lock:
-                    sys.stdout.write(f"[worker {index}] {line}")
-                    sys.stdout.flush()
+    def line(index: int, text: str) -> None:
+        if not text.startswith("fuzzing ["):
+            sys.stdout.write(f"[worker {index}] {text}")
+            sys.stdout.flush()
 
     with tempfile.TemporaryDirectory(prefix="ctsgen-workers-") as tmp:
         reports = [Path(tmp) / f"worker-{i}.json" for i in range(workers)]
         began = time.monotonic()
-        # through CTSGEN_WORKER_LAUNCHER, as the supervised worker is (a private loader's prefix)
-        launcher = worker_launcher()
-        procs = [subprocess.Popen([*launcher, sys.executable, "-m", "ctsgen",
-                                   *worker_argv(argv, i, seed, devices, reports[i])],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                                  start_new_session=True)  # a signal reaches them once, from forward()
-                 for i in range(workers)]
-        threads = [threading.Thread(target=pump, args=(i, p), daemon=True) for i, p in enumerate(procs)]
-        for t in threads:
-            t.start()
-
-        def forward(signum: int, frame: object) -> None:  # each worker ends like an interrupted fuzz: a report
-            for p in procs:
-                if p.poll() is None:
-                    p.send_signal(signal.SIGTERM)
-
-        previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
-        try:
-            codes = [p.wait() for p in procs]
-        finally:
-            for s, h in previous.items():
-                signal.signal(s, h)
+        fleet = Fleet([worker_argv(argv, i, seed, devices, reports[i]) for i in range(workers)], line)
+        codes = fleet.wait()
         wall = time.monotonic() - began
-        for t in threads:
-            t.join(timeout=5)
         records = [json.loads(r.read_text()) for r in reports if r.exists()]
     print(summary(records, workers, wall))
     return max(codes)
