@@ -158,7 +158,7 @@ def test_a_redis_server_that_is_down_costs_one_line_and_the_findings_stay_in_the
     root = tmp_path / "c"
     done = subprocess.run([*CTSGEN, "start", str(root), "--family", "tensor-layout", "--backend",
                            "mutant:set-stride-ignored", "--round-examples", "60", "--shrink-time", "3",
-                           "--time", "10", "--database", f"redis://127.0.0.1:{free_port()}/0"],
+                           "--time", "10", "--workers", "1", "--database", f"redis://127.0.0.1:{free_port()}/0"],
                           capture_output=True, text=True, timeout=120)
     lines = [x for x in done.stdout.splitlines() if "unreachable" in x]
     assert len(lines) == 1 and "going on with the local database" in lines[0], done.stdout
