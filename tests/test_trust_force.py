@@ -8,23 +8,14 @@ into a one-case pack, and ``generate --out / --force`` ended in a traceback.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ctsgen.cli import main
+from one_line_errors import fails_with
 
 PACK_COUNT = 4
-
-
-def fails_with(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-    assert e.value.code == 2
-    err = [ln for ln in capsys.readouterr().err.replace("\r", "\n").splitlines() if ln.startswith("ctsgen")]
-    assert len(err) == 1 and err[0].startswith("ctsgen: error: ") and " -> " in err[0], err
-    return err[0]
 
 
 def _names(pack: Path) -> list[str]:

@@ -18,19 +18,11 @@ from pathlib import Path
 import pytest
 
 from ctsgen.cli import main
+from one_line_errors import fails_with
 
 REPO = Path(__file__).resolve().parents[1]
 PACK_COUNT = 4
 pytest_plugins = ["pytester"]
-
-
-def fails_with(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-    assert e.value.code == 2
-    err = [ln for ln in capsys.readouterr().err.replace("\r", "\n").splitlines() if ln.startswith("ctsgen")]
-    assert len(err) == 1 and err[0].startswith("ctsgen: error: ") and " -> " in err[0], err
-    return err[0]
 
 
 # -- options that do nothing -------------------------------------------------------------
