@@ -22,6 +22,14 @@ from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
+#: ``--max-batch`` and ``--min-batch``, declared once for ``fuzz`` and ``campaign start``.
+BATCH_ARGUMENTS: dict[str, dict] = {
+    "max-batch": dict(type=positive_int, default=256,
+                      help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)"),
+    "min-batch": dict(type=positive_int,
+                      help="cases an example of more than one carries at least, so that each shader's pipeline "
+                           "build serves many (default: 1 on the reference backend and mutants, 128 elsewhere)"),
+}
 #: ``generate --profile reference``: a pack for the reference backend, which runs every family (decode-vector,
 #: which no read-out profile exposes, included), drawn with the default profile's matrix types.
 REFERENCE_PROFILE = "reference"
@@ -577,11 +585,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--max-examples", type=positive_int, default=200, help="examples per round (default: 200)")
     f.add_argument("--time", type=positive_float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
-    f.add_argument("--max-batch", type=positive_int, default=256,
-                   help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)")
-    f.add_argument("--min-batch", type=positive_int,
-                   help="cases an example of more than one carries at least, so that each shader's pipeline "
-                        "build serves many (default: 1 on the reference backend and mutants, 128 elsewhere)")
+    for option, declared in BATCH_ARGUMENTS.items():
+        f.add_argument(f"--{option}", **declared)
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     f.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
@@ -619,11 +624,8 @@ def build_parser() -> argparse.ArgumentParser:
     cs.add_argument("--database", help="example database shared with other hosts: redis://HOST:PORT or a "
                                        "directory (default: DIR/db; redis:// is mirrored there)")
     cs.add_argument("--round-examples", type=positive_int, default=200, help="examples per round (default: 200)")
-    cs.add_argument("--max-batch", type=positive_int, default=256,
-                    help="largest batch of cases per example, one dispatch (default: 256, as fuzz)")
-    cs.add_argument("--min-batch", type=positive_int,
-                    help="cases an example of more than one carries at least (default: as fuzz, 1 on the "
-                         "reference backend and mutants, 128 elsewhere)")
+    for option, declared in BATCH_ARGUMENTS.items():  # a campaign's examples are sized as fuzz's
+        cs.add_argument(f"--{option}", **declared)
     cs.add_argument("--shrink-time", type=nonneg_float, default=60.0,
                     help="seconds to shrink a new failure (default: 60)")
     cs.add_argument("--timeout", type=positive_float, default=10.0,
