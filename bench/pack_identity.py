@@ -9,8 +9,8 @@ compared too) into DIR/verdicts/, and writes DIR/SHA256SUMS: one line per file,
 ``compare A B`` compares two such manifests file by file and exits 1 on any
 difference (a changed, missing or extra file), naming each.
 
-    python bench/pack_identity.py record /tmp/seams-before --count 60    # on the old code
-    python bench/pack_identity.py record /tmp/seams-after --count 60     # on the new code
+    python bench/pack_identity.py record /tmp/seams-before    # on the old code
+    python bench/pack_identity.py record /tmp/seams-after     # on the new code
     python bench/pack_identity.py compare /tmp/seams-before /tmp/seams-after
 """
 
@@ -22,8 +22,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-FAMILIES = ["tensor-layout", "tensor-view", "decode", "decode-vector", "cm2-reduce", "cm2-elementwise",
-            "cm2-convert", "cm2-gemm", "coopvec", "coopvec-elementwise"]
+
+def _all_families() -> list[str]:
+    from ctsgen.families import families
+
+    return sorted(families())
+
+
+# Families the embedded H100 profile cannot run are drawn for the reference backend's profile.
+REFERENCE_ONLY = {"decode-vector"}
 
 
 def _digests(root: Path) -> dict[str, str]:
@@ -37,7 +44,8 @@ def record(out: Path, count: int, seeds: list[int], families: list[str]) -> None
         for seed in seeds:
             pack = out / f"{family}-{seed}"
             subprocess.run([sys.executable, "-m", "ctsgen", "generate", "--family", family, "--count", str(count),
-                            "--seed", str(seed), "--out", str(pack), "--force"], check=True,
+                            "--seed", str(seed), "--out", str(pack), "--force",
+                            *(["--profile", "reference"] if family in REFERENCE_ONLY else [])], check=True,
                            stdout=subprocess.DEVNULL)
             print(f"{pack.name}: done", flush=True)
     verdicts(out, families, seeds)
@@ -84,17 +92,19 @@ def main() -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record")
     r.add_argument("out", type=Path)
-    r.add_argument("--count", type=int, default=60)
+    r.add_argument("--count", type=int, default=500, help="cases per pack (default: generate's default, 500)")
     r.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    r.add_argument("--family", nargs="+", default=FAMILIES)
+    r.add_argument("--family", nargs="+", default=None, help="default: every registered family")
     v = sub.add_parser("verdicts", help="only the runs of an existing record (then rewrites SHA256SUMS)")
     v.add_argument("out", type=Path)
     v.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    v.add_argument("--family", nargs="+", default=FAMILIES)
+    v.add_argument("--family", nargs="+", default=None, help="default: every registered family")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     a = p.parse_args()
+    if a.cmd in ("record", "verdicts") and a.family is None:
+        a.family = _all_families()
     if a.cmd == "record":
         record(a.out, a.count, a.seeds, a.family)
         return 0
