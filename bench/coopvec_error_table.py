@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ctsgen.families.coopvec.variant import LAYOUTS
 from ctsgen.pack.read import load_pack
-from ctsgen.runner.results_file import is_header
+from ctsgen.results.results_file import is_header
 
 TYPE_KEYS = ("inputType", "inputInterpretation", "matrixInterpretation", "biasInterpretation", "resultType")
 

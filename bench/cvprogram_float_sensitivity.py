@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec_program import FAMILY
 from ctsgen.families.coopvec_program import oracle as program_oracle
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.oracle.numeric import accumulate_blocks_f16
-from ctsgen.runner.verdict import judge_buffer
+from ctsgen.core.verdict import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 
 

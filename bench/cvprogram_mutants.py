@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from mutant_kill_budgets import budget, examples_to_kill  # noqa: E402
 
-from ctsgen.backends.mutant import MutantBackend  # noqa: E402
+from ctsgen.mutants.backend import MutantBackend  # noqa: E402
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions  # noqa: E402
-from ctsgen.mutants import catalogue  # noqa: E402
+from ctsgen.mutants.catalogue import catalogue
 
 #: the single-operation families and their largest own budget (tests/test_mutants_families.py)
 SINGLE_OP = {"coopvec": 1150, "coopvec-elementwise": 1500}

@@ -22,12 +22,12 @@ from pathlib import Path
 
 from ctsgen.families.decode import FAMILY
 from ctsgen.families.decode.case import DecodeVariant
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.pack.write import write_pack
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.toolchain import toolchain_versions
+from ctsgen.compile import toolchain_versions
 
 
 def probe_variants() -> list[DecodeVariant]:

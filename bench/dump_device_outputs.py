@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctsgen.backends.base import BackendError
+from ctsgen.errors import BackendError
 from ctsgen.backends.registry import open_backend
 from ctsgen.pack.read import load_pack
 from ctsgen.runner.batch import build_batch, case_outputs

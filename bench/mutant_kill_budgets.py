@@ -18,9 +18,9 @@ import functools
 import math
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.supervise import SupervisedBackend
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.catalogue import catalogue
 
 
 def examples_to_kill(name: str, seed: int, max_examples: int) -> int | None:

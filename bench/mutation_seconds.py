@@ -19,10 +19,10 @@ import statistics
 import sys
 import time
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.supervise import SupervisedBackend
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import get_mutant
+from ctsgen.mutants.catalogue import get_mutant
 
 #: one or two mutants per single-operation family, the program families' own excluded (they
 #: did not exist at the baseline)

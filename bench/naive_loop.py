@@ -15,14 +15,14 @@ import argparse
 import time
 
 from ctsgen.backends.registry import open_backend
-from ctsgen.backends.base import ShaderVariant
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.device.profile import drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.runner.execute import execute_cases
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.toolchain import glslang
-from ctsgen.toolchain.variants import variant_spirv
+from ctsgen.compile import glslang
+from ctsgen.compile.variants import variant_spirv
 
 
 def naive_loop(backend, family_name: str, seconds: float, seed: int = 0) -> tuple[int, float, int]:

@@ -54,7 +54,7 @@ def record(out: Path, count: int, seeds: list[int], families: list[str]) -> None
 
 def verdicts(out: Path, families: list[str], seeds: list[int]) -> None:
     """Run every pack under ``out`` on the reference backend and on its family's first mutant."""
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
 
     first_mutant = {}
     for m in catalogue().values():

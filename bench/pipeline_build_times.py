@@ -31,9 +31,9 @@ def build_family(family: str, variants: int, seed: int, path: str) -> None:
     """Draw, compile and build ``variants`` variants of ``family``, appending a record per build to ``path``."""
     from ctsgen.backends.vulkan import VulkanBackend
     from ctsgen.device.profile import drawing_profile
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.strategies.sampling import draw_examples
-    from ctsgen.toolchain.variants import compile_variant
+    from ctsgen.compile.variants import compile_variant
 
     backend = VulkanBackend()
     fam = get_family(family)

@@ -13,8 +13,8 @@ import re
 import sys
 from pathlib import Path
 
-from ctsgen.fuzz.mutation import MutantRow, plot
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.mutation import MutantRow, plot
+from ctsgen.mutants.catalogue import catalogue
 
 
 def rows_from_table(text: str) -> tuple[list[MutantRow], int]:

@@ -64,7 +64,7 @@ def make(out: Path) -> None:
 
 
 def run(out: Path) -> int:
-    from ctsgen.backends.base import Dispatch
+    from ctsgen.core.shader import Dispatch
     from ctsgen.backends.vulkan import VulkanBackend
     from ctsgen.cli import main as cli
     from ctsgen.pack.read import load_pack

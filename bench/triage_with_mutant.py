@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from ctsgen.fuzz.buckets import fingerprint
-from ctsgen.runner.results_file import is_header
+from ctsgen.results.results_file import is_header
 
 
 def load(path: Path) -> dict[str, dict]:

@@ -47,7 +47,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ctsgen.backends.base import Backend, BackendError, BufferSpec, Dispatch, DispatchTimeout, ShaderVariant
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError, DispatchTimeout
+from ctsgen.core.shader import BufferSpec, Dispatch, ShaderVariant
 from ctsgen.device.profile import DeviceProfile, load_profile
 
 COPY_U32 = """#version 450

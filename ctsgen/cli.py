@@ -10,8 +10,8 @@ from pathlib import Path
 
 from ctsgen import __version__
 from ctsgen.cliargs import (Interrupted, OneLineParser, check_database, check_plot_path, check_writable_dir,
-                            exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd, nonneg_float, nonneg_int,
-                            positive_float, positive_int, device_list)
+                            exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd)
+from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
 from ctsgen.oracle.models import MODELS
@@ -57,12 +57,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> int:
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.pack.generate import draw_cases, draw_hazardous
     from ctsgen.pack.reuse import request_differences
     from ctsgen.pack.owned import is_ctsgen_pack
     from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
-    from ctsgen.toolchain import toolchain_versions
+    from ctsgen.compile import toolchain_versions
 
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
     reference = args.profile == REFERENCE_PROFILE  # no device: every family, the default's matrix types
@@ -116,7 +116,7 @@ def _revalidate(pack) -> None:
     """Validate every shader before a device sees it, where a validator is installed
     (a device machine may have none: the pack's checksums still guard the files)."""
     from ctsgen.pack.read import validate_shaders
-    from ctsgen.toolchain import ToolchainError
+    from ctsgen.compile import ToolchainError
 
     try:
         validate_shaders(pack)  # a rejected module raises PackError
@@ -128,10 +128,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     import dataclasses
 
     from ctsgen.backends.registry import open_backend
-    from ctsgen.deviations import check_deviations
+    from ctsgen.mutants.deviations import check_deviations
     from ctsgen.pack.read import load_pack
     from ctsgen.results import ci
-    from ctsgen.runner import results_file as rf
+    from ctsgen.results import results_file as rf
     from ctsgen.runner.flakes import run_with_retries
     from ctsgen.runner.options import RunOptions
     from ctsgen.runner.select import Selection, select_cases
@@ -194,7 +194,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _warn_unreached(deviations: tuple[str, ...], what: str) -> None:
     """Name each expected deviation whose replaced semantics no oracle computation ran: it changed nothing."""
-    from ctsgen.deviations import reached
+    from ctsgen.mutants.deviations import reached
 
     for name in deviations:
         if name not in reached():
@@ -220,7 +220,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
     if results is not None:
-        from ctsgen.runner.results_file import load_results
+        from ctsgen.results.results_file import load_results
 
         load_results(results)  # anything but a results file: one line naming it
     if args.debug_rerun and results is None:
@@ -246,7 +246,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
 def _backend_of_results(results: Path | None) -> str:
     """The backend a results file came from, by the name `ctsgen run` gives it
     (results-BACKEND.jsonl); vulkan when it says nothing."""
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
 
     stem = results.name.split(".")[0] if results else ""
     if stem.startswith("results-"):
@@ -288,7 +288,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                           include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
                           keep_going=args.keep_going,
                           run=RunOptions(timeout_base_s=args.timeout))
-    from ctsgen.deviations import check_deviations
+    from ctsgen.mutants.deviations import check_deviations
 
     check_deviations(options.expect_deviations)  # an unknown name: one line, exit 2
     check_database(options.database)  # a failure found and not stored would be lost
@@ -361,7 +361,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     if args.action == "start":
         from ctsgen.backends.registry import backend_factory
         from ctsgen.campaign.store import MAX_WORKERS, round_seed
-        from ctsgen.deviations import check_deviations
+        from ctsgen.mutants.deviations import check_deviations
         from ctsgen.families import families, get_family
         from ctsgen.fuzz.workers import default_workers
 
@@ -420,7 +420,7 @@ def _campaign_worker(cdir, args: argparse.Namespace) -> int:
 
 
 def cmd_mutants(args: argparse.Namespace) -> int:
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
 
     for m in catalogue().values():
         print(f"{m.name:30s} {m.family:15s} {m.description}")
@@ -428,8 +428,8 @@ def cmd_mutants(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ctsgen.fuzz.mutation import markdown, plot, run_bench
-    from ctsgen.mutants import catalogue, get_mutant
+    from ctsgen.mutants.mutation import markdown, plot, run_bench
+    from ctsgen.mutants.catalogue import catalogue, get_mutant
 
     if args.plot:
         check_plot_path(args.plot, "--plot")
@@ -455,7 +455,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ctsgen.report import report
+    from ctsgen.results.report import report
 
     if args.baseline or args.flakes or args.b is None:  # one run judged against expectation files
         from ctsgen.results import ci
@@ -473,7 +473,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from ctsgen.coverage import plot_coverage
+    from ctsgen.core.coverage import plot_coverage
     from ctsgen.pack.coverage import coverage_tables, format_tables
     from ctsgen.pack.read import load_pack
 
@@ -496,7 +496,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from ctsgen.device.capture import capture
+    from ctsgen.backends.capture import capture
 
     text = capture(args.device, Path(args.out) if args.out else None)
     if args.out:

@@ -4,13 +4,12 @@ and signals that end a command with one line instead of a traceback."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import signal
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
@@ -24,36 +23,6 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"ctsgen: error: {message} -> see '{self.prog} --help'\n")
         raise SystemExit(2)
-
-
-def _number(kind: Callable[[str], float], low: float, inclusive: bool, what: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if not math.isfinite(value) or value < low or (value == low and not inclusive):
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-        return value
-    parse.__name__ = what
-    return parse
-
-
-positive_int = _number(int, 0, False, "a whole number >= 1")
-nonneg_int = _number(int, 0, True, "a whole number >= 0")
-positive_float = _number(float, 0.0, False, "a number of seconds > 0")
-nonneg_float = _number(float, 0.0, True, "a number of seconds >= 0")
-
-
-def device_list(text: str) -> list[int]:
-    """``--devices 0,1``: GPU indices."""
-    try:
-        devices = [int(d) for d in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected device numbers like 0,1, got {text!r}") from None
-    if any(d < 0 for d in devices):
-        raise argparse.ArgumentTypeError(f"expected device numbers >= 0, got {text!r}")
-    return devices
 
 
 def check_writable_dir(path: str | Path, flag: str) -> None:
@@ -166,7 +135,7 @@ def keep_hypothesis_out_of_cwd() -> None:
     example database is separate: ``--database``, default ``.ctsgen/fuzz-db``."""
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    from ctsgen.toolchain.cache import default_dir
+    from ctsgen.compile.cache import default_dir
 
     set_hypothesis_home_dir(default_dir().parent / "hypothesis")
 

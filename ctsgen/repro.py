@@ -20,13 +20,13 @@ from typing import Any
 
 from ctsgen.backends.base import Backend
 from ctsgen.families import get_family
-from ctsgen.families.base import Case
+from ctsgen.core.family import Case
 from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.debug_run import DebugRun, debug_rerun
-from ctsgen.runner.verdict import Status
-from ctsgen.toolchain import toolchain_versions
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.core.verdict import Status
+from ctsgen.compile import toolchain_versions
+from ctsgen.compile.variants import compile_variant
 
 
 def _failure(results: Path | None, name: str) -> dict[str, Any] | None:

@@ -10,8 +10,8 @@
 ``ctsgen_backend`` is the pytest plugin's fixture (``--ctsgen-backend``).
 ``check_case`` compiles the case's shader variant, dispatches the case and
 judges it exactly as ``ctsgen run`` and ``ctsgen fuzz`` do (the one compile
-step, :func:`ctsgen.toolchain.variants.compile_variant`, and the one judge,
-:func:`ctsgen.runner.verdict.judge`), so a failure here is a failure there.
+step, :func:`ctsgen.compile.variants.compile_variant`, and the one judge,
+:func:`ctsgen.core.verdict.judge`), so a failure here is a failure there.
 """
 
 from __future__ import annotations
@@ -21,15 +21,16 @@ from typing import Any
 
 from hypothesis import given
 
-from ctsgen.backends.base import Backend, ShaderVariant
-from ctsgen.deviations import expected_under, reaching
+from ctsgen.backends.base import Backend
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.deviations import expected_under, reaching
 from ctsgen.device.profile import default_profile, drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
-from ctsgen.families.base import Case, StrategyOptions
+from ctsgen.core.family import Case, StrategyOptions
 from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult, Status
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.core.verdict import CaseResult, Status
+from ctsgen.compile.variants import compile_variant
 
 _SHADERS: dict[tuple[str, str], ShaderVariant] = {}
 
@@ -50,7 +51,7 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     Timeout / DeviceLost / Crash when the dispatch gives no result; otherwise
     the runner's verdict (Pass, Fail with the mismatches, QualityWarning).
     ``options.expect_deviations`` judges it under documented driver deviations
-    (:mod:`ctsgen.deviations`).
+    (:mod:`ctsgen.mutants.deviations`).
     """
     sv = _shader(case)
     reason = drawing_profile(backend.profile()).unsupported_reason(sv.requirements)
@@ -64,7 +65,7 @@ def given_cases(family: str = DEFAULT_FAMILY, *, argname: str = "case",
                 **strategy_options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A Hypothesis ``given`` drawing cases of ``family`` into the argument ``argname``.
 
-    ``strategy_options`` are :class:`~ctsgen.families.base.StrategyOptions`
+    ``strategy_options`` are :class:`~ctsgen.core.family.StrategyOptions`
     fields (``profile`` defaults to the embedded H100 profile, e.g.
     ``include_hazardous=True``). Other arguments of the test (fixtures such
     as ``ctsgen_backend``) are left to pytest.

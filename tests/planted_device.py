@@ -19,13 +19,16 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, Dispatch
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError
+from ctsgen.core.shader import Dispatch
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.families import get_family
 from ctsgen.families.cm2_program import oracle
 from ctsgen.families.cm2_program.program import MOVES
-from ctsgen.mutants import get_mutant, replaced
+from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.core.mutant import replaced
 
 
 def toward_zero(exact: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -8,11 +8,11 @@ import functools
 import pytest
 
 from ctsgen.families import get_family
-from ctsgen.families.base import StrategyOptions
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.core.family import StrategyOptions
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.fuzz.buckets import Buckets, bucket_all, case_size, fingerprint, observe, run_with_mutant, signature
-from ctsgen.mutants import get_mutant
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.strategies.sampling import draw_examples
 
 

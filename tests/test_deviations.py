@@ -1,4 +1,4 @@
-"""Expected driver deviations (ctsgen.deviations): the same inputs, the expectation under the mutant."""
+"""Expected driver deviations (ctsgen.mutants.deviations): the same inputs, the expectation under the mutant."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, find, given, settings, strategies as st
 
-from ctsgen.backends.base import ShaderVariant
-from ctsgen.deviations import DeviationError, data_under, expected_under, reaching
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.deviations import DeviationError, data_under, expected_under, reaching
 from ctsgen.families import families, get_family
-from ctsgen.families.base import CaseData, FamilySpec, StrategyOptions
+from ctsgen.core.family import CaseData, FamilySpec, StrategyOptions
 from ctsgen.errors import UnknownNameError
-from ctsgen.mutants import Mutant, get_mutant
-from ctsgen.toolchain.spirv_patch import OPCODES, opcodes
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.core.mutant import Mutant
+from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.compile.spirv_patch import OPCODES, opcodes
+from ctsgen.compile.variants import compile_variant
 
-FIND = settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+FIND = settings(max_examples=200, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 
 #: A value the toy family's data reads at call time, so a mutant can change it.
 SIZE = 4
@@ -46,7 +47,7 @@ def _toy_family(expectation: Any = None) -> FamilySpec:
 
 @pytest.fixture
 def size_mutant(monkeypatch: pytest.MonkeyPatch) -> str:
-    import ctsgen.mutants as mutants
+    import ctsgen.mutants.catalogue as mutants
 
     m = Mutant("toy-size-5", "toy", "SIZE is 5", lambda: {f"{__name__}:SIZE": 5})
     monkeypatch.setattr(mutants, "catalogue", lambda: {m.name: m})
@@ -149,7 +150,7 @@ class Scaled:
 
 @pytest.fixture
 def triple_mutant(monkeypatch: pytest.MonkeyPatch) -> str:
-    import ctsgen.mutants as mutants
+    import ctsgen.mutants.catalogue as mutants
 
     m = Mutant("toy-triple", "toy", "double triples", lambda: {f"{__name__}:double": lambda x: x * 3})
     monkeypatch.setattr(mutants, "catalogue", lambda: {m.name: m})
@@ -257,7 +258,7 @@ def test_a_variant_without_spirv_can_show_every_deviation() -> None:
 
 
 def test_every_mutants_instructions_are_known_opcodes() -> None:
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
 
     unknown = {(m.name, i) for m in catalogue().values() for i in m.instructions if i not in OPCODES}
     assert not unknown

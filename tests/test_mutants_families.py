@@ -15,8 +15,8 @@ import functools
 import pytest
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.backends.mutant import MutantBackend
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.backend import MutantBackend
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.backends.supervise import SupervisedBackend
 
 #: Examples budget per mutant: 10 x the mean examples-to-kill over seeds 0-3 (hypothesis 6.170),

@@ -16,7 +16,7 @@ from ctsgen.model.types import CoopVecType
 from ctsgen.oracle.models import MODELS, model_params
 from ctsgen.oracle.models import h100
 from ctsgen.runner.model_verdict import model_verdict
-from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
+from ctsgen.core.verdict import CaseResult, Status, judge_buffer
 
 
 def test_mma_step_aligns_truncates_and_rounds_toward_zero() -> None:
@@ -238,7 +238,7 @@ def test_family_random_gemm_cases_model_passes_the_spec_and_mutants_are_seen() -
 def test_coopvec_family_cases_under_the_model_pass_the_spec() -> None:
     """Drawn coopvec cases the model covers (fp16 MatMul / MatMulAdd): the model's output is
     within each case's spec tolerance; the 32-wide-block mutant differs from it somewhere."""
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.families.coopvec import FAMILY
     from ctsgen.pack.generate import draw_cases
 
@@ -417,7 +417,7 @@ def _spec_and_model_verdicts(family: str, mutant: h100.H100Params, count: int, s
     """Drawn cases of ``family`` that the model predicts: every model and mutant output passes the
     spec tolerance (asserted); returns (modelled cases, elements where the mutant differs)."""
     from ctsgen.families import get_family
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.pack.generate import draw_cases
 
     fam = get_family(family)

@@ -46,7 +46,7 @@ def test_results_file_names_have_no_colon(tmp_path, session_spirv_cache):
     pack = tmp_path / "p"
     assert main(["generate", "--count", "3", "--out", str(pack)]) == 0
     mutant = "tensor-layout-clamp-ignored"
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
     if mutant not in catalogue():
         mutant = next(n for n, m in catalogue().items() if m.family == "tensor-layout")
     main(["run", str(pack), "--quiet", "--backend", f"mutant:{mutant}"])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ctsgen.pack.write as pack_write
-import ctsgen.toolchain as toolchain
+import ctsgen.compile as toolchain
 from ctsgen.cli import main
 
 COUNT = PACK_COUNT = 24
@@ -293,7 +293,7 @@ def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path
     import sys
 
     from ctsgen.families import get_family
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.strategies.sampling import draw_many
 
     strategy = get_family("tensor-layout").cases(StrategyOptions())

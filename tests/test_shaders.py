@@ -7,13 +7,13 @@ from dataclasses import replace
 import pytest
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, Scope
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.compile import compile_glsl, validate_spirv
 
 PROFILE = default_profile()
 

@@ -18,16 +18,16 @@ import pytest
 from ctsgen.backends.fake import FaultyBackend
 from ctsgen.device.profile import default_profile
 from ctsgen.families import get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.backends.supervise import SupervisedBackend
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.results_file import JsonLinesSink, recover_results
+from ctsgen.results.results_file import JsonLinesSink, recover_results
 from ctsgen.runner.run import run_pack
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 from ctsgen.strategies.sampling import draw_examples
 
 FAST = RunOptions(batch_size=512, timeout_base_s=1.0, timeout_per_case_s=0.0)
@@ -111,7 +111,7 @@ def test_a_variant_wide_failure_is_not_bisected_case_by_case(pack12: Path) -> No
 
 
 def test_a_backend_that_cannot_start_is_an_error_not_a_hang() -> None:
-    from ctsgen.backends.base import BackendError
+    from ctsgen.errors import BackendError
 
     with pytest.raises(BackendError, match="unknown fault"):
         SupervisedBackend(functools.partial(FaultyBackend, {(1,): "melt"}))
@@ -209,7 +209,7 @@ def test_a_request_abandoned_mid_wait_does_not_hand_its_answer_to_the_next(pack1
 def _drawn_batch(n: int):
     """``n`` tensor-layout cases of one variant, its ShaderVariant (the reference backend needs no
     SPIR-V) and each case's data."""
-    from ctsgen.backends.base import ShaderVariant
+    from ctsgen.core.shader import ShaderVariant
 
     family = get_family("tensor-layout")
     m = next(mt for mt in default_profile().matrix_types() if mt.rows * mt.cols == 256)
@@ -254,7 +254,7 @@ def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_ov
 def test_a_build_started_soon_that_overruns_its_bound_is_a_build_timeout_of_that_variant() -> None:
     """The build bound, not the dispatch bound, covers a prepare_soon build: the dispatch that waits
     for it raises BuildTimeout naming the variant (a slow driver compile is not a hang)."""
-    from ctsgen.backends.base import BuildTimeout
+    from ctsgen.errors import BuildTimeout
     from ctsgen.runner.execute import execute_cases
 
     sv, cases, datas = _drawn_batch(2)

@@ -19,12 +19,12 @@ import pytest
 import ctsgen.families as registry
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.pack.generate import draw_cases
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.run import run_pack
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 from ctsgen.testing import check_case
 
 CASE_PY = '''
@@ -35,10 +35,10 @@ from typing import ClassVar
 import numpy as np
 from hypothesis import strategies as st
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, FamilySpec, case_name
-from ctsgen.templates import render
+from ctsgen.core.family import CaseData, CompareRule, FamilySpec, case_name
+from ctsgen.compile.templates import render
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.testing import check_case, given_cases
 
 BACKEND = MutantBackend(os.environ.get("CTSGEN_HYPOFUZZ_MUTANT", "setdimension-floor"))

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, Dispatch
+from ctsgen.backends.base import Backend
+from ctsgen.core.shader import Dispatch
 from ctsgen.device.profile import DeviceProfile, Requirements
 from ctsgen.families import get_family
 

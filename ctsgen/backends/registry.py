@@ -1,7 +1,7 @@
 """Backends by name: the one place a backend name becomes a running backend.
 
 A name is ``reference`` or ``vulkan`` (built in), ``mutant:NAME`` (the
-reference backend with one injected bug, :mod:`ctsgen.backends.mutant`), a
+reference backend with one injected bug, :mod:`ctsgen.mutants.backend`), a
 name registered under the ``ctsgen.backends`` entry-point group by another
 distribution (as families register under ``ctsgen.families``), or
 ``MODULE:CLASS`` (docs/third-party-backend.md). :func:`open_backend` builds
@@ -42,8 +42,8 @@ def backend_factory(name: str) -> Callable[..., Any]:
     if name in BUILTIN:
         return _load(BUILTIN[name])
     if name.startswith("mutant:"):
-        from ctsgen.backends.mutant import MutantBackend
-        from ctsgen.mutants import get_mutant
+        from ctsgen.mutants.backend import MutantBackend
+        from ctsgen.mutants.catalogue import get_mutant
 
         return functools.partial(MutantBackend, get_mutant(name.split(":", 1)[1]).name)
     registered = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}

@@ -33,18 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import (
-    Backend,
-    BackendError,
-    BuildTimeout,
-    DeviceLost,
-    Dispatch,
-    DispatchTimeout,
-    ShaderVariant,
-    WorkerCrashed,
-    as_backend,
-    validation_messages,
-)
+from ctsgen.backends.base import Backend, as_backend, validation_messages
+from ctsgen.errors import BackendError, BuildTimeout, DeviceLost, DispatchTimeout, WorkerCrashed
+from ctsgen.core.shader import Dispatch, ShaderVariant
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.errors import UserError
 

@@ -54,8 +54,9 @@ from typing import Any, Self
 
 import numpy as np
 
-from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
-                                  ShaderVariant, matrix_conversions)
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError, DeviceLost, DispatchTimeout
+from ctsgen.core.shader import Dispatch, MatrixConversion, ShaderVariant, matrix_conversions
 from ctsgen.backends.kept import KeptObjects
 from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile, pipeline_cache_enabled
 from ctsgen.backends.validation import EXTENSION as VALIDATION_EXTENSION

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ctsgen.campaign.store import CampaignDir
-from ctsgen.coverage import Table, plot_coverage
+from ctsgen.core.coverage import Table, plot_coverage
 from ctsgen.families import get_family
 
 

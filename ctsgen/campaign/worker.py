@@ -37,15 +37,16 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.backends.base import Backend
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.campaign.store import CampaignDir, append, round_seed, worker_id
-from ctsgen.families.base import Case, Variant
+from ctsgen.core.family import Case, Variant
 from ctsgen.fuzz.buckets import Bucket, Buckets, Outputs, case_size, observe
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions, FuzzReport, StopFuzzing, default_min_batch
 from ctsgen.repro import export_case
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult
+from ctsgen.core.verdict import CaseResult
 
 #: Seconds between a round's progress checkpoints in the journal.
 CHECKPOINT_S = 10.0

@@ -5,9 +5,9 @@ A failing case goes into the bucket of what explains it:
 1. **A mutant that explains it** (the catalogue, ``ctsgen mutants``, models
    both injected bugs and documented driver deviations such as
    ``setdimension-floor``): the output buffers the device gave for the case
-   pass the judge (:func:`ctsgen.runner.verdict.judge`, the case's own compare
+   pass the judge (:func:`ctsgen.core.verdict.judge`, the case's own compare
    rule) against what the case's oracle gives with the mutant applied, its
-   tolerance recomputed there too (:func:`ctsgen.deviations.expected_under`):
+   tolerance recomputed there too (:func:`ctsgen.mutants.deviations.expected_under`):
    the case passes as it would under ``--expect-deviation NAME``. So the
    match is exact where the judge is exact, the sign of a zero counts only
    where the judge counts it, and a float-domain result matches within the
@@ -43,16 +43,19 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, ShaderVariant
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.deviations import expected_under
+from ctsgen.mutants.deviations import expected_under
 from ctsgen.families import get_family
-from ctsgen.families.base import Case, CaseData
-from ctsgen.mutants import Mutant, catalogue, get_mutant
+from ctsgen.core.family import Case, CaseData
+from ctsgen.core.mutant import Mutant
+from ctsgen.mutants.catalogue import catalogue, get_mutant
 from ctsgen.runner.batch import build_batch, case_outputs
 from ctsgen.runner.execute import judge_case
-from ctsgen.runner.verdict import CaseResult, Status, error_result
+from ctsgen.core.verdict import CaseResult, Status, error_result
 
 #: A case's output buffers as a device gave them, in binding order (None: the dispatch gave none).
 Outputs = list[np.ndarray] | None

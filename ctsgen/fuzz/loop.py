@@ -36,22 +36,23 @@ from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
-from ctsgen.backends.base import Backend, ShaderVariant, as_backend
+from ctsgen.backends.base import Backend, as_backend
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, get_family
-from ctsgen.families.base import Case, Family, StrategyOptions, Variant
+from ctsgen.core.family import Case, Family, StrategyOptions, Variant
 from ctsgen.families.gating import families_it_runs, omitted, split_runnable
-from ctsgen.deviations import check_deviations, data_under, reaching
+from ctsgen.mutants.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult
+from ctsgen.core.verdict import CaseResult
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
-from ctsgen.toolchain import validate_in_process
-from ctsgen.toolchain.variants import variant_spirv
+from ctsgen.compile import validate_in_process
+from ctsgen.compile.variants import variant_spirv
 
 
 @dataclass
@@ -180,7 +181,7 @@ class Fuzzer:
 
         Validation is the glslang library's in-process SPIRV-Tools (universal
         SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
-        keep ``spirv-val --target-env vulkan1.3`` (see ctsgen.toolchain).
+        keep ``spirv-val --target-env vulkan1.3`` (see ctsgen.compile).
         """
         if v.id not in self._shaders:
             times = self.report.times

@@ -23,11 +23,11 @@ from typing import Any
 import ml_dtypes  # noqa: F401  (registers the bfloat16 dtype name)
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec, ShaderVariant
+from ctsgen.core.shader import BufferSpec, ShaderVariant
 from ctsgen.device.profile import Requirements
 from ctsgen.errors import CtsgenError, UnknownNameError
 from ctsgen.families import get_family
-from ctsgen.families.base import Variant
+from ctsgen.core.family import Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import array_shape, load_array
 
@@ -298,10 +298,10 @@ def validate_shaders(pack: Pack) -> None:
     """Refuse a pack whose SPIR-V its validator rejects, with the validator's message.
 
     Each variant is validated by the validator its manifest entry names (``spirv-val``
-    when it names none; see :func:`ctsgen.toolchain.variants.validate_module`); a
-    validator that is not installed raises :class:`~ctsgen.toolchain.ToolchainError`."""
-    from ctsgen.toolchain import SpirvValidationError
-    from ctsgen.toolchain.variants import VALIDATORS, validate_module
+    when it names none; see :func:`ctsgen.compile.variants.validate_module`); a
+    validator that is not installed raises :class:`~ctsgen.compile.ToolchainError`."""
+    from ctsgen.compile import SpirvValidationError
+    from ctsgen.compile.variants import VALIDATORS, validate_module
 
     for vid, v in pack.variants.items():
         validator = pack.manifest["variants"][vid].get("validator", "spirv-val")

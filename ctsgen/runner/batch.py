@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctsgen.backends.base import Dispatch, ShaderVariant, buffer_align
+from ctsgen.core.shader import Dispatch, ShaderVariant, buffer_align
 
 ALIGN_BYTES = 16
 

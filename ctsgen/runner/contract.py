@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctsgen.backends.base import Dispatch
+from ctsgen.core.shader import Dispatch
 from ctsgen.errors import UserError
 
 

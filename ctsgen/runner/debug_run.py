@@ -8,7 +8,7 @@ value of it, bit for bit (the case's compare rule's ``signed_zero`` setting kept
 bound where the family gives the intermediates' tolerances (a float-domain program). The first
 that differs is where the device first departs from the oracle: a value whose operands all
 matched is wrong by itself. With expected deviations the oracle's intermediates are computed
-under them (:mod:`ctsgen.deviations`), as the failure was judged.
+under them (:mod:`ctsgen.mutants.deviations`), as the failure was judged.
 
 The extra stores change the shader, so a driver bug may hide in the debug variant; then no
 node differs and the report says the debug re-run did not reproduce the failure.
@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError
-from ctsgen.deviations import applied
-from ctsgen.families.base import Case, Family
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError
+from ctsgen.mutants.deviations import applied
+from ctsgen.core.family import Case, Family
 from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.verdict import describe, judge_buffer
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.core.verdict import describe, judge_buffer
+from ctsgen.compile.variants import compile_variant
 
 #: Differing elements a report quotes.
 EXAMPLES = 3

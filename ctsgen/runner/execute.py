@@ -3,7 +3,7 @@
 ``ctsgen fuzz``, :func:`ctsgen.testing.check_case` and ``bench/naive_loop.py``
 hold a family's cases, their data and their compiled variant; they run them
 here and get the same verdicts ``ctsgen run`` gives a pack's cases (both end
-in :func:`ctsgen.runner.verdict.judge`).
+in :func:`ctsgen.core.verdict.judge`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, ShaderVariant
-from ctsgen.families.base import Case, CaseData, case_locator
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.core.family import Case, CaseData, case_locator
 from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.verdict import CaseResult, error_result, judge, output_buffers
+from ctsgen.core.verdict import CaseResult, error_result, judge, output_buffers
 from ctsgen.timing import Breakdown
 
 

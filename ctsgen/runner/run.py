@@ -23,15 +23,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend, validation_messages
-from ctsgen.deviations import check_deviations, expected_under, reaching
+from ctsgen.backends.base import Backend, as_backend, validation_messages
+from ctsgen.errors import BackendError, DispatchTimeout
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.deviations import check_deviations, expected_under, reaching
 from ctsgen.families import get_family
-from ctsgen.families.base import CaseData, case_locator
+from ctsgen.core.family import CaseData, case_locator
 from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.model_verdict import model_verdict
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult, Locator, Status, describe, judge, output_buffers, status_of
+from ctsgen.core.verdict import CaseResult, Locator, Status, describe, judge, output_buffers, status_of
 from ctsgen.runner.contract import check_outputs
 from ctsgen.timing import Breakdown
 
@@ -107,7 +109,7 @@ Arrays = tuple[list[np.ndarray], list[np.ndarray | None], list[np.ndarray | None
 def deviated_arrays(case: PackCase, arrays: Arrays, deviations: tuple[str, ...]) -> Arrays:
     """A pack case's (initial, expected, tolerances) with the expected buffers (and tolerances,
     where the family recomputes them) given by its family's oracle on the pack's own inputs under
-    the documented ``deviations`` (ctsgen.deviations: those its variant can show, :func:`reaching`)."""
+    the documented ``deviations`` (ctsgen.mutants.deviations: those its variant can show, :func:`reaching`)."""
     fam = get_family(case.record["family"])
     data = expected_under(fam, fam.case_from_json(case.record["parameters"]),
                           CaseData(case.params, *arrays), deviations)
@@ -127,7 +129,7 @@ def explaining(case: PackCase, arrays: Arrays, outputs: list[np.ndarray], deviat
 
 def judge_pack_case(case: PackCase, outputs: list[np.ndarray], expected: list[np.ndarray | None],
                     tolerances: list[np.ndarray | None] | None) -> CaseResult:
-    """:func:`~ctsgen.runner.verdict.judge` for a case read from a pack."""
+    """:func:`~ctsgen.core.verdict.judge` for a case read from a pack."""
     return judge(case.name, output_buffers([b.name for b in case.buffers], outputs, expected, tolerances),
                  case.record["compare"], pack_locator(case))
 
@@ -231,7 +233,7 @@ def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, optio
              progress: Callable[[int, int, Counter], None] | None = None) -> RunSummary:
     """Run every case of ``pack`` not in ``done_before`` (verdicts of an earlier,
     resumed run, which count toward the summary); report each case run to ``sink``
-    as its verdict is reached (e.g. :class:`ctsgen.runner.results_file.JsonLinesSink`)."""
+    as its verdict is reached (e.g. :class:`ctsgen.results.results_file.JsonLinesSink`)."""
     start = time.monotonic()
     check_deviations(options.expect_deviations)  # an unknown name: one line before any dispatch
     backend = as_backend(backend)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ctsgen import toolchain
-from ctsgen.toolchain import glslang
+import ctsgen.compile as toolchain
+from ctsgen.compile import glslang
 
 
 @pytest.fixture(autouse=True)

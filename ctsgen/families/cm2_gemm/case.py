@@ -18,14 +18,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_gemm.oracle import expected_tile
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
-from ctsgen.templates import render
+from ctsgen.compile.templates import render
 
 FAMILY_NAME = "cm2-gemm"
 N_BUFFERS = 4

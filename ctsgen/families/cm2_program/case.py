@@ -44,9 +44,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.bounds import node_bounds, stored_bounds
 from ctsgen.families.cm2_program.oracle import Run, evaluate
 from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, W_C0, W_R0, W_S, WORDS, Node,
@@ -61,7 +61,7 @@ from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorL
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
-from ctsgen.templates import render
+from ctsgen.compile.templates import render
 
 FAMILY_NAME = "cm2-program"
 
@@ -415,7 +415,7 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
     """The program's oracle on given inputs (FamilySpec.expectation): every node evaluated in
     order by its single-operation family's oracle (oracle.py), the stores writing into copies
     of the output buffers. The tensor regions are the ones ``params`` names, so under an
-    expected deviation (ctsgen.deviations) a load replays its layout with the deviated
+    expected deviation (ctsgen.mutants.deviations) a load replays its layout with the deviated
     OpTensorLayoutSetDimensionNV over the spec case's data (docs/spec-decisions.md,
     "expected-deviation"). Input buffers are not checked (None)."""
     return _expected(evaluated_on(case, params, initial))

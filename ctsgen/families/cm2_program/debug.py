@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.base import CaseData, Intermediates
+from ctsgen.core.family import CaseData, Intermediates
 from ctsgen.families.cm2_program.bounds import node_bounds, stored_bounds
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant
 from ctsgen.families.cm2_program.oracle import Run, evaluate

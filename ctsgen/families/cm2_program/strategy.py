@@ -39,7 +39,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParams, ProgramCase, ProgramVariant,
                                               Scalars, layout_variant, op_features)
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, SCALARS, SIDE,

@@ -29,9 +29,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec_elementwise import oracle
 from ctsgen.families.coopvec_elementwise.data import operands
 from ctsgen.families.coopvec_elementwise.ops import (
@@ -44,7 +44,7 @@ from ctsgen.families.coopvec_elementwise.ops import (
 )
 from ctsgen.model.types import CoopVecType, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits
-from ctsgen.templates import render
+from ctsgen.compile.templates import render
 
 FAMILY_NAME = "coopvec-elementwise"
 LOCAL = 32  # invocations per workgroup: one full subgroup (see docs/validation.md, coopvec run 1)

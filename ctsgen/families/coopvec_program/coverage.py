@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid, one_way
+from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.device.profile import default_profile
 from ctsgen.families.coopvec.strategy import combinations
 from ctsgen.families.coopvec_program.program import (ACT_NAME, MAX_LAYERS, MIN_LAYERS, Node, Op, Program,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.families.coopvec_program.program import Op
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.families.coopvec_program.oracle"
 FAMILY = "coopvec-program"

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.decode.formats import FORMATS, Format, encode_blocks
 from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, decoded_at, expected_decode_load
 from ctsgen.families.tensor_layout.case import (
@@ -33,7 +33,7 @@ from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses
 from ctsgen.oracle.values import from_bits, sentinel_bits
-from ctsgen.templates import render
+from ctsgen.compile.templates import render
 
 FAMILY_NAME = "decode"
 N_BUFFERS = 2  # binding 1: the encoded tensor (uint words), binding 2: the matrix

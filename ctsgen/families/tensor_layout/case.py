@@ -20,16 +20,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_shared import COOPERATIVE_MATRIX
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, Scope
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
 from ctsgen.oracle.values import clamp_value_bits, from_bits, pattern_values, sentinel_bits
 from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
-from ctsgen.templates import render
+from ctsgen.compile.templates import render
 
 FAMILY_NAME = "tensor-layout"
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.cli import main
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, Node, Op, Program
@@ -25,7 +25,7 @@ from ctsgen.model.types import MatrixType
 from ctsgen.repro import export_case
 from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
-from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.compile import compile_glsl, validate_spirv
 
 U = ClampMode.Undefined
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.cli import main
-from ctsgen.deviations import expected_under
+from ctsgen.mutants.deviations import expected_under
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import A16, Node, Op, Program
@@ -159,7 +159,7 @@ def test_a_float_programs_bound_follows_the_data_the_deviation_moves() -> None:
     and here it differs from the spec's (the blocked load reads element 0 everywhere)."""
     from dataclasses import replace
 
-    from ctsgen.deviations import applied
+    from ctsgen.mutants.deviations import applied
     from ctsgen.families.cm2_program.case import tolerance_on
     c = replace(h100_repro(second_load=True), domain="float")
     spec = c.data()

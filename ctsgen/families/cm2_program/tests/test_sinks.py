@@ -18,7 +18,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, layout_variant
@@ -34,7 +34,7 @@ from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
-from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.compile import compile_glsl, validate_spirv
 
 C = ClampMode
 F32 = ComponentType.float32

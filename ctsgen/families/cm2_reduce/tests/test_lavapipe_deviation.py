@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctsgen.deviations import data_under, expected_under, reaching
+from ctsgen.mutants.deviations import data_under, expected_under, reaching
 from ctsgen.families import get_family
 from ctsgen.families.cm2_reduce import case as reduce_case
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_reduce
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
-from ctsgen.mutants import get_mutant
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.compile.variants import compile_variant
 
 LVP = "lavapipe-reduce-tiles"
 S32 = ComponentType.sint32

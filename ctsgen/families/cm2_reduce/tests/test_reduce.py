@@ -8,14 +8,14 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_reduce import FAMILY
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant, source_values
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_reduce
 from ctsgen.families.cm2_reduce.strategy import reduce_cases_for, reduce_variants
 from ctsgen.model.types import ComponentType, MatrixUse, Scope
 from ctsgen.oracle.numeric import sum_error_bound, unit_roundoff
-from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.compile import compile_glsl, validate_spirv
 
 F32, F16, S32, U32 = ComponentType.float32, ComponentType.float16, ComponentType.sint32, ComponentType.uint32
 CASES = FAMILY.cases(StrategyOptions())

@@ -14,7 +14,7 @@ from hypothesis import find, given, settings
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile, default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec_elementwise import FAMILY, oracle
 from ctsgen.families.coopvec_elementwise.case import (
     LOCAL,
@@ -28,15 +28,15 @@ from ctsgen.families.coopvec_elementwise.ops import (
     conversions,
 )
 from ctsgen.model.types import CoopVecType as T
-from ctsgen.backends.mutant import MutantBackend
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.backend import MutantBackend
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.pack.generate import draw_cases
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.run import run_pack
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.toolchain import compile_glsl, validate_spirv
-from ctsgen.toolchain.spirv_patch import instructions, to_words
+from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.compile.spirv_patch import instructions, to_words
 
 H100 = default_profile()  # the embedded H100 read-out (driver 580)
 OPTS = StrategyOptions(profile=H100)

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import numpy as np
 from hypothesis import strategies as st
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.mutant import Mutant
+from ctsgen.core.shader import BufferSpec
+from ctsgen.core.verdict import DEFAULT_WARN_FRACTION, Locator
 from ctsgen.device.profile import DeviceProfile, Requirements
-from ctsgen.runner.verdict import DEFAULT_WARN_FRACTION, Locator
 
 if TYPE_CHECKING:
-    from ctsgen.coverage import Table
+    from ctsgen.core.coverage import Table
 
 
 def case_name(variant_id: str, parameters: dict[str, Any]) -> str:
@@ -89,7 +90,7 @@ class CaseData:
 class Variant(Protocol):
     """A compile-time signature: one shader serves every case that shares it.
 
-    Optional members (read by :mod:`ctsgen.toolchain.variants`, the one compile step):
+    Optional members (read by :mod:`ctsgen.compile.variants`, the one compile step):
     ``spirv(compile_fn) -> bytes``, for a variant whose module is not glslang's output
     as is (it compiles its GLSL with ``compile_fn(glsl, name)`` and transforms it), and
     ``validator``, the name of the validator its module needs (default ``spirv-val``).
@@ -216,6 +217,9 @@ class Family(Protocol):
     #: What every case of the family needs (see FamilySpec.needs).
     needs: Requirements
 
+    #: The family's mutants (see FamilySpec.mutants).
+    mutants: Sequence[Mutant]
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -230,7 +234,7 @@ class FamilySpec:
     functions. ``hazardous`` draws the family's opt-in hazardous group,
     if it has one (``ctsgen generate --include-hazardous``). ``coverage``
     turns the ``parameters`` of a pack's cases of this family into the
-    count tables ``ctsgen coverage`` prints (:class:`ctsgen.coverage.Table`;
+    count tables ``ctsgen coverage`` prints (:class:`ctsgen.core.coverage.Table`;
     conventionally ``tables`` from the family's ``coverage.py``); without
     it the family gets the generic signature-field tables.
     """
@@ -249,7 +253,7 @@ class FamilySpec:
     numeric_model: Callable[[Any, Any], list[np.ndarray | None] | None] | None = None
     #: ``expectation(case, params, initial)``: the case's expected buffers recomputed by the family's
     #: oracle from the given inputs, under whatever semantics are in force when it is called. An
-    #: expected driver deviation (``--expect-deviation NAME``, ctsgen.deviations) calls it with the
+    #: expected driver deviation (``--expect-deviation NAME``, ctsgen.mutants.deviations) calls it with the
     #: deviation's mutant applied, so the deviation changes what a case must give and never what it
     #: is given (a pack's inputs are fixed; a program's tensor regions follow the spec's extents).
     #: Declare it where a mutant can change the inputs ``case.data()`` draws (a tensor's extent
@@ -281,6 +285,10 @@ class FamilySpec:
     #: floor capped, 38 of 63 cm2-program batches of one run overran, and their drawing (three
     #: times the judged batches' choices) was charged to the cases that ran.
     batch_cap: int | None = None
+    #: The injected driver bugs of the family's semantics (:class:`ctsgen.core.mutant.Mutant`),
+    #: conventionally the ``MUTANTS`` of its ``mutants.py``: ``ctsgen mutants``, ``--backend
+    #: mutant:NAME`` and ``--expect-deviation NAME`` find them here.
+    mutants: tuple[Mutant, ...] = ()
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

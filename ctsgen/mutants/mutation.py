@@ -23,14 +23,14 @@ import numpy as np
 from hypothesis import HealthCheck, find, settings
 from hypothesis.errors import NoSuchExample
 
-from ctsgen.backends.base import ShaderVariant
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families import get_family
-from ctsgen.families.base import Case, StrategyOptions
+from ctsgen.core.family import Case, StrategyOptions
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.backends.mutant import MutantBackend
-from ctsgen.mutants import Mutant
+from ctsgen.mutants.backend import MutantBackend
+from ctsgen.core.mutant import Mutant
 from ctsgen.runner.batch import build_batch
 from ctsgen.backends.supervise import SupervisedBackend
 

@@ -16,7 +16,7 @@ QualityWarning, Timeout, DeviceLost, Crash). Lines starting with ``#`` are
 comments. Two such files diff line by line.
 
 The second line is the JSON-lines file's header (docs/pack-format.md, "Results";
-:mod:`ctsgen.runner.results_file` owns both formats).
+:mod:`ctsgen.results.results_file` owns both formats).
 
 ``ctsgen report A B`` reads either format, shows what each file judged (its header), and
 lists regressions (a case that did not fail in A and fails in B: Pass -> Fail,
@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctsgen.runner.results_file import Results, ResultsError, Verdict, describe_header, load_results, pack_of
+from ctsgen.results.results_file import Results, ResultsError, Verdict, describe_header, load_results, pack_of
 
 
 @dataclass

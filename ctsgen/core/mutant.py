@@ -1,30 +1,18 @@
-"""Mutants: named, plausible driver bugs, injected into the reference semantics.
+"""A mutant: one named, plausible driver bug, injected into the reference semantics.
 
-A :class:`Mutant` replaces one function of the reference semantics with a
-faulty twin (C remainder for OpSMod, floor for ceiling, a swapped
-coordinate...). :class:`ctsgen.backends.mutant.MutantBackend` is the
-reference backend with one mutant applied, so ``ctsgen fuzz --backend
-mutant:NAME`` measures whether the suite finds that bug. The same catalogue models *known* driver
-deviations: ``--expect-deviation NAME`` (``ctsgen fuzz``, ``ctsgen run``, the
-pytest plugin) applies a mutant to the expectation side instead, on the same
-inputs (:mod:`ctsgen.deviations`), so a session against a driver with a
-documented deviation looks for everything else.
-
-Families contribute mutants from ``ctsgen/families/<family>/mutants.py``
-(a module-level ``MUTANTS`` list); nothing here names a family.
+A family declares its mutants beside its code (``FamilySpec.mutants``); the catalogue
+(:mod:`ctsgen.mutants.catalogue`) collects them, the mutant backend runs the reference semantics
+with one applied, and an expected deviation applies one to the expectation side.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
-
-from ctsgen.errors import UnknownNameError
 
 
 @dataclass(frozen=True)
@@ -39,10 +27,10 @@ class Mutant:
     mutant can wrap the function it replaces. ``killed_by`` describes the
     smallest case that exposes it (for the mutation report).
 
-    ``instructions`` names the SPIR-V instructions (``ctsgen.toolchain.spirv_patch.OPCODES``)
+    ``instructions`` names the SPIR-V instructions (``ctsgen.compile.spirv_patch.OPCODES``)
     a module must contain, every one, for the changed semantics to show in it: a driver with
     that deviation gives the cases of any other module what the spec says
-    (:func:`ctsgen.deviations.reaching`). setdimension-floor changes OpTensorLayoutSetDimensionNV's
+    (:func:`ctsgen.mutants.deviations.reaching`). setdimension-floor changes OpTensorLayoutSetDimensionNV's
     default strides, which differ from the spec's only where a blockSize is not 1, and only
     OpTensorLayoutSetBlockSizeNV sets one (OpCreateTensorLayoutNV initialises each to one).
     """
@@ -62,12 +50,12 @@ class Mutant:
 
     def targets(self) -> tuple[str, ...]:
         """The targets the mutant replaces."""
-        return _targets(self.name)
+        return _targets_of(self.factory)
 
 
 @cache
-def _targets(name: str) -> tuple[str, ...]:
-    return tuple(get_mutant(name).factory())
+def _targets_of(factory: Callable[[], dict[str, Any]]) -> tuple[str, ...]:
+    return tuple(factory())
 
 
 def resolve(target: str) -> tuple[Any, str, Any]:
@@ -94,32 +82,3 @@ def replaced(replacements: dict[str, Any]) -> Iterator[None]:
     finally:
         for owner, attr, original in reversed(saved):
             setattr(owner, attr, original)
-
-
-@cache
-def catalogue() -> dict[str, Mutant]:
-    """Every mutant of every family package that has a ``mutants`` module."""
-    import ctsgen.families as fams
-
-    out: dict[str, Mutant] = {}
-    for info in pkgutil.iter_modules(fams.__path__):
-        if not info.ispkg:
-            continue
-        try:
-            module = importlib.import_module(f"ctsgen.families.{info.name}.mutants")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"ctsgen.families.{info.name}.mutants":
-                raise
-            continue
-        for m in getattr(module, "MUTANTS", []):
-            if m.name in out:
-                raise ValueError(f"two mutants are called {m.name!r}")
-            out[m.name] = m
-    return out
-
-
-def get_mutant(name: str) -> Mutant:
-    found = catalogue()
-    if name not in found:
-        raise UnknownNameError(f"unknown mutant {name!r} -> use one of the {len(found)} `ctsgen mutants` lists")
-    return found[name]

@@ -31,11 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import ShaderVariant
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.errors import CtsgenError
-from ctsgen.families.base import Case, CaseData, Family
-from ctsgen.mutants import get_mutant, replaced, resolve
-from ctsgen.toolchain.spirv_patch import OPCODES, opcodes
+from ctsgen.core.family import Case, CaseData, Family
+from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.core.mutant import replaced, resolve
+from ctsgen.compile.spirv_patch import OPCODES, opcodes
 
 
 class DeviationError(CtsgenError):

@@ -36,7 +36,7 @@ import hypothesis
 from ctsgen import __version__
 from ctsgen.errors import CtsgenError, UserError
 from ctsgen.pack.lock import out_lock
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.core.verdict import CaseResult, Status
 
 #: The header record's ``format`` and ``format_version``.
 FORMAT, FORMAT_VERSION = "ctsgen-results", 1
@@ -241,7 +241,7 @@ def read_header(path: Path) -> dict[str, Any] | None:
 # -- the CTS-style text -----------------------------------------------------------
 
 def format_cts(results: dict[str, Verdict], title: str = "", header: dict[str, Any] | None = None) -> str:
-    """The CTS-style text (see ctsgen.report's docstring), sorted by case name."""
+    """The CTS-style text (see ctsgen.results.report's docstring), sorted by case name."""
     buf = io.StringIO()
     if title:
         buf.write(f"# {title}\n")

@@ -18,7 +18,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ctsgen.backends.base import BackendError, BuildTimeout, DeviceLost, DispatchTimeout, WorkerCrashed
+from ctsgen.errors import BackendError, BuildTimeout, DeviceLost, DispatchTimeout, WorkerCrashed
 
 #: A 'tolerance' rule's default: a passing element whose error exceeds this fraction of
 #: its tolerance makes the case a QualityWarning (``CompareRule.warn_fraction``).

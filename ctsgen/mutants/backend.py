@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, Dispatch
+from ctsgen.backends.base import Backend
+from ctsgen.core.shader import Dispatch
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
-from ctsgen.mutants import get_mutant
+from ctsgen.mutants.catalogue import get_mutant
 
 
 class MutantBackend(Backend):
