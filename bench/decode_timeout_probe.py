@@ -27,7 +27,7 @@ from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.pack.write import write_pack
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.compile import toolchain_versions
+from ctsgen.toolchain import toolchain_versions
 
 
 def probe_variants() -> list[DecodeVariant]:

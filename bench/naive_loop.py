@@ -21,8 +21,8 @@ from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.core.family import StrategyOptions
 from ctsgen.runner.execute import execute_cases
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.compile import glslang
-from ctsgen.compile.variants import variant_spirv
+from ctsgen.toolchain import glslang
+from ctsgen.toolchain.variants import variant_spirv
 
 
 def naive_loop(backend, family_name: str, seconds: float, seed: int = 0) -> tuple[int, float, int]:

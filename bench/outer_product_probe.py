@@ -18,7 +18,7 @@ from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.families.coopvec.variant import CoopVecVariant
 from ctsgen.model.types import CoopVecType
 from ctsgen.pack.write import write_pack
-from ctsgen.compile import toolchain_versions
+from ctsgen.toolchain import toolchain_versions
 
 
 def probe_cases(n: int) -> list[CoopVecCase]:

@@ -33,7 +33,7 @@ def build_family(family: str, variants: int, seed: int, path: str) -> None:
     from ctsgen.device.profile import drawing_profile
     from ctsgen.core.family import StrategyOptions
     from ctsgen.strategies.sampling import draw_examples
-    from ctsgen.compile.variants import compile_variant
+    from ctsgen.toolchain.variants import compile_variant
 
     backend = VulkanBackend()
     fam = get_family(family)

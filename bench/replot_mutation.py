@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from ctsgen.mutants.mutation import MutantRow, plot
+from ctsgen.fuzz.mutation import MutantRow, plot
 from ctsgen.mutants.catalogue import catalogue
 
 

@@ -62,7 +62,7 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.pack.reuse import request_differences
     from ctsgen.pack.owned import is_ctsgen_pack
     from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
-    from ctsgen.compile import toolchain_versions
+    from ctsgen.toolchain import toolchain_versions
 
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
     reference = args.profile == REFERENCE_PROFILE  # no device: every family, the default's matrix types
@@ -116,7 +116,7 @@ def _revalidate(pack) -> None:
     """Validate every shader before a device sees it, where a validator is installed
     (a device machine may have none: the pack's checksums still guard the files)."""
     from ctsgen.pack.read import validate_shaders
-    from ctsgen.compile import ToolchainError
+    from ctsgen.toolchain import ToolchainError
 
     try:
         validate_shaders(pack)  # a rejected module raises PackError
@@ -219,14 +219,15 @@ def cmd_repro(args: argparse.Namespace) -> int:
     if results is not None and not results.is_file():
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
+    recorded = None  # the backend the results file's header names
     if results is not None:
         from ctsgen.results.results_file import load_results
 
-        load_results(results)  # anything but a results file: one line naming it
+        recorded = (load_results(results).header or {}).get("backend")  # not a results file: one line
     if args.debug_rerun and results is None:
         raise UserError("--debug-rerun compares a failing case's nodes -> also give --results, the file in "
                         "which the case failed")
-    backend = args.backend or _backend_of_results(results)
+    backend = args.backend or recorded or "vulkan"
     pack = load_pack(args.pack)
     debug_backend = None
     if args.debug_rerun:  # a failing program's first differing node, from a run on the backend that failed
@@ -241,21 +242,6 @@ def cmd_repro(args: argparse.Namespace) -> int:
             debug_backend.close()
     print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend {backend}")
     return 0
-
-
-def _backend_of_results(results: Path | None) -> str:
-    """The backend a results file came from, by the name `ctsgen run` gives it
-    (results-BACKEND.jsonl); vulkan when it says nothing."""
-    from ctsgen.mutants.catalogue import catalogue
-
-    stem = results.name.split(".")[0] if results else ""
-    if stem.startswith("results-"):
-        name = stem[len("results-"):]
-        if name.startswith("mutant-") and name[len("mutant-"):] in catalogue():
-            return "mutant:" + name[len("mutant-"):]
-        if name in ("reference", "vulkan"):
-            return name
-    return "vulkan"
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -428,7 +414,7 @@ def cmd_mutants(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ctsgen.mutants.mutation import markdown, plot, run_bench
+    from ctsgen.fuzz.mutation import markdown, plot, run_bench
     from ctsgen.mutants.catalogue import catalogue, get_mutant
 
     if args.plot:
@@ -571,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True, help="repro directory to write")
     x.add_argument("--results", help="results file whose record of the case goes into REPORT.md")
     x.add_argument("--backend", help="the backend that failed, for REPORT.md's replay line (default: from the "
-                   "--results file's name, results-BACKEND.jsonl, else vulkan)")
+                   "--results file's header, else vulkan)")
     x.add_argument("--force", action="store_true", help="replace a ctsgen repro or pack at --out")
     x.add_argument("--debug-rerun", action="store_true",
                    help="for a failing case of a family with intermediates (cm2-program): run its debug "

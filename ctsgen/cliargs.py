@@ -135,7 +135,7 @@ def keep_hypothesis_out_of_cwd() -> None:
     example database is separate: ``--database``, default ``.ctsgen/fuzz-db``."""
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    from ctsgen.compile.cache import default_dir
+    from ctsgen.toolchain.cache import default_dir
 
     set_hypothesis_home_dir(default_dir().parent / "hypothesis")
 

@@ -19,8 +19,8 @@ import sys
 from importlib import metadata
 from typing import TextIO
 
-from ctsgen.compile import cache, glslang, spirv_val
-from ctsgen.compile.errors import ToolchainError
+from ctsgen.toolchain import cache, glslang, spirv_val
+from ctsgen.toolchain.errors import ToolchainError
 
 VULKAN_LOADER = "libvulkan.so.1"
 VULKAN_LOADER_FIX = "apt-get install libvulkan1"

@@ -25,8 +25,8 @@ from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.debug_run import DebugRun, debug_rerun
 from ctsgen.core.verdict import Status
-from ctsgen.compile import toolchain_versions
-from ctsgen.compile.variants import compile_variant
+from ctsgen.toolchain import toolchain_versions
+from ctsgen.toolchain.variants import compile_variant
 
 
 def _failure(results: Path | None, name: str) -> dict[str, Any] | None:

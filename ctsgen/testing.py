@@ -10,7 +10,7 @@
 ``ctsgen_backend`` is the pytest plugin's fixture (``--ctsgen-backend``).
 ``check_case`` compiles the case's shader variant, dispatches the case and
 judges it exactly as ``ctsgen run`` and ``ctsgen fuzz`` do (the one compile
-step, :func:`ctsgen.compile.variants.compile_variant`, and the one judge,
+step, :func:`ctsgen.toolchain.variants.compile_variant`, and the one judge,
 :func:`ctsgen.core.verdict.judge`), so a failure here is a failure there.
 """
 
@@ -30,7 +30,7 @@ from ctsgen.core.family import Case, StrategyOptions
 from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult, Status
-from ctsgen.compile.variants import compile_variant
+from ctsgen.toolchain.variants import compile_variant
 
 _SHADERS: dict[tuple[str, str], ShaderVariant] = {}
 

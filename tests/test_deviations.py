@@ -16,8 +16,8 @@ from ctsgen.core.family import CaseData, FamilySpec, StrategyOptions
 from ctsgen.errors import UnknownNameError
 from ctsgen.core.mutant import Mutant
 from ctsgen.mutants.catalogue import get_mutant
-from ctsgen.compile.spirv_patch import OPCODES, opcodes
-from ctsgen.compile.variants import compile_variant
+from ctsgen.toolchain.spirv_patch import OPCODES, opcodes
+from ctsgen.toolchain.variants import compile_variant
 
 FIND = settings(max_examples=200, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -149,7 +149,7 @@ def test_more_mutants_are_killed_within_a_small_budget(name: str, budget: int) -
 
 def test_the_mutation_bench_reports_seconds_to_kill() -> None:
     """Issue 14's goal 6 compares seconds, not examples: the bench row and table carry both."""
-    from ctsgen.mutants.mutation import bench_mutant, markdown
+    from ctsgen.fuzz.mutation import bench_mutant, markdown
     from ctsgen.mutants.catalogue import get_mutant
 
     row = bench_mutant(get_mutant("repeat-as-clamp-to-edge"), seeds=[0], max_examples=150, reference_budget=0)
@@ -178,7 +178,7 @@ def test_workers_share_the_database_so_every_worker_replays_a_stored_failure(tmp
 def test_a_repro_is_written_on_a_host_without_a_validator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A GPU host compiles on the fly but may lack spirv-val: the fuzzer's repro must still be written
     (an H100 session lost its two repros to this); an invalid module is still refused elsewhere."""
-    from ctsgen.compile import spirv_val
+    from ctsgen.toolchain import spirv_val
     from ctsgen.families.coopvec import FAMILY
     from ctsgen.core.family import StrategyOptions
     from ctsgen.strategies.sampling import draw_examples

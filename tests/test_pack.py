@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ctsgen.pack.write as pack_write
-import ctsgen.compile as toolchain
+import ctsgen.toolchain as toolchain
 from ctsgen.cli import main
 
 COUNT = PACK_COUNT = 24

@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 from ctsgen.cli import main  # noqa: E402
 from ctsgen.core.coverage import coverage_figure  # noqa: E402
 from ctsgen.pack.coverage import coverage_tables  # noqa: E402
-from ctsgen.mutants.mutation import MutantRow, mutation_figure  # noqa: E402
+from ctsgen.fuzz.mutation import MutantRow, mutation_figure  # noqa: E402
 from ctsgen.pack.read import load_pack  # noqa: E402
 
 

@@ -13,7 +13,7 @@ from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, Scope
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 PROFILE = default_profile()
 

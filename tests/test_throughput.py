@@ -18,7 +18,7 @@ from ctsgen.cli import main
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
 from ctsgen.pack.workers import worker_pool
 from ctsgen.timing import Breakdown
-from ctsgen.compile import SpirvValidationError, glslang, toolchain_versions, validate_in_process
+from ctsgen.toolchain import SpirvValidationError, glslang, toolchain_versions, validate_in_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
@@ -89,7 +89,7 @@ def test_toolchain_versions_name_the_library_when_only_the_library_is_carried(
 
 
 def test_in_process_validation_rejects_what_spirv_val_rejects() -> None:
-    from ctsgen.compile import compile_glsl
+    from ctsgen.toolchain import compile_glsl
 
     spirv = compile_glsl("#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n")
     validate_in_process(spirv)

@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, FamilySpec, case_name
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 
 @dataclass(frozen=True)

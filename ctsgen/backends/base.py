@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -33,6 +33,19 @@ class Backend(Protocol):
     """
 
     name: str
+
+    # What a backend class can do, declared on the class (ctsgen reads them before building it;
+    # a class that does not derive from Backend gets these defaults):
+    #: Runs on the host, where a "pipeline" costs nothing: ``fuzz`` draws many small batches (more
+    #: variants a second) instead of the large ones that amortise a driver's pipeline build.
+    host_pipelines: ClassVar[bool] = False
+    #: Safe in ctsgen's own process under ``--isolation auto``: it cannot hang, crash or leak a
+    #: fault into the expectations, so no supervised worker is needed.
+    in_process: ClassVar[bool] = False
+    #: Its constructor takes a device index as its first argument (``--device``, ``--devices``).
+    selects_device: ClassVar[bool] = False
+    #: Its constructor takes ``validation=True`` to run under the Khronos validation layer.
+    validation_layer: ClassVar[bool] = False
 
     #: Counters the backend keeps (e.g. pipelines built, seconds spent), printed after ``ctsgen run``.
     stats: Mapping[str, float] = MappingProxyType({})
@@ -115,4 +128,9 @@ def as_backend(obj: Any) -> Backend:
     from ``Backend`` does), else wrapped with the defaults of :meth:`Backend.prepare` and
     :attr:`Backend.stats`. Applied once where a backend enters ctsgen (``open_backend``,
     the supervised worker, ``run_pack``)."""
-    return obj if isinstance(obj, Backend) else _Completed(obj)
+    return obj if all(hasattr(obj, m) for m in _MEMBERS) else _Completed(obj)
+
+
+#: The members a backend object is used through (the capabilities are read from its class, by
+#: ``ctsgen.backends.registry.capabilities``, before there is an object).
+_MEMBERS = ("name", "profile", "run", "close", "prepare", "prepare_soon", "stats")

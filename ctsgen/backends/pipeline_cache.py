@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctsgen.errors import UserError
-from ctsgen.compile.cache import default_dir
+from ctsgen.toolchain.cache import default_dir
 
 #: Set to 0 to build every pipeline without the persistent pipeline cache (cold-build timings).
 PIPELINE_CACHE_ENV = "CTSGEN_PIPELINE_CACHE"
@@ -64,7 +64,7 @@ class CacheIdentity:
 
 
 def default_cache_dir() -> Path:
-    """``pipelines`` beside the SPIR-V cache (see :func:`ctsgen.compile.cache.default_dir`)."""
+    """``pipelines`` beside the SPIR-V cache (see :func:`ctsgen.toolchain.cache.default_dir`)."""
     return default_dir().parent / "pipelines"
 
 

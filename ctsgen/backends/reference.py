@@ -31,6 +31,8 @@ class ReferenceBackend(Backend):
     """Runs dispatches on the host through the families' reference semantics."""
 
     name = "reference"
+    host_pipelines = True
+    in_process = True
 
     def __init__(self) -> None:
         self._profile = UniversalProfile(name="ctsgen reference backend")

@@ -188,6 +188,8 @@ class VulkanBackend(Backend):
     """
 
     name = "vulkan"
+    selects_device = True
+    validation_layer = True
 
     def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES,
                  validation: bool = False) -> None:

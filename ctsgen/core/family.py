@@ -90,7 +90,7 @@ class CaseData:
 class Variant(Protocol):
     """A compile-time signature: one shader serves every case that shares it.
 
-    Optional members (read by :mod:`ctsgen.compile.variants`, the one compile step):
+    Optional members (read by :mod:`ctsgen.toolchain.variants`, the one compile step):
     ``spirv(compile_fn) -> bytes``, for a variant whose module is not glslang's output
     as is (it compiles its GLSL with ``compile_fn(glsl, name)`` and transforms it), and
     ``validator``, the name of the validator its module needs (default ``spirv-val``).

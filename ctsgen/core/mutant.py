@@ -27,7 +27,7 @@ class Mutant:
     mutant can wrap the function it replaces. ``killed_by`` describes the
     smallest case that exposes it (for the mutation report).
 
-    ``instructions`` names the SPIR-V instructions (``ctsgen.compile.spirv_patch.OPCODES``)
+    ``instructions`` names the SPIR-V instructions (``ctsgen.toolchain.spirv_patch.OPCODES``)
     a module must contain, every one, for the changed semantics to show in it: a driver with
     that deviation gives the cases of any other module what the spec says
     (:func:`ctsgen.mutants.deviations.reaching`). setdimension-floor changes OpTensorLayoutSetDimensionNV's

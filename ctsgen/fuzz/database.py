@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
-from ctsgen.compile import ToolchainError
+from ctsgen.toolchain import ToolchainError
 
 #: Seconds to wait for the Redis server to connect or answer before falling back.
 REDIS_TIMEOUT_S = 3.0

@@ -37,6 +37,7 @@ from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
 from ctsgen.backends.base import Backend, as_backend
+from ctsgen.backends.registry import capabilities
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
@@ -51,8 +52,8 @@ from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
-from ctsgen.compile import validate_in_process
-from ctsgen.compile.variants import variant_spirv
+from ctsgen.toolchain import validate_in_process
+from ctsgen.toolchain.variants import variant_spirv
 
 
 @dataclass
@@ -78,9 +79,9 @@ DEVICE_MIN_BATCH = 128
 
 
 def default_min_batch(backend: str) -> int:
-    """``--min-batch`` when not given: 1 on the reference backend and its mutants, whose "pipeline"
-    costs nothing (many small batches there mean more variants a second), else DEVICE_MIN_BATCH."""
-    return 1 if backend == "reference" or backend.startswith("mutant:") else DEVICE_MIN_BATCH
+    """``--min-batch`` when not given: 1 on a backend whose "pipeline" costs nothing (the reference
+    and its mutants: many small batches there mean more variants a second), else DEVICE_MIN_BATCH."""
+    return 1 if capabilities(backend).host_pipelines else DEVICE_MIN_BATCH
 
 
 @dataclass
@@ -181,7 +182,7 @@ class Fuzzer:
 
         Validation is the glslang library's in-process SPIRV-Tools (universal
         SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
-        keep ``spirv-val --target-env vulkan1.3`` (see ctsgen.compile).
+        keep ``spirv-val --target-env vulkan1.3`` (see ctsgen.toolchain).
         """
         if v.id not in self._shaders:
             times = self.report.times

@@ -1,10 +1,13 @@
 """The mutant backend: the reference backend with one mutant (an injected driver bug) applied.
 
 ``ctsgen fuzz --backend mutant:NAME`` and ``ctsgen bench mutation`` run it to
-measure whether the suite finds that bug (the catalogue: :mod:`ctsgen.mutants`).
+measure whether the suite finds that bug (the catalogue: :mod:`ctsgen.mutants.catalogue`).
 """
 
 from __future__ import annotations
+
+import functools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -18,9 +21,11 @@ from ctsgen.mutants.catalogue import get_mutant
 class MutantBackend(Backend):
     """The reference backend with one mutant applied to its semantics.
 
-    Run it in a worker process (``open_backend`` does): the patch then stays out of
-    the process that computes the expected results.
+    Run it in a worker process (``open_backend`` does: it is not ``in_process``): the patch then
+    stays out of the process that computes the expected results.
     """
+
+    host_pipelines = True
 
     def __init__(self, mutant: str) -> None:
         self.mutant = get_mutant(mutant)
@@ -36,3 +41,9 @@ class MutantBackend(Backend):
 
     def close(self) -> None:
         self._ref.close()
+
+
+def mutant_backend(mutant: str) -> Callable[[], MutantBackend]:
+    """The factory of ``--backend mutant:NAME`` (the registry's ``mutant:`` prefix); an unknown
+    name is refused here, in one line, before any worker starts."""
+    return functools.partial(MutantBackend, get_mutant(mutant).name)

@@ -36,7 +36,7 @@ from ctsgen.errors import CtsgenError
 from ctsgen.core.family import Case, CaseData, Family
 from ctsgen.mutants.catalogue import get_mutant
 from ctsgen.core.mutant import replaced, resolve
-from ctsgen.compile.spirv_patch import OPCODES, opcodes
+from ctsgen.toolchain.spirv_patch import OPCODES, opcodes
 
 
 class DeviationError(CtsgenError):

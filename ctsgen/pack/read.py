@@ -298,10 +298,10 @@ def validate_shaders(pack: Pack) -> None:
     """Refuse a pack whose SPIR-V its validator rejects, with the validator's message.
 
     Each variant is validated by the validator its manifest entry names (``spirv-val``
-    when it names none; see :func:`ctsgen.compile.variants.validate_module`); a
-    validator that is not installed raises :class:`~ctsgen.compile.ToolchainError`."""
-    from ctsgen.compile import SpirvValidationError
-    from ctsgen.compile.variants import VALIDATORS, validate_module
+    when it names none; see :func:`ctsgen.toolchain.variants.validate_module`); a
+    validator that is not installed raises :class:`~ctsgen.toolchain.ToolchainError`."""
+    from ctsgen.toolchain import SpirvValidationError
+    from ctsgen.toolchain.variants import VALIDATORS, validate_module
 
     for vid, v in pack.variants.items():
         validator = pack.manifest["variants"][vid].get("validator", "spirv-val")

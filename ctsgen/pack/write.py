@@ -35,8 +35,8 @@ from ctsgen.pack.owned import foreign_files, is_ctsgen_pack
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.timing import Breakdown
-from ctsgen.compile.errors import GlslCompileError, SpirvValidationError, ToolchainError
-from ctsgen.compile.variants import validate_module, variant_spirv, variant_validator
+from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
+from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
 
 
 class PackExistsError(CtsgenError, FileExistsError):
@@ -122,7 +122,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
     Each variant is compiled and validated once, as
-    :func:`~ctsgen.compile.variants.compile_variant` does (``require_validator=False``:
+    :func:`~ctsgen.toolchain.variants.compile_variant` does (``require_validator=False``:
     a missing validator is not an error, e.g. a repro written on a GPU host).
     ``extra_files`` (relative path -> content) are written beside the
     manifest before the pack is published, e.g. a repro's report.

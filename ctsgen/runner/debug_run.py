@@ -27,7 +27,7 @@ from ctsgen.mutants.deviations import applied
 from ctsgen.core.family import Case, Family
 from ctsgen.runner.batch import build_batch, case_outputs
 from ctsgen.core.verdict import describe, judge_buffer
-from ctsgen.compile.variants import compile_variant
+from ctsgen.toolchain.variants import compile_variant
 
 #: Differing elements a report quotes.
 EXAMPLES = 3

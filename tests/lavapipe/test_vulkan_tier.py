@@ -30,7 +30,7 @@ from ctsgen.results.results_file import JsonLinesSink
 from ctsgen.runner.run import run_pack
 from ctsgen.core.verdict import Status
 from ctsgen.testing import check_case
-from ctsgen.compile import compile_glsl
+from ctsgen.toolchain import compile_glsl
 from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
 
 #: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass.

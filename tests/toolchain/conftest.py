@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import ctsgen.compile as toolchain
-from ctsgen.compile import glslang
+import ctsgen.toolchain as toolchain
+from ctsgen.toolchain import glslang
 
 
 @pytest.fixture(autouse=True)

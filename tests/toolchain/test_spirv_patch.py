@@ -1,4 +1,4 @@
-"""ctsgen.compile.spirv_patch: DecodeVectorFunc added to a glslang-compiled decode load.
+"""ctsgen.toolchain.spirv_patch: DecodeVectorFunc added to a glslang-compiled decode load.
 
 The validator inside the glslang library knows SPV_NV_cooperative_matrix_decode_vector
 (docs brief, section 2): it accepts the patched module and rejects DecodeVectorFunc
@@ -13,8 +13,8 @@ from ctsgen.families.decode_vector.case import VECTOR_FUNCTION, DecodeVectorVari
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
-from ctsgen.compile import SpirvValidationError, compile_glsl, validate_spirv
-from ctsgen.compile.spirv_patch import (
+from ctsgen.toolchain import SpirvValidationError, compile_glsl, validate_spirv
+from ctsgen.toolchain.spirv_patch import (
     CAPABILITY_DECODE_VECTOR, EXTENSION_DECODE_VECTOR, OP_CAPABILITY, OP_COOPERATIVE_MATRIX_LOAD_TENSOR_NV,
     OP_EXTENSION, TA_DECODE_FUNC, TA_DECODE_VECTOR_FUNC, SpirvPatchError, add_decode_vector, decode_string,
     encode_instruction, function_id, instructions, tensor_addressing_position, to_bytes, to_words,

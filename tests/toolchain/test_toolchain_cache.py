@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from toolchain_shaders import TENSOR_LAYOUT_SHADER
 
-import ctsgen.compile as toolchain
-from ctsgen.compile import glslang
-from ctsgen.compile.cache import SpirvCache, cache_key, default_dir
+import ctsgen.toolchain as toolchain
+from ctsgen.toolchain import glslang
+from ctsgen.toolchain.cache import SpirvCache, cache_key, default_dir
 
 
 def _entries(directory: Path) -> list[Path]:

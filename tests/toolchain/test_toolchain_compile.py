@@ -8,8 +8,8 @@ import sys
 import pytest
 from toolchain_shaders import TENSOR_LAYOUT_SHADER, TENSOR_VIEW_SHADER
 
-import ctsgen.compile as toolchain
-from ctsgen.compile import GlslCompileError, SpirvValidationError, ToolchainError, glslang
+import ctsgen.toolchain as toolchain
+from ctsgen.toolchain import GlslCompileError, SpirvValidationError, ToolchainError, glslang
 
 SPIRV_MAGIC = 0x07230203
 OP_TYPE_INT = 21
@@ -104,7 +104,7 @@ def test_missing_slangpy_names_the_install_command(monkeypatch: pytest.MonkeyPat
 def test_spirv_val_runs_once_per_module_and_never_marks_a_rejected_one(private_cache, monkeypatch) -> None:
     """A module spirv-val accepted is not validated again (``ctsgen run`` re-validates every
     shader of a pack each time); a rejected one is validated, and rejected, every time."""
-    from ctsgen.compile import spirv_val
+    from ctsgen.toolchain import spirv_val
 
     calls: list[list[str]] = []
     real_run = spirv_val._run

@@ -9,7 +9,7 @@ import types
 import pytest
 
 from ctsgen import doctor
-from ctsgen.compile import ToolchainError, glslang, spirv_val
+from ctsgen.toolchain import ToolchainError, glslang, spirv_val
 
 
 def _run() -> tuple[int, str]:

@@ -25,7 +25,7 @@ from ctsgen.families.cm2_convert.oracle import Kind, expected_result, source_val
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "cm2-convert"
 N_BUFFERS = 2

@@ -23,7 +23,7 @@ from ctsgen.families.cm2_elementwise.oracle import SMALL, Op, expected_per_eleme
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "cm2-elementwise"
 N_BUFFERS = 3

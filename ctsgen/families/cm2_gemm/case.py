@@ -25,7 +25,7 @@ from ctsgen.families.cm2_gemm.oracle import expected_tile
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "cm2-gemm"
 N_BUFFERS = 4

@@ -61,7 +61,7 @@ from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorL
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "cm2-program"
 

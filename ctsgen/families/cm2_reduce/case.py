@@ -24,7 +24,7 @@ from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size,
                                                reduction_domains, result_shape, sum_is_meaningful)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "cm2-reduce"
 N_BUFFERS = 2  # binding 1: source matrix, binding 2: result matrix

@@ -27,7 +27,7 @@ from ctsgen.core.shader import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
 from ctsgen.device.profile import Requirements
 from ctsgen.families.coopvec import oracle
 from ctsgen.model.types import CoopVecType, coopvec_combination_feature
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec"
 LOCAL = 32  # default invocations per workgroup = input vectors per case: one full subgroup

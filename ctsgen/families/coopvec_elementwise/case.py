@@ -44,7 +44,7 @@ from ctsgen.families.coopvec_elementwise.ops import (
 )
 from ctsgen.model.types import CoopVecType, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec-elementwise"
 LOCAL = 32  # invocations per workgroup: one full subgroup (see docs/validation.md, coopvec run 1)

@@ -39,7 +39,7 @@ from ctsgen.families.coopvec.variant import MatrixLayout
 from ctsgen.families.coopvec_program.program import GRAD_INIT, LOCAL, Op, Program, act_glsl
 from ctsgen.model.types import coopvec_combination_feature, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec-program"
 #: the device extension behind OpCompositeConstructReplicateEXT (an activation's broadcast scalars)

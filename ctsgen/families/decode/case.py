@@ -33,7 +33,7 @@ from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses
 from ctsgen.oracle.values import from_bits, sentinel_bits
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "decode"
 N_BUFFERS = 2  # binding 1: the encoded tensor (uint words), binding 2: the matrix

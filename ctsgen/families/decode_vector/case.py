@@ -4,7 +4,7 @@ A :class:`DecodeVectorVariant` is a decode-family variant (layout type, matrix
 type, decode function, block shape) plus V, the component count of the vector
 decode function's result (SPV_NV_cooperative_matrix_decode_vector: 2, 4 or 8).
 Its shader defines both functions; the compiled module is rewritten by
-:func:`ctsgen.compile.spirv_patch.add_decode_vector` and validated by the
+:func:`ctsgen.toolchain.spirv_patch.add_decode_vector` and validated by the
 glslang library's SPIRV-Tools (``validator = "glslang-decode-vector"``).
 
 A :class:`DecodeVectorCase` is a decode-family case (layout, data seed) whose
@@ -31,8 +31,8 @@ from ctsgen.families.tensor_layout.case import (
     W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
     TensorLayoutCase, decode_layout,
 )
-from ctsgen.compile.templates import render
-from ctsgen.compile.spirv_patch import add_decode_vector
+from ctsgen.templates import render
+from ctsgen.toolchain.spirv_patch import add_decode_vector
 
 FAMILY_NAME = "decode-vector"
 VS = (2, 4, 8)

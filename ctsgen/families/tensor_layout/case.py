@@ -29,7 +29,7 @@ from ctsgen.model.types import ComponentType, MatrixType, Scope
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
 from ctsgen.oracle.values import clamp_value_bits, from_bits, pattern_values, sentinel_bits
 from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "tensor-layout"
 

@@ -34,7 +34,7 @@ from ctsgen.families.tensor_view.oracle import expected_load_view, expected_stor
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, TensorView
 from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import tensor_addresses_with_view
-from ctsgen.compile.templates import render
+from ctsgen.templates import render
 
 FAMILY_NAME = "tensor-view"
 

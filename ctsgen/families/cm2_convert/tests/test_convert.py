@@ -154,5 +154,5 @@ def test_cases_are_valid_and_round_trip(c: ConvertCase) -> None:
 @settings(max_examples=12, deadline=None)
 @given(st.sampled_from(FAMILY.strata()).flatmap(lambda s: FAMILY.variants(StrategyOptions(), **s)))
 def test_variants_compile_and_validate(v: ConvertVariant) -> None:
-    from ctsgen.compile import compile_glsl, validate_spirv
+    from ctsgen.toolchain import compile_glsl, validate_spirv
     validate_spirv(compile_glsl(v.glsl(), v.id))

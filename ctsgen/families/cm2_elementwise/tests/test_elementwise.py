@@ -12,7 +12,7 @@ from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVaria
 from ctsgen.families.cm2_elementwise.oracle import Op, expected_per_element, op_allows
 from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 PROFILE = default_profile()
 

@@ -14,7 +14,7 @@ from ctsgen.families.cm2_gemm.oracle import expected_tile
 from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import Scope
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 PROFILE = default_profile()
 

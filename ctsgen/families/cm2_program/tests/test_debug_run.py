@@ -25,7 +25,7 @@ from ctsgen.model.types import MatrixType
 from ctsgen.repro import export_case
 from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 U = ClampMode.Undefined
 

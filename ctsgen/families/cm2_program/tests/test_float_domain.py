@@ -33,7 +33,7 @@ from ctsgen.runner.debug_run import first_difference
 from ctsgen.core.verdict import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 
 U = ClampMode.Undefined

@@ -28,7 +28,7 @@ from ctsgen.mutants.catalogue import catalogue
 from ctsgen.pack.generate import draw_cases
 from ctsgen.core.verdict import judge_buffer
 from ctsgen.testing import check_case
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 CASES = FAMILY.cases(StrategyOptions())
 FIND = settings(max_examples=400, database=None, deadline=None, suppress_health_check=list(HealthCheck))

@@ -39,7 +39,7 @@ from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 C = ClampMode
 F32 = ComponentType.float32

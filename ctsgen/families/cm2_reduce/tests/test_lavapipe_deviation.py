@@ -13,7 +13,7 @@ from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_reduce
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.mutants.catalogue import get_mutant
-from ctsgen.compile.variants import compile_variant
+from ctsgen.toolchain.variants import compile_variant
 
 LVP = "lavapipe-reduce-tiles"
 S32 = ComponentType.sint32

@@ -15,7 +15,7 @@ from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_redu
 from ctsgen.families.cm2_reduce.strategy import reduce_cases_for, reduce_variants
 from ctsgen.model.types import ComponentType, MatrixUse, Scope
 from ctsgen.oracle.numeric import sum_error_bound, unit_roundoff
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 F32, F16, S32, U32 = ComponentType.float32, ComponentType.float16, ComponentType.sint32, ComponentType.uint32
 CASES = FAMILY.cases(StrategyOptions())

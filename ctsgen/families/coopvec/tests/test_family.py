@@ -13,7 +13,7 @@ from ctsgen.families.coopvec import FAMILY
 from ctsgen.families.coopvec.strategy import combinations, strata
 from ctsgen.model.types import CoopVecType, coopvec_combination_features
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 PROFILE = Path(__file__).resolve().parents[4] / "shared/device-profiles/nvidia-h100-driver580.txt"
 if not PROFILE.exists():

@@ -35,8 +35,8 @@ from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.run import run_pack
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.compile import compile_glsl, validate_spirv
-from ctsgen.compile.spirv_patch import instructions, to_words
+from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.toolchain.spirv_patch import instructions, to_words
 
 H100 = default_profile()  # the embedded H100 read-out (driver 580)
 OPTS = StrategyOptions(profile=H100)

@@ -30,7 +30,7 @@ from ctsgen.mutants.catalogue import catalogue
 from ctsgen.core.verdict import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
-from ctsgen.compile import compile_glsl, validate_spirv
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 FP16 = (F16, F16, F16, F16, F16)
 #: (explicit mantissa bits, smallest normal exponent) of the formats a float program rounds to

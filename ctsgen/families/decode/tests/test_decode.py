@@ -155,7 +155,7 @@ def test_formats_reach_dim_4_and_5_with_a_block_over_every_dimension(fmt, dim: i
 def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
     """One variant per stratum (every format at Dim 1..5 included) compiles and validates; each
     case's reference execute on its initial buffers equals its expected output; JSON round-trips."""
-    from ctsgen.compile import compile_glsl, validate_spirv
+    from ctsgen.toolchain import compile_glsl, validate_spirv
 
     cases = draw_cases(FAMILY, 40, 5, StrategyOptions(), cases_per_variant=1)
     assert {(c.shader.decoder, c.shader.Dim) for c in cases} == {(d, n) for d in DECODERS for n in range(1, 6)}

@@ -93,7 +93,7 @@ def test_shrinks_to_identity_view() -> None:
 def test_reference_backend_passes_a_pack(private_spirv_cache) -> None:
     """A small stratified pack: every variant compiles and validates, and running
     each variant's reference execute on the initial buffers gives the expected ones."""
-    from ctsgen.compile import compile_glsl, validate_spirv
+    from ctsgen.toolchain import compile_glsl, validate_spirv
 
     cases = draw_cases(FAMILY, 60, 3, StrategyOptions(), cases_per_variant=3)
     assert {c.shader.operation for c in cases} == set(Operation)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctsgen.compile.errors import ToolchainError
+from ctsgen.toolchain.errors import ToolchainError
 
 MAGIC = 0x07230203
 HEADER_WORDS = 5

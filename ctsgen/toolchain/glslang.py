@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ctsgen.compile.errors import GlslCompileError, SpirvValidationError, ToolchainError
+from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
 
 INSTALL_FIX = "pip install slangpy==0.43.1"
 LIBRARY_GLOB = "libslang-glslang-*.so"

@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 from importlib import metadata
 
-from ctsgen.compile import glslang, spirv_val
-from ctsgen.compile.cache import SpirvCache, cache_key
-from ctsgen.compile.errors import GlslCompileError, SpirvValidationError, ToolchainError
+from ctsgen.toolchain import glslang, spirv_val
+from ctsgen.toolchain.cache import SpirvCache, cache_key
+from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
 
 __all__ = [
     "GlslCompileError",

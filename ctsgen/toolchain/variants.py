@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import ctsgen.compile as toolchain  # its functions are looked up when called (tests replace them)
+import ctsgen.toolchain as toolchain  # its functions are looked up when called (tests replace them)
 from ctsgen.core.shader import ShaderVariant
-from ctsgen.compile import ToolchainError
+from ctsgen.toolchain import ToolchainError
 
 if TYPE_CHECKING:
     from ctsgen.core.family import Variant
@@ -38,7 +38,7 @@ def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes] | None = N
                   baked: Sequence[int] | None = None) -> bytes:
     """The variant's module: ``v.spirv(compile_fn, baked)`` where the variant provides one (a
     variant whose shader needs a transformed module, e.g. decode-vector), else
-    ``compile_fn(v.glsl(baked), name)`` (default :func:`ctsgen.compile.compile_glsl`).
+    ``compile_fn(v.glsl(baked), name)`` (default :func:`ctsgen.toolchain.compile_glsl`).
     ``baked``: a repro's parameter record (see Variant.glsl)."""
     compile_fn = compile_fn or toolchain.compile_glsl
     provided = getattr(v, "spirv", None)
@@ -51,7 +51,7 @@ def validate_module(spirv: bytes, validator: str = "spirv-val", *, required: boo
     """Validate ``spirv`` with the named validator (see :data:`VALIDATORS`); True when it was
     validated. ``required=False``: where no validator is installed (a GPU host compiling on
     the fly) return False instead of raising :class:`ToolchainError`; an invalid module
-    raises :class:`~ctsgen.compile.errors.SpirvValidationError` either way."""
+    raises :class:`~ctsgen.errors.SpirvValidationError` either way."""
     if validator not in VALIDATORS:
         raise ToolchainError(f"unknown validator {validator!r} -> use one of {', '.join(VALIDATORS)}")
     decode_vector = validator == "glslang-decode-vector"

