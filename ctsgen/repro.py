@@ -23,24 +23,11 @@ from ctsgen.families import get_family
 from ctsgen.core.family import Case
 from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
+from ctsgen.results.results_file import case_record
 from ctsgen.runner.debug_run import DebugRun, debug_rerun
 from ctsgen.core.verdict import Status
 from ctsgen.toolchain import toolchain_versions
 from ctsgen.toolchain.variants import compile_variant
-
-
-def _failure(results: Path | None, name: str) -> dict[str, Any] | None:
-    if results is None:
-        return None
-    with open(results) as fh:
-        for line in fh:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if rec.get("name") == name:
-                return rec
-    return None
 
 
 def _bullets(obj: dict[str, Any]) -> list[str]:
@@ -145,6 +132,6 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
         raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")
     record = match[0].record
     case = get_family(record["family"]).case_from_json(record["parameters"])
-    return export_case(case, out_dir, failure=_failure(results, name),
+    return export_case(case, out_dir, failure=None if results is None else case_record(results, name),
                        origin={"pack": str(pack.root), "case": name}, overwrite=overwrite, backend=backend,
                        debug_backend=debug_backend)

@@ -171,6 +171,21 @@ def recover_results(path: Path) -> dict[str, Status]:
 
 # -- reading ----------------------------------------------------------------------
 
+def case_record(path: Path, name: str) -> dict[str, Any] | None:
+    """The last record of case ``name`` in a JSON-lines results file (its verdict, detail and
+    mismatches, for a repro's REPORT.md), or None when the file holds none."""
+    found = None
+    with open(path) as fh:
+        for line in fh:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and not is_header(rec) and rec.get("name") == name:
+                found = rec
+    return found
+
+
 def load_results(path: str | Path) -> Results:
     """A JSON-lines or CTS-style text results file, read back."""
     path = Path(path)
