@@ -1,4 +1,4 @@
-"""Nothing a user owns is lost or silently rewritten (issue 12, section 2).
+"""Nothing a user owns is lost or silently rewritten.
 
 Each test here failed before the behaviour it pins down was built: --force
 replaces only a ctsgen pack, the main job is safe to repeat, concurrent
