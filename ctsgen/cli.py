@@ -1,4 +1,6 @@
-"""The ``ctsgen`` command line: generate, run, fuzz, repro, report, coverage, bench and doctor."""
+"""ctsgen: property-based conformance tests for Vulkan's cooperative-matrix 2, tensor-addressing and
+cooperative-vector extensions. Draw a pack of cases and run it on a backend, or fuzz a backend live;
+each command below has its own --help."""
 
 from __future__ import annotations
 
@@ -408,8 +410,11 @@ def _campaign_worker(cdir, args: argparse.Namespace) -> int:
 def cmd_mutants(args: argparse.Namespace) -> int:
     from ctsgen.mutants.catalogue import catalogue
 
-    for m in catalogue().values():
-        print(f"{m.name:30s} {m.family:15s} {m.description}")
+    mutants = list(catalogue().values())
+    name_width = max((len(m.name) for m in mutants), default=0)
+    family_width = max((len(m.family) for m in mutants), default=0)
+    for m in mutants:
+        print(f"{m.name:<{name_width}}  {m.family:<{family_width}}  {m.description}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Backends by name (``open_backend``) and the Backend protocol's defaults (issue 13)."""
+"""Backends by name (``open_backend``) and the Backend protocol's defaults."""
 
 from __future__ import annotations
 

@@ -139,8 +139,8 @@ def test_expecting_a_documented_deviation_turns_it_into_a_pass() -> None:
 @pytest.mark.parametrize("name, budget", [("mirror-period-off-by-one", 300), ("offset-unsigned", 150),
                                           ("span-outer-axis-no-wrap", 150)])
 def test_more_mutants_are_killed_within_a_small_budget(name: str, budget: int) -> None:
-    """Budgets by bench/mutant_kill_budgets.py's rule (mirror-period: 10 x its mean, re-measured on
-    branch draw-cost, 200-300)."""
+    """Budgets by bench/mutant_kill_budgets.py's rule (mirror-period: 10 x its mean,
+    200-300)."""
     report = fuzz(name, max_examples=budget)
     assert report.case is not None, f"{name} survived {budget} examples"
     assert report.first_failure_example <= budget and math.isfinite(report.wall_s)
@@ -148,7 +148,7 @@ def test_more_mutants_are_killed_within_a_small_budget(name: str, budget: int) -
 
 
 def test_the_mutation_bench_reports_seconds_to_kill() -> None:
-    """Issue 14's goal 6 compares seconds, not examples: the bench row and table carry both."""
+    """Seconds to kill, not only examples (a larger batch costs more an example): row and table carry both."""
     from ctsgen.fuzz.mutation import bench_mutant, markdown
     from ctsgen.mutants.catalogue import get_mutant
 

@@ -1,4 +1,4 @@
-"""Output a person wants to read (issue 12, section 4): help that lists the families and states
+"""Output a person wants to read: help that lists the families and states
 --timeout's grace, results file names without ':', a repro's replay line naming the backend that
 failed, and no .hypothesis/ left in the user's directory."""
 

@@ -1,4 +1,4 @@
-"""Plots a person can read (issue 12, section 4): coverage panel titles inside the figure and a
+"""Plots a person can read: coverage panel titles inside the figure and a
 colour legend; surviving mutants look different from mutants that were not run."""
 
 from __future__ import annotations

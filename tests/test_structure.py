@@ -1,4 +1,4 @@
-"""The seams between ctsgen's parts, checked on the source (issue 13).
+"""The seams between ctsgen's parts, checked on the source.
 
 * No ctsgen module reaches into another module's private (``_name``) names.
 * No import cycle among ctsgen modules, counting every import: at module

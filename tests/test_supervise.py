@@ -184,7 +184,7 @@ class Interrupted(Exception):
 
 def test_a_request_abandoned_mid_wait_does_not_hand_its_answer_to_the_next(pack12: Path) -> None:
     """A campaign worker stopped by SIGTERM while a dispatch was in flight closed its backend and
-    read that dispatch's answer as the stats reply (ValueError on the H100, bench/results/campaign-h100).
+    read that dispatch's answer as the stats reply (a ValueError).
     After an abandoned request the worker is replaced: the next run gets its own answers, and close
     is clean."""
     import signal

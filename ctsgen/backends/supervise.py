@@ -44,9 +44,9 @@ from ctsgen.errors import UserError
 GRACE_S = 20.0
 START_TIMEOUT_S = 120.0
 PREPARE_S_PER_VARIANT = 2.0
-#: Bound on building one variant's pipeline before its first dispatch. The H100 takes 45 s
-#: for some 48x48 flexible-size pipelines through 5-D layouts and over 190 s for 64x64
-#: (issue 14): past this bound the verdict is BuildTimeout, not a dispatch Timeout.
+#: Bound on building one variant's pipeline before its first dispatch. A driver can take minutes
+#: for some large flexible-size pipelines through 5-D layouts (docs/validation.md, the decode
+#: Timeout triage): past this bound the verdict is BuildTimeout, not a dispatch Timeout.
 BUILD_TIMEOUT_S = 300.0
 #: The command the worker process is started through (see the module's docstring).
 WORKER_LAUNCHER_ENV = "CTSGEN_WORKER_LAUNCHER"

@@ -72,9 +72,9 @@ class FuzzOptions:
     run: RunOptions = field(default_factory=RunOptions)
 
 
-#: ``--min-batch`` on a backend that builds a pipeline per variant (see :func:`_case_batch`): 16 H100
-#: workers drew ~112 cases an example with it and waited for builds 34% of their time, against 73-75%
-#: at ~40 (bench/results/fuzz-rate-h100).
+#: ``--min-batch`` on a backend that builds a pipeline per variant (see :func:`_case_batch`): enough
+#: cases an example that each build serves many, so that workers do not spend most of their time
+#: waiting for builds (docs/validation.md, "Fuzz rate and CTS-scale packs on the H100").
 DEVICE_MIN_BATCH = 128
 
 
@@ -354,9 +354,9 @@ def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int
     "another?", which ends the batch only once it has ``min_batch`` cases.
 
     ``min_batch`` is for backends where each compiled variant costs a pipeline build (a GPU
-    driver: a median of 14-180 ms and up to 13 s per variant on the H100,
-    bench/results/fuzz-rate-h100): about 45 cases a variant leave such a fuzzer waiting for
-    builds (73% of 16 H100 workers' time); hundreds amortise them. The shrinker still ends
+    driver: tens of milliseconds to seconds per variant, docs/validation.md, "Fuzz rate and
+    CTS-scale packs on the H100"): a few dozen cases a variant leave such a fuzzer waiting for
+    builds most of its time; hundreds amortise them. The shrinker still ends
     a batch at one case (the first choice at 0) and deletes units, down to ``min_batch``.
 
     Hypothesis's generator follows each new example with up to six mutations that copy a span

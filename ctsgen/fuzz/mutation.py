@@ -3,8 +3,8 @@
 For every mutant and several seeds, the fuzzer runs against the mutant
 backend with a fixed budget and the report records: killed or not, the
 number of examples and the seconds until the first failure (medians over
-seeds; issue 14's goal 6 compares seconds, since larger batches cost more
-per example), and the
+seeds; seconds compare fuzzers whose examples differ in size, since larger
+batches cost more per example), and the
 size of the shrunk repro (elements over all of its buffers) next to the
 smallest exposing case a dedicated search finds (Hypothesis ``find`` with
 a larger budget, checking the mutant's output against the oracle

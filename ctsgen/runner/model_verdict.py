@@ -1,4 +1,4 @@
-"""The device-model verdict (``ctsgen run --numerics NAME``, issue 15 part 2).
+"""The device-model verdict (``ctsgen run --numerics NAME``).
 
 The spec-tolerance verdict is computed first and stays the conformance verdict. A case that
 passes it (Pass or QualityWarning) and whose family predicts it under the selected model

@@ -53,7 +53,7 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "isolation": dict(choices=list(ISOLATION_CHOICES), default="auto",
                       help="run the backend in a supervised worker process (auto: all but the reference)"),
     "expect-deviation": dict(action="append", metavar="NAME",
-                             help="expect a documented driver deviation (a mutant name, `ctsgen mutants`) "
+                             help="expect a documented driver deviation (a mutant name, see ctsgen mutants) "
                                   "instead of the spec: each case must give what its oracle gives under it, "
                                   "on the same inputs (repeatable)"),
 }

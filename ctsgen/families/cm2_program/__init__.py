@@ -1,4 +1,4 @@
-"""Family ``cm2-program``: straight-line programs of cooperative-matrix operations (issue 16)."""
+"""Family ``cm2-program``: straight-line programs of cooperative-matrix operations."""
 
 from ctsgen.core.family import FamilySpec
 from ctsgen.families.cm2_shared import cm2_needs

@@ -327,8 +327,7 @@ class ProgramCase:
         """Bit for bit. A program that computes in a float type does so in a shader without
         SignedZeroInfNanPreserve, so the sign of a zero does not count (decision "signed-zero",
         as for the single-op families); a program that only moves data (loads, transposes,
-        stores) keeps every bit (decision "data-movement-bits"). The H100 campaign's first
-        ten cm2-program buckets were all -0 against +0 (bench/results/campaign-h100). The float
+        stores) keeps every bit (decision "data-movement-bits"). The float
         domain: within each stored element's propagated bound (bounds.py), values compared
         (+0 == -0)."""
         if self.domain == "float":

@@ -1,4 +1,4 @@
-"""Coverage tables of cm2-program packs (issue 16: which operation follows which, program
+"""Coverage tables of cm2-program packs (which operation follows which, program
 lengths, tensor objects per shader, the named seed programs).
 
 * operation pair: for every operand edge of every program, the producing node's

@@ -1,4 +1,4 @@
-"""The debug re-run of a cm2-program case (FamilySpec.intermediates, issue 16 gap B).
+"""The debug re-run of a cm2-program case (FamilySpec.intermediates).
 
 The program is re-emitted as its debug variant (``ProgramVariant(program, debug=True)``): every
 value a node defines is also stored with OpCooperativeMatrixStoreKHR, row-major, stride 16, into

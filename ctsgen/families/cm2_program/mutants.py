@@ -1,4 +1,4 @@
-"""Composition bugs only a chain of operations can show (issue 16, item 5).
+"""Composition bugs only a chain of operations can show.
 
 Each mutant replaces one ``eval_*`` / ``layout_of`` / ``view_of`` function of the program
 interpreter (ctsgen.families.cm2_program.oracle), which the reference

@@ -277,8 +277,7 @@ def program_cases_for(variant: ProgramVariant,
     stopped shrinking at 4 operations).
 
     Each tensor node's strategy is built here, once for all the cases of the variant: a
-    strategy built per case is also validated per case (issue 14: building them once, with the
-    clamp values' bits memoised, took about a quarter off the draw time per case)."""
+    strategy built per case is also validated per case (so are the clamp values' bits, memoised)."""
     tensors: dict[int, st.SearchStrategy] = {}
     for i, n in enumerate(variant.program.nodes):
         if n.op in (Op.load, Op.store):

@@ -1,4 +1,4 @@
-"""Family ``coopvec-program``: chains of cooperative-vector layers, the way neural shaders run them (issue 16)."""
+"""Family ``coopvec-program``: chains of cooperative-vector layers, the way neural shaders run them."""
 
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import FamilySpec

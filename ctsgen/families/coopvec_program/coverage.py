@@ -1,4 +1,4 @@
-"""Coverage tables of coopvec-program packs (issue 16: layer counts, which operation follows
+"""Coverage tables of coopvec-program packs (layer counts, which operation follows
 which, interpretation chains, the named seed programs).
 
 * layers (1-4) x origin (a named seed program or ``drawn``);

@@ -1,4 +1,4 @@
-"""cm2-program's debug re-run (issue 16, gap B): a failing program's REPORT.md names the first node
+"""cm2-program's debug re-run: a failing program's REPORT.md names the first node
 whose value differs, measured by re-running the program with every value also stored to a debug
 buffer. Each planted composition mutant breaks one known node of a hand-built program whose later
 nodes depend on it, so "first" is tested, not just "some"."""

@@ -1,6 +1,7 @@
-"""cm2-program's view loads, decode loads and decode loads through a view (issue 16 item 1,
-Sources): hand-worked programs, the small-integer blocks, every block format in one shader,
-and the two composition mutants only these sources can show.
+"""cm2-program's view loads, decode loads and decode loads through a view
+(docs/spec-decisions.md, cm2-program-view-and-decode-loads): hand-worked programs, the
+small-integer blocks, every block format in one shader, and the two composition mutants only
+these sources can show.
 
 The expected values below are written out from the spec, not computed by the oracle under test:
 a tensorViewNV<2, false, 1, 0> swaps the view's two coordinates (SPV_NV_tensor_addressing,
