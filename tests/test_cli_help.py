@@ -9,7 +9,7 @@ import re
 import pytest
 
 from ctsgen.cli import build_parser, main
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.catalogue import catalogue
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
