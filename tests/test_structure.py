@@ -186,7 +186,7 @@ LAYERS = [
     {"runner", "results"},
     {"fuzz", "repro"},
     {"campaign", "testing", "doctor"},
-    {"pytest_plugin", "xdist_schedule", "cliargs"},
+    {"pytest_plugin", "xdist_schedule"},
     {"cli"},
     {"__main__", ""},  # "": the package root, whose lazy attributes are the public API
 ]

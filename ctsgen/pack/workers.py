@@ -26,7 +26,7 @@ from ctsgen.errors import CtsgenError
 T = TypeVar("T")
 
 
-#: The signals that end a command (ctsgen.cliargs.interrupts_as_one_line).
+#: The signals that end a command (ctsgen.cli.args.interrupts_as_one_line).
 STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
