@@ -174,7 +174,7 @@ def test_every_ctsgen_error_derives_from_the_one_base() -> None:
 #: The layers, lowest first: a module imports only from its own layer or a lower one (docs/architecture.md,
 #: "Layers"). The key is the top-level folder or module under ctsgen/.
 LAYERS = [
-    {"errors", "timing", "progress"},
+    {"errors", "timing", "progress", "signals"},
     {"model"},
     {"device"},
     {"core", "oracle"},

@@ -71,7 +71,7 @@ _GENERATE = """
 import sys
 from ctsgen.cli import main
 import ctsgen.pack.write as w
-from ctsgen.errors import GlslCompileError
+from ctsgen.toolchain.errors import GlslCompileError
 
 class Odd(Exception):
     def __init__(self, a, b):

@@ -23,7 +23,6 @@ import multiprocessing as mp
 import os
 import shlex
 import shutil
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -38,6 +37,7 @@ from ctsgen.errors import BackendError, BuildTimeout, DeviceLost, DispatchTimeou
 from ctsgen.core.shader import Dispatch, ShaderVariant
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.errors import UserError
+from ctsgen.signals import leave_interrupts_to_the_parent
 
 #: Extra seconds the supervisor waits beyond a dispatch's own timeout, for
 #: the worker to report the timeout itself (and to build a pipeline).
@@ -97,7 +97,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
 
     Ctrl-C reaches the whole process group: the supervisor alone decides what it means (it
     closes or kills this worker), so the worker ignores SIGINT rather than die with a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    leave_interrupts_to_the_parent()
     try:
         backend = as_backend(factory())
         conn.send(("ok", backend.profile()))
@@ -234,7 +234,7 @@ class SupervisedBackend(Backend):
         when the worker says the dispatch begins (``"dispatch"``) or that a build
         started by :meth:`prepare_soon` has ended (``"built"``)."""
         assert self._conn is not None
-        start = phase_start = time.monotonic()
+        phase_start = time.monotonic()
         waited: float | None = None  # how long this request waited for its answer
         phase, bound = "dispatch", wait_s
         try:

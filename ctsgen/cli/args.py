@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ctsgen.errors import UserError
+from ctsgen.signals import on_stop
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -108,13 +109,10 @@ def interrupts_as_one_line() -> Iterator[None]:
             previous_hook(info)
 
     previous_hook = sys.unraisablehook
-    try:
-        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread (an embedding program): leave signals alone
-        previous = {}
     sys.unraisablehook = unraisable
     try:
-        yield
+        with on_stop(on_signal):
+            yield
     except KeyboardInterrupt as exc:
         signum = getattr(exc, "signum", signal.SIGINT)
         note = getattr(exc, "note", "")
@@ -124,8 +122,6 @@ def interrupts_as_one_line() -> Iterator[None]:
         raise SystemExit(128 + signum) from None
     finally:
         sys.unraisablehook = previous_hook
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def keep_hypothesis_out_of_cwd() -> None:

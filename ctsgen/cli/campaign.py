@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
+from ctsgen.signals import on_stop
 from ctsgen.cli.common import BATCH_ARGUMENTS
 
 
@@ -54,7 +55,6 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 
 def _campaign_worker(cdir, args: argparse.Namespace) -> int:
     """One device-owning worker process of a campaign session (started by start/resume)."""
-    import signal
 
     from ctsgen.backends.registry import open_backend
     from ctsgen.campaign.worker import Worker
@@ -65,10 +65,9 @@ def _campaign_worker(cdir, args: argparse.Namespace) -> int:
         backend = open_backend(config.backend, "auto", args.device)
         try:
             worker = Worker(cdir, args.index, backend, say=lambda line: print(line, flush=True))
-            for s in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(s, lambda signum, frame: worker.stop())
             deadline = None if args.until is None else time.monotonic() + (args.until - time.time())
-            report = worker.run(deadline)
+            with on_stop(lambda signum, frame: worker.stop()):
+                report = worker.run(deadline)
         finally:
             backend.close()
     if args.worker_report:  # for the session (ctsgen.campaign.run), as fuzz workers write theirs

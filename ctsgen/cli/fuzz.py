@@ -13,6 +13,7 @@ from ctsgen.progress import Progress
 from ctsgen.pack.lock import OutputLockedError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
+from ctsgen.signals import on_stop
 from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
 
 
@@ -58,8 +59,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         show.write(f"found: {failure.result.status.value} in {failure.case.name()} ({failure.result.detail}); "
                    f"shrinking for at most {options.shrink_time_s:.0f} s")
 
-    import signal
-
     running: list[Fuzzer] = []
 
     def stop(signum, frame) -> None:  # Ctrl-C or e.g. `timeout`: end with a report and a repro
@@ -67,9 +66,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             f.request_stop()  # in case the interrupt lands in a ctypes callback, which drops it
         raise KeyboardInterrupt
 
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        try:
+        with on_stop(stop):
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
                             on_failure=found, known=lambda f: not ci.unexpected_failure(f.result, expected))
@@ -78,11 +76,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 show.write(f"skipping {name}: {why}")
             for line in fuzzer.omissions():
                 show.write(line)
-            report = fuzzer.run()
-        finally:
-            show.close()
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            try:
+                report = fuzzer.run()
+            finally:
+                show.close()
         print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
