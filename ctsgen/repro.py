@@ -21,11 +21,12 @@ from typing import Any
 from ctsgen.backends.base import Backend
 from ctsgen.families import get_family
 from ctsgen.core.family import Case
+from ctsgen.pack.lock import OutputLockedError
 from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
 from ctsgen.results.results_file import case_record
 from ctsgen.runner.debug_run import DebugRun, debug_rerun
-from ctsgen.core.verdict import Status
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.toolchain import toolchain_versions
 from ctsgen.toolchain.variants import compile_variant
 
@@ -135,3 +136,22 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
     return export_case(case, out_dir, failure=None if results is None else case_record(results, name),
                        origin={"pack": str(pack.root), "case": name}, overwrite=overwrite, backend=backend,
                        debug_backend=debug_backend)
+
+
+def export_failures(failures: Sequence[tuple[Case, CaseResult]], repro_dir: Path, *, backend: str,
+                    origin: dict[str, Any], expect_deviations: Sequence[str] = (),
+                    debug_backend: Backend | None = None) -> list[Path]:
+    """The repro of each failure a fuzz session found, written to ``repro_dir/CASE`` (replaced: a
+    fuzzer re-finding a case rewrites its repro), in order; ``debug_backend`` as in
+    :func:`export_case`. A repro directory another fuzz worker holds (workers sharing ``repro_dir``
+    found the same case: its name carries its hash) is left to that worker, and listed all the same."""
+    out = []
+    for case, result in failures:
+        target = Path(repro_dir) / case.name()
+        try:
+            export_case(case, target, failure=result.to_json(), backend=backend, overwrite=True, origin=origin,
+                        expect_deviations=expect_deviations, debug_backend=debug_backend)
+        except OutputLockedError:
+            pass
+        out.append(target)
+    return out

@@ -10,7 +10,6 @@ from ctsgen.cli.args import check_database, check_writable_dir
 from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
-from ctsgen.pack.lock import OutputLockedError
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.signals import on_stop
@@ -21,7 +20,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
     from ctsgen.fuzz.workers import run_workers, write_worker_report
-    from ctsgen.repro import export_case, replay_command
+    from ctsgen.repro import export_failures, replay_command
     from ctsgen.runner.options import RunOptions
 
     from ctsgen.errors import UserError
@@ -93,15 +92,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print("no failure found" + (f" ({len(report.flakes)} flake(s) above)" if report.flakes else ""))
             return 0
         print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
-        for case, result in report.failures:
-            out = Path(args.repro_dir) / case.name()
-            try:  # the backend is still open: a program's repro gets its debug re-run on it
-                export_case(case, out, failure=result.to_json(), backend=args.backend, overwrite=True,
-                            origin={"fuzz": {"backend": args.backend, "seed": args.seed,
-                                             "families": list(options.families)}},
-                            expect_deviations=options.expect_deviations, debug_backend=backend)
-            except OutputLockedError:  # fuzz workers sharing --repro-dir found the same case (its name
-                pass  # carries its hash): the worker holding the lock writes that repro
+        # the backend is still open: a program's repro gets its debug re-run on it
+        repros = export_failures(report.failures, Path(args.repro_dir), backend=args.backend,
+                                 origin={"fuzz": {"backend": args.backend, "seed": args.seed,
+                                                  "families": list(options.families)}},
+                                 expect_deviations=options.expect_deviations, debug_backend=backend)
+        for (case, result), out in zip(report.failures, repros):
             print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
                   f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
         return 1
