@@ -2,7 +2,7 @@
 # Multi-GPU scaling of the pytest plugin: one pre-compiled pack, three runs.
 #
 #   source bench/device/setup.sh          # on the device machine (repo root)
-#   bash bench/xdist_scaling.sh .pack/tl2000
+#   bash bench/device/xdist_scaling.sh .pack/tl2000
 #
 #   single  one process on GPU 0                       (pytest --ctsgen-devices 0)
 #   n1      one xdist worker on GPU 0                  (-n 1 --ctsgen-devices 0)
@@ -28,7 +28,7 @@
 # pytest-xdist and, for vulkan, vulkan_py; no shader compiler (the pack holds SPIR-V).
 set -uo pipefail
 
-PACK=${1:?usage: bash bench/xdist_scaling.sh PACK_DIR  (a pack written by ctsgen generate)}
+PACK=${1:?usage: bash bench/device/xdist_scaling.sh PACK_DIR  (a pack written by ctsgen generate)}
 PACK=$(cd "$PACK" && pwd) || exit 2
 [ -f "$PACK/manifest.json" ] || { echo "xdist_scaling: $PACK has no manifest.json; give a pack directory" >&2; exit 2; }
 BACKEND=${BACKEND:-vulkan}
