@@ -1,7 +1,7 @@
 """The maintained benches still run: each Python bench once, as a subprocess with the smallest
 budget on the reference backend, and each device script parsed by bash with every repository path
-it names present. bench/README.md is their index: every script under bench/ has a row there, and
-every bench path docs/validation.md cites exists or is cited at the commit that still has it."""
+it names present. bench/README.md is their index: every script under bench/ has a row there. Every
+bench path README.md and docs/ cite exists, or is cited at the commit that still has it."""
 
 from __future__ import annotations
 
@@ -20,9 +20,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 DEVICE_SCRIPTS = sorted((BENCH / "device").glob("*.sh"))
-#: a repository path as the device scripts and the docs write one (no shell variables)
+#: how the docs cite a file removed from the tree: at the commit that still has it
 AT_COMMIT = re.compile(r"at commit [0-9a-f]{7}|git show [0-9a-f]{7}")
-REPO_PATH = re.compile(r"\b(?:bench|docs|expectations|ctsgen|tests)/[A-Za-z0-9_./-]*[A-Za-z0-9_/-]")
+#: a repository path as the device scripts and the docs write one (not the tail of another path, such as
+#: .ctsgen/bench/mutation.md; no shell variables)
+REPO_PATH = re.compile(r"(?<![\w./-])(?:bench|docs|expectations|ctsgen|tests)/[A-Za-z0-9_./-]*[A-Za-z0-9_/-]")
 
 
 def _bench(script: str, *args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -147,13 +149,15 @@ def test_the_bench_readme_indexes_every_script_and_names_only_paths_that_exist()
     assert [p for p in REPO_PATH.findall(current) if not (ROOT / p).exists()] == []
 
 
-def test_every_bench_path_validation_md_cites_exists_or_names_its_commit() -> None:
-    """docs/validation.md backs every GPU claim with a command and its output; a bench script or
-    result removed from the tree is cited "at commit <hash>", where ``git show`` still finds it."""
+def test_every_bench_path_the_docs_cite_exists_or_names_its_commit() -> None:
+    """docs/validation.md backs every GPU claim with a command and its output, and other pages cite
+    benches too; a bench script or result removed from the tree is cited "at commit <hash>", where
+    ``git show`` still finds it."""
     dangling = []
-    for paragraph in re.split(r"\n\s*\n", (ROOT / "docs" / "validation.md").read_text()):
-        for path in REPO_PATH.findall(paragraph):
-            present = (ROOT / path).exists() or any(ROOT.glob(path + ".*"))  # "run1-local8.{log,jsonl.gz}"
-            if path.startswith("bench/") and not present and not AT_COMMIT.search(paragraph):
-                dangling.append(path)
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for paragraph in re.split(r"\n\s*\n", page.read_text()):
+            for path in REPO_PATH.findall(paragraph):
+                present = (ROOT / path).exists() or any(ROOT.glob(path + ".*"))  # "run1-local8.{log,jsonl.gz}"
+                if path.startswith("bench/") and not present and not AT_COMMIT.search(paragraph):
+                    dangling.append(f"{page.name}: {path}")
     assert dangling == []
