@@ -1,5 +1,5 @@
-"""Seconds to kill, for comparing two checkouts (issue 14, goal 6: "the median seconds to kill
-(not examples) is no worse than today").
+"""Seconds to kill, for comparing two checkouts: the median seconds (not examples) from a fuzz
+run's start to its first kill of each mutant.
 
     python bench/mutation_seconds.py [--mutant NAME ...] [--seeds 0 1 2] [--max-examples 300]
 

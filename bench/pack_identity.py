@@ -1,4 +1,4 @@
-"""Byte-identity of generated packs across a code change (issue 13: "same packs byte for byte").
+"""Byte-identity of generated packs across a code change: a refactor leaves every pack as it was.
 
 ``record DIR`` generates every family's default pack for the given seeds with
 the code on the import path (``python -m ctsgen generate``) into DIR/<family>-<seed>,
