@@ -63,7 +63,7 @@ def test_products_align_by_their_exponent_sum_not_their_binade() -> None:
 #: A float16 -> float32 element the H100 computed and the binade-aligned model missed: cm2-gemm
 #: seed 1501, case cm2_gemm.float16_to_float32.subgroup.tile_32x32x16
 #: .case_789411cea6, tile element (0, 10): K = 16 (one MMA step), alpha = 0.5, beta = 0.
-#: Dumped on the device (docs/validation.md, "The float16 MMA refitted"; bench/analyse_mma_misses.py prints it).
+#: Dumped on the device (docs/validation.md, "The float16 MMA refitted"; bench/analyse_mma_misses.py at commit adeb587 prints it).
 H100_MISS_A = "b366 bb42 b652 bfa7 3a04 31b1 b7c4 b90c baeb 3425 377d 3419 30e1 b99a b07b bcce"
 H100_MISS_B = "3f7c 3d6c 3bba 3559 3ac5 321f 3da5 bbe1 bcf5 341b b088 ba28 31e9 bf7c 3cae 3467"
 H100_MISS_D = 0xBE372D2E

@@ -38,7 +38,7 @@ instructions, as pure vectorised numpy (docs/spec-decisions.md, device-numeric-m
   over its subgroups was measured for all 27 multi-subgroup shapes (:func:`warp_grid`).
 
 Every knob a mutant turns is a field of :class:`H100Params`, so a mutated model is
-``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py replays dumped device outputs
+``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py (at commit adeb587) replays dumped device outputs
 against it and its one-knob variations (docs/validation.md, "Device numeric models").
 """
 
@@ -301,7 +301,7 @@ def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, sub
     4g + t holds rows g and g + 8 (h = 0, 1), columns 2t and 2t + 1 (e = 0, 1); a subgroup's
     matrix is a grid of such tiles (I, J), each lane holding the same positions in every tile;
     a workgroup's matrix is split into contiguous blocks, one per subgroup, in the grid
-    :func:`warp_grid` gives (``grid`` overrides it: bench/fit_warp_grids.py).
+    :func:`warp_grid` gives (``grid`` overrides it: bench/fit_warp_grids.py at commit adeb587).
 
     * ``row``: per lane and e, the lane's tiles J in order (sequential); lanes t in a shuffle-xor
       tree (t ^ 1, then t ^ 2); then e = 0 + e = 1; then the subgroups along the row in order.
