@@ -25,7 +25,7 @@ from ctsgen.families.coopvec_program import FAMILY
 from ctsgen.families.coopvec_program import oracle as program_oracle
 from ctsgen.mutants import catalogue
 from ctsgen.oracle.numeric import accumulate_blocks_f16
-from ctsgen.runner.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 
 

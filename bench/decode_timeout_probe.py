@@ -47,7 +47,7 @@ def time_variant(pack_dir: str, variant_id: str) -> None:
     """Child: build one variant's pipeline, then run all its cases in one dispatch; print both times."""
     from ctsgen.backends.vulkan import VulkanBackend
     from ctsgen.pack.read import load_pack
-    from ctsgen.runner.batch import build_batch
+    from ctsgen.execute.batch import build_batch
 
     pack = load_pack(pack_dir)
     variant = pack.variants[variant_id]

@@ -30,7 +30,7 @@ import numpy as np
 from ctsgen.backends.base import BackendError
 from ctsgen.backends.registry import open_backend
 from ctsgen.pack.read import load_pack
-from ctsgen.runner.batch import build_batch, case_outputs
+from ctsgen.execute.batch import build_batch, case_outputs
 
 
 #: buffer dtypes that hold float values

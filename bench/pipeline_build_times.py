@@ -43,7 +43,7 @@ def build_family(family: str, variants: int, seed: int, path: str) -> None:
     drawn = draw_examples(fam.variants(StrategyOptions(profile=profile)), variants, seed)
     with open(path, "a") as out:
         for v in drawn:
-            sv = compile_variant(v, family, require_validator=False)
+            sv = compile_variant(v, family, validation="if-installed")
             if profile.unsupported_reason(sv.requirements):
                 continue
             out.write(json.dumps({"family": family, "variant": v.id, "started": time.time()}) + "\n")
