@@ -22,12 +22,12 @@ import numpy as np
 
 from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend
 from ctsgen.deviations import check_deviations, expected_under, reaching
-from ctsgen.families import get_family
-from ctsgen.families.base import CaseData, case_locator
-from ctsgen.pack.read import Pack, PackCase
 from ctsgen.execute.batch import ALIGN_BYTES
 from ctsgen.execute.bisect import Bisection
 from ctsgen.execute.run import CaseInput, Dispatched, judged, run_cases
+from ctsgen.families import get_family
+from ctsgen.families.base import CaseData, case_locator
+from ctsgen.pack.read import Pack, PackCase
 from ctsgen.runner.model_verdict import model_verdict
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.verdict import CaseResult, Locator, Status
