@@ -10,8 +10,9 @@
 ``ctsgen_backend`` is the pytest plugin's fixture (``--ctsgen-backend``).
 ``check_case`` compiles the case's shader variant, dispatches the case and
 judges it exactly as ``ctsgen run`` and ``ctsgen fuzz`` do (the one compile
-step, :func:`ctsgen.toolchain.variants.compile_variant`, and the one judge,
-:func:`ctsgen.core.verdict.judge`), so a failure here is a failure there.
+step, :func:`ctsgen.toolchain.variants.compile_variant`, and the one
+dispatch-and-judge step, :func:`ctsgen.execute.run.run_cases`), so a failure
+here is a failure there.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from ctsgen.core.shader import ShaderVariant
 from ctsgen.mutants.deviations import expected_under, reaching
 from ctsgen.device.profile import default_profile, drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
+from ctsgen.execute.run import drawn, run_cases
 from ctsgen.core.family import Case, StrategyOptions
-from ctsgen.runner.execute import execute_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.toolchain.variants import compile_variant
@@ -40,7 +41,7 @@ def _shader(case: Case) -> ShaderVariant:
     v = case.variant()
     key = (case.family, v.id)
     if key not in _SHADERS:
-        _SHADERS[key] = compile_variant(v, case.family, require_validator=False)
+        _SHADERS[key] = compile_variant(v, case.family, validation="if-installed")
     return _SHADERS[key]
 
 
@@ -58,7 +59,7 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     if reason:
         return CaseResult(case.name(), Status.NotSupported, reason)
     data = expected_under(get_family(case.family), case, case.data(), reaching(options.expect_deviations, sv))
-    return execute_cases(backend, sv, [case], [data], options.timeout_for(1))[0]
+    return run_cases(backend, sv, [drawn(case, data)], options.timeout_for(1)).results[0]
 
 
 def given_cases(family: str = DEFAULT_FAMILY, *, argname: str = "case",

@@ -12,7 +12,7 @@ from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
+from ctsgen.execute.batch import ALIGN_BYTES, build_batch, case_outputs
 
 OPTS = StrategyOptions()
 

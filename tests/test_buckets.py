@@ -153,8 +153,7 @@ def test_one_op_failing_with_and_without_edge_inputs_is_one_bucket() -> None:
     import numpy as np
 
     from ctsgen.backends.reference import ReferenceBackend
-    from ctsgen.fuzz.buckets import shader_of
-    from ctsgen.runner.execute import judge_case
+    from ctsgen.execute.run import drawn as case_input, judged
 
     drawn = draw_examples(get_family("coopvec-elementwise").cases(StrategyOptions()), 400, 3)
     log = next(c for c in drawn if c.variant().op.value == "log")
@@ -165,7 +164,7 @@ def test_one_op_failing_with_and_without_edge_inputs_is_one_bucket() -> None:
         k = [i for i, e in enumerate(data.expected) if e is not None][-1]
         wrong = [o.copy() for o in outputs]
         wrong[k].reshape(-1)[0] = np.float32(-7.0)  # a log far outside its bound, one element
-        result = judge_case(case, case.name(), shader_of(case), wrong, data)
+        result = judged(case_input(case, data), [b.name for b in case.variant().buffers()], wrong)
         assert result.status is Status.Fail, result
         failing.append((case, result, wrong))
     buckets = bucket_all(failing)

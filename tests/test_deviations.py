@@ -212,7 +212,7 @@ def test_a_module_without_the_deviations_instructions_gets_the_spec_expectation(
     recomputed under setdimension-floor (no gate applied) gives the spec's expectation anyway."""
     fam = get_family(family)
     v = data.draw(fam.variants(StrategyOptions()))
-    sv = compile_variant(v, family, require_validator=False)
+    sv = compile_variant(v, family, validation="if-installed")
     c = data.draw(fam.cases_for(v, StrategyOptions()))
     d = c.data()
     if reaching((FLOOR,), sv):
@@ -229,7 +229,7 @@ def test_cm2_gemm_sets_dimensions_without_block_sizes_so_the_floor_deviation_can
     the H100 to recompute, are judged against the spec's expectation as they are."""
     fam = get_family("cm2-gemm")
     v = find(fam.variants(StrategyOptions()), lambda v: True, settings=FIND)
-    sv = compile_variant(v, "cm2-gemm", require_validator=False)
+    sv = compile_variant(v, "cm2-gemm", validation="if-installed")
     present = opcodes(sv.spirv)
     assert OPCODES["OpTensorLayoutSetDimensionNV"] in present
     assert OPCODES["OpTensorLayoutSetBlockSizeNV"] not in present
@@ -245,7 +245,7 @@ def test_a_module_with_both_instructions_still_gets_the_deviated_expectation(ses
 
     c = find(fam.cases(StrategyOptions()), moved, settings=FIND)
     d = c.data()
-    sv = compile_variant(c.variant(), "tensor-layout", require_validator=False)
+    sv = compile_variant(c.variant(), "tensor-layout", validation="if-installed")
     assert reaching((FLOOR,), sv) == (FLOOR,)
     assert not np.array_equal(expected_under(fam, c, d, reaching((FLOOR,), sv)).expected[1], d.expected[1])
 

@@ -16,7 +16,8 @@ from ctsgen.model.types import CoopVecType
 from ctsgen.oracle.models import MODELS, model_params
 from ctsgen.oracle.models import h100
 from ctsgen.runner.model_verdict import model_verdict
-from ctsgen.core.verdict import CaseResult, Status, judge_buffer
+from ctsgen.execute.judge import judge_buffer
+from ctsgen.core.verdict import CaseResult, Status
 
 
 def test_mma_step_aligns_truncates_and_rounds_toward_zero() -> None:

@@ -45,7 +45,7 @@ class CompareRule:
     docs/spec-decisions.md; a NaN bound: that element bit for bit); within it
     but beyond ``warn_fraction`` of it anywhere is a QualityWarning. The exact
     rule, flushed subnormals included: docs/pack-format.md "Acceptance",
-    runner.verdict.judge_buffer.
+    execute.judge.judge_buffer.
     """
 
     rule: str = "bitwise"
@@ -78,7 +78,7 @@ class CaseData:
     element offset per buffer). ``tolerance[i]`` (float64) is the bound of a
     'tolerance' compare rule: shape ``(2,) + expected[i].shape`` (how far below,
     how far above) or broadcastable to ``expected[i]`` (symmetric); NaN marks a
-    moved element compared bit for bit (runner.verdict.tolerance_sides).
+    moved element compared bit for bit (execute.judge.tolerance_sides).
     """
 
     params: np.ndarray

@@ -5,7 +5,7 @@ A failing case goes into the bucket of what explains it:
 1. **A mutant that explains it** (the catalogue, ``ctsgen mutants``, models
    both injected bugs and documented driver deviations such as
    ``setdimension-floor``): the output buffers the device gave for the case
-   pass the judge (:func:`ctsgen.core.verdict.judge`, the case's own compare
+   pass the judge (:func:`ctsgen.execute.judge.judge`, the case's own compare
    rule) against what the case's oracle gives with the mutant applied, its
    tolerance recomputed there too (:func:`ctsgen.mutants.deviations.expected_under`):
    the case passes as it would under ``--expect-deviation NAME``. So the
@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 
 from ctsgen.backends.base import Backend
-from ctsgen.errors import BackendError
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
@@ -53,9 +52,9 @@ from ctsgen.families import get_family
 from ctsgen.core.family import Case, CaseData
 from ctsgen.core.mutant import Mutant
 from ctsgen.mutants.catalogue import catalogue, get_mutant
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.execute import judge_case
-from ctsgen.core.verdict import CaseResult, Status, error_result
+from ctsgen.execute.run import drawn, judged, run_cases
+from ctsgen.core.verdict import CaseResult, Status
+from ctsgen.toolchain.variants import compile_variant
 
 #: A case's output buffers as a device gave them, in binding order (None: the dispatch gave none).
 Outputs = list[np.ndarray] | None
@@ -84,9 +83,7 @@ def fingerprint(record: dict[str, Any]) -> tuple:
 
 def shader_of(case: Case) -> ShaderVariant:
     """The case's variant as a backend that needs no SPIR-V (the reference backend) takes it."""
-    v = case.variant()
-    return ShaderVariant(id=v.id, spirv=b"", local_size_x=v.local_size_x, buffers=v.buffers(),
-                         requirements=v.requirements(), family=case.family, signature=v.to_json())
+    return compile_variant(case.variant(), case.family, validation="no-module")
 
 
 def observe(backend: Backend, case: Case, sv: ShaderVariant | None = None, data: CaseData | None = None,
@@ -96,15 +93,11 @@ def observe(backend: Backend, case: Case, sv: ShaderVariant | None = None, data:
     buffers the backend gave (None when the dispatch gave none: Timeout, DeviceLost, Crash)."""
     sv = sv or shader_of(case)
     data = data or case.data()
-    batch = build_batch(sv, [data.params], [data.initial])
     try:
-        out = backend.run(batch.dispatch, timeout_s)
-    except BackendError as exc:
-        return error_result(case.name(), exc), None
+        done = run_cases(backend, sv, [drawn(case, data)], timeout_s)
     except Exception as exc:  # noqa: BLE001 - an injected fault may raise anything: its verdict is Crash
         return CaseResult(case.name(), Status.Crash, f"{type(exc).__name__}: {exc}"), None
-    outputs = case_outputs(batch, out, 0)
-    return judge_case(case, case.name(), sv, outputs, data), outputs
+    return done.results[0], None if done.outputs is None else done.outputs[0]
 
 
 def run_with_mutant(case: Case, mutant: Mutant | None) -> CaseResult:
@@ -120,7 +113,7 @@ def explains(mutant: Mutant, case: Case, outputs: list[np.ndarray]) -> bool:
         data = expected_under(get_family(case.family), case, case.data(), [mutant.name])
     except Exception:  # noqa: BLE001 - a mutant may make another family's oracle raise: no explanation
         return False
-    return not judge_case(case, case.name(), shader_of(case), outputs, data).status.is_failure
+    return not judged(drawn(case, data), [b.name for b in case.variant().buffers()], outputs).status.is_failure
 
 
 def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:

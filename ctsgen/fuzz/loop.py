@@ -47,13 +47,12 @@ from ctsgen.families.gating import families_it_runs, omitted, split_runnable
 from ctsgen.mutants.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
-from ctsgen.runner.execute import execute_cases
+from ctsgen.execute.run import drawn, drawn_cases, run_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
-from ctsgen.toolchain import validate_in_process
-from ctsgen.toolchain.variants import variant_spirv
+from ctsgen.toolchain.variants import compile_variant
 
 
 @dataclass
@@ -180,19 +179,11 @@ class Fuzzer:
         backend starts building the pipeline of one the device supports at once
         (``prepare_soon``), so the build overlaps the batch's data and oracle.
 
-        Validation is the glslang library's in-process SPIRV-Tools (universal
-        SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
-        keep ``spirv-val --target-env vulkan1.3`` (see ctsgen.toolchain).
+        Validation is ``in-process`` (:data:`ctsgen.toolchain.variants.Validation`): the
+        glslang library's SPIRV-Tools, not a ``spirv-val`` subprocess per shader.
         """
         if v.id not in self._shaders:
-            times = self.report.times
-            with times.stage("compile"):
-                spirv = variant_spirv(v)
-            with times.stage("validate"):
-                validate_in_process(spirv)
-            sv = self._shaders[v.id] = ShaderVariant(
-                id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
-                requirements=v.requirements(), family=family, signature=v.to_json())
+            sv = self._shaders[v.id] = compile_variant(v, family, validation="in-process", times=self.report.times)
             if self.profile.unsupported_reason(sv.requirements) is None:
                 self.backend.prepare_soon([sv])
         return self._shaders[v.id]
@@ -235,8 +226,8 @@ class Fuzzer:
             # the spec case's inputs; a documented deviation changes only what they must give
             datas = data_under(family, cases, reaching(self.options.expect_deviations, sv))
         self.report.cases += len(cases)
-        results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
-                                times=times, names=names)
+        results = run_cases(self.backend, sv, drawn_cases(cases, datas, names),
+                            self.options.run.timeout_for(len(cases)), times).results
         failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
@@ -268,8 +259,8 @@ class Fuzzer:
             return None
         if len(cases) > 1:
             for i in failing[:ISOLATION_TRIES]:
-                alone = execute_cases(self.backend, sv, [cases[i]], [datas[i]], self.options.run.timeout_for(1),
-                                      times=self.report.times)[0]
+                alone = run_cases(self.backend, sv, [drawn(cases[i], datas[i])], self.options.run.timeout_for(1),
+                                  self.report.times).results[0]
                 if alone.status.is_failure:
                     return FuzzFailure(cases[i], alone)
         return FuzzFailure(cases[failing[0]], results[failing[0]])

@@ -16,7 +16,8 @@ import numpy as np
 
 from ctsgen.families import get_family
 from ctsgen.oracle.models import model_params
-from ctsgen.core.verdict import CaseResult, Status, judge_buffer
+from ctsgen.execute.judge import judge_buffer
+from ctsgen.core.verdict import CaseResult, Status
 
 MAX_MODEL_MISMATCHES = 8
 

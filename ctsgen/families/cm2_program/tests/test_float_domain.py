@@ -30,7 +30,7 @@ from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.mutants.catalogue import catalogue
 from ctsgen.runner.debug_run import first_difference
-from ctsgen.core.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv

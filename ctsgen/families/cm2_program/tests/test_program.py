@@ -26,7 +26,7 @@ from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import sentinel_bits
 from ctsgen.mutants.catalogue import catalogue
 from ctsgen.pack.generate import draw_cases
-from ctsgen.core.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
 

@@ -85,7 +85,7 @@ def test_as_an_expected_deviation_a_case_keeps_its_inputs_and_its_float_toleranc
 
 
 def test_only_modules_with_a_reduce_can_show_it() -> None:
-    sv = compile_variant(_variant(ReduceMode.Column, 16, 16), "cm2-reduce", require_validator=False)
+    sv = compile_variant(_variant(ReduceMode.Column, 16, 16), "cm2-reduce", validation="if-installed")
     assert reaching((LVP, "setdimension-floor"), sv) == (LVP,)
     fam = get_family("cm2-reduce")
     c = ReduceCase(_variant(ReduceMode.Column, 16, 16), seed=1)

@@ -55,8 +55,8 @@ def test_sampled_variants_compile_validate_and_pass_on_the_reference(tmp_path: P
     monkeypatch.setenv("CTSGEN_CACHE_DIR", str(tmp_path))  # a private SPIR-V cache
     from ctsgen.backends.reference import ReferenceBackend
     from ctsgen.core.shader import ShaderVariant
-    from ctsgen.runner.batch import build_batch, case_outputs
-    from ctsgen.core.verdict import judge_buffer
+    from ctsgen.execute.batch import build_batch, case_outputs
+    from ctsgen.execute.judge import judge_buffer
     opts = StrategyOptions(profile=_h100())
     cases = draw_examples(FAMILY.cases(opts), 30, 11)
     for c in cases:
@@ -120,7 +120,7 @@ def test_a_store_past_the_vector_end_fails(result: CoopVecType, values: str) -> 
     output started as +0.0 compared by value, so a store of zeros past the end passed."""
     from ctsgen.families.coopvec.case import CoopVecCase
     from ctsgen.families.coopvec.variant import CoopVecVariant
-    from ctsgen.core.verdict import judge_buffer
+    from ctsgen.execute.judge import judge_buffer
     T = CoopVecType
     v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, result, 0, False, 3, 3)
     c = CoopVecCase(v, 0, 16, 16, seed=5, values=values)

@@ -27,7 +27,7 @@ from ctsgen.families.coopvec_program.case import ProgramCase, ProgramVariant
 from ctsgen.families.coopvec_program.program import ACT_NAME, F16, LOCAL, Layer, Node, Op, Program
 from ctsgen.families.coopvec_program.strategy import LAYER, SEEDS, build, program_cases_for
 from ctsgen.mutants.catalogue import catalogue
-from ctsgen.core.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv

@@ -36,7 +36,7 @@ from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
 from ctsgen.mutants.catalogue import catalogue
 from ctsgen.pack.generate import draw_cases
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.core.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
 
