@@ -15,7 +15,8 @@ A failing case goes into the bucket of what explains it:
    mutant is a candidate, whatever its family (a tensor-layout fault shows
    in decode and tensor-view cases too); those that already explain a
    bucket are tried first, so one bug seen in many shapes stays one
-   bucket. Bucket key ``mutant:NAME``.
+   bucket, then those modelling a driver's deviation (``Mutant.instructions``
+   declared), so outputs two mutants explain go to the known deviation. Bucket key ``mutant:NAME``.
 2. **Otherwise a signature**: the family, the operation, the failing
    parameter classes (the variant's categorical fields, e.g. clampMode and
    component types, and which optional run-time parameters the case sets,
@@ -239,13 +240,16 @@ class Buckets:
 
     def explain(self, case: Case, result: CaseResult, outputs: Outputs) -> Mutant | None:
         """The first mutant that explains ``outputs`` (:func:`explains`; mutants that already
-        explain a bucket first), or None. Hangs, lost devices and crashes are never explained."""
+        explain a bucket first, then those modelling a driver's deviation), or None. Hangs, lost devices and crashes are never explained."""
         if result.status is not Status.Fail or outputs is None:
             return None
         seen = {b.explained_by for b in self.buckets.values()}
         # every mutant: one family's fault shows in others (decode and tensor-view load through
-        # tensor layouts); those explaining a bucket first, then the case's family's own
-        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, m.family != case.family)):
+        # tensor layouts); those explaining a bucket first, then those modelling a driver's deviation
+        # (declaring the instructions it shows through, as an expected deviation must), then the case's
+        # family's own: outputs two mutants explain go to the deviation a driver is known to have
+        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, not m.instructions,
+                                                     m.family != case.family)):
             if explains(m, case, outputs):
                 return m
         return None
