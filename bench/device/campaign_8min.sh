@@ -52,10 +52,13 @@ for line in camp.splitlines():
         print("worker:", line)
 EOF
 cat "$OUT/summary.txt" "$OUT/status.txt"
-timeout 60 $PY -m ctsgen campaign report "$camp" --out "$camp/report" 2>&1 | tail -1
+left() { echo $(( ${LIMIT_S:-590} - SECONDS )); }  # the device call's 600 s, less a margin for the files
+[ "$(left)" -gt 5 ] && timeout "$(left)" $PY -m ctsgen campaign report "$camp" --out "$camp/report" 2>&1 | tail -1
 cp "$camp/report/report.md" "$OUT/report.md" 2>/dev/null
-if command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then
-    timeout 60 $PY bench/campaign_report_screenshot.py "$camp" "$OUT/report.png" 2>&1 | tail -1
+if command -v chromium >/dev/null || command -v chromium-browser >/dev/null && [ "$(left)" -gt 20 ]; then
+    timeout "$(left)" $PY bench/campaign_report_screenshot.py "$camp" "$OUT/report.png" 2>&1 | tail -1
+else
+    echo "no screenshot: chromium is not installed here, or too little time is left"
 fi
 kept=$(cd "$camp" && ls -d buckets/*/bucket.json buckets/*/repro/REPORT.md 2>/dev/null)
 [ -n "$kept" ] && (cd "$camp" && tar -czf "$OUT/buckets.tgz" $kept)
