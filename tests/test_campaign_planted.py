@@ -7,12 +7,14 @@ of cm2-program's domains, is one bucket; the other bug is a second; there is no 
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from ctsgen.campaign.report import write_report
 from ctsgen.campaign.store import CampaignDir
 
 CTSGEN = [sys.executable, "-m", "ctsgen", "campaign"]
@@ -51,3 +53,8 @@ def test_a_campaign_on_the_planted_device_has_one_bucket_per_bug(tmp_path: Path)
         (families, domains, out[-3000:])
     assert sorted(b["key"] for b in cdir.buckets()) == [OTHER, DEVIATION], out[-3000:]
     assert {f["bucket"] for f in cdir.all_findings()} == {OTHER, DEVIATION}
+    md, _ = write_report(cdir, tmp_path / "report")
+    shown = next(line for line in md.read_text().splitlines() if line.startswith("Failing cases by family:")
+                 and "tensor-layout" in line)  # the deviation's section says where it showed
+    assert "cm2-program (float) " in shown and re.search(r"cm2-program \d", shown), shown  # both domains
+    assert "decode " in shown and "cm2-gemm" not in shown, shown
