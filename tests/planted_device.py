@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -96,6 +97,31 @@ class PlantedDevice(Backend):
 
     def close(self) -> None:
         self._ref.close()
+
+
+class PlantedWithGemmBug(PlantedDevice):
+    """The planted device with a second, distinct bug: cm2-gemm's epilogue adds C unscaled
+    (``gemm-ignores-beta``)."""
+
+    name = "planted-with-gemm-bug"
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        with get_mutant("gemm-ignores-beta").applied():
+            return super().run(dispatch, timeout_s)
+
+
+class SlowToEnd(PlantedDevice):
+    """The planted device, each dispatch taking ``CTSGEN_TEST_DISPATCH_S`` seconds more (a pipeline
+    build at the deadline) and its close a minute (a driver publishing its pipeline cache behind
+    every other process of the device)."""
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        time.sleep(float(os.environ.get("CTSGEN_TEST_DISPATCH_S", "0")))
+        return super().run(dispatch, timeout_s)
+
+    def close(self) -> None:
+        time.sleep(60)
+        super().close()
 
 
 class FailsInWorker(PlantedDevice):

@@ -145,9 +145,10 @@ def test_two_distinct_mutants_on_the_planted_device_still_give_two_buckets() -> 
     assert sorted(b.key for b in bucket_all(failing)) == ["mutant:repeat-c-remainder", "mutant:setdimension-floor"]
 
 
-def test_one_op_failing_with_and_without_edge_inputs_is_one_bucket() -> None:
-    """The H100's Log finding split into two signature buckets because one case set ``edges``: which
-    inputs were drawn is not a class of the bug (docs/campaign.md, "Buckets")."""
+def test_one_op_failing_with_and_without_edge_inputs_or_offsets_is_one_bucket() -> None:
+    """The H100's Log finding split into signature buckets on whether a case set ``edges`` and on
+    whether its ``loadOffset`` and ``storeOffset`` were zero: which inputs were drawn and where they
+    sit are shapes, not classes of the bug (docs/campaign.md, "Buckets")."""
     import dataclasses
 
     import numpy as np
@@ -156,9 +157,11 @@ def test_one_op_failing_with_and_without_edge_inputs_is_one_bucket() -> None:
     from ctsgen.execute.run import drawn as case_input, judged
 
     drawn = draw_examples(get_family("coopvec-elementwise").cases(StrategyOptions()), 400, 3)
-    log = next(c for c in drawn if c.variant().op.value == "log")
+    log = next(c for c in drawn if c.variant().op.value == "log" and c.loadOffset > 0 and c.storeOffset > 0)
+    shapes = [dict(edges=False), dict(edges=True), dict(loadOffset=0), dict(storeOffset=0),
+              dict(loadOffset=0, storeOffset=0)]
     failing = []
-    for case in (dataclasses.replace(log, edges=False), dataclasses.replace(log, edges=True)):
+    for case in (dataclasses.replace(log, **shape) for shape in shapes):
         _, outputs = observe(ReferenceBackend(), case)
         data = case.data()
         k = [i for i, e in enumerate(data.expected) if e is not None][-1]
@@ -168,5 +171,6 @@ def test_one_op_failing_with_and_without_edge_inputs_is_one_bucket() -> None:
         assert result.status is Status.Fail, result
         failing.append((case, result, wrong))
     buckets = bucket_all(failing)
-    assert len(buckets) == 1 and buckets[0].key.startswith("sig:") and buckets[0].count == 2
+    assert len(buckets) == 1 and buckets[0].key.startswith("sig:") and buckets[0].count == len(shapes)
     assert "edges" not in buckets[0].signature["classes"]
+    assert buckets[0].signature["classes"]["loadOffset"] == "set"

@@ -338,3 +338,17 @@ def test_a_requested_stop_ends_the_run_at_the_next_example() -> None:
     began = time.monotonic()
     report = fuzzer[0].run()
     assert report.examples == 3 and time.monotonic() - began < 60
+
+
+def test_the_workers_summary_says_when_the_hosts_cpu_bounds_them() -> None:
+    """The 2-GPU H100 host's 32 workers spent about 80% of their time drawing and in oracles: a
+    second GPU cannot raise that, more cores could."""
+    from ctsgen.fuzz.workers import bound_by
+    from ctsgen.timing import Breakdown
+
+    cpu = Breakdown({"draw": 45.0, "data+oracle": 35.0, "judge": 5.0, "pipeline": 8.0, "dispatch": 7.0})
+    assert bound_by(cpu, 32, 32).startswith("bound by the host's CPU: 85% of the workers' time")
+    assert "not with GPUs" in bound_by(cpu, 32, 32)
+    assert "bound by" not in bound_by(cpu, 8, 32)  # cores left idle: more workers first
+    gpu = Breakdown({"draw": 10.0, "pipeline": 50.0, "dispatch": 40.0})
+    assert bound_by(gpu, 32, 32) == "the host's CPU stages take 10% of the workers' time, the device's 90%"

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
-from ctsgen.signals import on_stop
 from ctsgen.cli.common import BATCH_ARGUMENTS
 
 
@@ -55,24 +53,9 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 
 def _campaign_worker(cdir, args: argparse.Namespace) -> int:
     """One device-owning worker process of a campaign session (started by start/resume)."""
+    from ctsgen.campaign.worker import serve
 
-    from ctsgen.backends.registry import open_backend
-    from ctsgen.campaign.worker import Worker
-    from ctsgen.fuzz.workers import write_worker_report
-
-    config = cdir.config()
-    with cdir.worker_lock(f"h{config.host}-w{args.index}"):
-        backend = open_backend(config.backend, "auto", args.device)
-        try:
-            worker = Worker(cdir, args.index, backend, say=lambda line: print(line, flush=True))
-            deadline = None if args.until is None else time.monotonic() + (args.until - time.time())
-            with on_stop(lambda signum, frame: worker.stop()):
-                report = worker.run(deadline)
-        finally:
-            backend.close()
-    if args.worker_report:  # for the session (ctsgen.campaign.run), as fuzz workers write theirs
-        write_worker_report(args.worker_report, report)
-    return 0
+    return serve(cdir, args.index, args.device, args.until, args.worker_report)
 
 
 def add_parser(sub: argparse._SubParsersAction, names: str) -> None:

@@ -15,12 +15,13 @@ A failing case goes into the bucket of what explains it:
    mutant is a candidate, whatever its family (a tensor-layout fault shows
    in decode and tensor-view cases too); those that already explain a
    bucket are tried first, so one bug seen in many shapes stays one
-   bucket. Bucket key ``mutant:NAME``.
+   bucket, then those modelling a driver's deviation (``Mutant.instructions``
+   declared), so outputs two mutants explain go to the known deviation. Bucket key ``mutant:NAME``.
 2. **Otherwise a signature**: the family, the operation, the failing
    parameter classes (the variant's categorical fields, e.g. clampMode and
-   component types, and which optional run-time parameters the case sets,
-   with the sign of numeric ones; sizes, seeds and the choice of input data
-   such as ``edges`` are shapes, not classes),
+   component types, and which optional run-time parameters the case sets;
+   their numeric values, offsets included, sizes, seeds and the choice of
+   input data such as ``edges`` are shapes, not classes),
    the wrong-element pattern (which buffer, how many of its elements: one,
    some, most or all, and what the wrong values are: zero, NaN, values
    moved from elsewhere in the expected output, or other) and the verdict
@@ -62,8 +63,8 @@ Outputs = list[np.ndarray] | None
 #: Variant fields that name an operation, in the order they are looked for.
 OPERATION_FIELDS = ("operation", "op", "kind", "mode", "decoder")
 #: Run-time parameters that are noise, not a class: data seeds and which input values are drawn
-#: (coopvec's ``values``, coopvec-elementwise's ``edges``: the same op and types on other inputs;
-#: the H100's Log finding split into two buckets on ``edges``, docs/campaign.md).
+#: (coopvec's ``values``, coopvec-elementwise's ``edges``: the same op and types on other inputs,
+#: docs/campaign.md).
 NOISE_FIELDS = ("seed", "data", "family", "variant", "values", "edges")
 _DIFFER = re.compile(r"(\d+) of (\d+) elements of '([^']*)' differ")
 
@@ -117,7 +118,7 @@ def explains(mutant: Mutant, case: Case, outputs: list[np.ndarray]) -> bool:
 
 
 def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:
-    """Categorical fields as they are, numbers as their sign, lists as 'set'; None is absent."""
+    """Categorical fields as they are, numbers and lists as 'set'; None is absent."""
     out: dict[str, Any] = {}
     if isinstance(obj, dict):
         for k, v in obj.items():
@@ -129,9 +130,7 @@ def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:
         return out
     if isinstance(obj, (bool, str)):
         out[key] = obj
-    elif isinstance(obj, (int, float)):
-        out[key] = "0" if obj == 0 else ("-" if obj < 0 else "+")
-    else:
+    else:  # a number (a value, an offset, a size) or a list: set, its value a shape
         out[key] = "set"
     return out
 
@@ -232,13 +231,16 @@ class Buckets:
 
     def explain(self, case: Case, result: CaseResult, outputs: Outputs) -> Mutant | None:
         """The first mutant that explains ``outputs`` (:func:`explains`; mutants that already
-        explain a bucket first), or None. Hangs, lost devices and crashes are never explained."""
+        explain a bucket first, then those modelling a driver's deviation), or None. Hangs, lost devices and crashes are never explained."""
         if result.status is not Status.Fail or outputs is None:
             return None
         seen = {b.explained_by for b in self.buckets.values()}
         # every mutant: one family's fault shows in others (decode and tensor-view load through
-        # tensor layouts); those explaining a bucket first, then the case's family's own
-        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, m.family != case.family)):
+        # tensor layouts); those explaining a bucket first, then those modelling a driver's deviation
+        # (declaring the instructions it shows through, as an expected deviation must), then the case's
+        # family's own: outputs two mutants explain go to the deviation a driver is known to have
+        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, not m.instructions,
+                                                     m.family != case.family)):
             if explains(m, case, outputs):
                 return m
         return None
