@@ -86,6 +86,20 @@ def test_mutation_seconds_prints_seconds_examples_and_a_repro_size(tmp_path: Pat
 
 
 @pytest.mark.slow
+def test_the_report_screenshot_writes_the_report_and_an_image_or_names_the_missing_browser(tmp_path: Path) -> None:
+    camp = tmp_path / "camp"
+    subprocess.run([sys.executable, "-m", "ctsgen", "campaign", "start", str(camp), "--family", "tensor-layout",
+                    "--time", "2", "--workers", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                   check=True)
+    proc = _bench("campaign_report_screenshot.py", str(camp), str(tmp_path / "shot.png"), cwd=tmp_path)
+    assert (camp / "report" / "report.md").is_file() and (camp / "report" / "report.html").is_file()
+    if shutil.which("chromium") or shutil.which("chromium-browser"):
+        assert proc.returncode == 0 and (tmp_path / "shot.png").stat().st_size > 0, proc.stderr
+    else:
+        assert proc.returncode == 1 and proc.stderr.strip() == "chromium is not installed -> apt-get install -y chromium"
+
+
+@pytest.mark.slow
 def test_pack_identity_finds_a_record_identical_and_names_a_tampered_file(tmp_path: Path) -> None:
     args = ("--count", "5", "--seeds", "0", "--family", "tensor-layout")
     for name in ("a", "b"):
