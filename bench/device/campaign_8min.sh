@@ -5,7 +5,9 @@
 # runs (decode-vector left out), WITHOUT --expect-deviation: the SetDimension deviation must be one
 # bucket across every family, the Log finding one bucket. Then `campaign status` and `campaign report`.
 # $OUT: summary.txt (the figures and pass/fail), fuzz.log, campaign.log, status.txt, report.md,
-#   report.png (where chromium is installed), buckets.tgz (each bucket's bucket.json and REPORT.md).
+#   report.png (where chromium is installed), buckets.tgz (each bucket's bucket.json and REPORT.md),
+#   campaign.tgz (the campaign directory without its example database: `ctsgen campaign report` and
+#   bench/campaign_report_screenshot.py render it on a machine with chromium).
 #   carry: .gl .whl .carry (device)
 # usage: bash bench/device/campaign_8min.sh [CAMP_S [FUZZ_S [WORKERS [SEED [DEVICES]]]]]
 #   BACKEND=reference (env) runs it here with tiny times, to check the script itself.
@@ -62,4 +64,5 @@ else
 fi
 kept=$(cd "$camp" && ls -d buckets/*/bucket.json buckets/*/repro/REPORT.md 2>/dev/null)
 [ -n "$kept" ] && (cd "$camp" && tar -czf "$OUT/buckets.tgz" $kept)
+tar -czf "$OUT/campaign.tgz" --exclude=./db --exclude=./report -C "$camp" .
 ls -la "$OUT"
