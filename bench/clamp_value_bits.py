@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
+from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import Scope
 from ctsgen.pack.write import write_pack

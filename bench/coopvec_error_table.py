@@ -17,7 +17,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from ctsgen.families.coopvec.variant import LAYOUTS
+from ctsgen.ops.coopvec_matrix import LAYOUTS
 from ctsgen.pack.read import load_pack
 from ctsgen.runner.results_file import is_header
 

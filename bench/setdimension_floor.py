@@ -32,8 +32,9 @@ def floor_strides(dims: tuple[int, ...], blocks: tuple[int, ...]) -> tuple[int, 
 def make(out: Path) -> None:
     from hypothesis import HealthCheck, find, settings
 
-    from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase
-    from ctsgen.families.tensor_layout.oracle import expected_load
+    from ctsgen.families.tensor_layout.case import TensorLayoutCase
+    from ctsgen.ops.tensor_layout import Operation
+    from ctsgen.ops.tensor_layout import expected_load
     from ctsgen.families.tensor_layout import FAMILY
     from ctsgen.pack.read import load_pack
     from ctsgen.pack.write import write_pack

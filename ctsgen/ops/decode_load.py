@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.decode.formats import Format, dequantize
+from ctsgen.ops.decode import Format, dequantize
 from ctsgen.model.tensor import TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses
