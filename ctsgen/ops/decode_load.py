@@ -5,7 +5,7 @@ a value, the function operand is invoked for each matrix element"; its
 pointer is the load's Pointer plus matrixCoordToTensorElement(...) times the
 size of the pointee type, and it receives that element's blockCoord and
 coordInBlock. The oracle therefore evaluates the decode function's
-definition (a probe or a block format, :mod:`.formats`) at the addresses of
+definition (a probe or a block format, :mod:`ctsgen.ops.decode`) at the addresses of
 :func:`ctsgen.oracle.addressing.tensor_addresses`. Constant clamping
 "terminates the index calculation" and returns clampValue without decoding.
 """
