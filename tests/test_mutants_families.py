@@ -74,16 +74,16 @@ def test_the_catalogue_covers_every_family() -> None:
 
 
 def test_applying_a_mutant_restores_the_original_afterwards() -> None:
-    from ctsgen.families.coopvec.variant import CoopVecVariant
     from ctsgen.oracle import addressing
+    from ctsgen.ops.coopvec_matrix import CoopVecSignature
 
     # a module-level name, and a method patched on its class ("module:Class.attr")
-    before = (addressing.view_matrix_linear_index, CoopVecVariant.__dict__["read_matrix"])
+    before = (addressing.view_matrix_linear_index, CoopVecSignature.__dict__["read_matrix"])
     with catalogue()["clip-row-col-swapped"].applied():
         assert addressing.view_matrix_linear_index is not before[0]
     with catalogue()["coopvec-e4m3-as-fnuz"].applied():
-        assert CoopVecVariant.__dict__["read_matrix"] is not before[1]
-    assert (addressing.view_matrix_linear_index, CoopVecVariant.__dict__["read_matrix"]) == before
+        assert CoopVecSignature.__dict__["read_matrix"] is not before[1]
+    assert (addressing.view_matrix_linear_index, CoopVecSignature.__dict__["read_matrix"]) == before
 
 
 @pytest.mark.parametrize("name", FUZZED_HERE)

@@ -9,8 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ctsgen.families.cm2_gemm.oracle import expected_tile
-from ctsgen.families.coopvec import oracle as cv
+from ctsgen.ops.cm2_gemm import expected_tile
+from ctsgen.ops import coopvec as cv
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import CoopVecType
 from ctsgen.oracle.models import MODELS, model_params

@@ -223,3 +223,50 @@ def test_the_command_line_is_imported_only_by_main() -> None:
     importers = sorted(m for m in modules() if not m.startswith("ctsgen.cli") and m != "ctsgen.__main__"
                        and any(d == "ctsgen.cli" or d.startswith("ctsgen.cli.") for d in imports(m)))
     assert importers == []
+
+
+FAMILIES = ROOT / "families"
+#: Family packages that still reuse another family's case model, named until it moves below the
+#: families: the tensor-layout case (its run-time layout state, word writer and strategy) in the
+#: families that extend it (tensor-view, decode) or embed it (decode-vector, cm2-program), the
+#: decode case and strategy in decode-vector (its subclass) and cm2-program's decode nodes, the
+#: tensor-view case and strategy in cm2-program's view nodes.
+CASE_MODEL_REUSE = {("cm2_program", "decode"), ("cm2_program", "tensor_layout"), ("cm2_program", "tensor_view"),
+                    ("decode", "tensor_layout"), ("decode_vector", "decode"), ("decode_vector", "tensor_layout"),
+                    ("tensor_view", "tensor_layout")}
+#: What a family may import of ``ctsgen.families`` besides its own package: the registry and the contract.
+SHARED = {"ctsgen.families", "ctsgen.core.family", "ctsgen.families.gating"}
+
+
+def family_imports() -> set[tuple[str, str]]:
+    """(family, other family) for each import of another family's package by a module of a family
+    package, its tests included."""
+    edges = set()
+    for package in sorted(p for p in FAMILIES.iterdir() if (p / "__init__.py").exists()):
+        for path in package.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.ImportFrom) and not node.level:
+                    names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                else:
+                    continue
+                for module in names:
+                    parts = module.split(".")
+                    if module.startswith("ctsgen.families.") and module not in SHARED and parts[2] != package.name \
+                            and (FAMILIES / parts[2] / "__init__.py").exists():
+                        edges.add((package.name, parts[2]))
+    return edges
+
+
+def test_no_family_imports_another_family() -> None:
+    """A family imports the contract, the registry and what lives below the families (ops/, model/,
+    oracle/, strategies/), never another family (docs/architecture.md); the named case-model
+    reuses are the ones left, and each must still exist, so the list only shrinks."""
+    assert family_imports() == CASE_MODEL_REUSE
+
+
+def test_ops_import_no_family() -> None:
+    found = [f"{name}: {dep}" for name in modules() if name.startswith("ctsgen.ops")
+             for dep in imports(name) if dep.startswith("ctsgen.families")]
+    assert found == []

@@ -19,7 +19,8 @@ from ctsgen.backends.fake import FaultyBackend
 from ctsgen.device.profile import default_profile
 from ctsgen.families import get_family
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
+from ctsgen.families.tensor_layout.case import LayoutVariant
+from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
@@ -254,7 +255,6 @@ def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_ov
 def test_a_build_started_soon_that_overruns_its_bound_is_a_build_timeout_of_that_variant() -> None:
     """The build bound, not the dispatch bound, covers a prepare_soon build: the dispatch that waits
     for it raises BuildTimeout naming the variant (a slow driver compile is not a hang)."""
-    from ctsgen.errors import BuildTimeout
     from ctsgen.execute.run import drawn_cases, run_cases
 
     sv, cases, datas = _drawn_batch(2)

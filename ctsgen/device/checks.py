@@ -24,7 +24,7 @@ COMPONENT_TYPES = {0: "f16", 1: "f32", 2: "f64", 3: "s8", 4: "s16", 5: "s32", 6:
 #: VkScopeKHR values a cooperative-matrix property entry may name.
 SCOPES = {2: "workgroup", 3: "subgroup"}
 #: ctsgen's largest matrix side per granule or fixed size: it draws up to three granules per
-#: side (cm2_shared.MAX_GRANULES), and a case's buffers must stay a few MiB.
+#: side (ctsgen.ops.cm2.MAX_GRANULES), and a case's buffers must stay a few MiB.
 MAX_SIDE = 256
 #: The largest subgroup Vulkan allows (VkPhysicalDeviceSubgroupSizeControlProperties: a power of two <= 128).
 MAX_SUBGROUP = 128

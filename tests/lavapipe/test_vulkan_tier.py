@@ -21,7 +21,7 @@ from ctsgen.backends.vulkan import VulkanBackend
 from ctsgen.cli import main
 from ctsgen.families import families
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack

@@ -10,7 +10,8 @@ import pytest
 
 from ctsgen.families.decode.case import DecodeVariant
 from ctsgen.families.decode_vector.case import VECTOR_FUNCTION, DecodeVectorVariant
-from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
+from ctsgen.families.tensor_layout.case import LayoutVariant
+from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.toolchain import SpirvValidationError, compile_glsl, validate_spirv

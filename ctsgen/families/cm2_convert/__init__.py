@@ -1,7 +1,7 @@
 """Family ``cm2-convert``: component and Use conversions (Op*Convert, OpCooperativeMatrixConvertNV) and OpCooperativeMatrixTransposeNV."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.cm2_convert.case import FAMILY_NAME, ConvertCase, ConvertVariant, h100_model
 from ctsgen.families.cm2_convert.coverage import tables
 from ctsgen.families.cm2_convert.strategy import convert_cases_for, convert_variants, strata

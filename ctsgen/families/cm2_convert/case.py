@@ -21,8 +21,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.cm2_convert.oracle import Kind, expected_result, source_values
-from ctsgen.families.cm2_shared import requirements_for
+from ctsgen.ops.cm2_convert import Kind, expected_result, source_values
+from ctsgen.ops.cm2 import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render

@@ -21,9 +21,9 @@ from typing import Any
 
 from ctsgen.core.coverage import Table, grid
 from ctsgen.device.profile import default_profile
-from ctsgen.families.cm2_convert.oracle import Kind
+from ctsgen.ops.cm2_convert import Kind
 from ctsgen.families.cm2_convert.strategy import KIND_USES, component_pairs, pairs
-from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
+from ctsgen.ops.cm2 import profile_components, profile_scopes, scope_label
 from ctsgen.model.types import ComponentType, MatrixUse
 
 KINDS = {Kind.convert.value: "component conversion", Kind.use.value: "OpCooperativeMatrixConvertNV",

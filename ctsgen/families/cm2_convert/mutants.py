@@ -14,18 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.cm2_convert.oracle import Kind
+from ctsgen.ops.cm2_convert import Kind
 from ctsgen.model.types import ComponentType
 from ctsgen.core.mutant import Mutant
 
-ORACLE = "ctsgen.families.cm2_convert.oracle"
+ORACLE = "ctsgen.ops.cm2_convert"
 CASE = "ctsgen.families.cm2_convert.case"
 FAMILY = "cm2-convert"
 
 
 def _float_to_int_rounds() -> dict[str, Any]:
     """OpConvertFTo{S,U} rounds to nearest even (and saturates) instead of truncating."""
-    from ctsgen.families.cm2_convert import oracle
+    from ctsgen.ops import cm2_convert as oracle
 
     original = oracle.convert
 
@@ -40,7 +40,7 @@ def _float_to_int_rounds() -> dict[str, Any]:
 
 def _int_narrowing_saturates() -> dict[str, Any]:
     """A narrowing OpSConvert / OpUConvert saturates instead of keeping the low bits."""
-    from ctsgen.families.cm2_convert import oracle
+    from ctsgen.ops import cm2_convert as oracle
 
     original = oracle.convert
 

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
-from ctsgen.families.cm2_convert.oracle import Kind
-from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices
+from ctsgen.ops.cm2_convert import Kind
+from ctsgen.ops.cm2 import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.strategies.cached import SEEDS
 

@@ -1,7 +1,7 @@
 """Family ``cm2-elementwise``: OpCooperativeMatrixPerElementOpNV with coordinate-dependent functions."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.cm2_elementwise.case import FAMILY_NAME, PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.coverage import tables
 from ctsgen.families.cm2_elementwise.strategy import (

@@ -19,8 +19,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.cm2_elementwise.oracle import SMALL, Op, expected_per_element, op_allows
-from ctsgen.families.cm2_shared import requirements_for
+from ctsgen.ops.cm2_elementwise import SMALL, Op, expected_per_element, op_allows
+from ctsgen.ops.cm2 import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
 from ctsgen.templates import render

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.core.coverage import Table, grid
-from ctsgen.families.cm2_elementwise.oracle import Op
-from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
+from ctsgen.ops.cm2_elementwise import Op
+from ctsgen.ops.cm2 import profile_components, profile_scopes, scope_label
 from ctsgen.model.types import MatrixUse
 
 PLACES = ("inside", "past the matrix")

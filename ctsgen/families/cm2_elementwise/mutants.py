@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.cm2_elementwise.oracle import Op
+from ctsgen.ops.cm2_elementwise import Op
 from ctsgen.model.types import ComponentType
 from ctsgen.core.mutant import Mutant
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import default_profile, ProfileLacksError
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
-from ctsgen.families.cm2_elementwise.oracle import Op, op_allows
-from ctsgen.families.cm2_shared import supported_matrices
+from ctsgen.ops.cm2_elementwise import Op, op_allows
+from ctsgen.ops.cm2 import supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
 from ctsgen.strategies.cached import SEEDS, integers
 

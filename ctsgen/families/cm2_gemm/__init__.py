@@ -1,7 +1,7 @@
 """Family ``cm2-gemm``: the proposal's GEMM tile through tensor-layout slices (flexible dimensions, workgroup scope)."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.cm2_gemm.case import FAMILY_NAME, GemmCase, GemmVariant, h100_model
 from ctsgen.families.cm2_gemm.coverage import tables
 from ctsgen.families.cm2_gemm.strategy import gemm_cases_for, gemm_variants, strata

@@ -15,7 +15,7 @@ from typing import Any
 
 from ctsgen.core.coverage import Table, grid
 from ctsgen.device.profile import default_profile
-from ctsgen.families.cm2_shared import scope_label
+from ctsgen.ops.cm2 import scope_label
 from ctsgen.model.types import ComponentType, Scope
 
 SCALARS = ("0", "1", "other")

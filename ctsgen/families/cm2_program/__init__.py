@@ -1,7 +1,7 @@
 """Family ``cm2-program``: straight-line programs of cooperative-matrix operations."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.cm2_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on, tolerance_on
 from ctsgen.families.cm2_program.coverage import tables
 from ctsgen.families.cm2_program.debug import intermediates

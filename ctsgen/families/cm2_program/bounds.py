@@ -21,7 +21,7 @@ oracle's (expected, not observed) values. Per node kind:
   correctly rounded, the oracle rounding the whole once;
 * MulAdd: the inherited |A| e_B + e_A |B| + e_A e_B + e_C plus the cm2-gemm
   family's bound at the device operands' magnitude S = (|A| + e_A)(|B| + e_B)
-  + |C| + e_C (``cm2_gemm.oracle.tile_error``: gamma_K plus two roundings,
+  + |C| + e_C (``ops.cm2_gemm.tile_error``: gamma_K plus two roundings,
   partial sums rounded to nearest in any order, and u |y|, so a device that
   family passes on one MulAdd passes here) plus K + 1 smallest normals (a
   subnormal partial sum flushed);
@@ -39,11 +39,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.cm2_gemm.oracle import tile_error
+from ctsgen.ops.cm2_gemm import tile_error
 from ctsgen.families.cm2_program import oracle
 from ctsgen.families.cm2_program.oracle import Run
 from ctsgen.families.cm2_program.program import NO_OPERANDS, SIDE, SINKS, W_C0, W_R0, Op
-from ctsgen.families.cm2_reduce.oracle import Combine, domain_size, reduction_domains
+from ctsgen.ops.cm2_reduce import Combine, domain_size, reduction_domains
 from ctsgen.oracle import propagation as prop
 from ctsgen.oracle.numeric import sum_error_bound
 

@@ -22,7 +22,7 @@ buffer per component type that a store or view store writes (Program.buffers). E
 or store owns a region of its buffer (its tensor's extent; a decode load's
 in uint32 words); the node's first word is the region's element offset
 within the case's data. A decode load's region holds blocks whose decoded
-values are integers in [-2, 2] (decode.formats.encode_small_blocks).
+values are integers in [-2, 2] (ops.decode.encode_small_blocks).
 Output regions start poisoned, so an element a store should not write
 (out of bounds, discarded) is visible.
 
@@ -51,13 +51,14 @@ from ctsgen.families.cm2_program.bounds import node_bounds, stored_bounds
 from ctsgen.families.cm2_program.oracle import Run, evaluate
 from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, W_C0, W_R0, W_S, WORDS, Node,
                                                  Op, Program, decode_variant, view_variant)
-from ctsgen.families.cm2_shared import requirements_for
+from ctsgen.ops.cm2 import requirements_for
 from ctsgen.families.decode.case import DecodeCase
-from ctsgen.families.decode.formats import FORMATS, encode_small_blocks
-from ctsgen.families.tensor_view import case as tv
+from ctsgen.ops.decode import FORMATS, encode_small_blocks
+from ctsgen.ops import tensor_view as tv
 from ctsgen.families.tensor_view.case import TensorViewCase
-from ctsgen.families.tensor_layout import case as tl
-from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
+from ctsgen.ops import tensor_layout as tl
+from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits

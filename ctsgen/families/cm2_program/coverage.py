@@ -24,7 +24,7 @@ from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.families.cm2_program.case import DOMAINS
 from ctsgen.families.cm2_program.program import DECODE_OPS, NO_OPERANDS, SINKS, TENSOR_OPS, Op
 from ctsgen.families.cm2_program.strategy import DIMS, MAX_OPS, MAX_STORES, MIN_OPS, SEEDS
-from ctsgen.families.decode.formats import FORMATS
+from ctsgen.ops.decode import FORMATS
 
 ORDER = [o.value for o in Op]
 SINK_NAMES = [o.value for o in SINKS]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.families.cm2_program.program import SINKS, VIEW_OPS, VIEW_WORDS, Op, decode_variant, view_variant
-from ctsgen.families.tensor_view.case import decode_view
+from ctsgen.ops.tensor_view import decode_view
 from ctsgen.model.tensor import ClampMode
 from ctsgen.core.mutant import Mutant
 

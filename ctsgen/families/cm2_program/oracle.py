@@ -3,11 +3,11 @@
 Each node's value comes from the oracle of the family that tests that
 instruction alone, nothing re-implemented:
 
-* load / store: ``tensor_layout.oracle.expected_load`` / ``expected_store``, the
-  layout state replayed from the node's words by ``tensor_layout.case.decode_layout``;
-* loadview: ``tensor_view.oracle.expected_load_view`` onto a zero matrix (an element
-  outside the clip keeps it), the view replayed by ``tensor_view.case.decode_view``;
-* storeview: ``tensor_view.oracle.expected_store_view`` into the node's output region
+* load / store: ``ops.tensor_layout.expected_load`` / ``expected_store``, the
+  layout state replayed from the node's words by ``ctsgen.ops.tensor_layout.decode_layout``;
+* loadview: ``ops.tensor_view.expected_load_view`` onto a zero matrix (an element
+  outside the clip keeps it), the view replayed by ``ctsgen.ops.tensor_view.decode_view``;
+* storeview: ``ops.tensor_view.expected_store_view`` into the node's output region
   (clipped and out-of-bounds elements are skipped, the region keeps its poison there;
   it refuses a racing store, which the tensor-view family's strategy never draws);
 * loaddecode: the decode family's ``DecodeVariant.expected`` (``expected_decode_load``)
@@ -15,10 +15,10 @@ instruction alone, nothing re-implemented:
 * loaddecodeview: the decode family's ``DecodeVariant.decoded_at`` at the addresses of
   ``oracle.addressing.tensor_addresses_with_view`` (the tensor-view family's addressing),
   onto a zero matrix (an element outside the clip keeps it);
-* generate, perelement: ``cm2_elementwise.oracle.expected_per_element``;
-* muladd: ``cm2_gemm.oracle.expected_tile`` (alpha = beta = 1, the whole tile);
-* convert, transpose: ``cm2_convert.oracle.expected_result``;
-* reduce: ``cm2_reduce.oracle.expected_reduce``.
+* generate, perelement: ``ops.cm2_elementwise.expected_per_element``;
+* muladd: ``ops.cm2_gemm.expected_tile`` (alpha = beta = 1, the whole tile);
+* convert, transpose: ``ops.cm2_convert.expected_result``;
+* reduce: ``ops.cm2_reduce.expected_reduce``.
 
 The element-wise arithmetic (+, -, * of two matrices, OpMatrixTimesScalar) is
 numpy's on exact integers. In the program's exact domain (program.py) every
@@ -36,18 +36,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.straight_line import ProgramRun
-from ctsgen.families.cm2_convert.oracle import Kind, expected_result
-from ctsgen.families.cm2_elementwise.oracle import Op as ElementFn
-from ctsgen.families.cm2_elementwise.oracle import expected_per_element
-from ctsgen.families.cm2_gemm.oracle import expected_tile
+from ctsgen.ops.straight_line import ProgramRun
+from ctsgen.ops.cm2_convert import Kind, expected_result
+from ctsgen.ops.cm2_elementwise import Op as ElementFn
+from ctsgen.ops.cm2_elementwise import expected_per_element
+from ctsgen.ops.cm2_gemm import expected_tile
 from ctsgen.families.cm2_program.program import (ARITH, LAYOUT_WORDS, VIEW_WORDS, W_C0, W_R0, W_S, Op, Program,
                                                  decode_variant, view_variant)
-from ctsgen.families.cm2_reduce.oracle import expected_reduce
-from ctsgen.families.tensor_layout.case import decode_layout
-from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
-from ctsgen.families.tensor_view.case import decode_view
-from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
+from ctsgen.ops.cm2_reduce import expected_reduce
+from ctsgen.ops.tensor_layout import decode_layout
+from ctsgen.ops.tensor_layout import expected_load, expected_store
+from ctsgen.ops.tensor_view import decode_view
+from ctsgen.ops.tensor_view import expected_load_view, expected_store_view
 from ctsgen.model.tensor import TensorLayout, TensorView
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.oracle.values import from_bits

@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from ctsgen.families.straight_line import StraightLine
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, domain_size
+from ctsgen.ops.straight_line import StraightLine
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode, domain_size
 from ctsgen.families.decode.case import DecodeVariant
-from ctsgen.families.tensor_layout.case import Operation
+from ctsgen.ops.tensor_layout import Operation
 from ctsgen.families.tensor_view.case import ViewVariant
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope

@@ -46,9 +46,10 @@ from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, 
                                                  SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op, Program,
                                                  decode_variant, in_subgroup, operand_rule, result_bound,
                                                  view_variant)
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
-from ctsgen.families.decode.formats import FORMATS
-from ctsgen.families.decode.strategy import block_shapes, decode_cases
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode
+from ctsgen.ops.decode import FORMATS
+from ctsgen.families.decode.strategy import decode_cases
+from ctsgen.ops.decode import block_shapes
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
 from ctsgen.families.tensor_view.strategy import draw_view_over, view_cases

@@ -1,7 +1,7 @@
 """Family ``cm2-reduce``: OpCooperativeMatrixReduceNV (Row, Column, Row|Column, 2x2)."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.cm2_reduce.case import FAMILY_NAME, ReduceCase, ReduceVariant, h100_model
 from ctsgen.families.cm2_reduce.coverage import tables
 from ctsgen.families.cm2_reduce.strategy import reduce_cases_for, reduce_variants, strata

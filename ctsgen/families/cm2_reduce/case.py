@@ -19,8 +19,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.cm2_shared import requirements_for
-from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce,
+from ctsgen.ops.cm2 import requirements_for
+from ctsgen.ops.cm2_reduce import (Combine, ReduceMode, domain_size, expected_reduce,
                                                reduction_domains, result_shape, sum_is_meaningful)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.core.coverage import Table, grid
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
-from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode
+from ctsgen.ops.cm2 import profile_components, profile_scopes, scope_label
 from ctsgen.model.types import ComponentType, MatrixUse
 
 SHAPES = ("source's shape", "half (2x2)", "other shape")

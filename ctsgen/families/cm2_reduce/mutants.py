@@ -15,16 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.cm2_reduce.oracle import ReduceMode
+from ctsgen.ops.cm2_reduce import ReduceMode
 from ctsgen.core.mutant import Mutant, resolve
 
-ORACLE = "ctsgen.families.cm2_reduce.oracle"
+ORACLE = "ctsgen.ops.cm2_reduce"
 FAMILY = "cm2-reduce"
 
 
 def _domains_for(mode: ReduceMode, fault: Any) -> dict[str, Any]:
     """Replace the reduction domains of one reduce mode, keeping the others."""
-    from ctsgen.families.cm2_reduce import oracle
+    from ctsgen.ops import cm2_reduce as oracle
 
     original = oracle.reduction_domains
 

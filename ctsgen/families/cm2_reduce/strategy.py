@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_reduce.case import VALUES, ReduceCase, ReduceVariant
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
-from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode, result_shape, sum_is_meaningful
+from ctsgen.ops.cm2 import profile_key, same_kind, supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
 from ctsgen.strategies.cached import SEEDS
 

@@ -28,16 +28,9 @@ from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec.data import case_data
 from ctsgen.model.types import CoopVecType
 from ctsgen.families.coopvec.variant import (
-    FAMILY_NAME,
-    FAMILY_WORDS,
-    LOCAL,
-    MATMUL_OPS,
-    VALUE_KINDS,
-    W_BIAS_OFFSET,
-    W_MATRIX_OFFSET,
-    W_STRIDE,
-    CoopVecVariant,
+    FAMILY_NAME, FAMILY_WORDS, VALUE_KINDS, W_BIAS_OFFSET, W_MATRIX_OFFSET, W_STRIDE, CoopVecVariant,
 )
+from ctsgen.ops.coopvec_matrix import LOCAL, MATMUL_OPS
 
 
 @dataclass(frozen=True)

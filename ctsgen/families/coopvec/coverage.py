@@ -18,8 +18,9 @@ from typing import Any
 
 from ctsgen.core.coverage import Table, grid
 from ctsgen.device.profile import default_profile
-from ctsgen.families.coopvec.variant import LAYOUTS, LOCAL, MATMUL_OPS, VALUE_KINDS
-from ctsgen.families.coopvec.strategy import combinations
+from ctsgen.families.coopvec.variant import VALUE_KINDS
+from ctsgen.ops.coopvec_matrix import LAYOUTS, LOCAL, MATMUL_OPS
+from ctsgen.ops.coopvec_matrix import combinations
 
 OPERATIONS = {"matmul": "MatMul", "matmuladd": "MatMulAdd", "outer_product": "OuterProductAccumulate",
               "reduce_sum": "ReduceSumAccumulate"}

@@ -34,15 +34,9 @@ import ml_dtypes
 import numpy as np
 
 from ctsgen.core.family import CaseData
-from ctsgen.families.coopvec import oracle
-from ctsgen.families.coopvec.variant import (
-    MATMUL_OPS,
-    CaseOperands,
-    CoopVecOp,
-    CoopVecVariant,
-    MatrixLayout,
-    outer_terms,
-)
+from ctsgen.ops import coopvec as oracle
+from ctsgen.families.coopvec.variant import CaseOperands, CoopVecVariant
+from ctsgen.ops.coopvec_matrix import MATMUL_OPS, CoopVecOp, MatrixLayout, outer_terms
 from ctsgen.model.types import ComponentType, CoopVecType
 from ctsgen.oracle.values import from_bits, sentinel_bits
 

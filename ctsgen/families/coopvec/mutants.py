@@ -3,7 +3,8 @@
 The reference semantics (CoopVecVariant.execute) call ``oracle.convert_input``
 and ``oracle.matmul`` through this family's oracle module, which looks up
 ``unpack_int8`` at call time; the backend rebuilds each variant with the
-``CoopVecVariant.read_matrix`` method itself (patched on the class).
+``read_matrix`` method itself, which the variant keeps from ``CoopVecSignature``
+(patched on that class, so the coopvec-program family's layers read through it too).
 Those are the names patched. The rules are SPV_NV_cooperative_vector's
 OpCooperativeVectorMatrixMulAddNV: the input is converted to
 InputInterpretation (float -> integer rounds to nearest even, integer ->
@@ -21,13 +22,13 @@ import numpy as np
 from ctsgen.model.types import CoopVecType
 from ctsgen.core.mutant import Mutant
 
-ORACLE = "ctsgen.families.coopvec.oracle"
+ORACLE = "ctsgen.ops.coopvec"
 FAMILY = "coopvec"
 
 
 def _packed_bytes_reversed() -> dict[str, Any]:
     """Packed int8 words are unpacked with component 0 in the high byte."""
-    from ctsgen.families.coopvec import oracle
+    from ctsgen.ops import coopvec as oracle
 
     original = oracle.unpack_int8
 
@@ -40,7 +41,7 @@ def _packed_bytes_reversed() -> dict[str, Any]:
 
 def _input_conversion(fault: Any) -> dict[str, Any]:
     """Replace the non-packed integer input conversion by ``fault(x, stored, interp, lo, hi)``."""
-    from ctsgen.families.coopvec import oracle
+    from ctsgen.ops import coopvec as oracle
 
     original = oracle.convert_input
 
@@ -73,7 +74,7 @@ def _wrapping(x: np.ndarray, stored: CoopVecType, interp: CoopVecType, lo: int |
 
 def _bias_ignored() -> dict[str, Any]:
     """OpCooperativeVectorMatrixMulAddNV drops its bias (computes W x only)."""
-    from ctsgen.families.coopvec import oracle
+    from ctsgen.ops import coopvec as oracle
 
     original = oracle.matmul
 
@@ -85,9 +86,9 @@ def _bias_ignored() -> dict[str, Any]:
 
 def _e4m3_as_fnuz() -> dict[str, Any]:
     """An E4M3 matrix is decoded as e4m3fnuz (exponent bias 8, not 7): every value halves."""
-    from ctsgen.families.coopvec.variant import CoopVecVariant
+    from ctsgen.ops.coopvec_matrix import CoopVecSignature
 
-    original = CoopVecVariant.read_matrix
+    original = CoopVecSignature.read_matrix
 
     def read_matrix(self: Any, buf: np.ndarray, moff: int, stride: int) -> np.ndarray:
         w = original(self, buf, moff, stride)
@@ -97,13 +98,13 @@ def _e4m3_as_fnuz() -> dict[str, Any]:
         with np.errstate(invalid="ignore"):
             return bits.view(ml_dtypes.float8_e4m3fnuz).astype(np.float64)
 
-    # the reference backend rebuilds variants through the family package's variant_from_json
-    return {"ctsgen.families.coopvec.case:CoopVecVariant.read_matrix": read_matrix}
+    # the method the family's variant inherits, patched where it is defined
+    return {"ctsgen.ops.coopvec_matrix:CoopVecSignature.read_matrix": read_matrix}
 
 
 def _last_product_dropped() -> dict[str, Any]:
     """A K loop that stops one product early: component K-1 never reaches the sum (K > 1)."""
-    from ctsgen.families.coopvec import oracle
+    from ctsgen.ops import coopvec as oracle
 
     original = oracle.matmul
 
@@ -117,7 +118,7 @@ def _last_product_dropped() -> dict[str, Any]:
 
 def _infinity_saturates() -> dict[str, Any]:
     """Float inputs are converted with saturation: an infinite component becomes the max normal."""
-    from ctsgen.families.coopvec import oracle
+    from ctsgen.ops import coopvec as oracle
 
     original = oracle.convert_input
 

@@ -27,45 +27,19 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec.case import CoopVecCase
-from ctsgen.families.coopvec.variant import (
-    MATMUL_OPS,
-    TRAINING_OPS,
-    VALUE_KINDS,
-    CoopVecOp,
-    CoopVecVariant,
-    MatrixLayout,
-    ceil_to,
+from ctsgen.families.coopvec.variant import VALUE_KINDS, CoopVecVariant
+from ctsgen.ops.coopvec_matrix import (
+    MATMUL_OPS, SIZES, TRAINING_OPS, CoopVecOp, MatrixLayout, ceil_to, combinations, valid_layouts,
 )
 from ctsgen.model.types import CoopVecType
 from ctsgen.strategies.cached import SEEDS, sampled
 from ctsgen.strategies.counts import component_counts
 
-SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40, 48, 64, 96, 128)
 LARGE_SIZES = (256, 512)
 #: workgroup sizes: one full H100 subgroup first (the shrink target), then partial and several subgroups
 FULL_SUBGROUPS = (32, 64)
 PARTIAL_SUBGROUPS = (8, 1)
 INVOCATIONS = FULL_SUBGROUPS + PARTIAL_SUBGROUPS
-Combo = tuple[CoopVecType, CoopVecType, CoopVecType, CoopVecType, CoopVecType, bool]
-_FP8 = (CoopVecType.floate4m3, CoopVecType.floate5m2)
-
-
-def combinations(profile: DeviceProfile) -> list[Combo]:
-    """The profile's advertised combinations, in its order (types ctsgen does not model are left out)."""
-    out = []
-    for c in profile.coopvec_combinations:
-        try:
-            out.append((*(CoopVecType.from_vk(c[k]) for k in ("inputType", "inputInterpretation",
-                                                               "matrixInterpretation", "biasInterpretation",
-                                                               "resultType")), bool(c["transpose"])))
-        except ValueError:
-            continue
-    return out
-
-
-def valid_layouts(combo: Combo) -> list[MatrixLayout]:
-    """Every layout, or only the optimal ones for an E4M3/E5M2 matrix (VUID-...-10090)."""
-    return [lay for lay in MatrixLayout if lay.optimal or combo[2] not in _FP8]
 
 
 def strata() -> list[dict[str, object]]:

@@ -32,9 +32,9 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.coopvec_elementwise import oracle
+from ctsgen.ops import coopvec_elementwise as oracle
 from ctsgen.families.coopvec_elementwise.data import operands
-from ctsgen.families.coopvec_elementwise.ops import (
+from ctsgen.ops.coopvec_elementwise_ops import (
     ELEMENT_TYPES,
     EXT_INST,
     FLOAT_TYPES,

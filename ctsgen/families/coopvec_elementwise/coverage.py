@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.core.coverage import Table, grid
-from ctsgen.families.coopvec_elementwise.ops import (
+from ctsgen.ops.coopvec_elementwise_ops import (
     ELEMENT_TYPES,
     FLOAT_TYPES,
     GROUPS,

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.coopvec_elementwise.ops import OPS, Op
+from ctsgen.ops.coopvec_elementwise_ops import OPS, Op
 from ctsgen.model.types import CoopVecType
 
 T = CoopVecType

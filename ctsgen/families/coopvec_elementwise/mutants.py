@@ -16,18 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.coopvec_elementwise.ops import Op
+from ctsgen.ops.coopvec_elementwise_ops import Op
 from ctsgen.model.types import CoopVecType
 from ctsgen.core.mutant import Mutant
 
-ORACLE = "ctsgen.families.coopvec_elementwise.oracle"
+ORACLE = "ctsgen.ops.coopvec_elementwise"
 FAMILY = "coopvec-elementwise"
 
 
 def _load_offset_32_aligned() -> dict[str, Any]:
     """OpCooperativeVectorLoadNV rounds its byte offset down to a multiple of 32 (an internal
     32-byte access granule) instead of honouring the 16-byte alignment the spec allows."""
-    from ctsgen.families.coopvec_elementwise import oracle
+    from ctsgen.ops import coopvec_elementwise as oracle
 
     original = oracle.load
 
@@ -40,7 +40,7 @@ def _load_offset_32_aligned() -> dict[str, Any]:
 def _store_whole_granules() -> dict[str, Any]:
     """OpCooperativeVectorStoreNV writes whole 16-byte granules: the components after the N-th
     up to the next 16-byte boundary are overwritten with zeros."""
-    from ctsgen.families.coopvec_elementwise import oracle
+    from ctsgen.ops import coopvec_elementwise as oracle
 
     original = oracle.store
 
@@ -56,7 +56,7 @@ def _store_whole_granules() -> dict[str, Any]:
 
 def _shift_masked_to_4_bits() -> dict[str, Any]:
     """Shift amounts are masked to 4 bits (a 16-bit shifter): 32-bit shifts by 16..31 shift by 0..15."""
-    from ctsgen.families.coopvec_elementwise import oracle
+    from ctsgen.ops import coopvec_elementwise as oracle
 
     original = oracle.integer_op
 
@@ -70,7 +70,7 @@ def _shift_masked_to_4_bits() -> dict[str, Any]:
 
 def _f16_to_int_rounds_to_nearest() -> dict[str, Any]:
     """fp16 -> integer conversions round to nearest even instead of toward zero."""
-    from ctsgen.families.coopvec_elementwise import oracle
+    from ctsgen.ops import coopvec_elementwise as oracle
 
     original = oracle.convert_values
 
@@ -85,7 +85,7 @@ def _f16_to_int_rounds_to_nearest() -> dict[str, Any]:
 
 def _vts_drops_last_component() -> dict[str, Any]:
     """OpVectorTimesScalar leaves the last component unscaled (a loop bound off by one)."""
-    from ctsgen.families.coopvec_elementwise import oracle
+    from ctsgen.ops import coopvec_elementwise as oracle
 
     original = oracle.float_op
 

@@ -30,14 +30,14 @@ from ctsgen.families.coopvec_elementwise.case import (
     ElementwiseVariant,
     float_controls,
 )
-from ctsgen.families.coopvec_elementwise.ops import (
+from ctsgen.ops.coopvec_elementwise_ops import (
     ELEMENT_TYPES,
     GROUPS,
     OPS,
     Op,
     conversions,
 )
-from ctsgen.families.coopvec_elementwise.oracle import component
+from ctsgen.ops.coopvec_elementwise import component
 from ctsgen.model.types import CoopVecType, coopvec_component_type_feature
 from ctsgen.oracle.values import to_bits
 from ctsgen.strategies.cached import SEEDS

@@ -9,7 +9,7 @@ propagated node by node by ctsgen.oracle.propagation from the oracle's
 * load: 0 (data movement);
 * matmuladd: sum_k |w_mk| e_k inherited plus the coopvec family's
   ``matmul_tolerance`` terms at the magnitude S the device's operands can
-  reach: the accumulation model's error (``coopvec.oracle.accumulation_error``:
+  reach: the accumulation model's error (``ops.coopvec.accumulation_error``:
   round-to-nearest partial sums, blocks of 16 at binary32, any order),
   u_r |y|, and one smallest normal per rounding of the partial sum (a flushed
   subnormal); plus float64's error in the exact sum;
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.coopvec import oracle as matmul_oracle
+from ctsgen.ops import coopvec as matmul_oracle
 from ctsgen.families.coopvec_program.oracle import Run, layer_operands
 from ctsgen.families.coopvec_program.program import ACT_NAME, Op, Program
 from ctsgen.oracle import propagation as prop

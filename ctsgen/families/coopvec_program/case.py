@@ -29,13 +29,13 @@ import numpy as np
 from ctsgen.core.shader import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.coopvec import oracle as matmul_oracle
-from ctsgen.families.coopvec_elementwise import oracle as element_oracle
+from ctsgen.ops import coopvec as matmul_oracle
+from ctsgen.ops import coopvec_elementwise as element_oracle
 from ctsgen.families.coopvec_program.bounds import float_domain_rule, store_bound
 from ctsgen.families.coopvec_program.data import input_vectors, layer_values, place_bias, place_matrix
 from ctsgen.families.coopvec_program.oracle import (W_BOFF, W_MOFF, W_S, W_STRIDE, W_T, Run, eval_node,
                                                     evaluate)
-from ctsgen.families.coopvec.variant import MatrixLayout
+from ctsgen.ops.coopvec_matrix import MatrixLayout
 from ctsgen.families.coopvec_program.program import GRAD_INIT, LOCAL, Op, Program, act_glsl
 from ctsgen.model.types import coopvec_combination_feature, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits

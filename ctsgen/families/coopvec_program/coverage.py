@@ -20,7 +20,7 @@ from typing import Any
 
 from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.device.profile import default_profile
-from ctsgen.families.coopvec.strategy import combinations
+from ctsgen.ops.coopvec_matrix import combinations
 from ctsgen.families.coopvec_program.program import (ACT_NAME, MAX_LAYERS, MIN_LAYERS, Node, Op, Program,
                                                      interpretation_label)
 from ctsgen.families.coopvec_program.strategy import SEEDS

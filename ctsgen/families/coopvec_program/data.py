@@ -88,7 +88,7 @@ def place_matrix(layer: Layer, w: np.ndarray, moff: int, stride: int) -> np.ndar
     """The bytes of a layer's matrix buffer for the effective M x K matrix ``w``: for RowMajor /
     ColumnMajor the stored matrix (K x M when transposed) line by line, MatrixStride bytes apart
     from MatrixOffset; for an optimal layout the tight row-major source the backend converts
-    (MatrixConversion). The inverse of the coopvec family's ``CoopVecVariant.read_matrix``."""
+    (MatrixConversion). The inverse of ``ctsgen.ops.coopvec_matrix.CoopVecSignature.read_matrix``."""
     v = layer.variant()
     stored = w.T if layer.transpose else w
     if v.optimal:

@@ -3,17 +3,17 @@
 Each node's value comes from the oracle of the family that tests that
 instruction alone, nothing re-implemented, vectorised over the invocations:
 
-* load / store: ``coopvec_elementwise.oracle.load`` / ``store``
+* load / store: ``ops.coopvec_elementwise.load`` / ``store``
   (OpCooperativeVectorLoadNV / StoreNV at 16-aligned byte offsets);
-* matmuladd: the input conversion ``coopvec.oracle.convert_input``, the
-  matrix and bias read by the coopvec family's own variant of the layer
-  (``CoopVecVariant.read_matrix`` / ``read_bias``: RowMajor / ColumnMajor at
+* matmuladd: the input conversion ``ops.coopvec.convert_input``, the
+  matrix and bias read by the layer's operands
+  (``ops.coopvec_matrix.CoopVecSignature.read_matrix`` / ``read_bias``: RowMajor / ColumnMajor at
   MatrixOffset and MatrixStride, an optimal layout from its row-major
-  source), and ``coopvec.oracle.matmul`` (OpCooperativeVectorMatrixMulAddNV);
-* act, convert: ``coopvec_elementwise.oracle.apply`` (3.42.11-3.42.14), the
+  source), and ``ops.coopvec.matmul`` (OpCooperativeVectorMatrixMulAddNV);
+* act, convert: ``ops.coopvec_elementwise.apply`` (3.42.11-3.42.14), the
   scalars broadcast to vectors as the shader does;
-* outer, reducesum (a training step): ``coopvec.oracle.accumulate_f16`` of the
-  coopvec family's ``outer_terms`` (OpCooperativeVectorOuterProductAccumulateNV)
+* outer, reducesum (a training step): ``ops.coopvec.accumulate_f16`` of the
+  ``ops.coopvec_matrix.outer_terms`` (OpCooperativeVectorOuterProductAccumulateNV)
   or of the vectors themselves (...ReduceSumAccumulateNV): one fp16 add per
   invocation, one order the relaxed atomic adds may take.
 
@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.straight_line import ProgramRun
-from ctsgen.families.coopvec import oracle as matmul_oracle
-from ctsgen.families.coopvec.variant import outer_terms
-from ctsgen.families.coopvec_elementwise import oracle as element_oracle
-from ctsgen.families.coopvec_elementwise.ops import OPS
-from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
+from ctsgen.ops.straight_line import ProgramRun
+from ctsgen.ops import coopvec as matmul_oracle
+from ctsgen.ops.coopvec_matrix import outer_terms
+from ctsgen.ops import coopvec_elementwise as element_oracle
+from ctsgen.ops.coopvec_elementwise_ops import OPS
+from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
 from ctsgen.families.coopvec_program.program import LOCAL, Op, Program
 from ctsgen.oracle.values import from_bits
 

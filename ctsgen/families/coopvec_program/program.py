@@ -49,10 +49,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ctsgen.families.straight_line import StraightLine
-from ctsgen.families.coopvec.variant import CoopVecOp, CoopVecVariant, MatrixLayout
-from ctsgen.families.coopvec_elementwise.ops import OPS
-from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
+from ctsgen.ops.straight_line import StraightLine
+from ctsgen.ops.coopvec_matrix import CoopVecOp, CoopVecSignature, MatrixLayout
+from ctsgen.ops.coopvec_elementwise_ops import OPS
+from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
 from ctsgen.model.types import CoopVecType
 
 T = CoopVecType
@@ -150,17 +150,17 @@ class Layer:
     M: int
     K: int
 
-    def variant(self) -> CoopVecVariant:
-        """The coopvec family's variant of this MatMulAdd alone: its checks (Transpose only with
+    def variant(self) -> CoopVecSignature:
+        """The operands of this MatMulAdd alone (the coopvec family's variant's): its checks (Transpose only with
         an optimal layout, E4M3 / E5M2 only optimal, packed K a multiple of 4), its matrix and
         bias readers and its geometry are the program's (built once per layer)."""
         return self._variant
 
     @cached_property
-    def _variant(self) -> CoopVecVariant:
-        return CoopVecVariant(CoopVecOp.matmuladd, self.inputType, self.inputInterpretation,
-                              self.matrixInterpretation, self.biasInterpretation, self.resultType,
-                              self.layout, self.transpose, self.M, self.K, LOCAL)
+    def _variant(self) -> CoopVecSignature:
+        return CoopVecSignature(CoopVecOp.matmuladd, self.inputType, self.inputInterpretation,
+                                self.matrixInterpretation, self.biasInterpretation, self.resultType,
+                                self.layout, self.transpose, self.M, self.K, LOCAL)
 
     @property
     def input(self) -> VecType:

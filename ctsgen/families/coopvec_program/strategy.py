@@ -48,9 +48,9 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.coopvec.strategy import SIZES, combinations, valid_layouts
-from ctsgen.families.coopvec.variant import MatrixLayout, ceil_to
-from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
+from ctsgen.ops.coopvec_matrix import SIZES, combinations, valid_layouts
+from ctsgen.ops.coopvec_matrix import MatrixLayout, ceil_to
+from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
 from ctsgen.families.coopvec_program.bounds import float_domain_rule
 from ctsgen.families.coopvec_program.case import DOMAINS, LayerParams, ProgramCase, ProgramVariant, Scalars
 from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, MAX_ACTS, MAX_LAYERS, MIN_LAYERS, S32, S8,

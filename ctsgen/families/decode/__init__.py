@@ -1,7 +1,7 @@
 """Family ``decode``: cooperative-matrix tensor loads through a DecodeFunc (probes and block formats)."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.decode.case import FAMILY_NAME, DecodeCase, DecodeVariant, expected_on, tolerance_on
 from ctsgen.families.decode.coverage import tables
 from ctsgen.families.decode.strategy import decode_cases, decode_variants, strata

@@ -22,12 +22,12 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.decode.formats import FORMATS, Format, encode_blocks
-from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, decoded_at, expected_decode_load
-from ctsgen.families.tensor_layout.case import (
-    FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
-    W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
-    LayoutVariant, Operation, TensorLayoutCase, decode_layout,
+from ctsgen.ops.decode import FORMATS, Format, encode_blocks
+from ctsgen.ops.decode_load import BC_MUL, CIB_MUL, decoded_at, expected_decode_load
+from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout import (
+    FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE, W_BLOCK_SIZE,
+    W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, Operation, decode_layout,
 )
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import MatrixType

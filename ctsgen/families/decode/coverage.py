@@ -16,7 +16,7 @@ from typing import Any
 
 from ctsgen.core.coverage import Table, grid
 from ctsgen.families.decode.case import PROBES
-from ctsgen.families.decode.formats import FORMATS
+from ctsgen.ops.decode import FORMATS
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 
 DIMS = tuple(range(1, MAX_DIM + 1))

@@ -2,7 +2,7 @@
 
 The reference semantics (DecodeVariant.execute -> expected_decode_load in
 this family's oracle) look up ``tensor_addresses``, ``probe_values`` and
-``dequantize`` in ``ctsgen.families.decode.oracle`` at call time: those are
+``dequantize`` in ``ctsgen.ops.decode_load`` at call time: those are
 the names patched. The faults read SPV_NV_cooperative_matrix2 "3.X Tensor
 Layout and View" (the decode function's pointer and its blockCoord /
 coordInBlock operands) or a block format's layout wrongly.
@@ -17,13 +17,13 @@ import numpy as np
 
 from ctsgen.core.mutant import Mutant
 
-ORACLE = "ctsgen.families.decode.oracle"
+ORACLE = "ctsgen.ops.decode_load"
 FAMILY = "decode"
 
 
 def _operands_swapped() -> dict[str, Any]:
     """The decode function receives coordInBlock as blockCoord and blockCoord as coordInBlock."""
-    from ctsgen.families.decode import oracle
+    from ctsgen.ops import decode_load as oracle
 
     original = oracle.probe_values
 
@@ -37,7 +37,7 @@ def _operands_swapped() -> dict[str, Any]:
 def _pointer_from_element_index() -> dict[str, Any]:
     """The decode pointer advances by the element's tensor coordinates (tensorCoord . stride),
     not by its block's (blockCoord . stride); the read stays inside the encoded buffer."""
-    from ctsgen.families.decode import oracle
+    from ctsgen.ops import decode_load as oracle
 
     original = oracle.tensor_addresses
 
@@ -52,8 +52,8 @@ def _pointer_from_element_index() -> dict[str, Any]:
 
 def _q4_0_nibbles_swapped() -> dict[str, Any]:
     """Q4_0 takes element j from the high nibble of qs[j] and j+16 from the low one."""
-    from ctsgen.families.decode import oracle
-    from ctsgen.families.decode.formats import Q4_0
+    from ctsgen.ops import decode_load as oracle
+    from ctsgen.ops.decode import Q4_0
 
     original = oracle.dequantize
 
@@ -66,8 +66,8 @@ def _q4_0_nibbles_swapped() -> dict[str, Any]:
 
 def _mxfp4_bias_off_by_one() -> dict[str, Any]:
     """MXFP4's E8M0 scale is decoded as 2^(e-128) instead of 2^(e-127)."""
-    from ctsgen.families.decode import oracle
-    from ctsgen.families.decode.formats import MXFP4
+    from ctsgen.ops import decode_load as oracle
+    from ctsgen.ops.decode import MXFP4
 
     original = oracle.dequantize
 

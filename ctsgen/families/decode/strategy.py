@@ -16,7 +16,6 @@ probe of one word, Dim 1, blockSize 1 (probes) or the flattest block shape
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 from hypothesis import strategies as st
@@ -24,7 +23,7 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.decode.case import PROBES, DecodeCase, DecodeVariant
-from ctsgen.families.decode.formats import FORMATS
+from ctsgen.ops.decode import FORMATS, block_shapes
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import draw_layout_case, draw_optional_strides
 from ctsgen.model.tensor import MAX_DIM, ClampMode
@@ -52,15 +51,6 @@ def strata() -> list[dict[str, object]]:
     """Every decoder at every Dim and with every clampMode; the 40 cells also pair every Dim
     with every clampMode (:func:`latin_strata`)."""
     return latin_strata(Dim=range(1, MAX_DIM + 1), clampMode=list(ClampMode))
-
-
-def block_shapes(dim: int, K: int) -> list[tuple[int, ...]]:
-    """Block shapes of ``dim`` sides with product K, outer sides in {1, 2, 4}, flattest first."""
-    shapes = [()]
-    for _ in range(dim - 1):
-        shapes = [s + (o,) for s in shapes for o in (1, 2, 4)]
-    out = [s + (K // math.prod(s),) for s in shapes if K % math.prod(s) == 0]
-    return sorted(out, key=lambda s: (math.prod(s[:-1]), s))
 
 
 def draw_decode_parts(draw: st.DrawFn, options: StrategyOptions, decoder: str | None, Dim: int | None,

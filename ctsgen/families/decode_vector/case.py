@@ -24,12 +24,12 @@ import numpy as np
 
 from ctsgen.device.profile import Requirements
 from ctsgen.families.decode.case import N_BUFFERS, DecodeCase, DecodeVariant
-from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL
+from ctsgen.ops.decode_load import BC_MUL, CIB_MUL
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS, Decoder, reference_load
-from ctsgen.families.tensor_layout.case import (
-    FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
-    W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
-    TensorLayoutCase, decode_layout,
+from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout import (
+    FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE, W_BLOCK_SIZE,
+    W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, decode_layout,
 )
 from ctsgen.templates import render
 from ctsgen.toolchain.spirv_patch import add_decode_vector

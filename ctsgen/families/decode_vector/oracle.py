@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctsgen.families.decode.formats import Format, dequantize
-from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL
+from ctsgen.ops.decode import Format, dequantize
+from ctsgen.ops.decode_load import BC_MUL, CIB_MUL
 from ctsgen.model.tensor import TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses

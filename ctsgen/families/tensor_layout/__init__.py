@@ -1,7 +1,7 @@
 """Family ``tensor-layout``: cooperative-matrix loads and stores through a tensor layout."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.tensor_layout.case import FAMILY_NAME, LayoutVariant, TensorLayoutCase, expected_on
 from ctsgen.families.tensor_layout.coverage import tables
 from ctsgen.families.tensor_layout.strategy import (

@@ -12,7 +12,6 @@ instruction is not executed, so the defaults the spec gives are tested too.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,27 +22,21 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.cm2_shared import COOPERATIVE_MATRIX
-from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
+from ctsgen.ops.cm2 import COOPERATIVE_MATRIX
+from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, Scope
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
-from ctsgen.oracle.values import clamp_value_bits, from_bits, pattern_values, sentinel_bits
-from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
+from ctsgen.oracle.values import clamp_value_bits, sentinel_bits
+from ctsgen.ops.tensor_layout import (
+    FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE, W_BLOCK_SIZE,
+    W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, Operation, decode_layout,
+    expected_load, expected_store, initial_buffers,
+)
 from ctsgen.templates import render
 
 FAMILY_NAME = "tensor-layout"
 
 
-class Operation(str, enum.Enum):
-    load = "load"    # OpCooperativeMatrixLoadTensorNV
-    store = "store"  # OpCooperativeMatrixStoreTensorNV
-
-
-# -- parameter words (after one element offset per buffer) -----------------
-FLAG_SET_BLOCK_SIZE, FLAG_SET_STRIDE, FLAG_SLICE, FLAG_SET_CLAMP_VALUE = 1, 2, 4, 8
-W_FLAGS, W_CLAMP_VALUE, W_FILL = 0, 1, 2
-W_BLOCK_SIZE, W_DIMENSION, W_STRIDE, W_OFFSET, W_SPAN = (3 + k * MAX_DIM for k in range(5))
-FAMILY_WORDS = 3 + 5 * MAX_DIM
 N_BUFFERS = 2  # binding 1: input, binding 2: output
 
 
@@ -118,38 +111,6 @@ class LayoutVariant:
                 matrix = src[in_off:in_off + m.elements].reshape(m.rows, m.cols)
                 region = dst[out_off:out_off + t.extent()]
                 region[:] = expected_store(t, matrix, region, racing=True)
-
-
-def decode_layout(words: np.ndarray, Dim: int, clampMode: ClampMode) -> TensorLayout:
-    """Replay the instruction sequence the shader runs, from a case's parameter words."""
-    w = [int(x) for x in words]
-    flags = w[W_FLAGS]
-
-    def vec(base: int, signed: bool = False) -> tuple[int, ...]:
-        vals = w[base:base + Dim]
-        return tuple(v - 2**32 if signed and v >= 2**31 else v for v in vals)
-
-    t = TensorLayout.create(Dim, clampMode)
-    if flags & FLAG_SET_BLOCK_SIZE:
-        t = t.set_block_size(*vec(W_BLOCK_SIZE))
-    t = t.set_dimension(*vec(W_DIMENSION))
-    if flags & FLAG_SET_STRIDE:
-        t = t.set_stride(*vec(W_STRIDE))
-    if flags & FLAG_SLICE:
-        t = t.slice(vec(W_OFFSET, signed=True), vec(W_SPAN))
-    if flags & FLAG_SET_CLAMP_VALUE:
-        t = t.set_clamp_value(w[W_CLAMP_VALUE])
-    return t
-
-
-def initial_buffers(operation: Operation, m: MatrixType, extent: int, pattern: str, seed: int) -> list[np.ndarray]:
-    """A load's or store's input and output buffers before the dispatch: the source (the tensor,
-    ``extent`` elements, for a load; the matrix for a store) filled by ``pattern``, and the
-    destination poisoned with the sentinel, so an element the instruction does not write shows."""
-    comp = m.component
-    source, destination = (extent, m.elements) if operation is Operation.load else (m.elements, extent)
-    poison = from_bits(sentinel_bits(comp), comp)
-    return [pattern_values(pattern, comp, source, seed), np.full(destination, poison, dtype=comp.dtype)]
 
 
 def expected_on(case: TensorLayoutCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:

@@ -17,7 +17,7 @@ from ctsgen.core.mutant import Mutant
 
 ADDR = "ctsgen.oracle.addressing"
 MODEL = "ctsgen.model.tensor"
-ORACLE = "ctsgen.families.tensor_layout.oracle"
+ORACLE = "ctsgen.ops.tensor_layout"
 FAMILY = "tensor-layout"
 
 
@@ -82,9 +82,10 @@ def _clamp_bits(fn: Any) -> dict[str, Any]:
 def _layout_method(name: str, replacement: Any) -> dict[str, Any]:
     from ctsgen.model.tensor import TensorLayout
 
-    # the reference semantics build layouts in case.py (decode_layout), so patch the name there
-    return {"ctsgen.families.tensor_layout.case:TensorLayout":
-            type("TensorLayout", (TensorLayout,), {name: replacement})}
+    # the reference semantics build layouts from the words in ops (decode_layout) and from a
+    # case's fields in case.py (TensorLayoutCase.layout), so patch the name in both
+    mutated = type("TensorLayout", (TensorLayout,), {name: replacement})
+    return {"ctsgen.ops.tensor_layout:TensorLayout": mutated, "ctsgen.families.tensor_layout.case:TensorLayout": mutated}
 
 
 def _unsigned_offsets() -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Family ``tensor-view``: cooperative-matrix loads and stores through a tensor layout and a tensor view."""
 
 from ctsgen.core.family import FamilySpec
-from ctsgen.families.cm2_shared import cm2_needs
+from ctsgen.ops.cm2 import cm2_needs
 from ctsgen.families.tensor_view.case import FAMILY_NAME, TensorViewCase, ViewVariant, expected_on
 from ctsgen.families.tensor_view.coverage import tables
 from ctsgen.families.tensor_view.strategy import strata, view_cases, view_variants

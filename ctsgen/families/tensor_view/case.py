@@ -24,26 +24,23 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.tensor_layout.case import (
-    FAMILY_WORDS as LAYOUT_WORDS,
-    FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
-    W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE,
-    LayoutVariant, Operation, TensorLayoutCase, decode_layout, initial_buffers,
+from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout import (
+    FAMILY_WORDS as LAYOUT_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
+    W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, Operation,
+    decode_layout, initial_buffers,
 )
-from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
-from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout, TensorView
+from ctsgen.ops.tensor_view import (
+    VIEW_SET_CLIP, VIEW_SET_DIMENSION, VIEW_SET_STRIDE, W_CLIP, W_VIEW_DIMENSION, W_VIEW_FLAGS, W_VIEW_STRIDE,
+    decode_view, expected_load_view, expected_store_view,
+)
+from ctsgen.model.tensor import ClampMode, TensorLayout, TensorView
 from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.templates import render
 
 FAMILY_NAME = "tensor-view"
 
-# -- parameter words: the tensor-layout family's words, then the view's ----
-VIEW_SET_DIMENSION, VIEW_SET_STRIDE, VIEW_SET_CLIP = 1, 2, 4
-W_VIEW_FLAGS = LAYOUT_WORDS
-W_VIEW_DIMENSION = W_VIEW_FLAGS + 1
-W_VIEW_STRIDE = W_VIEW_DIMENSION + MAX_DIM
-W_CLIP = W_VIEW_STRIDE + MAX_DIM  # clipRowOffset, clipRowSpan, clipColOffset, clipColSpan
 FAMILY_WORDS = W_CLIP + 4
 N_BUFFERS = 2  # binding 1: input, binding 2: output
 
@@ -141,20 +138,6 @@ def expected_on(case: TensorViewCase, params: np.ndarray, initial: list[np.ndarr
         return [None, expected_load_view(t, v, m.rows, m.cols, initial[0][:t.extent()], m.component,
                                          out0).ravel()]
     return [None, expected_store_view(t, v, initial[0].reshape(m.rows, m.cols), out0)]
-
-
-def decode_view(words: np.ndarray, variant: ViewVariant) -> TensorView:
-    """Replay the view instructions the shader runs, from a case's parameter words."""
-    w = [int(x) for x in words]
-    flags, n = w[W_VIEW_FLAGS], variant.VDim
-    v = TensorView.create(n, variant.hasDimensions, variant.permutation)
-    if flags & VIEW_SET_DIMENSION:
-        v = v.set_dimension(*w[W_VIEW_DIMENSION:W_VIEW_DIMENSION + n])
-    if flags & VIEW_SET_STRIDE:
-        v = v.set_stride(*w[W_VIEW_STRIDE:W_VIEW_STRIDE + n])
-    if flags & VIEW_SET_CLIP:
-        v = v.set_clip(*w[W_CLIP:W_CLIP + 4])
-    return v
 
 
 def _opt(v: tuple[int, ...] | None) -> list[int] | None:

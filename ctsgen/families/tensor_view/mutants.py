@@ -103,9 +103,10 @@ def _set_dimension_strides_reversed() -> dict[str, Any]:
             strides[i] = strides[i - 1] * dims[i - 1]
         return replace(self, viewDimension=dims, viewStride=tuple(strides))
 
-    # decode_view (the reference semantics) builds views with the name imported into case.py
-    return {"ctsgen.families.tensor_view.case:TensorView":
-            type("TensorView", (TensorView,), {"set_dimension": set_dimension})}
+    # the reference semantics build views from the words in ops (decode_view) and from a case's
+    # fields in case.py (TensorViewCase.view), so patch the name in both
+    mutated = type("TensorView", (TensorView,), {"set_dimension": set_dimension})
+    return {"ctsgen.ops.tensor_view:TensorView": mutated, "ctsgen.families.tensor_view.case:TensorView": mutated}
 
 
 MUTANTS = [

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase
+from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout import Operation
 from ctsgen.families.tensor_layout.strategy import draw_layout_case, operations
 from ctsgen.families.tensor_view.case import TensorViewCase, ViewVariant
 from ctsgen.model.tensor import MAX_DIM, ClampMode

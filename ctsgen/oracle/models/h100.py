@@ -226,7 +226,7 @@ def coopvec_f16(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, params: H
 
 def reduce_sum(domains: np.ndarray, component: ComponentType, params: H100Params = H100) -> np.ndarray:
     """cm2-reduce float sums: ``domains`` (a, b, n), the n values combined into result element
-    (a, b) in the spec oracle's order (ctsgen.families.cm2_reduce.oracle.reduction_domains),
+    (a, b) in the spec oracle's order (ctsgen.ops.cm2_reduce.reduction_domains),
     summed in ``params.reduce_order`` with every partial sum rounded to nearest even in
     ``component`` (or in float32, ``reduce_width``, then once to ``component``). Mutants of the
     H100's order (:func:`reduce_fragment`); each order is a binary tree of roundings, so every

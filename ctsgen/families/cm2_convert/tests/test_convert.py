@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_convert import FAMILY
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
-from ctsgen.families.cm2_convert.oracle import Kind, expected_result, source_values
+from ctsgen.ops.cm2_convert import Kind, expected_result, source_values
 from ctsgen.families.cm2_convert.strategy import pairs
 from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C

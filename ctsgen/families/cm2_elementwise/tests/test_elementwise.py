@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_elementwise import FAMILY
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
-from ctsgen.families.cm2_elementwise.oracle import Op, expected_per_element, op_allows
+from ctsgen.ops.cm2_elementwise import Op, expected_per_element, op_allows
 from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C
 from ctsgen.toolchain import compile_glsl, validate_spirv

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_gemm import FAMILY
 from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant
-from ctsgen.families.cm2_gemm.oracle import expected_tile
+from ctsgen.ops.cm2_gemm import expected_tile
 from ctsgen.device.profile import default_profile  # equals the shared H100 read-out (tests/test_profile.py)
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import Scope

@@ -18,7 +18,7 @@ from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, Node, Op, Program
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import MatrixType

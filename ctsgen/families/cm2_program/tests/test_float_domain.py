@@ -24,8 +24,8 @@ from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, layout
 from ctsgen.families.cm2_program.debug import intermediates
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, SINKS, W_C0, W_R0, Node, Op, Program
 from ctsgen.families.cm2_program.strategy import SEEDS, STEP, STORE, build, program_cases_for
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, reduction_domains
-from ctsgen.families.coopvec_program.tests.test_float_domain import Device as RoundingDevice
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode, reduction_domains
+from tests.rounding_device import RoundingDevice
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.mutants.catalogue import catalogue

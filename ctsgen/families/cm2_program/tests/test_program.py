@@ -17,9 +17,9 @@ from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.coverage import tables
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, EXACT, LAYOUT_WORDS, Node, Op, Program
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.families.cm2_program.strategy import MAX_OPS, SEEDS, STEP, STORE, build
-from ctsgen.families.tensor_layout import case as tensor_layout_case
+from ctsgen.ops import tensor_layout as tensor_layout_ops
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType
@@ -42,7 +42,7 @@ def _layout(op: Op, mode: ClampMode, t: MatrixType, dims: tuple[int, ...], offse
 
 
 def test_the_layout_word_format_is_the_tensor_layout_familys() -> None:
-    assert LAYOUT_WORDS == tensor_layout_case.FAMILY_WORDS
+    assert LAYOUT_WORDS == tensor_layout_ops.FAMILY_WORDS
 
 
 def test_hand_worked_chain() -> None:
@@ -194,3 +194,23 @@ def test_shrinking_a_planted_mutant_reaches_a_short_program() -> None:
     name = "program-store-after-perelement-writes-source"
     c = find(CASES, lambda c: killed(name, c), settings=FIND)
     assert c.variant().program.ops <= 3, c.describe()["program"]
+
+
+def test_the_lavapipe_reduce_mutant_reaches_the_reduce_nodes() -> None:
+    """lavapipe-reduce-tiles (a cm2-reduce mutant) patches this family's reduce nodes too: a Row
+    sum of a 16x16 matrix keeps result rows 0-7 and gives rows 8-15 the row sums of the second
+    8x8 tile, numbered row-major (rows 0-7, columns 8-15), alone (docs/validation.md, "lavapipe:
+    Row and Column reductions")."""
+    from ctsgen.families.cm2_program import oracle as program_oracle
+    from ctsgen.ops.cm2_reduce import expected_reduce
+
+    s32 = ComponentType.sint32
+    m = np.random.default_rng(1616).integers(-1000, 1000, size=(16, 16)).astype(np.int32)
+    spec = expected_reduce(m, ReduceMode.Row, Combine.sum, s32, 16, 16)[0]
+    tile = expected_reduce(m[:8, 8:], ReduceMode.Row, Combine.sum, s32, 8, 16)[0]
+    before = program_oracle.expected_reduce
+    with catalogue()["lavapipe-reduce-tiles"].applied():
+        got = program_oracle.expected_reduce(m, ReduceMode.Row, Combine.sum, s32, 16, 16)[0]
+    assert program_oracle.expected_reduce is before
+    assert np.array_equal(got[:8], spec[:8]) and np.array_equal(got[8:], tile)
+    assert not np.array_equal(got, spec)

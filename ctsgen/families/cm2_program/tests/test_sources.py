@@ -32,7 +32,7 @@ from ctsgen.families.cm2_program.strategy import (ATTR, DECODE_ATTRS, DECODE_VIE
                                                   build)
 from ctsgen.families.cm2_program.tests.test_program import killed
 from ctsgen.families.decode.case import DecodeCase
-from ctsgen.families.decode.formats import FORMATS, SMALL, dequantize, encode_small_blocks
+from ctsgen.ops.decode import FORMATS, SMALL, dequantize, encode_small_blocks
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_view.case import TensorViewCase
 from ctsgen.model.tensor import ClampMode

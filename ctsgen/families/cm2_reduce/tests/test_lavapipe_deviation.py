@@ -10,7 +10,7 @@ from ctsgen.mutants.deviations import data_under, expected_under, reaching
 from ctsgen.families import get_family
 from ctsgen.families.cm2_reduce import case as reduce_case
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_reduce
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode, expected_reduce
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.mutants.catalogue import get_mutant
 from ctsgen.toolchain.variants import compile_variant
@@ -90,14 +90,3 @@ def test_only_modules_with_a_reduce_can_show_it() -> None:
     fam = get_family("cm2-reduce")
     c = ReduceCase(_variant(ReduceMode.Column, 16, 16), seed=1)
     assert np.array_equal(expected_under(fam, c, c.data(), ()).expected[1], c.data().expected[1])
-
-
-def test_cm2_programs_reduce_nodes_follow_it_too() -> None:
-    from ctsgen.families.cm2_program import oracle as program_oracle
-
-    before = program_oracle.expected_reduce
-    with get_mutant(LVP).applied():
-        m = _matrix(16, 16)
-        assert np.array_equal(program_oracle.expected_reduce(m, ReduceMode.Row, Combine.sum, S32, 16, 16)[0],
-                              _lavapipe(m, ReduceMode.Row, Combine.sum, 16, 16))
-    assert program_oracle.expected_reduce is before

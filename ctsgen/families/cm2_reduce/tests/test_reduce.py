@@ -11,7 +11,7 @@ from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_reduce import FAMILY
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant, source_values
-from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_reduce
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode, expected_reduce
 from ctsgen.families.cm2_reduce.strategy import reduce_cases_for, reduce_variants
 from ctsgen.model.types import ComponentType, MatrixUse, Scope
 from ctsgen.oracle.numeric import sum_error_bound, unit_roundoff

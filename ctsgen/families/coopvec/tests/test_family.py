@@ -11,7 +11,8 @@ import ctsgen.device
 from ctsgen.device.profile import parse_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec import FAMILY
-from ctsgen.families.coopvec.strategy import combinations, strata
+from ctsgen.families.coopvec.strategy import strata
+from ctsgen.ops.coopvec_matrix import combinations
 from ctsgen.model.types import CoopVecType, coopvec_combination_features
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.toolchain import compile_glsl, validate_spirv
@@ -89,7 +90,8 @@ def test_workgroup_sizes_give_one_product_per_invocation(invocations: int) -> No
 
 
 def test_variants_written_before_workgroup_sizes_load_as_one_full_subgroup() -> None:
-    from ctsgen.families.coopvec.variant import LOCAL, CoopVecVariant
+    from ctsgen.families.coopvec.variant import CoopVecVariant
+    from ctsgen.ops.coopvec_matrix import LOCAL
     T = CoopVecType
     o = CoopVecVariant("matmul", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 4, 4).to_json()
     del o["invocations"]

@@ -6,9 +6,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ctsgen.families.coopvec import oracle
+from ctsgen.ops import coopvec as oracle
 from ctsgen.oracle.numeric import accumulate_blocks_f16
-from ctsgen.families.coopvec.variant import CoopVecVariant, ceil_to
+from ctsgen.families.coopvec.variant import CoopVecVariant
+from ctsgen.ops.coopvec_matrix import ceil_to
 from ctsgen.families.coopvec.data import case_data
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.model.types import CoopVecType as T

@@ -11,8 +11,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from ctsgen.families.coopvec_elementwise import oracle
-from ctsgen.families.coopvec_elementwise.ops import Op
+from ctsgen.ops import coopvec_elementwise as oracle
+from ctsgen.ops.coopvec_elementwise_ops import Op
 from ctsgen.model.types import CoopVecType as T
 
 FMT = {T.float16: (10, -14), T.float32: (23, -126)}

@@ -7,7 +7,7 @@ import pytest
 
 from ctsgen.families.coopvec_elementwise.case import ElementwiseCase, ElementwiseVariant
 from ctsgen.families.coopvec_elementwise.coverage import op_label, size_range, tables
-from ctsgen.families.coopvec_elementwise.ops import ELEMENT_TYPES, OPS, Op
+from ctsgen.ops.coopvec_elementwise_ops import ELEMENT_TYPES, OPS, Op
 from ctsgen.model.types import CoopVecType as T
 
 

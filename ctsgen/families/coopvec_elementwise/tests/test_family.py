@@ -15,13 +15,14 @@ from hypothesis import find, given, settings
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile, default_profile
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.coopvec_elementwise import FAMILY, oracle
+from ctsgen.families.coopvec_elementwise import FAMILY
+from ctsgen.ops import coopvec_elementwise as oracle
 from ctsgen.families.coopvec_elementwise.case import (
     LOCAL,
     ElementwiseCase,
     ElementwiseVariant,
 )
-from ctsgen.families.coopvec_elementwise.ops import (
+from ctsgen.ops.coopvec_elementwise_ops import (
     EXT_INST,
     GROUPS,
     Op,

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ctsgen.families.coopvec_elementwise import oracle
-from ctsgen.families.coopvec_elementwise.ops import FLOAT_TYPES, INT_TYPES, Op
+from ctsgen.ops import coopvec_elementwise as oracle
+from ctsgen.ops.coopvec_elementwise_ops import FLOAT_TYPES, INT_TYPES, Op
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import CoopVecType as T
 from ctsgen.oracle import numeric

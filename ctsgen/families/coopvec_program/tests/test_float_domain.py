@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
-import random
 from fractions import Fraction
 
 import numpy as np
@@ -17,24 +15,23 @@ from hypothesis import strategies as st
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.coopvec.strategy import combinations
-from ctsgen.families.coopvec.variant import MatrixLayout
-from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
+from ctsgen.ops.coopvec_matrix import combinations
+from ctsgen.ops.coopvec_matrix import MatrixLayout
+from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
 from ctsgen.families.coopvec_program import FAMILY
 from ctsgen.families.coopvec_program import oracle as program_oracle
 from ctsgen.families.coopvec_program.bounds import float_domain_rule, node_bounds
 from ctsgen.families.coopvec_program.case import ProgramCase, ProgramVariant
 from ctsgen.families.coopvec_program.program import ACT_NAME, F16, LOCAL, Layer, Node, Op, Program
-from ctsgen.families.coopvec_program.strategy import LAYER, SEEDS, build, program_cases_for
+from ctsgen.families.coopvec_program.strategy import SEEDS, build, program_cases_for
 from ctsgen.mutants.catalogue import catalogue
 from ctsgen.execute.judge import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
+from tests.rounding_device import RoundingDevice
 
 FP16 = (F16, F16, F16, F16, F16)
-#: (explicit mantissa bits, smallest normal exponent) of the formats a float program rounds to
-FORMAT = {np.dtype(np.float16): (10, -14), np.dtype(np.float32): (23, -126)}
 #: the float combinations a float program draws from (build(floats=True))
 FLOAT_COMBOS = [c for c in combinations(default_profile()) if c[4].is_float and c[1] is c[0] and c[2] is c[0]]
 
@@ -44,30 +41,7 @@ def _float(c: ProgramCase) -> ProgramCase:
 
 
 # -- exact rational simulation of a device ------------------------------------------------
-def neighbours(x: Fraction, dtype: np.dtype) -> tuple[Fraction, Fraction]:
-    """The largest value of ``dtype`` <= x and the smallest >= x (no overflow here)."""
-    mant, emin = FORMAT[np.dtype(dtype)]
-    if x == 0:
-        return x, x
-    a = abs(x)
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    if Fraction(2) ** e > a:
-        e -= 1
-    sp = Fraction(2) ** (max(e, emin) - mant)
-    return math.floor(x / sp) * sp, math.ceil(x / sp) * sp
-
-
-def subnormal(x: Fraction, dtype: np.dtype) -> bool:
-    return 0 < abs(x) < Fraction(2) ** FORMAT[np.dtype(dtype)][1]
-
-
-def choices(x: Fraction, dtype: np.dtype) -> list[Fraction]:
-    """Every result a correctly rounded operation may give for the exact ``x`` in ``dtype``
-    (Vulkan): either neighbour, and 0 for a subnormal (a flush)."""
-    return sorted(set(neighbours(x, dtype)) | ({Fraction(0)} if subnormal(x, dtype) else set()))
-
-
-class Device:
+class Device(RoundingDevice):
     """One device execution: each rounding picks a result among those allowed: always the
     largest ("up"), the smallest ("down"), or at random. Element-wise operations and conversions
     are correctly rounded (either neighbour, or a flush); a MatMulAdd follows the coopvec
@@ -75,22 +49,6 @@ class Device:
     summed at binary32, the partial sum rounded to the Result Type after each block, each rounding
     to nearest (a tie either way, a subnormal possibly flushed), the bias first or added on its
     own; fma fused or not."""
-
-    def __init__(self, mode: str, seed: int) -> None:
-        self.mode, self.rng = mode, random.Random(seed)
-
-    def round(self, x: Fraction, dtype: np.dtype) -> Fraction:
-        """A correctly rounded result (Vulkan: either neighbour, or a flush)."""
-        return self.pick(choices(x, dtype))
-
-    def nearest(self, x: Fraction, dtype: np.dtype) -> Fraction:
-        """A partial sum of the coopvec accumulation model: rounded to nearest (a tie either way), or a flush."""
-        lo, hi = neighbours(x, dtype)
-        near = [lo] if x - lo < hi - x else [hi] if hi - x < x - lo else [lo, hi]
-        return self.pick(sorted(set(near) | ({Fraction(0)} if subnormal(x, dtype) else set())))
-
-    def pick(self, c: list[Fraction]) -> Fraction:
-        return c[-1] if self.mode == "up" else c[0] if self.mode == "down" else self.rng.choice(c)
 
     def matmuladd(self, x: list[Fraction], w: np.ndarray, b: np.ndarray, dtype: np.dtype) -> list[Fraction]:
         out = []

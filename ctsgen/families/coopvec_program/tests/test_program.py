@@ -20,9 +20,9 @@ from ctsgen.mutants.deviations import expected_under
 from ctsgen.runner.options import RunOptions
 from ctsgen.families import get_family
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.coopvec.strategy import combinations
-from ctsgen.families.coopvec.variant import MatrixLayout
-from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
+from ctsgen.ops.coopvec_matrix import combinations
+from ctsgen.ops.coopvec_matrix import MatrixLayout
+from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
 from ctsgen.families.coopvec_program import FAMILY
 from ctsgen.families.coopvec_program import oracle as program_oracle
 from ctsgen.families.coopvec_program.case import LayerParams, ProgramCase, ProgramVariant, Scalars
@@ -182,7 +182,7 @@ def test_cases_round_trip_and_stay_in_the_exact_domain(c: ProgramCase) -> None:
         if n.op is Op.matmuladd and n.layer.resultType.is_float and not (p.training and i == p.layer_nodes()[-1]):
             w, b = program_oracle.layer_operands(run, i)
             L = n.layer
-            from ctsgen.families.coopvec import oracle as matmul_oracle  # noqa: PLC0415
+            from ctsgen.ops import coopvec as matmul_oracle  # noqa: PLC0415
             x = matmul_oracle.convert_input(values[i - 1], L.inputType, L.inputInterpretation)
             assert (np.abs(x) @ np.abs(w).T + np.abs(b)).max() <= lim, p.lines()[i]
     if p.training:  # every partial sum of the fp16 atomic adds is an exact integer within 2^11

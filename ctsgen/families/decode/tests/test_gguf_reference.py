@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gguf import GGMLQuantizationType as Q
 
-from ctsgen.families.decode.formats import FORMATS, SMALL, dequantize, encode_blocks, encode_small_blocks
+from ctsgen.ops.decode import FORMATS, SMALL, dequantize, encode_blocks, encode_small_blocks
 from ctsgen.model.types import ComponentType
 
 GGUF_TYPE = {"q8_0": Q.Q8_0, "q4_0": Q.Q4_0, "q4_k": Q.Q4_K, "mxfp4": Q.MXFP4, "q5_k": Q.Q5_K, "q6_k": Q.Q6_K}

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ctsgen.families.tensor_layout.oracle import expected_load, expected_store
+from ctsgen.ops.tensor_layout import expected_load, expected_store
 from ctsgen.model.tensor import ClampMode, InvalidLayoutError, TensorLayout, ceil_div
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import tensor_addresses
 from ctsgen.oracle.values import to_bits
 from ctsgen.strategies import block_sizes, clamp_values, layout_dimensions, tensor_layouts
 
-from . import spec_reference as ref
+from tests import spec_reference as ref
 
 SHAPES = [(16, 16), (16, 8), (32, 16)]
 shapes = st.sampled_from(SHAPES)

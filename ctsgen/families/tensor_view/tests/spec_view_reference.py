@@ -7,7 +7,7 @@ own scalar transcription. Arithmetic is uint32 as in the pseudo-code.
 
 from __future__ import annotations
 
-from ctsgen.families.tensor_layout.tests.spec_reference import (
+from tests.spec_reference import (
     MAX_DIM, Terminated, linearToSpanCoord, spanCoordToTensorCoord, tensorCoordToLinear, u32,
 )
 

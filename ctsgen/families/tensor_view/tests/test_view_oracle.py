@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctsgen.families.tensor_layout.oracle import expected_load
-from ctsgen.families.tensor_view.oracle import expected_load_view, expected_store_view
+from ctsgen.ops.tensor_layout import expected_load
+from ctsgen.ops.tensor_view import expected_load_view, expected_store_view
 from ctsgen.families.tensor_view.tests.spec_view_reference import matrixCoordToTensorElementWithView
 from ctsgen.model.tensor import ClampMode, InvalidViewError, TensorLayout, TensorView
 from ctsgen.model.types import ComponentType

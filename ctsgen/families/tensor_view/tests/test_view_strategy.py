@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.tensor_layout.case import Operation
+from ctsgen.ops.tensor_layout import Operation
 from ctsgen.families.tensor_view import FAMILY
-from ctsgen.families.tensor_view.case import TensorViewCase, decode_view
+from ctsgen.families.tensor_view.case import TensorViewCase
+from ctsgen.ops.tensor_view import decode_view
 from ctsgen.families.tensor_view.coverage import CLIPS, clip_class
 from ctsgen.families.tensor_view.strategy import view_variants
 from ctsgen.model.tensor import UINT32_MAX

@@ -5,7 +5,7 @@ a value, the function operand is invoked for each matrix element"; its
 pointer is the load's Pointer plus matrixCoordToTensorElement(...) times the
 size of the pointee type, and it receives that element's blockCoord and
 coordInBlock. The oracle therefore evaluates the decode function's
-definition (a probe or a block format, :mod:`.formats`) at the addresses of
+definition (a probe or a block format, :mod:`ctsgen.ops.decode`) at the addresses of
 :func:`ctsgen.oracle.addressing.tensor_addresses`. Constant clamping
 "terminates the index calculation" and returns clampValue without decoding.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.decode.formats import Format, dequantize
+from ctsgen.ops.decode import Format, dequantize
 from ctsgen.model.tensor import TensorLayout
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses

@@ -43,7 +43,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ctsgen.families.coopvec_elementwise.ops import FLOAT_TYPES, OPS, Op
+from ctsgen.ops.coopvec_elementwise_ops import FLOAT_TYPES, OPS, Op
 from ctsgen.model.types import ComponentType, CoopVecType
 from ctsgen.oracle import numeric
 

@@ -29,7 +29,6 @@ import ml_dtypes
 import numpy as np
 
 from ctsgen.model.types import CoopVecType
-from ctsgen.oracle.numeric import accumulate_blocks_f16  # noqa: F401 (the measured model, shared)
 
 #: unit roundoff of the accumulation inside a block of products (binary32)
 U_ACC = 2.0**-24

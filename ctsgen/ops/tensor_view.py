@@ -6,16 +6,24 @@ to element matrixCoordToTensorElementWithView(t, v, row, col, N). Outside
 the clip "load or store is skipped. For load, the matrix element is
 unmodified" (the shader poisons the matrix first, so this is visible).
 Out of bounds of the layout the clamp mode applies exactly as without a view.
+
+Also the view's run-time parameter words (the tensor-view family's format, after the layout's;
+cm2-program's view nodes use it too) and :func:`decode_view` replaying the view instructions
+from them (the reference semantics look ``TensorView`` up here at call time: the name a mutant
+patches).
 """
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
-from ctsgen.model.tensor import TensorLayout, TensorView
+from ctsgen.model.tensor import MAX_DIM, TensorLayout, TensorView
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.oracle.values import clamp_value_bits, from_bits
+from ctsgen.ops.tensor_layout import FAMILY_WORDS as LAYOUT_WORDS
 
 
 def expected_load_view(t: TensorLayout, v: TensorView, rows: int, cols: int, tensor: np.ndarray,
@@ -37,3 +45,35 @@ def expected_store_view(t: TensorLayout, v: TensorView, matrix: np.ndarray, tens
     """
     a, _ = tensor_addresses_with_view(t, v, *matrix.shape, is_store=True)
     return a.store(matrix, tensor, " through this view", racing=racing)
+
+
+# -- parameter words: the tensor-layout family's words, then the view's ----
+VIEW_SET_DIMENSION, VIEW_SET_STRIDE, VIEW_SET_CLIP = 1, 2, 4
+W_VIEW_FLAGS = LAYOUT_WORDS
+W_VIEW_DIMENSION = W_VIEW_FLAGS + 1
+W_VIEW_STRIDE = W_VIEW_DIMENSION + MAX_DIM
+W_CLIP = W_VIEW_STRIDE + MAX_DIM  # clipRowOffset, clipRowSpan, clipColOffset, clipColSpan
+
+
+class ViewType(Protocol):
+    """The view type ``tensorViewNV<VDim, hasDimensions, p0, ..., p<VDim-1>>`` (a variant's)."""
+
+    @property
+    def VDim(self) -> int: ...
+
+    hasDimensions: bool
+    permutation: tuple[int, ...]
+
+
+def decode_view(words: np.ndarray, variant: ViewType) -> TensorView:
+    """Replay the view instructions the shader runs, from a case's parameter words."""
+    w = [int(x) for x in words]
+    flags, n = w[W_VIEW_FLAGS], variant.VDim
+    v = TensorView.create(n, variant.hasDimensions, variant.permutation)
+    if flags & VIEW_SET_DIMENSION:
+        v = v.set_dimension(*w[W_VIEW_DIMENSION:W_VIEW_DIMENSION + n])
+    if flags & VIEW_SET_STRIDE:
+        v = v.set_stride(*w[W_VIEW_STRIDE:W_VIEW_STRIDE + n])
+    if flags & VIEW_SET_CLIP:
+        v = v.set_clip(*w[W_CLIP:W_CLIP + 4])
+    return v

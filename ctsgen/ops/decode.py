@@ -29,11 +29,14 @@ Formats (docs/formats.md works one block of each by hand):
 Exactness: the scales are drawn so every decoded value is exact in the
 output type whichever order the shader multiplies in (decision
 "decode-exact-scales" in docs/spec-decisions.md), so results compare bit for bit.
+
+:func:`block_shapes` lists the block shapes of a format over Dim tensor dimensions.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -321,3 +324,12 @@ def dequantize(fmt: Format, blocks: np.ndarray) -> np.ndarray:
         d6 = blocks[:, 208:210].copy().view(np.float16).astype(np.float64)
         return d6 * sc * (q - 32)
     raise ValueError(f"unknown format {fmt.name!r}")
+
+
+def block_shapes(dim: int, K: int) -> list[tuple[int, ...]]:
+    """Block shapes of ``dim`` sides with product K, outer sides in {1, 2, 4}, flattest first."""
+    shapes = [()]
+    for _ in range(dim - 1):
+        shapes = [s + (o,) for s in shapes for o in (1, 2, 4)]
+    out = [s + (K // math.prod(s),) for s in shapes if K % math.prod(s) == 0]
+    return sorted(out, key=lambda s: (math.prod(s[:-1]), s))
