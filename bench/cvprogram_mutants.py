@@ -3,7 +3,7 @@ coopvec families see of them (docs/mutation.md, "Composition mutants (family coo
 
 1. Examples to kill each mutant by fuzzing coopvec-program, seeds 0-3, and the budget by
    bench/mutant_kill_budgets.py's rule (10 x the mean, rounded up to 50, at least 150), the
-   numbers tests/test_mutants_families.py's BUDGETS carry.
+   numbers the mutants' ``kill_budget`` carry (ctsgen/families/coopvec_program/mutants.py).
 2. With ``--single-op``: each mutant fuzzed against coopvec and coopvec-elementwise for those
    families' largest own budgets (seed 0); a composition mutant must survive them.
 
@@ -24,7 +24,7 @@ from ctsgen.backends.mutant import MutantBackend  # noqa: E402
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions  # noqa: E402
 from ctsgen.mutants import catalogue  # noqa: E402
 
-#: the single-operation families and their largest own budget (tests/test_mutants_families.py)
+#: the single-operation families and the largest kill budget of their own mutants when measured
 SINGLE_OP = {"coopvec": 1150, "coopvec-elementwise": 1500}
 
 

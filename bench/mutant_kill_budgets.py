@@ -5,8 +5,8 @@ A kill is (close to) a geometric trial: each example exposes the fault with some
 probability p, so the examples to the first kill average 1/p and the chance of
 surviving a budget of 10/p is about e^-10. A budget set this way does not depend
 on one Hypothesis version's draw order (issue 12: 150 examples held on
-hypothesis 6.155 and failed on 6.170). tests/test_mutants_families.py carries
-the budgets this prints.
+hypothesis 6.155 and failed on 6.170). Each mutant declares the budget this prints
+as its ``kill_budget`` (ctsgen/families/<family>/mutants.py).
 
     python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500] [--family F ...] [--mutant NAME ...]
 """
