@@ -48,6 +48,7 @@ def test_applying_a_mutant_restores_the_original_afterwards() -> None:
     assert (addressing.view_matrix_linear_index, CoopVecVariant.__dict__["read_matrix"]) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FUZZED_HERE)
 def test_the_fuzzer_kills_the_mutant(name: str, session_spirv_cache: object) -> None:
     m = catalogue()[name]

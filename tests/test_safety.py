@@ -93,6 +93,7 @@ def test_generate_with_other_options_over_a_pack_needs_force(pristine, tmp_path,
     assert tree(out) == before
 
 
+@pytest.mark.slow
 def test_readme_main_job_runs_twice_as_written(tmp_path, session_spirv_cache):
     """The README's main line, run twice in a row in a fresh directory, must work both times
     (with --count kept small: the line itself is checked to be the one the README shows)."""
@@ -159,6 +160,7 @@ def test_stale_temporaries_of_dead_processes_are_removed(tmp_path, session_spirv
         live.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_while_generating_ends_with_one_line(tmp_path, sig, spirv_cache_dir):
     out = tmp_path / "out"
