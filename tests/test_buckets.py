@@ -68,6 +68,7 @@ def test_a_failure_is_explained_only_by_a_mutant_whose_oracle_passes_its_outputs
     assert Buckets().explain(case, result, None) is None  # no buffers came back: nothing to explain
 
 
+@pytest.mark.slow
 def test_the_signature_names_family_operation_classes_pattern_and_verdict() -> None:
     case, result, _ = planted("setdimension-floor")[0]
     sig = signature(case, result)
