@@ -4,9 +4,9 @@ test budget that follows: 10 x the mean, rounded up to 50, at least 150.
 A kill is (close to) a geometric trial: each example exposes the fault with some
 probability p, so the examples to the first kill average 1/p and the chance of
 surviving a budget of 10/p is about e^-10. A budget set this way does not depend
-on one Hypothesis version's draw order (issue 12: 150 examples held on
-hypothesis 6.155 and failed on 6.170). Each mutant declares the budget this prints
-as its ``kill_budget`` (ctsgen/families/<family>/mutants.py).
+on one Hypothesis version's draw order, as a fixed number of examples does.
+Each mutant declares the budget this prints as its ``kill_budget``
+(ctsgen/families/<family>/mutants.py).
 
     python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500] [--family F ...] [--mutant NAME ...]
 """
@@ -18,9 +18,9 @@ import functools
 import math
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.supervise import SupervisedBackend
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.catalogue import catalogue
 
 
 def examples_to_kill(name: str, seed: int, max_examples: int) -> int | None:

@@ -1,5 +1,5 @@
-"""Seconds to kill, for comparing two checkouts (issue 14, goal 6: "the median seconds to kill
-(not examples) is no worse than today").
+"""Seconds to kill, for comparing two checkouts: the median seconds (not examples) from a fuzz
+run's start to its first kill of each mutant.
 
     python bench/mutation_seconds.py [--mutant NAME ...] [--seeds 0 1 2] [--max-examples 300]
 
@@ -19,10 +19,10 @@ import statistics
 import sys
 import time
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.supervise import SupervisedBackend
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import get_mutant
+from ctsgen.mutants.catalogue import get_mutant
 
 #: one or two mutants per single-operation family, the program families' own excluded (they
 #: did not exist at the baseline)

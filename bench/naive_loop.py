@@ -15,11 +15,11 @@ import argparse
 import time
 
 from ctsgen.backends.registry import open_backend
-from ctsgen.backends.base import ShaderVariant
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.device.profile import drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
-from ctsgen.families.base import StrategyOptions
-from ctsgen.runner.execute import execute_cases
+from ctsgen.execute.run import drawn, run_cases
+from ctsgen.core.family import StrategyOptions
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.toolchain import glslang
 from ctsgen.toolchain.variants import variant_spirv
@@ -41,7 +41,7 @@ def naive_loop(backend, family_name: str, seconds: float, seed: int = 0) -> tupl
             spirv = variant_spirv(v, glslang.compile_glsl)  # glslang itself: no cache, on purpose
             sv = ShaderVariant(f"{v.id}#{n}", spirv, v.local_size_x, v.buffers(), v.requirements(),
                                case.family, v.to_json())  # a new id: a new pipeline, on purpose
-            r = execute_cases(backend, sv, [case], [case.data()], 10.0)[0]
+            r = run_cases(backend, sv, [drawn(case, case.data())], 10.0).results[0]
             failures += r.status.is_failure
             n += 1
         chunk += 1

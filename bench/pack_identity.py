@@ -1,4 +1,4 @@
-"""Byte-identity of generated packs across a code change (issue 13: "same packs byte for byte").
+"""Byte-identity of generated packs across a code change: a refactor leaves every pack as it was.
 
 ``record DIR`` generates every family's default pack for the given seeds with
 the code on the import path (``python -m ctsgen generate``) into DIR/<family>-<seed>,
@@ -6,7 +6,7 @@ runs each pack (``python -m ctsgen run``) on the reference backend and on the
 family's first mutant (so failing verdicts, with their mismatch reports, are
 compared too) into DIR/verdicts/, and writes DIR/SHA256SUMS: one line per file,
 ``sha256  relative/path``.
-``compare A B`` compares two such manifests file by file and exits 1 on any
+Verdict files are digested without their timings. ``compare A B`` compares two such manifests file by file and exits 1 on any
 difference (a changed, missing or extra file), naming each.
 
     python bench/pack_identity.py record /tmp/seams-before    # on the old code
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -33,8 +34,21 @@ def _all_families() -> list[str]:
 REFERENCE_ONLY = {"decode-vector"}
 
 
+def _verdict_bytes(path: Path) -> bytes:
+    """A verdict file without its timings (the seconds each case took differ from run to run):
+    ``duration_s`` left out of each JSON record, the duration column out of each CSV row."""
+    if path.suffix == ".jsonl":
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return "".join(json.dumps({k: v for k, v in r.items() if k != "duration_s"}, sort_keys=True) + "\n"
+                       for r in records).encode()
+    if path.suffix == ".csv":
+        return "".join(",".join(row.split(",")[:2]) + "\n" for row in path.read_text().splitlines()).encode()
+    return path.read_bytes()
+
+
 def _digests(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+    return {p.relative_to(root).as_posix():
+            hashlib.sha256(_verdict_bytes(p) if "verdicts" in p.relative_to(root).parts else p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file() and p.name != "SHA256SUMS"}
 
 
@@ -54,7 +68,7 @@ def record(out: Path, count: int, seeds: list[int], families: list[str]) -> None
 
 def verdicts(out: Path, families: list[str], seeds: list[int]) -> None:
     """Run every pack under ``out`` on the reference backend and on its family's first mutant."""
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
 
     first_mutant = {}
     for m in catalogue().values():

@@ -1,4 +1,4 @@
-"""Throughput by stage and family, against the naive loop in the same run (issue 14).
+"""Throughput by stage and family, against the naive loop in the same run.
 
 For each family: the naive loop (bench/naive_loop.py: compile, new pipeline
 and dispatch per case) for ``--time`` seconds, then ``ctsgen fuzz`` for

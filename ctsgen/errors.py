@@ -65,3 +65,34 @@ def user_errors() -> Iterator[None]:
     except OSError as exc:  # a path the user gave: missing, read-only, not a directory, disk full
         sys.stderr.write(f"ctsgen: error: {_os_error_line(exc)}\n")
         raise SystemExit(2) from None
+
+
+class BackendError(CtsgenError, RuntimeError):
+    """A backend could not run a dispatch (not a wrong result: no result)."""
+
+
+class DispatchTimeout(BackendError):
+    """The dispatch did not complete within the bounded wait.
+
+    ``waited_s``: how long the wait itself took, where the one who waited measured it
+    (the supervisor does, without the time to replace a dead worker); else None."""
+
+    waited_s: float | None = None
+
+
+class BuildTimeout(BackendError):
+    """Building a variant's pipeline (the driver compiling its SPIR-V) took longer than its
+    bound. Not a hang of the dispatch: the message names the variant and the seconds."""
+
+    def __init__(self, variant_id: str, seconds: float) -> None:
+        super().__init__(f"building the pipeline of shader variant {variant_id} took more than "
+                         f"{seconds:.1f} s (no dispatch was submitted); the worker was killed")
+        self.variant_id, self.seconds = variant_id, seconds
+
+
+class DeviceLost(BackendError):
+    """The device reported VK_ERROR_DEVICE_LOST (or its equivalent)."""
+
+
+class WorkerCrashed(BackendError):
+    """The worker process running the backend died (a signal or an exit) while running a request."""

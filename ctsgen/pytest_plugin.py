@@ -35,7 +35,7 @@ Workers on other hosts are xdist's own ``--tx``.
 
 ``--ctsgen-expect-deviation NAME`` (repeatable) judges every case against its
 oracle under that documented driver deviation, on the pack's own inputs
-(:mod:`ctsgen.deviations`), as ``ctsgen run --expect-deviation`` does.
+(:mod:`ctsgen.mutants.deviations`), as ``ctsgen run --expect-deviation`` does.
 
 Driver CI (docs/ci.md): ``--ctsgen-include/--ctsgen-exclude REGEX``, ``--ctsgen-caselist FILE``
 and ``--ctsgen-fraction N --ctsgen-fraction-start S`` deselect what ``ctsgen run``'s options of
@@ -69,7 +69,7 @@ from ctsgen.errors import CtsgenError
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ class _PackState:
         if self.plan is None or self.prepared is not None:
             return
         self.prepared = []
-        from ctsgen.backends.base import BackendError
+        from ctsgen.errors import BackendError
 
         profile = self.backend.profile()
         variants = [self.pack.variants[v] for v in self.selected
@@ -247,7 +247,7 @@ def _deviations(names: list[str] | None) -> tuple[str, ...]:
     """``--ctsgen-expect-deviation`` names, checked against the mutant catalogue (a usage error)."""
     if not names:
         return ()
-    from ctsgen.deviations import check_deviations  # imports the families: only when asked
+    from ctsgen.mutants.deviations import check_deviations  # imports the families: only when asked
 
     try:
         return check_deviations(names)

@@ -20,27 +20,15 @@ from typing import Any
 
 from ctsgen.backends.base import Backend
 from ctsgen.families import get_family
-from ctsgen.families.base import Case
+from ctsgen.core.family import Case
+from ctsgen.pack.lock import OutputLockedError
 from ctsgen.pack.read import Pack, PackError
 from ctsgen.pack.write import write_pack
+from ctsgen.results.results_file import case_record
 from ctsgen.runner.debug_run import DebugRun, debug_rerun
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.toolchain import toolchain_versions
 from ctsgen.toolchain.variants import compile_variant
-
-
-def _failure(results: Path | None, name: str) -> dict[str, Any] | None:
-    if results is None:
-        return None
-    with open(results) as fh:
-        for line in fh:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if rec.get("name") == name:
-                return rec
-    return None
 
 
 def _bullets(obj: dict[str, Any]) -> list[str]:
@@ -114,7 +102,7 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
     baked = [0] * len(v.buffers()) + [int(w) for w in case.data().params]
     glsl = v.glsl(baked)
     # a repro is written where the failure was found, maybe a GPU host without a validator
-    spirv = compile_variant(v, case.family, baked=baked, require_validator=False).spirv
+    spirv = compile_variant(v, case.family, baked=baked, validation="if-installed").spirv
     describe = getattr(case, "describe", None)
     versions = toolchain_versions(required=False)
     header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},
@@ -145,6 +133,25 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
         raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")
     record = match[0].record
     case = get_family(record["family"]).case_from_json(record["parameters"])
-    return export_case(case, out_dir, failure=_failure(results, name),
+    return export_case(case, out_dir, failure=None if results is None else case_record(results, name),
                        origin={"pack": str(pack.root), "case": name}, overwrite=overwrite, backend=backend,
                        debug_backend=debug_backend)
+
+
+def export_failures(failures: Sequence[tuple[Case, CaseResult]], repro_dir: Path, *, backend: str,
+                    origin: dict[str, Any], expect_deviations: Sequence[str] = (),
+                    debug_backend: Backend | None = None) -> list[Path]:
+    """The repro of each failure a fuzz session found, written to ``repro_dir/CASE`` (replaced: a
+    fuzzer re-finding a case rewrites its repro), in order; ``debug_backend`` as in
+    :func:`export_case`. A repro directory another fuzz worker holds (workers sharing ``repro_dir``
+    found the same case: its name carries its hash) is left to that worker, and listed all the same."""
+    out = []
+    for case, result in failures:
+        target = Path(repro_dir) / case.name()
+        try:
+            export_case(case, target, failure=result.to_json(), backend=backend, overwrite=True, origin=origin,
+                        expect_deviations=expect_deviations, debug_backend=debug_backend)
+        except OutputLockedError:
+            pass
+        out.append(target)
+    return out

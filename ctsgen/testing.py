@@ -10,8 +10,9 @@
 ``ctsgen_backend`` is the pytest plugin's fixture (``--ctsgen-backend``).
 ``check_case`` compiles the case's shader variant, dispatches the case and
 judges it exactly as ``ctsgen run`` and ``ctsgen fuzz`` do (the one compile
-step, :func:`ctsgen.toolchain.variants.compile_variant`, and the one judge,
-:func:`ctsgen.runner.verdict.judge`), so a failure here is a failure there.
+step, :func:`ctsgen.toolchain.variants.compile_variant`, and the one
+dispatch-and-judge step, :func:`ctsgen.execute.run.run_cases`), so a failure
+here is a failure there.
 """
 
 from __future__ import annotations
@@ -21,14 +22,15 @@ from typing import Any
 
 from hypothesis import given
 
-from ctsgen.backends.base import Backend, ShaderVariant
-from ctsgen.deviations import expected_under, reaching
+from ctsgen.backends.base import Backend
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.deviations import expected_under, reaching
 from ctsgen.device.profile import default_profile, drawing_profile
 from ctsgen.families import DEFAULT_FAMILY, get_family
-from ctsgen.families.base import Case, StrategyOptions
-from ctsgen.runner.execute import execute_cases
+from ctsgen.execute.run import drawn, run_cases
+from ctsgen.core.family import Case, StrategyOptions
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.toolchain.variants import compile_variant
 
 _SHADERS: dict[tuple[str, str], ShaderVariant] = {}
@@ -39,7 +41,7 @@ def _shader(case: Case) -> ShaderVariant:
     v = case.variant()
     key = (case.family, v.id)
     if key not in _SHADERS:
-        _SHADERS[key] = compile_variant(v, case.family, require_validator=False)
+        _SHADERS[key] = compile_variant(v, case.family, validation="if-installed")
     return _SHADERS[key]
 
 
@@ -50,21 +52,21 @@ def check_case(backend: Backend, case: Case, options: RunOptions = RunOptions())
     Timeout / DeviceLost / Crash when the dispatch gives no result; otherwise
     the runner's verdict (Pass, Fail with the mismatches, QualityWarning).
     ``options.expect_deviations`` judges it under documented driver deviations
-    (:mod:`ctsgen.deviations`).
+    (:mod:`ctsgen.mutants.deviations`).
     """
     sv = _shader(case)
     reason = drawing_profile(backend.profile()).unsupported_reason(sv.requirements)
     if reason:
         return CaseResult(case.name(), Status.NotSupported, reason)
     data = expected_under(get_family(case.family), case, case.data(), reaching(options.expect_deviations, sv))
-    return execute_cases(backend, sv, [case], [data], options.timeout_for(1))[0]
+    return run_cases(backend, sv, [drawn(case, data)], options.timeout_for(1)).results[0]
 
 
 def given_cases(family: str = DEFAULT_FAMILY, *, argname: str = "case",
                 **strategy_options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A Hypothesis ``given`` drawing cases of ``family`` into the argument ``argname``.
 
-    ``strategy_options`` are :class:`~ctsgen.families.base.StrategyOptions`
+    ``strategy_options`` are :class:`~ctsgen.core.family.StrategyOptions`
     fields (``profile`` defaults to the embedded H100 profile, e.g.
     ``include_hazardous=True``). Other arguments of the test (fixtures such
     as ``ctsgen_backend``) are left to pytest.

@@ -2,7 +2,7 @@
 
 Each command times its stages with :meth:`Breakdown.stage` and ends by
 printing :meth:`Breakdown.summary`, so a user sees their own bottleneck
-(issue 14). The stages, in the order a case passes through them:
+(docs/performance.md). The stages, in the order a case passes through them:
 
 * ``draw``: Hypothesis drawing variants and cases;
 * ``data+oracle``: a case's input data and expected outputs (the oracle);

@@ -14,18 +14,22 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, Dispatch
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError
+from ctsgen.core.shader import Dispatch
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.families import get_family
 from ctsgen.families.cm2_program import oracle
 from ctsgen.families.cm2_program.program import MOVES
-from ctsgen.mutants import get_mutant, replaced
+from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.core.mutant import replaced
 
 
 def toward_zero(exact: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -93,6 +97,31 @@ class PlantedDevice(Backend):
 
     def close(self) -> None:
         self._ref.close()
+
+
+class PlantedWithGemmBug(PlantedDevice):
+    """The planted device with a second, distinct bug: cm2-gemm's epilogue adds C unscaled
+    (``gemm-ignores-beta``)."""
+
+    name = "planted-with-gemm-bug"
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        with get_mutant("gemm-ignores-beta").applied():
+            return super().run(dispatch, timeout_s)
+
+
+class SlowToEnd(PlantedDevice):
+    """The planted device, each dispatch taking ``CTSGEN_TEST_DISPATCH_S`` seconds more (a pipeline
+    build at the deadline) and its close a minute (a driver publishing its pipeline cache behind
+    every other process of the device)."""
+
+    def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        time.sleep(float(os.environ.get("CTSGEN_TEST_DISPATCH_S", "0")))
+        return super().run(dispatch, timeout_s)
+
+    def close(self) -> None:
+        time.sleep(60)
+        super().close()
 
 
 class FailsInWorker(PlantedDevice):

@@ -1,4 +1,4 @@
-"""Backends by name (``open_backend``) and the Backend protocol's defaults (issue 13)."""
+"""Backends by name (``open_backend``) and the Backend protocol's defaults."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from ctsgen.backends import registry
 from ctsgen.backends.base import Backend, as_backend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.backends.registry import ENTRY_POINT_GROUP, backend_factory, open_backend
-from ctsgen.errors import CtsgenError, UnknownNameError
+from ctsgen.errors import CtsgenError, UnknownNameError, UserError
+from ctsgen.mutants.catalogue import catalogue
 
 
 class Minimal:
@@ -117,3 +118,19 @@ def test_bad_backend_names_are_ctsgen_errors_that_say_what_would_work() -> None:
         open_backend("no_such_module:Missing")
     with pytest.raises(CtsgenError, match="unknown mutant 'no-such-bug'"):
         open_backend("mutant:no-such-bug")
+
+
+def test_capabilities_are_read_from_each_backend_class_and_default_for_others() -> None:
+    from ctsgen.backends.registry import Capabilities, capabilities
+
+    assert capabilities("reference") == Capabilities(host_pipelines=True, in_process=True)
+    mutant = next(iter(catalogue()))
+    # a mutant costs nothing to "build" but must stay out of the process computing expectations
+    assert capabilities(f"mutant:{mutant}") == Capabilities(host_pipelines=True)
+    assert capabilities("vulkan") == Capabilities(selects_device=True, validation_layer=True)
+    assert capabilities(Minimal) == Capabilities()  # a third-party class that does not derive
+
+
+def test_validation_is_refused_for_a_backend_that_declares_no_layer() -> None:
+    with pytest.raises(UserError, match="--validation runs the Khronos validation layer"):
+        open_backend("reference", validation=True)

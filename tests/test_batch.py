@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctsgen.backends.base import ShaderVariant
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
+from ctsgen.execute.batch import ALIGN_BYTES, build_batch, case_outputs
 
 OPTS = StrategyOptions()
 
@@ -84,7 +84,7 @@ def test_empty_batch_and_wrong_dtype_are_rejected():
 
 
 def test_odd_sized_uint8_cases_stay_aligned():
-    from ctsgen.backends.base import BufferSpec
+    from ctsgen.core.shader import BufferSpec
     sv = ShaderVariant(id="x", spirv=b"", local_size_x=32, buffers=(BufferSpec(1, "input", "uint8"),))
     arrays = [[np.arange(k, dtype=np.uint8)] for k in (1, 17, 0, 33, 16)]
     batch = build_batch(sv, [np.zeros(2, np.uint32)] * 5, arrays)

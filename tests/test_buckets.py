@@ -8,11 +8,11 @@ import functools
 import pytest
 
 from ctsgen.families import get_family
-from ctsgen.families.base import StrategyOptions
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.core.family import StrategyOptions
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.fuzz.buckets import Buckets, bucket_all, case_size, fingerprint, observe, run_with_mutant, signature
-from ctsgen.mutants import get_mutant
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.strategies.sampling import draw_examples
 
 
@@ -153,29 +153,32 @@ def test_two_distinct_mutants_on_the_planted_device_still_give_two_buckets() -> 
 
 
 @pytest.mark.slow
-def test_one_op_failing_with_and_without_edge_inputs_is_one_bucket() -> None:
-    """The H100's Log finding split into two signature buckets because one case set ``edges``: which
-    inputs were drawn is not a class of the bug (docs/campaign.md, "Buckets")."""
+def test_one_op_failing_with_and_without_edge_inputs_or_offsets_is_one_bucket() -> None:
+    """The H100's Log finding split into signature buckets on whether a case set ``edges`` and on
+    whether its ``loadOffset`` and ``storeOffset`` were zero: which inputs were drawn and where they
+    sit are shapes, not classes of the bug (docs/campaign.md, "Buckets")."""
     import dataclasses
 
     import numpy as np
 
     from ctsgen.backends.reference import ReferenceBackend
-    from ctsgen.fuzz.buckets import shader_of
-    from ctsgen.runner.execute import judge_case
+    from ctsgen.execute.run import drawn as case_input, judged
 
     drawn = draw_examples(get_family("coopvec-elementwise").cases(StrategyOptions()), 400, 3)
-    log = next(c for c in drawn if c.variant().op.value == "log")
+    log = next(c for c in drawn if c.variant().op.value == "log" and c.loadOffset > 0 and c.storeOffset > 0)
+    shapes = [dict(edges=False), dict(edges=True), dict(loadOffset=0), dict(storeOffset=0),
+              dict(loadOffset=0, storeOffset=0)]
     failing = []
-    for case in (dataclasses.replace(log, edges=False), dataclasses.replace(log, edges=True)):
+    for case in (dataclasses.replace(log, **shape) for shape in shapes):
         _, outputs = observe(ReferenceBackend(), case)
         data = case.data()
         k = [i for i, e in enumerate(data.expected) if e is not None][-1]
         wrong = [o.copy() for o in outputs]
         wrong[k].reshape(-1)[0] = np.float32(-7.0)  # a log far outside its bound, one element
-        result = judge_case(case, case.name(), shader_of(case), wrong, data)
+        result = judged(case_input(case, data), [b.name for b in case.variant().buffers()], wrong)
         assert result.status is Status.Fail, result
         failing.append((case, result, wrong))
     buckets = bucket_all(failing)
-    assert len(buckets) == 1 and buckets[0].key.startswith("sig:") and buckets[0].count == 2
+    assert len(buckets) == 1 and buckets[0].key.startswith("sig:") and buckets[0].count == len(shapes)
     assert "edges" not in buckets[0].signature["classes"]
+    assert buckets[0].signature["classes"]["loadOffset"] == "set"

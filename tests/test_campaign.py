@@ -201,10 +201,10 @@ def test_a_bucket_two_workers_find_is_announced_once(tmp_path: Path) -> None:
     from ctsgen.backends.reference import ReferenceBackend
     from ctsgen.campaign.worker import Worker
     from ctsgen.families import get_family
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.fuzz.buckets import run_with_mutant
-    from ctsgen.mutants import get_mutant
-    from ctsgen.runner.verdict import Status
+    from ctsgen.mutants.catalogue import get_mutant
+    from ctsgen.core.verdict import Status
     from ctsgen.strategies.sampling import draw_examples
 
     cdir = CampaignDir(tmp_path / "c")

@@ -151,3 +151,22 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
         assert time.monotonic() < deadline, "workers still fuzzing 60 s after their parent was killed"
         time.sleep(0.2)
     assert all(r["complete"] for r in cdir.rounds())  # each ended its round as SIGTERM ends it
+
+
+@pytest.mark.parametrize("dispatch_s,says", [(0, "still closing"), (25, "past the deadline (a pipeline build")])
+def test_a_session_ends_within_seconds_of_its_budget_whatever_its_workers_are_doing(
+        tmp_path: Path, dispatch_s: int, says: str) -> None:
+    """The planted device's close takes a minute, and with ``dispatch_s`` every dispatch 25 s (a
+    pipeline build in flight at the deadline): the round is ended OVERTIME_S after the deadline,
+    the backend's process stopped CLOSE_BY_S after it, where the dispatch's own bound (30 s) and
+    the close's (30 s) would have run half a minute and more past the budget."""
+    from ctsgen.campaign.worker import CLOSE_BY_S
+
+    root, budget = tmp_path / "c", 12.0
+    env = {**os.environ, "CTSGEN_TEST_DISPATCH_S": str(dispatch_s)}
+    done = subprocess.run([*CTSGEN, "start", str(root), "--family", "tensor-layout", "--workers", "1",
+                           "--backend", "tests.planted_device:SlowToEnd", "--time", str(budget)],
+                          capture_output=True, text=True, timeout=150, env=env)
+    session = CampaignDir(root).sessions()[-1]
+    assert says in done.stdout and "budget spent" in done.stdout, done.stdout
+    assert session["ended"] - session["began"] <= budget + CLOSE_BY_S + 2.0, (session, done.stdout)

@@ -15,7 +15,7 @@ from ctsgen.cli import main
 from ctsgen.results.deqp_csv import CsvError, read_rows
 from ctsgen.results.expectations import Expectations, ExpectationsError, Outcome, classify, load_expectations
 from ctsgen.results.status import DeqpStatus, with_baseline
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 
 PACK_COUNT, PACK_SEED = 24, 1
 #: a mutant that fails some of this pack's cases, and one that fails others

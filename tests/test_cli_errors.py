@@ -1,4 +1,4 @@
-"""Every fault is one line (issue 12, section 3): bad input of any kind ends with exit 2 and
+"""Every fault is one line: bad input of any kind ends with exit 2 and
 ``ctsgen: error: <what is wrong> -> <what would make it right>`` on stderr, never a traceback,
 and exit 1 stays reserved for test failures and regressions."""
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from ctsgen.cli import main
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.pack.coverage import coverage_tables, format_tables
 from ctsgen.device.profile import default_profile
 from ctsgen.families import families, get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.model.tensor import ClampMode
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack

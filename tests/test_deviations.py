@@ -1,4 +1,4 @@
-"""Expected driver deviations (ctsgen.deviations): the same inputs, the expectation under the mutant."""
+"""Expected driver deviations (ctsgen.mutants.deviations): the same inputs, the expectation under the mutant."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, find, given, settings, strategies as st
 
-from ctsgen.backends.base import ShaderVariant
-from ctsgen.deviations import DeviationError, data_under, expected_under, reaching
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.deviations import DeviationError, data_under, expected_under, reaching
 from ctsgen.families import families, get_family
-from ctsgen.families.base import CaseData, FamilySpec, StrategyOptions
+from ctsgen.core.family import CaseData, FamilySpec, StrategyOptions
 from ctsgen.errors import UnknownNameError
-from ctsgen.mutants import Mutant, get_mutant
+from ctsgen.core.mutant import Mutant
+from ctsgen.mutants.catalogue import get_mutant
 from ctsgen.toolchain.spirv_patch import OPCODES, opcodes
 from ctsgen.toolchain.variants import compile_variant
 
-FIND = settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+FIND = settings(max_examples=200, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 
 #: A value the toy family's data reads at call time, so a mutant can change it.
 SIZE = 4
@@ -46,7 +47,7 @@ def _toy_family(expectation: Any = None) -> FamilySpec:
 
 @pytest.fixture
 def size_mutant(monkeypatch: pytest.MonkeyPatch) -> str:
-    import ctsgen.mutants as mutants
+    import ctsgen.mutants.catalogue as mutants
 
     m = Mutant("toy-size-5", "toy", "SIZE is 5", lambda: {f"{__name__}:SIZE": 5})
     monkeypatch.setattr(mutants, "catalogue", lambda: {m.name: m})
@@ -151,7 +152,7 @@ class Scaled:
 
 @pytest.fixture
 def triple_mutant(monkeypatch: pytest.MonkeyPatch) -> str:
-    import ctsgen.mutants as mutants
+    import ctsgen.mutants.catalogue as mutants
 
     m = Mutant("toy-triple", "toy", "double triples", lambda: {f"{__name__}:double": lambda x: x * 3})
     monkeypatch.setattr(mutants, "catalogue", lambda: {m.name: m})
@@ -213,7 +214,7 @@ def test_a_module_without_the_deviations_instructions_gets_the_spec_expectation(
     recomputed under setdimension-floor (no gate applied) gives the spec's expectation anyway."""
     fam = get_family(family)
     v = data.draw(fam.variants(StrategyOptions()))
-    sv = compile_variant(v, family, require_validator=False)
+    sv = compile_variant(v, family, validation="if-installed")
     c = data.draw(fam.cases_for(v, StrategyOptions()))
     d = c.data()
     if reaching((FLOOR,), sv):
@@ -230,7 +231,7 @@ def test_cm2_gemm_sets_dimensions_without_block_sizes_so_the_floor_deviation_can
     the H100 to recompute, are judged against the spec's expectation as they are."""
     fam = get_family("cm2-gemm")
     v = find(fam.variants(StrategyOptions()), lambda v: True, settings=FIND)
-    sv = compile_variant(v, "cm2-gemm", require_validator=False)
+    sv = compile_variant(v, "cm2-gemm", validation="if-installed")
     present = opcodes(sv.spirv)
     assert OPCODES["OpTensorLayoutSetDimensionNV"] in present
     assert OPCODES["OpTensorLayoutSetBlockSizeNV"] not in present
@@ -247,7 +248,7 @@ def test_a_module_with_both_instructions_still_gets_the_deviated_expectation(ses
 
     c = find(fam.cases(StrategyOptions()), moved, settings=FIND)
     d = c.data()
-    sv = compile_variant(c.variant(), "tensor-layout", require_validator=False)
+    sv = compile_variant(c.variant(), "tensor-layout", validation="if-installed")
     assert reaching((FLOOR,), sv) == (FLOOR,)
     assert not np.array_equal(expected_under(fam, c, d, reaching((FLOOR,), sv)).expected[1], d.expected[1])
 
@@ -260,7 +261,7 @@ def test_a_variant_without_spirv_can_show_every_deviation() -> None:
 
 
 def test_every_mutants_instructions_are_known_opcodes() -> None:
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
 
     unknown = {(m.name, i) for m in catalogue().values() for i in m.instructions if i not in OPCODES}
     assert not unknown

@@ -11,7 +11,7 @@ from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.cli import main
 from ctsgen.device.profile import default_profile
 from ctsgen.families import families, get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
 from ctsgen.strategies.sampling import draw_examples
 

@@ -15,8 +15,8 @@ from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.cli import main
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
 from ctsgen.model.tensor import ClampMode
-from ctsgen.backends.mutant import MutantBackend
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.backend import MutantBackend
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index
 from ctsgen.repro import export_case
 from ctsgen.backends.supervise import SupervisedBackend
@@ -156,9 +156,9 @@ def test_more_mutants_are_killed_within_a_small_budget(name: str) -> None:
 
 @pytest.mark.slow
 def test_the_mutation_bench_reports_seconds_to_kill() -> None:
-    """Issue 14's goal 6 compares seconds, not examples: the bench row and table carry both."""
+    """Seconds to kill, not only examples (a larger batch costs more an example): row and table carry both."""
     from ctsgen.fuzz.mutation import bench_mutant, markdown
-    from ctsgen.mutants import get_mutant
+    from ctsgen.mutants.catalogue import get_mutant
 
     row = bench_mutant(get_mutant("repeat-as-clamp-to-edge"), seeds=[0], max_examples=150, reference_budget=0)
     assert row.killed == 1 and row.median_seconds is not None and 0 < row.median_seconds < 120
@@ -189,7 +189,7 @@ def test_a_repro_is_written_on_a_host_without_a_validator(tmp_path: Path, monkey
     (an H100 session lost its two repros to this); an invalid module is still refused elsewhere."""
     from ctsgen.toolchain import spirv_val
     from ctsgen.families.coopvec import FAMILY
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.strategies.sampling import draw_examples
 
     monkeypatch.setattr(spirv_val, "_candidate_dirs", lambda: [])
@@ -351,3 +351,17 @@ def test_a_requested_stop_ends_the_run_at_the_next_example() -> None:
     began = time.monotonic()
     report = fuzzer[0].run()
     assert report.examples == 3 and time.monotonic() - began < 60
+
+
+def test_the_workers_summary_says_when_the_hosts_cpu_bounds_them() -> None:
+    """The 2-GPU H100 host's 32 workers spent about 80% of their time drawing and in oracles: a
+    second GPU cannot raise that, more cores could."""
+    from ctsgen.fuzz.workers import bound_by
+    from ctsgen.timing import Breakdown
+
+    cpu = Breakdown({"draw": 45.0, "data+oracle": 35.0, "judge": 5.0, "pipeline": 8.0, "dispatch": 7.0})
+    assert bound_by(cpu, 32, 32).startswith("bound by the host's CPU: 85% of the workers' time")
+    assert "not with GPUs" in bound_by(cpu, 32, 32)
+    assert "bound by" not in bound_by(cpu, 8, 32)  # cores left idle: more workers first
+    gpu = Breakdown({"draw": 10.0, "pipeline": 50.0, "dispatch": 40.0})
+    assert bound_by(gpu, 32, 32) == "the host's CPU stages take 10% of the workers' time, the device's 90%"

@@ -14,7 +14,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from ctsgen.fuzz.database import FallbackDatabase, WriteOnlyDatabase, open_database
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.supervise import SupervisedBackend
 from tests.conftest import free_port
 

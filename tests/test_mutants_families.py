@@ -16,8 +16,8 @@ import functools
 import pytest
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.backends.mutant import MutantBackend
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.backend import MutantBackend
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.backends.supervise import SupervisedBackend
 
 #: the tensor-layout mutants are measured by `ctsgen bench mutation` and tests/test_fuzz.py (shrinking)

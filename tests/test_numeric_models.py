@@ -1,6 +1,6 @@
 """Device numeric models (ctsgen.oracle.models.h100): hand-worked MMA steps, and mutants only a
 model can see: each stays within the spec tolerance and is killed by the model's bit-exact
-prediction (issue 15, part 2; docs/mutation.md "Numeric-model mutants")."""
+prediction (docs/spec-decisions.md, device-numeric-models; docs/mutation.md "Numeric-model mutants")."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from ctsgen.model.types import CoopVecType
 from ctsgen.oracle.models import MODELS, model_params
 from ctsgen.oracle.models import h100
 from ctsgen.runner.model_verdict import model_verdict
-from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
+from ctsgen.execute.judge import judge_buffer
+from ctsgen.core.verdict import CaseResult, Status
 
 
 def test_mma_step_aligns_truncates_and_rounds_toward_zero() -> None:
@@ -61,9 +62,9 @@ def test_products_align_by_their_exponent_sum_not_their_binade() -> None:
 
 
 #: A float16 -> float32 element the H100 computed and the binade-aligned model missed: cm2-gemm
-#: seed 1501 (ctsgen 578845f), case cm2_gemm.float16_to_float32.subgroup.tile_32x32x16
+#: seed 1501, case cm2_gemm.float16_to_float32.subgroup.tile_32x32x16
 #: .case_789411cea6, tile element (0, 10): K = 16 (one MMA step), alpha = 0.5, beta = 0.
-#: Dumped buffers: /work/data/cm2-gemm-1501-f16.npz (bench/analyse_mma_misses.py prints it).
+#: Dumped on the device (docs/validation.md, "The float16 MMA refitted"; bench/analyse_mma_misses.py at commit adeb587 prints it).
 H100_MISS_A = "b366 bb42 b652 bfa7 3a04 31b1 b7c4 b90c baeb 3425 377d 3419 30e1 b99a b07b bcce"
 H100_MISS_B = "3f7c 3d6c 3bba 3559 3ac5 321f 3da5 bbe1 bcf5 341b b088 ba28 31e9 bf7c 3cae 3467"
 H100_MISS_D = 0xBE372D2E
@@ -104,8 +105,8 @@ def test_accumulator_is_an_aligned_truncated_term() -> None:
     give the fp32 accumulator 1 + 2^-23. Step 2: products 16 * 16 and -16 * 16 (exponent sums 8,
     E = 8, grid 2^-17) cancel, and the accumulator, truncated like a product to a multiple of
     2^-17, is 1: the result is 1, not 1 + 2^-23. On the H100 data an exactly added accumulator
-    predicts 99.987% of the float16 elements (bench/results/numeric-models/
-    fit-cm2-gemm-f16-1501.md), the truncated one all."""
+    predicts 99.987% of the float16 elements (docs/validation.md, "The float16 MMA
+    refitted"), the truncated one all."""
     a = np.zeros((1, 32), np.float16)
     b = np.zeros((32, 1), np.float16)
     a[0, [0, 1, 16, 17]] = [1.0, 2.0**-12, 16.0, -16.0]
@@ -126,11 +127,12 @@ def test_bfloat16_conversion_truncates() -> None:
 
 
 def test_an_integer_converted_to_bfloat16_rounds_to_float32_first() -> None:
-    """The H100 (call-1701, cm2-convert case_2f3803c63a element 1615): sint32 0x78ffffe8 =
-    2030043112 became bfloat16 2030043136 = 2^30 * (1 + 57/64). Its bfloat16 neighbours (spacing
-    2^23) are 2^30 * (1 + 113/128) = 2021654528 and 2030043136; truncating the exact value gives
-    the first, but float32 (spacing 128) rounds it to nearest, 2030043136, which is a bfloat16
-    value and truncates to itself. The rule before (``bf16_source="exact"``) gives the first."""
+    """The H100 (docs/validation.md, "Confirmed on new seeds": cm2-convert case_2f3803c63a
+    element 1615): sint32 0x78ffffe8 = 2030043112 became bfloat16 2030043136 = 2^30 * (1 + 57/64).
+    Its bfloat16 neighbours (spacing 2^23) are 2^30 * (1 + 113/128) = 2021654528 and 2030043136;
+    truncating the exact value gives the first, but float32 (spacing 128) rounds it to nearest,
+    2030043136, which is a bfloat16 value and truncates to itself. The rule before
+    (``bf16_source="exact"``) gives the first."""
     x = np.array([0x78FFFFE8, -0x78FFFFE8, 2030043000], np.int32)
     assert h100.convert_values(x, C.sint32, C.bfloat16).astype(float).tolist() \
         == [2030043136.0, -2030043136.0, 2021654528.0]
@@ -239,7 +241,7 @@ def test_family_random_gemm_cases_model_passes_the_spec_and_mutants_are_seen() -
 def test_coopvec_family_cases_under_the_model_pass_the_spec() -> None:
     """Drawn coopvec cases the model covers (fp16 MatMul / MatMulAdd): the model's output is
     within each case's spec tolerance; the 32-wide-block mutant differs from it somewhere."""
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.families.coopvec import FAMILY
     from ctsgen.pack.generate import draw_cases
 
@@ -266,7 +268,7 @@ def test_f16_step_blocks_and_fused_roundings() -> None:
     2^-28 (1 + 2^-11 + 2^-28 rounds up: 1 + 2^-10), the fused step truncates it on the grid 2^-25
     below E = 0, leaving the tie 1 + 2^-11, which rounds to the even 1. Products 2^-11 and 2^-25:
     kept by the fused step (the sum rounds up), but rounded toward zero to fp32 first (spacing
-    2^-23) it leaves the tie: "rtz-rne" gives 1. The H100 (call-1601) is the fused step rounded
+    2^-23) it leaves the tie: "rtz-rne" gives 1. The H100 is the fused step rounded
     to nearest; "blocks" was the model before."""
     acc = np.array([1.0])
     fused = {r: replace(h100.H100, f16_acc="fused", f16_rounding=r) for r in h100.F16_ROUNDINGS}
@@ -303,7 +305,7 @@ def test_reduce_orders_by_hand() -> None:
 
 
 def test_reduce_fragment_orders_by_hand() -> None:
-    """The H100's fragment order (call-1601), float16 (spacing 2 in [2048, 4096)).
+    """The H100's fragment order, float16 (spacing 2 in [2048, 4096)).
 
     Row of a 16 x 8 matrix, [2048, 1, 1, 0, -2048, 0, 0, 0]: lane t holds columns 2t, 2t + 1;
     the lanes add per component (t ^ 1, then t ^ 2), then the two components: even columns
@@ -328,7 +330,7 @@ def test_reduce_fragment_orders_by_hand() -> None:
 
 
 #: The subgroup grid the H100's sums showed where a shape allowed more than one
-#: (bench/results/numeric-models/call-1701/reduce-shapes.md: only this grid reproduced every
+#: (docs/validation.md, "Confirmed on new seeds": only this grid reproduced every
 #: dumped element): (rows, cols, subgroups) -> {mode: (rows of subgroups, columns of subgroups)}.
 MEASURED_GRIDS = {
     (32, 16, 2): {"column": (1, 2), "row_column": (1, 2)},
@@ -358,7 +360,7 @@ def test_warp_grid_gives_every_measured_grid() -> None:
     assert h100.warp_grid(64, 32, 1, "row") == (1, 1)
 
 
-#: Device values from bench/results/numeric-models/call-1601 (H100, driver 580.159.04), each a
+#: Device values measured on the H100 (driver 580.159.04; docs/validation.md, "The remaining models"), each a
 #: case of the pack (its parameters, whose seed regenerates the inputs), an output element, and
 #: the H100's value there; every other order or step the fit tried gives another value.
 H100_DATA = [
@@ -388,7 +390,7 @@ H100_DATA = [
                    "workgroupSize": 32}}}, 2, -0.41812586784362793),
 ]
 
-#: The model before call-1601, and for cm2-reduce the other orders the fit tried.
+#: The earlier model ("blocks" fp16 accumulation), and for cm2-reduce the other orders the fit tried.
 H100_DATA_RIVALS = {
     "cm2-gemm": [replace(h100.H100, f16_acc="blocks")],
     "cm2-reduce": [replace(h100.H100, reduce_order=o) for o in ("halving", "pairwise", "sequential", "exact")],
@@ -399,7 +401,7 @@ H100_DATA_RIVALS = {
                          ids=["gemm-f16-f16", "reduce-row-f32", "reduce-row-4-subgroups",
                               "reduce-row-column-8-subgroups", "reduce-column-subgroup"])
 def test_h100_device_values_are_reproduced(parameters: dict, element: int, device: float) -> None:
-    """The model gives the H100's value, and the model before call-1601 does not (nor, for the
+    """The model gives the H100's value, and the earlier model does not (nor, for the
     reductions, any order over the terms: the fit's other candidates)."""
     from ctsgen.families import get_family
 
@@ -418,7 +420,7 @@ def _spec_and_model_verdicts(family: str, mutant: h100.H100Params, count: int, s
     """Drawn cases of ``family`` that the model predicts: every model and mutant output passes the
     spec tolerance (asserted); returns (modelled cases, elements where the mutant differs)."""
     from ctsgen.families import get_family
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.pack.generate import draw_cases
 
     fam = get_family(family)

@@ -1,4 +1,4 @@
-"""Output a person wants to read (issue 12, section 4): help that lists the families and states
+"""Output a person wants to read: help that lists the families and states
 --timeout's grace, results file names without ':', a repro's replay line naming the backend that
 failed, and no .hypothesis/ left in the user's directory."""
 
@@ -50,7 +50,7 @@ def test_results_file_names_have_no_colon(tmp_path, session_spirv_cache):
     pack = tmp_path / "p"
     assert main(["generate", "--count", "3", "--out", str(pack)]) == 0
     mutant = "tensor-layout-clamp-ignored"
-    from ctsgen.mutants import catalogue
+    from ctsgen.mutants.catalogue import catalogue
     if mutant not in catalogue():
         mutant = next(n for n, m in catalogue().items() if m.family == "tensor-layout")
     main(["run", str(pack), "--quiet", "--backend", f"mutant:{mutant}"])

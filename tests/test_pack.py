@@ -294,7 +294,7 @@ def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path
     import sys
 
     from ctsgen.families import get_family
-    from ctsgen.families.base import StrategyOptions
+    from ctsgen.core.family import StrategyOptions
     from ctsgen.strategies.sampling import draw_many
 
     strategy = get_family("tensor-layout").cases(StrategyOptions())

@@ -1,4 +1,4 @@
-"""Plots a person can read (issue 12, section 4): coverage panel titles inside the figure and a
+"""Plots a person can read: coverage panel titles inside the figure and a
 colour legend; surviving mutants look different from mutants that were not run."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from ctsgen.cli import main  # noqa: E402
-from ctsgen.coverage import coverage_figure  # noqa: E402
+from ctsgen.core.coverage import coverage_figure  # noqa: E402
 from ctsgen.pack.coverage import coverage_tables  # noqa: E402
 from ctsgen.fuzz.mutation import MutantRow, mutation_figure  # noqa: E402
 from ctsgen.pack.read import load_pack  # noqa: E402

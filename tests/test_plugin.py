@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ctsgen.cli import main
 from ctsgen.pytest_plugin import CaseFailed, CtsgenQualityWarning, apply_verdict
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.xdist_schedule import assign_groups
 
 pytest_plugins = ["pytester"]

@@ -1,4 +1,4 @@
-"""The pytest plugin's usage errors (issue 12, section 3): a missing or corrupt pack is a pytest
+"""The pytest plugin's usage errors: a missing or corrupt pack is a pytest
 usage error, not an INTERNALERROR, and a backend that cannot start is one error, not one per case."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 from ctsgen.cli import main
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError, Requirements, load_profile
 from ctsgen.families import families, get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.gating import families_it_runs
 from ctsgen.pack.generate import check_runnable, drawable_strata
 from ctsgen.strategies.sampling import draw_examples

@@ -1,4 +1,4 @@
-"""Progress output (issue 12, section 4): one live line on a terminal, a summary line every few
+"""Progress output: one live line on a terminal, a summary line every few
 seconds otherwise, never one line per example, and messages on their own line."""
 
 from __future__ import annotations

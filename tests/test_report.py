@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ctsgen.cli import main
-from ctsgen.report import compare
-from ctsgen.runner.results_file import ResultsError, Verdict, format_cts, load_results
-from ctsgen.runner.verdict import Status
+from ctsgen.results.report import compare
+from ctsgen.results.results_file import ResultsError, Verdict, format_cts, load_results
+from ctsgen.core.verdict import Status
 
 
 def _jsonl(path: Path, rows: dict[str, tuple[str, str]]) -> Path:

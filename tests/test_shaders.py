@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
 from ctsgen.model.tensor import ClampMode

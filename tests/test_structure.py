@@ -1,4 +1,4 @@
-"""The seams between ctsgen's parts, checked on the source (issue 13).
+"""The seams between ctsgen's parts, checked on the source.
 
 * No ctsgen module reaches into another module's private (``_name``) names.
 * No import cycle among ctsgen modules, counting every import: at module
@@ -105,9 +105,9 @@ def import_cycles() -> list[list[str]]:
 def test_the_import_graph_sees_deferred_and_type_checking_imports() -> None:
     """The checker itself: the kinds of import a cycle can hide behind are edges."""
     assert "ctsgen.backends.supervise" in imports("ctsgen.backends.registry")  # inside a function
-    assert "ctsgen.families.base" in imports("ctsgen.toolchain.variants")  # under TYPE_CHECKING
-    assert "ctsgen.backends" in imports("ctsgen.runner.verdict")  # the package an import runs
-    assert "ctsgen.runner.verdict" in imports("ctsgen.runner.run")  # a relative-free from-import
+    assert "ctsgen.core.family" in imports("ctsgen.toolchain.variants")  # under TYPE_CHECKING
+    assert "ctsgen.core" in imports("ctsgen.runner.run")  # the package an import runs
+    assert "ctsgen.core.verdict" in imports("ctsgen.runner.run")  # a relative-free from-import
 
 
 def test_no_import_cycles_among_ctsgen_modules() -> None:
@@ -169,3 +169,57 @@ def test_every_ctsgen_error_derives_from_the_one_base() -> None:
                 errors.append(getattr(importlib.import_module(name), node.name))
     assert len(errors) >= 12  # the toolchain's, the pack's, the backends', the model's, ...
     assert [e.__qualname__ for e in errors if not issubclass(e, CtsgenError)] == []
+
+
+#: The layers, lowest first: a module imports only from its own layer or a lower one (docs/architecture.md,
+#: "Layers"). The key is the top-level folder or module under ctsgen/.
+LAYERS = [
+    {"errors", "timing", "progress", "signals"},
+    {"model"},
+    {"device"},
+    {"core", "oracle"},
+    {"strategies", "templates", "toolchain", "ops"},
+    {"families"},
+    {"backends"},
+    {"mutants"},
+    {"pack", "execute"},
+    {"runner", "results"},
+    {"fuzz", "repro"},
+    {"campaign", "testing", "doctor"},
+    {"pytest_plugin", "xdist_schedule"},
+    {"cli"},
+    {"__main__", ""},  # "": the package root, whose lazy attributes are the public API
+]
+
+
+def layer(module: str) -> int:
+    key = module.split(".")[1] if "." in module else ""
+    found = [i for i, names in enumerate(LAYERS) if key in names]
+    assert found, f"{module}: its folder {key!r} is in no layer of LAYERS -> add it where it belongs"
+    return found[0]
+
+
+def test_every_import_runs_down_the_layers() -> None:
+    upward = sorted(f"{m} -> {d}" for m in modules() for d in imports(m) if layer(d) > layer(m))
+    assert upward == []
+
+
+def test_the_contract_imports_only_the_vocabulary_below_it() -> None:
+    allowed = ("ctsgen.core", "ctsgen.model", "ctsgen.device", "ctsgen.errors")
+    reaches = sorted(f"{m} -> {d}" for m in modules() if m.startswith("ctsgen.core")
+                     for d in imports(m) if not d.startswith(allowed))
+    assert reaches == []
+
+
+def test_backends_import_no_family() -> None:
+    """The reference backend finds a variant's semantics through the registry (ctsgen.families),
+    never by importing a family's package."""
+    reaches = sorted(f"{m} -> {d}" for m in modules() if m.startswith("ctsgen.backends")
+                     for d in imports(m) if d.startswith("ctsgen.families."))
+    assert reaches == []
+
+
+def test_the_command_line_is_imported_only_by_main() -> None:
+    importers = sorted(m for m in modules() if not m.startswith("ctsgen.cli") and m != "ctsgen.__main__"
+                       and any(d == "ctsgen.cli" or d.startswith("ctsgen.cli.") for d in imports(m)))
+    assert importers == []

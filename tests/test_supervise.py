@@ -18,16 +18,16 @@ import pytest
 from ctsgen.backends.fake import FaultyBackend
 from ctsgen.device.profile import default_profile
 from ctsgen.families import get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.backends.supervise import SupervisedBackend
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.results_file import JsonLinesSink, recover_results
+from ctsgen.results.results_file import JsonLinesSink, recover_results
 from ctsgen.runner.run import run_pack
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 from ctsgen.strategies.sampling import draw_examples
 
 FAST = RunOptions(batch_size=512, timeout_base_s=1.0, timeout_per_case_s=0.0)
@@ -101,7 +101,7 @@ def test_two_culprits_in_one_batch_are_both_found(pack12: Path) -> None:
 
 
 def test_a_variant_wide_failure_is_not_bisected_case_by_case(pack12: Path) -> None:
-    from ctsgen.runner.run import MAX_CULPRITS_PER_VARIANT
+    from ctsgen.execute.bisect import MAX_CULPRITS_PER_VARIANT
 
     cases = load_pack(pack12).cases
     backend = FaultyBackend({key(c): "error" for c in cases})  # e.g. a pipeline the driver cannot build
@@ -112,7 +112,7 @@ def test_a_variant_wide_failure_is_not_bisected_case_by_case(pack12: Path) -> No
 
 
 def test_a_backend_that_cannot_start_is_an_error_not_a_hang() -> None:
-    from ctsgen.backends.base import BackendError
+    from ctsgen.errors import BackendError
 
     with pytest.raises(BackendError, match="unknown fault"):
         SupervisedBackend(functools.partial(FaultyBackend, {(1,): "melt"}))
@@ -188,7 +188,7 @@ class Interrupted(Exception):
 @pytest.mark.slow
 def test_a_request_abandoned_mid_wait_does_not_hand_its_answer_to_the_next(pack12: Path) -> None:
     """A campaign worker stopped by SIGTERM while a dispatch was in flight closed its backend and
-    read that dispatch's answer as the stats reply (ValueError on the H100, bench/results/campaign-h100).
+    read that dispatch's answer as the stats reply (a ValueError).
     After an abandoned request the worker is replaced: the next run gets its own answers, and close
     is clean."""
     import signal
@@ -213,7 +213,7 @@ def test_a_request_abandoned_mid_wait_does_not_hand_its_answer_to_the_next(pack1
 def _drawn_batch(n: int):
     """``n`` tensor-layout cases of one variant, its ShaderVariant (the reference backend needs no
     SPIR-V) and each case's data."""
-    from ctsgen.backends.base import ShaderVariant
+    from ctsgen.core.shader import ShaderVariant
 
     family = get_family("tensor-layout")
     m = next(mt for mt in default_profile().matrix_types() if mt.rows * mt.cols == 256)
@@ -229,7 +229,7 @@ def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_ov
     """prepare_soon returns at once; a 1.5 s build overlaps the caller's 1.5 s of its own work, so the
     dispatch that follows waits for little of it, and the breakdown counts the build as overlapped,
     not as pipeline time. Without it the dispatch waits for the whole build."""
-    from ctsgen.runner.execute import execute_cases
+    from ctsgen.execute.run import drawn_cases, run_cases
     from ctsgen.timing import Breakdown
 
     sv, cases, datas = _drawn_batch(4)
@@ -241,7 +241,7 @@ def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_ov
         time.sleep(1.5)  # the caller's own work: drawing, data and oracle
         times = Breakdown()
         t0 = time.perf_counter()
-        results = execute_cases(backend, sv, cases, datas, 5.0, times=times)
+        results = run_cases(backend, sv, drawn_cases(cases, datas), 5.0, times).results
         waited = time.perf_counter() - t0
         assert {r.status for r in results} == {Status.Pass}
         assert waited < 1.0 and times.overlapped_s > 0.5 and times.seconds.get("pipeline", 0.0) < 1.0
@@ -250,7 +250,7 @@ def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_ov
     cold = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=1.5), build_timeout_s=10.0)
     try:
         t0 = time.perf_counter()
-        execute_cases(cold, sv, cases, datas, 5.0)
+        run_cases(cold, sv, drawn_cases(cases, datas), 5.0).results
         assert time.perf_counter() - t0 >= 1.5
     finally:
         cold.close()
@@ -260,14 +260,14 @@ def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_ov
 def test_a_build_started_soon_that_overruns_its_bound_is_a_build_timeout_of_that_variant() -> None:
     """The build bound, not the dispatch bound, covers a prepare_soon build: the dispatch that waits
     for it raises BuildTimeout naming the variant (a slow driver compile is not a hang)."""
-    from ctsgen.backends.base import BuildTimeout
-    from ctsgen.runner.execute import execute_cases
+    from ctsgen.errors import BuildTimeout
+    from ctsgen.execute.run import drawn_cases, run_cases
 
     sv, cases, datas = _drawn_batch(2)
     backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=30.0), build_timeout_s=1.0)
     try:
         backend.prepare_soon([sv])
-        results = execute_cases(backend, sv, cases, datas, 60.0)
+        results = run_cases(backend, sv, drawn_cases(cases, datas), 60.0).results
         assert {r.status for r in results} == {Status.BuildTimeout}
         assert sv.id in results[0].detail
         t0 = time.perf_counter()
@@ -283,15 +283,15 @@ def test_a_build_started_soon_that_fails_is_reported_by_that_variants_dispatch_o
     again and gets the error as its verdict."""
     import dataclasses
 
-    from ctsgen.runner.execute import execute_cases
+    from ctsgen.execute.run import drawn_cases, run_cases
 
     good, cases, datas = _drawn_batch(2)
     bad = dataclasses.replace(good, id=good.id + ".broken")
     backend = SupervisedBackend(functools.partial(FaultyBackend, {}, failing_builds=[bad.id]))
     try:
         backend.prepare_soon([bad])
-        assert {r.status for r in execute_cases(backend, good, cases, datas, 5.0)} == {Status.Pass}
-        broken = execute_cases(backend, bad, cases, datas, 5.0)
+        assert {r.status for r in run_cases(backend, good, drawn_cases(cases, datas), 5.0).results} == {Status.Pass}
+        broken = run_cases(backend, bad, drawn_cases(cases, datas), 5.0).results
         assert all(r.status.is_failure and "injected" in r.detail for r in broken), broken
     finally:
         backend.close()

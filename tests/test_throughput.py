@@ -1,4 +1,4 @@
-"""Issue 14's CPU-side levers: the time breakdown, batches of many cases, parallel
+"""The CPU-side levers of speed: the time breakdown, batches of many cases, parallel
 generation that does not change the pack, and the glslang version without slangpy.
 Speed is printed here, never asserted (targets live in bench/throughput.py)."""
 
@@ -101,7 +101,7 @@ def test_in_process_validation_rejects_what_spirv_val_rejects() -> None:
 
 @pytest.mark.slow
 def test_reference_fuzz_against_the_naive_loop_prints_the_ratio() -> None:
-    """Goal 2 of issue 14, printed (not asserted: speed lives in bench/throughput.py)."""
+    """The fuzzer's rate against the naive loop's, printed (not asserted: speed lives in bench/throughput.py)."""
     from naive_loop import naive_loop
 
     backend = ReferenceBackend()

@@ -19,13 +19,15 @@ import pytest
 import ctsgen.families as registry
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.pack.generate import draw_cases
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.run import run_pack
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 from ctsgen.testing import check_case
+from ctsgen.mutants.backend import MutantBackend
+from ctsgen.mutants.catalogue import catalogue
 
 CASE_PY = '''
 from dataclasses import dataclass
@@ -35,10 +37,16 @@ from typing import ClassVar
 import numpy as np
 from hypothesis import strategies as st
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, FamilySpec, case_name
+from ctsgen.core.family import CaseData, CompareRule, FamilySpec, case_name
+from ctsgen.core.mutant import Mutant
 from ctsgen.templates import render
+
+
+def add(src, k):
+    """The reference semantics of the copy: each element plus the addend."""
+    return src + k
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ class ToyVariant:
     def execute(self, params, offsets, buffers):
         src, dst = buffers
         for words, (a, b) in zip(params, offsets):
-            dst[b:b + self.n] = src[a:a + self.n] + words[0]
+            dst[b:b + self.n] = add(src[a:a + self.n], words[0])
 
 
 @dataclass(frozen=True)
@@ -116,8 +124,12 @@ def cases_for(v, options):
     return st.builds(ToyCase, st.just(v), st.integers(0, 100), st.integers(0, 2**16))
 
 
+MUTANTS = [Mutant("toy-addend-ignored", "toy-copy", "the copy drops the run-time addend",
+                  lambda: {f"{__name__}:add": lambda src, k: src})]
+
 FAMILY = FamilySpec(name="toy-copy", case_type=ToyCase, variant_type=ToyVariant,
-                    strata_fn=lambda: [{"n": 4}, {"n": 8}], variants_fn=variants, cases_for_fn=cases_for)
+                    strata_fn=lambda: [{"n": 4}, {"n": 8}], variants_fn=variants, cases_for_fn=cases_for,
+                    mutants=tuple(MUTANTS))
 '''
 
 SHADER = '''{% import "common.glsl.j2" as common %}
@@ -162,8 +174,10 @@ def toy_family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
     monkeypatch.setattr(registry, "entry_points", entry_points)
     registry.families.cache_clear()
+    catalogue.cache_clear()
     yield registry.get_family("toy-copy")
     registry.families.cache_clear()
+    catalogue.cache_clear()
     for name in [m for m in sys.modules if m.startswith("toy_copy_family")]:
         del sys.modules[name]
 
@@ -184,3 +198,12 @@ def test_a_family_added_as_its_own_files_generates_runs_and_fails_where_it_shoul
     failed = check_case(OffByOne(), case)
     assert failed.status is Status.Fail and failed.detail == f"1 of {case.shader.n} elements of 'dst' differ"
     assert np.array_equal(case.data().expected[1], case.data().initial[0] + np.uint32(case.add))
+
+
+def test_an_entry_point_familys_mutants_join_the_catalogue_and_are_found(toy_family, tmp_path) -> None:
+    """The catalogue reads FamilySpec.mutants, so a family registered from outside ctsgen brings its own."""
+    assert catalogue()["toy-addend-ignored"].family == "toy-copy"
+    cases = [c for c in draw_cases(toy_family, 6, 0, StrategyOptions(profile=default_profile())) if c.add != 0]
+    pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 0}))
+    assert run_pack(pack, MutantBackend("toy-addend-ignored")).counts == {"Fail": len(cases)}
+    assert run_pack(pack, ReferenceBackend()).counts == {"Pass": len(cases)}  # the mutant was put back

@@ -70,7 +70,7 @@ def test_every_ctsgen_error_survives_a_pickle_round_trip() -> None:
 _GENERATE = """
 import sys
 from ctsgen.cli import main
-import ctsgen.pack.write as w
+import ctsgen.toolchain.variants as w
 from ctsgen.toolchain.errors import GlslCompileError
 
 class Odd(Exception):

@@ -21,7 +21,7 @@ import pytest
 
 import ctsgen
 from ctsgen.cli import main
-from ctsgen.runner.results_file import load_results
+from ctsgen.results.results_file import load_results
 
 REPO = Path(__file__).resolve().parents[1]
 PACK_COUNT = 6

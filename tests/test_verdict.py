@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctsgen.backends.base import BackendError, DeviceLost, DispatchTimeout, WorkerCrashed
-from ctsgen.runner.verdict import CaseResult, OutputBuffer, Status, error_result, judge, judge_buffer, status_of
+from ctsgen.errors import BackendError, DeviceLost, DispatchTimeout, WorkerCrashed
+from ctsgen.execute.judge import OutputBuffer, error_result, judge, judge_buffer, status_of
+from ctsgen.core.verdict import CaseResult, Status
 
 TOL = {"rule": "tolerance", "warn_fraction": 0.75}
 
@@ -93,8 +94,8 @@ def test_signed_zero_flag_relaxes_bitwise_and_tightens_tolerance() -> None:
     """Decision "signed-zero": bitwise with signed_zero false treats +0 and -0 as equal (and nothing
     else); tolerance with signed_zero true needs an exact zero's sign (an ieee variant declares
     SignedZeroInfNanPreserve)."""
-    from ctsgen.families.base import CompareRule
-    from ctsgen.runner.verdict import judge_buffer
+    from ctsgen.core.family import CompareRule
+    from ctsgen.execute.judge import judge_buffer
 
     want = np.array([-0.0, 0.0, 1.0, np.nan], np.float32)
     got = np.array([0.0, -0.0, 1.0, np.nan], np.float32)
@@ -109,8 +110,8 @@ def test_data_movement_keeps_nan_payloads_and_subnormals_bit_for_bit() -> None:
     """Decision "data-movement-bits" (cited, not relaxed): a Constant-clamped element is moved, not
     computed, so tensor-layout's rule compares its bits: a quietened NaN payload, a flushed
     subnormal or a dropped sign of zero each fail; decode's relaxed rule forgives only the sign."""
-    from ctsgen.families.base import CompareRule
-    from ctsgen.runner.verdict import judge_buffer
+    from ctsgen.core.family import CompareRule
+    from ctsgen.execute.judge import judge_buffer
 
     want = np.array([0x7FA00001, 0x00000001, 0x80000000], np.uint32).view(np.float32)
     got = np.array([0x7FC00000, 0x00000000, 0x00000000], np.uint32).view(np.float32)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call (H100), issue 14 goal 5: resident memory over the longest fuzz session one call
+# One device call (H100): resident memory over the longest fuzz session one call
 # allows (the device tool caps a command at 10 minutes). `ctsgen fuzz --workers W` over every family
 # the H100 runs; every 20 s the RSS of each fuzz process and of each device worker process (the
 # supervised Vulkan backend, which keeps every pipeline it builds) is written to rss.log, one line

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call (H100), issue 14 goals 1 and 5: the fuzzer's end-to-end rate over every family the
+# One device call (H100): the fuzzer's end-to-end rate over every family the
 # device runs, against the naive loop in the same call; one process, then a 5-minute session of
 # --workers 16 (one per core) with resident memory and GPU utilisation sampled every 30 s / 5 s.
 # The documented SetDimension deviation is expected; --keep-going so a failure does not stop a worker.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call (H100), issue 14 goal 4: CTS scale. One pack per family the H100 runs, COUNT cases
+# One device call (H100): CTS scale. One pack per family the H100 runs, COUNT cases
 # each of the nine single-operation families and PROGRAMS of each program family (the first call,
 # 9,091 of each, spent the call's 600 s generating cm2-program: call1/), generated on the device, then
 # run one pack after another twice: cold (an empty ctsgen pipeline cache and the driver's shader disk

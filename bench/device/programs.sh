@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call (H100), issue 16: fresh-seed programs of both program families, fuzzed on the
+# One device call (H100): fresh-seed programs of both program families, fuzzed on the
 # GPU by 12 worker processes each (every example is a new program run with ~10 cases of its
 # run-time parameters). The documented SetDimension deviation is expected; anything else fails.
 # Shaders are compiled on the device with the carried glslang library (.carry/).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call (H100), issue 14 goal 4: a CTS-scale suite run with every core busy. One pack per
+# One device call (H100): a CTS-scale suite run with every core busy. One pack per
 # family the H100 runs (COUNT cases each of the nine single-operation families, PROGRAMS of each
 # program family; --cases-per-variant CPV), generated on the device, then every pack's `ctsgen run`
 # started at once (one process each, each with its own device worker), twice: cold (an empty

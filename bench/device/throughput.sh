@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call (H100), issue 14: the naive loop and the fuzzer in the same call, one process
+# One device call (H100): the naive loop and the fuzzer in the same call, one process
 # and one per core, and generate --jobs 1 against --jobs 16. Each step logs to its own file in $OUT.
 #   carry: .gl .whl .carry
 set -uo pipefail

@@ -12,137 +12,13 @@ lives outside the backend, so an adapter stays small.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from ctsgen.device.profile import DeviceProfile, Requirements
-from ctsgen.errors import CtsgenError
-
-
-@dataclass(frozen=True)
-class BufferSpec:
-    """One storage buffer of a shader variant: ``layout(binding = binding)``."""
-
-    binding: int
-    name: str
-    dtype: str  # numpy dtype name of the buffer's element type, e.g. "float16"
-
-
-@dataclass(frozen=True)
-class ShaderVariant:
-    """A compiled compute shader and what it needs from a device.
-
-    Binding 0 is always the uint32 parameter buffer; ``buffers`` lists the
-    family's buffers (bindings 1..n) in binding order.
-    """
-
-    id: str
-    spirv: bytes
-    local_size_x: int
-    buffers: tuple[BufferSpec, ...]
-    requirements: Requirements = field(default_factory=Requirements)
-    family: str = ""
-    signature: dict[str, Any] = field(default_factory=dict)  # the family's compile-time signature
-
-
-#: Key of a family signature (``ShaderVariant.signature``) under which a variant asks the
-#: runner and backends for buffer placement beyond the default: ``{"bufferAlign": {binding:
-#: bytes}, "matrixConversions": [MatrixConversion.to_json(), ...]}``. It lives in the
-#: signature so that it survives a pack's manifest unchanged.
-DEVICE_LAYOUT_KEY = "deviceLayout"
-
-
-@dataclass(frozen=True)
-class MatrixConversion:
-    """A per-case matrix the backend converts with vkConvertCooperativeVectorMatrixNV.
-
-    Each case's source is a tightly packed row-major ``rows`` x ``cols`` matrix of
-    ``src_type`` (a VkComponentTypeKHR) at the start of the case's data in binding
-    ``src_binding``. Before the dispatch the backend converts it into ``dst_layout``
-    (a VkCooperativeVectorMatrixLayoutNV) of ``dst_type`` in binding ``dst_binding``
-    (a uint8 buffer the backend sizes itself: it sets each case's element offset
-    word of that binding, so the shader finds the converted matrix at that offset
-    plus the byte offset in parameter word ``offset_word`` of the record, if any).
-    With ``write_back`` the backend converts the matrix back into the source region
-    after the dispatch (matrices a shader accumulates into). A backend without
-    optimal layouts (the reference) ignores conversions and works on the source.
-    """
-
-    src_binding: int
-    dst_binding: int
-    rows: int
-    cols: int
-    src_type: int
-    dst_type: int
-    dst_layout: int
-    offset_word: int | None = None
-    write_back: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_json(cls, o: dict[str, Any]) -> MatrixConversion:
-        return cls(**o)
-
-
-def matrix_conversions(variant: ShaderVariant) -> tuple[MatrixConversion, ...]:
-    """The conversions ``variant`` asks for (see :data:`DEVICE_LAYOUT_KEY`)."""
-    layout = variant.signature.get(DEVICE_LAYOUT_KEY, {})
-    return tuple(MatrixConversion.from_json(c) for c in layout.get("matrixConversions", ()))
-
-
-def buffer_align(variant: ShaderVariant, binding: int, default: int) -> int:
-    """The byte alignment each case's data needs in ``binding`` (at least ``default``)."""
-    layout = variant.signature.get(DEVICE_LAYOUT_KEY, {})
-    return max(default, int(layout.get("bufferAlign", {}).get(str(binding), default)))
-
-
-@dataclass
-class Dispatch:
-    """A batch of cases of one variant: ``workgroups`` workgroups in x.
-
-    ``buffers[0]`` is the uint32 parameter buffer, ``buffers[i]`` (i >= 1)
-    is the initial content of ``variant.buffers[i-1]``.
-    """
-
-    variant: ShaderVariant
-    workgroups: int
-    buffers: list[np.ndarray]
-
-
-class BackendError(CtsgenError, RuntimeError):
-    """A backend could not run a dispatch (not a wrong result: no result)."""
-
-
-class DispatchTimeout(BackendError):
-    """The dispatch did not complete within the bounded wait.
-
-    ``waited_s``: how long the wait itself took, where the one who waited measured it
-    (the supervisor does, without the time to replace a dead worker); else None."""
-
-    waited_s: float | None = None
-
-
-class BuildTimeout(BackendError):
-    """Building a variant's pipeline (the driver compiling its SPIR-V) took longer than its
-    bound. Not a hang of the dispatch: the message names the variant and the seconds."""
-
-    def __init__(self, variant_id: str, seconds: float) -> None:
-        super().__init__(f"building the pipeline of shader variant {variant_id} took more than "
-                         f"{seconds:.1f} s (no dispatch was submitted); the worker was killed")
-        self.variant_id, self.seconds = variant_id, seconds
-
-
-class DeviceLost(BackendError):
-    """The device reported VK_ERROR_DEVICE_LOST (or its equivalent)."""
-
-
-class WorkerCrashed(BackendError):
-    """The worker process running the backend died (a signal or an exit) while running a request."""
+from ctsgen.core.shader import Dispatch, ShaderVariant
+from ctsgen.device.profile import DeviceProfile
 
 
 @runtime_checkable
@@ -157,6 +33,19 @@ class Backend(Protocol):
     """
 
     name: str
+
+    # What a backend class can do, declared on the class (ctsgen reads them before building it;
+    # a class that does not derive from Backend gets these defaults):
+    #: Runs on the host, where a "pipeline" costs nothing: ``fuzz`` draws many small batches (more
+    #: variants a second) instead of the large ones that amortise a driver's pipeline build.
+    host_pipelines: ClassVar[bool] = False
+    #: Safe in ctsgen's own process under ``--isolation auto``: it cannot hang, crash or leak a
+    #: fault into the expectations, so no supervised worker is needed.
+    in_process: ClassVar[bool] = False
+    #: Its constructor takes a device index as its first argument (``--device``, ``--devices``).
+    selects_device: ClassVar[bool] = False
+    #: Its constructor takes ``validation=True`` to run under the Khronos validation layer.
+    validation_layer: ClassVar[bool] = False
 
     #: Counters the backend keeps (e.g. pipelines built, seconds spent), printed after ``ctsgen run``.
     stats: Mapping[str, float] = MappingProxyType({})
@@ -239,4 +128,9 @@ def as_backend(obj: Any) -> Backend:
     from ``Backend`` does), else wrapped with the defaults of :meth:`Backend.prepare` and
     :attr:`Backend.stats`. Applied once where a backend enters ctsgen (``open_backend``,
     the supervised worker, ``run_pack``)."""
-    return obj if isinstance(obj, Backend) else _Completed(obj)
+    return obj if all(hasattr(obj, m) for m in _MEMBERS) else _Completed(obj)
+
+
+#: The members a backend object is used through (the capabilities are read from its class, by
+#: ``ctsgen.backends.registry.capabilities``, before there is an object).
+_MEMBERS = ("name", "profile", "run", "close", "prepare", "prepare_soon", "stats")

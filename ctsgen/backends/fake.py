@@ -17,7 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DeviceLost, Dispatch, ShaderVariant
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError, DeviceLost
+from ctsgen.core.shader import Dispatch, ShaderVariant
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
 

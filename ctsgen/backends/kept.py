@@ -2,8 +2,8 @@
 
 A device backend builds one pipeline per shader variant and keeps it, so a
 variant seen again costs nothing. A fuzz session draws a new variant with
-almost every example, so keeping every pipeline grows a device worker by
-about 25 MB a minute on the H100 (bench/results/fuzz-rate-h100/call5-memory).
+almost every example, so keeping every pipeline grows a device worker
+without bound (docs/validation.md, "A 100,000-case suite", goal 5).
 
 :class:`KeptObjects` keeps at most ``limit`` *used* objects and destroys the
 least recently used beyond that when told (:meth:`KeptObjects.evict`). An

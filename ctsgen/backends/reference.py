@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, Dispatch
+from ctsgen.backends.base import Backend
+from ctsgen.core.shader import Dispatch
 from ctsgen.device.profile import DeviceProfile, Requirements
 from ctsgen.families import get_family
 
@@ -30,6 +31,8 @@ class ReferenceBackend(Backend):
     """Runs dispatches on the host through the families' reference semantics."""
 
     name = "reference"
+    host_pipelines = True
+    in_process = True
 
     def __init__(self) -> None:
         self._profile = UniversalProfile(name="ctsgen reference backend")

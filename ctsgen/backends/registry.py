@@ -1,7 +1,7 @@
 """Backends by name: the one place a backend name becomes a running backend.
 
 A name is ``reference`` or ``vulkan`` (built in), ``mutant:NAME`` (the
-reference backend with one injected bug, :mod:`ctsgen.backends.mutant`), a
+reference backend with one injected bug, :mod:`ctsgen.mutants.backend`), a
 name registered under the ``ctsgen.backends`` entry-point group by another
 distribution (as families register under ``ctsgen.families``), or
 ``MODULE:CLASS`` (docs/third-party-backend.md). :func:`open_backend` builds
@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -27,6 +28,8 @@ ENTRY_POINT_GROUP = "ctsgen.backends"
 
 BUILTIN = {"reference": "ctsgen.backends.reference:ReferenceBackend",
            "vulkan": "ctsgen.backends.vulkan:VulkanBackend"}
+#: Built-in names with an argument, ``PREFIX:ARG``: the factory of each, called with ARG.
+BUILTIN_PREFIXED = {"mutant": "ctsgen.mutants.backend:mutant_backend"}
 
 #: ``--isolation`` choices: ``auto`` runs every backend but the reference in a worker.
 ISOLATION_CHOICES = ("auto", "process", "none")
@@ -41,11 +44,9 @@ def backend_factory(name: str) -> Callable[..., Any]:
     """A picklable callable that builds the backend called ``name`` (see the module docstring)."""
     if name in BUILTIN:
         return _load(BUILTIN[name])
-    if name.startswith("mutant:"):
-        from ctsgen.backends.mutant import MutantBackend
-        from ctsgen.mutants import get_mutant
-
-        return functools.partial(MutantBackend, get_mutant(name.split(":", 1)[1]).name)
+    prefix, _, arg = name.partition(":")
+    if prefix in BUILTIN_PREFIXED:
+        return _load(BUILTIN_PREFIXED[prefix])(arg)
     registered = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
     if name in registered:
         return registered[name].load()
@@ -54,6 +55,27 @@ def backend_factory(name: str) -> Callable[..., Any]:
     known = ", ".join([*BUILTIN, *sorted(registered)])
     raise UnknownNameError(f"unknown backend {name!r} -> use {known}, mutant:NAME "
                            "(`ctsgen mutants` lists the names) or MODULE:CLASS")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend class declares it can do (:class:`ctsgen.backends.base.Backend`'s class
+    attributes); a class that does not derive from ``Backend`` has the defaults."""
+
+    host_pipelines: bool = False
+    in_process: bool = False
+    selects_device: bool = False
+    validation_layer: bool = False
+
+
+def capabilities(backend: str | Callable[..., Any]) -> Capabilities:
+    """The capabilities of the backend called ``backend`` (or built by that factory)."""
+    factory = backend_factory(backend) if isinstance(backend, str) else backend
+    while isinstance(factory, functools.partial):
+        factory = factory.func
+    if not (isinstance(factory, type) and Backend in factory.__mro__):
+        return Capabilities()
+    return Capabilities(**{f.name: getattr(factory, f.name) for f in fields(Capabilities)})
 
 
 def _adapter_class(name: str) -> type:
@@ -81,14 +103,15 @@ def open_backend(name: str, isolation: str = "auto", device: int | None = None, 
     the Khronos validation layer (ctsgen.backends.validation)."""
     pipeline_cache_enabled()  # a CTSGEN_PIPELINE_CACHE that is neither 0 nor 1: one line, before any work
     factory = backend_factory(name)
-    if validation and name != "vulkan":
+    can = capabilities(factory)
+    if validation and not can.validation_layer:
         raise UserError(f"--validation runs the Khronos validation layer on a Vulkan device -> use --backend "
                         f"vulkan, not {name}")
-    if device is not None and name == "vulkan":
+    if device is not None and can.selects_device:
         factory = functools.partial(factory, device)
     if validation:
         factory = functools.partial(factory, validation=True)
-    if isolation == "process" or (isolation == "auto" and name != "reference"):
+    if isolation == "process" or (isolation == "auto" and not can.in_process):
         from ctsgen.backends.supervise import SupervisedBackend
 
         return SupervisedBackend(factory, name=name)

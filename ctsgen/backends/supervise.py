@@ -23,7 +23,6 @@ import multiprocessing as mp
 import os
 import shlex
 import shutil
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,29 +32,21 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import (
-    Backend,
-    BackendError,
-    BuildTimeout,
-    DeviceLost,
-    Dispatch,
-    DispatchTimeout,
-    ShaderVariant,
-    WorkerCrashed,
-    as_backend,
-    validation_messages,
-)
+from ctsgen.backends.base import Backend, as_backend, validation_messages
+from ctsgen.errors import BackendError, BuildTimeout, DeviceLost, DispatchTimeout, WorkerCrashed
+from ctsgen.core.shader import Dispatch, ShaderVariant
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.errors import UserError
+from ctsgen.signals import leave_interrupts_to_the_parent
 
 #: Extra seconds the supervisor waits beyond a dispatch's own timeout, for
 #: the worker to report the timeout itself (and to build a pipeline).
 GRACE_S = 20.0
 START_TIMEOUT_S = 120.0
 PREPARE_S_PER_VARIANT = 2.0
-#: Bound on building one variant's pipeline before its first dispatch. The H100 takes 45 s
-#: for some 48x48 flexible-size pipelines through 5-D layouts and over 190 s for 64x64
-#: (issue 14): past this bound the verdict is BuildTimeout, not a dispatch Timeout.
+#: Bound on building one variant's pipeline before its first dispatch. A driver can take minutes
+#: for some large flexible-size pipelines through 5-D layouts (docs/validation.md, the decode
+#: Timeout triage): past this bound the verdict is BuildTimeout, not a dispatch Timeout.
 BUILD_TIMEOUT_S = 300.0
 #: The command the worker process is started through (see the module's docstring).
 WORKER_LAUNCHER_ENV = "CTSGEN_WORKER_LAUNCHER"
@@ -106,7 +97,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
 
     Ctrl-C reaches the whole process group: the supervisor alone decides what it means (it
     closes or kills this worker), so the worker ignores SIGINT rather than die with a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    leave_interrupts_to_the_parent()
     try:
         backend = as_backend(factory())
         conn.send(("ok", backend.profile()))
@@ -243,7 +234,7 @@ class SupervisedBackend(Backend):
         when the worker says the dispatch begins (``"dispatch"``) or that a build
         started by :meth:`prepare_soon` has ended (``"built"``)."""
         assert self._conn is not None
-        start = phase_start = time.monotonic()
+        phase_start = time.monotonic()
         waited: float | None = None  # how long this request waited for its answer
         phase, bound = "dispatch", wait_s
         try:

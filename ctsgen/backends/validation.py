@@ -5,7 +5,7 @@ The instance enables ``VK_LAYER_KHRONOS_validation`` and ``VK_EXT_debug_utils``;
 collects every validation message of severity WARNING or ERROR. The runner takes them after each
 dispatch (:func:`ctsgen.backends.base.validation_messages`), so a message raised while a
 variant's pipeline is built or its dispatch recorded lands on that dispatch's cases, whose verdict
-becomes ValidationError (:mod:`ctsgen.runner.verdict`). The layer must know the extensions under
+becomes ValidationError (:mod:`ctsgen.core.verdict`). The layer must know the extensions under
 test: Debian 12's 1.3.239 does not, Debian sid's vulkan-validationlayers 1.4.363 does (docs/ci.md).
 """
 
@@ -16,7 +16,7 @@ import threading
 from types import ModuleType
 from typing import Any
 
-from ctsgen.backends.base import BackendError
+from ctsgen.errors import BackendError
 
 LAYER = b"VK_LAYER_KHRONOS_validation"
 EXTENSION = b"VK_EXT_debug_utils"

@@ -54,8 +54,9 @@ from typing import Any, Self
 
 import numpy as np
 
-from ctsgen.backends.base import (Backend, BackendError, DeviceLost, Dispatch, DispatchTimeout, MatrixConversion,
-                                  ShaderVariant, matrix_conversions)
+from ctsgen.backends.base import Backend
+from ctsgen.errors import BackendError, DeviceLost, DispatchTimeout
+from ctsgen.core.shader import Dispatch, MatrixConversion, ShaderVariant, matrix_conversions
 from ctsgen.backends.kept import KeptObjects
 from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile, pipeline_cache_enabled
 from ctsgen.backends.validation import EXTENSION as VALIDATION_EXTENSION
@@ -66,8 +67,8 @@ from ctsgen.device.profile import DeviceProfile
 #: Vulkan API version requested of the instance and required of the device (VK_MAKE_API_VERSION(0, 1, 3, 0)).
 API_VERSION_1_3 = (1 << 22) | (3 << 12)
 #: Pipelines kept after their dispatch (least recently dispatched destroyed beyond it): a fuzz
-#: session builds one for almost every example, and keeping all grew each H100 device worker by
-#: about 25 MB a minute (bench/results/fuzz-rate-h100/call5-memory). A rebuilt one comes from
+#: session builds one for almost every example, and keeping all grows a device worker without
+#: bound (docs/validation.md, "A 100,000-case suite", goal 5). A rebuilt one comes from
 #: the VkPipelineCache. Pipelines built ahead and not yet dispatched are always kept.
 KEPT_PIPELINES = 256
 
@@ -187,6 +188,8 @@ class VulkanBackend(Backend):
     """
 
     name = "vulkan"
+    selects_device = True
+    validation_layer = True
 
     def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES,
                  validation: bool = False) -> None:
@@ -295,7 +298,7 @@ class VulkanBackend(Backend):
         """Create the pipelines of ``variants`` ahead of their dispatches, on several threads.
 
         Pipeline creation (the driver compiling SPIR-V) dominates a pack's
-        run time on the H100 (bench/results/h100-tensor-layout/run2.log);
+        run time on a GPU (docs/performance.md);
         vkCreateComputePipelines may be called from several threads at once
         (the device is not externally synchronized for it) and ctypes
         releases the GIL during the call, so the compiles overlap.
@@ -582,7 +585,7 @@ class VulkanBackend(Backend):
 
     def _create_pipeline_cache(self) -> None:
         """A VkPipelineCache seeded with this device's and driver's blob from disk, so a pipeline
-        built by any earlier process on this machine is not built again (issue 14). Off with
+        built by any earlier process on this machine is not built again. Off with
         ``CTSGEN_PIPELINE_CACHE=0`` (to time cold builds); a cache that cannot be created is
         only a slower run."""
         if not pipeline_cache_enabled():

@@ -19,13 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from ctsgen.campaign.store import CampaignDir
-from ctsgen.coverage import Table, plot_coverage
+from ctsgen.core.coverage import Table, plot_coverage
 from ctsgen.families import get_family
 
 
 def _hms(s: float) -> str:
     s = int(max(s, 0))
     return f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s"
+
+
+def _where(case: dict[str, Any]) -> str:
+    """A failing case's family, and its data domain where its parameters name one other than the
+    default (cm2-program's float programs: ``cm2-program (float)``)."""
+    return case["family"] + (f" ({case['domain']})" if case.get("domain") else "")
 
 
 def summary(cdir: CampaignDir) -> dict[str, Any]:
@@ -35,11 +41,14 @@ def summary(cdir: CampaignDir) -> dict[str, Any]:
     findings = cdir.all_findings()
     counts = Counter(f["bucket"] for f in findings)
     distinct: dict[str, set] = {}
+    seen_in: dict[str, Counter] = {}
     for f in findings:
         distinct.setdefault(f["bucket"], set()).add(f["name"])
+        seen_in.setdefault(f["bucket"], Counter())[_where(f["case"])] += 1
     buckets = sorted(cdir.buckets(), key=lambda b: (-counts[b["key"]], b["key"]))
     for b in buckets:
         b["count"], b["distinct_cases"] = counts[b["key"]], len(distinct.get(b["key"], ()))
+        b["seen_in"] = ", ".join(f"{w} {n}" for w, n in seen_in.get(b["key"], Counter()).most_common())
     points = sorted(cdir.checkpoints(), key=lambda r: r["t"])
     return {"config": cfg.to_json(), "rounds": rounds, "buckets": buckets, "findings": len(findings),
             "cases": cdir.cases_by_family(), "time_spent_s": cdir.time_spent(), "sessions": cdir.sessions(),
@@ -202,6 +211,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
                f"Smallest repro ({b['size']} elements): `{repro}`; replay: "
                f"`ctsgen run {repro} --backend {cfg['backend']}`", "",
                f"Observed: **{b['result']['status']}**: {b['result'].get('detail', '')}", "",
+               f"Failing cases by family: {b['seen_in'] or '-'}", "",
                "```json", json.dumps(b["case"], sort_keys=True), "```", ""]
     per_family = [[f, s["cases"].get(f, 0), s["skipped"].get(f, "")] for f in families]
     md += ["## Cases per family", "", *_md_table(["family", "cases", "left out because"], per_family),
@@ -229,6 +239,7 @@ def write_report(cdir: CampaignDir, out: Path | None = None) -> tuple[Path, Path
         repro = cdir.bucket_dir(b["key"]) / "repro"
         report_md = repro / "REPORT.md"
         body += [f"<h3>{html.escape(b['key'])}</h3><p>{html.escape(b['title'])}</p>",
+                 f"<p>Failing cases by family: {html.escape(b['seen_in'] or '-')}</p>",
                  f"<p>Smallest repro ({b['size']} elements): <code>{html.escape(str(repro))}</code>; replay: "
                  f"<code>ctsgen run {html.escape(str(repro))} --backend {html.escape(cfg['backend'])}</code></p>",
                  "<details><summary>REPORT.md</summary><pre>"

@@ -25,6 +25,14 @@ campaign starts with the next round, so no seed is fuzzed twice. A hard
 stop loses at most the last ``CHECKPOINT_S`` seconds of counts; findings
 are journalled as they are bucketed, and the example database (local
 directory, or redis mirrored into it) keeps what was being shrunk.
+
+The deadline bounds the whole process (:func:`serve`), not only its rounds:
+no example begins after it, the example in flight (a pipeline build, a
+dispatch) is ended ``OVERTIME_S`` after it as a stop signal ends it, and a
+backend still closing ``CLOSE_BY_S`` after it (a GPU driver publishing its
+pipeline cache under the lock every process of the device takes in turn) has
+its process stopped, its new pipelines left unpublished: a session ends within
+seconds of its budget.
 """
 
 from __future__ import annotations
@@ -32,20 +40,26 @@ from __future__ import annotations
 import fcntl
 import json
 import shutil
+import signal
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from ctsgen.backends.base import Backend, ShaderVariant
+from ctsgen.backends.base import Backend
+from ctsgen.backends.registry import open_backend
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.campaign.store import CampaignDir, append, round_seed, worker_id
-from ctsgen.families.base import Case, Variant
+from ctsgen.core.family import Case, Variant
 from ctsgen.fuzz.buckets import Bucket, Buckets, Outputs, case_size, observe
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions, FuzzReport, StopFuzzing, default_min_batch
+from ctsgen.fuzz.workers import write_worker_report
 from ctsgen.repro import export_case
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult
+from ctsgen.signals import on_stop
+from ctsgen.core.verdict import CaseResult
 
 #: Seconds between a round's progress checkpoints in the journal.
 CHECKPOINT_S = 10.0
@@ -53,6 +67,11 @@ CHECKPOINT_S = 10.0
 PROGRESS_S = 1.0
 #: What a progress line starts with.
 PROGRESS = "@progress "
+#: Seconds past the deadline the example in flight may run before its round is ended as a stop signal
+#: ends it (the smallest failure so far kept).
+OVERTIME_S = 2.0
+#: Seconds past the deadline by which a worker's backend must be closed, else its process is stopped.
+CLOSE_BY_S = 6.0
 
 
 class _CountingFuzzer(Fuzzer):
@@ -106,8 +125,21 @@ class Worker:
         """Finish the round in progress now (from a signal handler: raises KeyboardInterrupt
         inside the fuzz loop, which ends the round as Ctrl-C ends ``ctsgen fuzz``)."""
         self.stopping = True
+        self._interrupt()
+
+    def overtime(self) -> None:
+        """The deadline has passed by ``OVERTIME_S`` with an example still in flight: end its
+        round as :meth:`stop` does (from SIGALRM; a worker between rounds has none to end)."""
+        if self.in_round:
+            self.say(f"the example in flight ran {OVERTIME_S:.0f} s past the deadline (a pipeline build or a "
+                     "dispatch): its round ends there")
+        self._interrupt()
+
+    def _interrupt(self) -> None:
         if self.in_round:
             self.in_round = False
+            if self.fuzzer is not None:
+                self.fuzzer.request_stop()  # where the interrupt is dropped (a ctypes callback), the next example
             raise KeyboardInterrupt
 
     # -- buckets -------------------------------------------------------------
@@ -127,7 +159,11 @@ class Worker:
         return observe(self.backend, case, sv, timeout_s=self.config.timeout_s)[1]
 
     def place(self, case: Case, result: CaseResult, absorbed: bool = False, outputs: Outputs = None) -> None:
-        """Bucket one failure, journal it, and keep the bucket's smallest repro on disk."""
+        """Bucket one failure, journal it, and keep the bucket's smallest repro on disk (the
+        buckets other workers have found since are tried first, so a failure two mutants
+        explain joins the bucket one of them already has)."""
+        if not absorbed:
+            self._load_buckets()
         p = self.buckets.add(case, result, outputs if outputs is not None else self.outputs(case))
         b = p.bucket
         append(self.cdir.findings(self.wid), {
@@ -235,3 +271,64 @@ class Worker:
             first = False
         self.total.wall_s = time.monotonic() - began
         return self.total
+
+
+class _Late(BaseException):
+    """Raised from SIGALRM into a backend's close that ran past its bound."""
+
+
+def _raise_late() -> None:
+    raise _Late
+
+
+@contextmanager
+def _alarm(at: float | None, act: Callable[[], None]) -> Iterator[None]:
+    """Call ``act()`` (from SIGALRM, in the main thread) once ``time.monotonic()`` reaches ``at``,
+    unless the block has ended; None: never."""
+    if at is None:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: act())
+    signal.setitimer(signal.ITIMER_REAL, max(at - time.monotonic(), 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def close_by(backend: Backend, at: float | None, say: Callable[[str], None]) -> None:
+    """Close ``backend``; one still closing at ``at`` (monotonic) is interrupted and closed again,
+    which stops a supervised backend's process at once (its close is mid-request)."""
+    try:
+        with _alarm(at, _raise_late):
+            backend.close()
+    except _Late:
+        say(f"the backend was still closing {CLOSE_BY_S:.0f} s past the deadline (publishing its pipeline cache): "
+            "its process was stopped, the pipelines it built are not published")
+        backend.close()
+
+
+def serve(cdir: CampaignDir, index: int, device: int | None, until: float | None,
+          report: str | None = None) -> int:
+    """Worker process ``index`` of a session (``ctsgen campaign worker``): open the campaign's backend
+    on ``device``, fuzz until ``until`` (time.time(), the session's deadline) or SIGTERM/SIGINT,
+    write the report for the session (:func:`ctsgen.fuzz.workers.write_worker_report`) to ``report``,
+    and close the backend, the whole within seconds of ``until`` (see the module docstring)."""
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    config = cdir.config()
+    deadline = None if until is None else time.monotonic() + (until - time.time())
+    with cdir.worker_lock(worker_id(config.host, index)):
+        backend = open_backend(config.backend, "auto", device)
+        try:
+            worker = Worker(cdir, index, backend, say=say)
+            with on_stop(lambda signum, frame: worker.stop()), \
+                    _alarm(None if deadline is None else deadline + OVERTIME_S, worker.overtime):
+                total = worker.run(deadline)
+            if report is not None:
+                write_worker_report(report, total)
+        finally:
+            close_by(backend, None if deadline is None else max(deadline + CLOSE_BY_S, time.monotonic() + 1.0), say)
+    return 0

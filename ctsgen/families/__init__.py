@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ctsgen.errors import UnknownNameError
 
 if TYPE_CHECKING:
-    from ctsgen.families.base import Family
+    from ctsgen.core.family import Family
 
 #: The family a command works on when none is named (``--family``, ``given_cases``, the default pack).
 DEFAULT_FAMILY = "tensor-layout"

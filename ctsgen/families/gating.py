@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.families import families, get_family
-from ctsgen.families.base import Family
+from ctsgen.core.family import Family
 
 
 def unsupported_family(family: Family, profile: DeviceProfile) -> str | None:

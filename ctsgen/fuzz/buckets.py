@@ -5,9 +5,9 @@ A failing case goes into the bucket of what explains it:
 1. **A mutant that explains it** (the catalogue, ``ctsgen mutants``, models
    both injected bugs and documented driver deviations such as
    ``setdimension-floor``): the output buffers the device gave for the case
-   pass the judge (:func:`ctsgen.runner.verdict.judge`, the case's own compare
+   pass the judge (:func:`ctsgen.execute.judge.judge`, the case's own compare
    rule) against what the case's oracle gives with the mutant applied, its
-   tolerance recomputed there too (:func:`ctsgen.deviations.expected_under`):
+   tolerance recomputed there too (:func:`ctsgen.mutants.deviations.expected_under`):
    the case passes as it would under ``--expect-deviation NAME``. So the
    match is exact where the judge is exact, the sign of a zero counts only
    where the judge counts it, and a float-domain result matches within the
@@ -15,12 +15,13 @@ A failing case goes into the bucket of what explains it:
    mutant is a candidate, whatever its family (a tensor-layout fault shows
    in decode and tensor-view cases too); those that already explain a
    bucket are tried first, so one bug seen in many shapes stays one
-   bucket. Bucket key ``mutant:NAME``.
+   bucket, then those modelling a driver's deviation (``Mutant.instructions``
+   declared), so outputs two mutants explain go to the known deviation. Bucket key ``mutant:NAME``.
 2. **Otherwise a signature**: the family, the operation, the failing
    parameter classes (the variant's categorical fields, e.g. clampMode and
-   component types, and which optional run-time parameters the case sets,
-   with the sign of numeric ones; sizes, seeds and the choice of input data
-   such as ``edges`` are shapes, not classes),
+   component types, and which optional run-time parameters the case sets;
+   their numeric values, offsets included, sizes, seeds and the choice of
+   input data such as ``edges`` are shapes, not classes),
    the wrong-element pattern (which buffer, how many of its elements: one,
    some, most or all, and what the wrong values are: zero, NaN, values
    moved from elsewhere in the expected output, or other) and the verdict
@@ -43,16 +44,18 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, ShaderVariant
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.backends.base import Backend
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.deviations import expected_under
+from ctsgen.mutants.deviations import expected_under
 from ctsgen.families import get_family
-from ctsgen.families.base import Case, CaseData
-from ctsgen.mutants import Mutant, catalogue, get_mutant
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.execute import judge_case
-from ctsgen.runner.verdict import CaseResult, Status, error_result
+from ctsgen.core.family import Case, CaseData
+from ctsgen.core.mutant import Mutant
+from ctsgen.mutants.catalogue import catalogue, get_mutant
+from ctsgen.execute.run import drawn, judged, run_cases
+from ctsgen.core.verdict import CaseResult, Status
+from ctsgen.toolchain.variants import compile_variant
 
 #: A case's output buffers as a device gave them, in binding order (None: the dispatch gave none).
 Outputs = list[np.ndarray] | None
@@ -60,8 +63,8 @@ Outputs = list[np.ndarray] | None
 #: Variant fields that name an operation, in the order they are looked for.
 OPERATION_FIELDS = ("operation", "op", "kind", "mode", "decoder")
 #: Run-time parameters that are noise, not a class: data seeds and which input values are drawn
-#: (coopvec's ``values``, coopvec-elementwise's ``edges``: the same op and types on other inputs;
-#: the H100's Log finding split into two buckets on ``edges``, docs/campaign.md).
+#: (coopvec's ``values``, coopvec-elementwise's ``edges``: the same op and types on other inputs,
+#: docs/campaign.md).
 NOISE_FIELDS = ("seed", "data", "family", "variant", "values", "edges")
 _DIFFER = re.compile(r"(\d+) of (\d+) elements of '([^']*)' differ")
 
@@ -81,9 +84,7 @@ def fingerprint(record: dict[str, Any]) -> tuple:
 
 def shader_of(case: Case) -> ShaderVariant:
     """The case's variant as a backend that needs no SPIR-V (the reference backend) takes it."""
-    v = case.variant()
-    return ShaderVariant(id=v.id, spirv=b"", local_size_x=v.local_size_x, buffers=v.buffers(),
-                         requirements=v.requirements(), family=case.family, signature=v.to_json())
+    return compile_variant(case.variant(), case.family, validation="no-module")
 
 
 def observe(backend: Backend, case: Case, sv: ShaderVariant | None = None, data: CaseData | None = None,
@@ -93,15 +94,11 @@ def observe(backend: Backend, case: Case, sv: ShaderVariant | None = None, data:
     buffers the backend gave (None when the dispatch gave none: Timeout, DeviceLost, Crash)."""
     sv = sv or shader_of(case)
     data = data or case.data()
-    batch = build_batch(sv, [data.params], [data.initial])
     try:
-        out = backend.run(batch.dispatch, timeout_s)
-    except BackendError as exc:
-        return error_result(case.name(), exc), None
+        done = run_cases(backend, sv, [drawn(case, data)], timeout_s)
     except Exception as exc:  # noqa: BLE001 - an injected fault may raise anything: its verdict is Crash
         return CaseResult(case.name(), Status.Crash, f"{type(exc).__name__}: {exc}"), None
-    outputs = case_outputs(batch, out, 0)
-    return judge_case(case, case.name(), sv, outputs, data), outputs
+    return done.results[0], None if done.outputs is None else done.outputs[0]
 
 
 def run_with_mutant(case: Case, mutant: Mutant | None) -> CaseResult:
@@ -117,11 +114,11 @@ def explains(mutant: Mutant, case: Case, outputs: list[np.ndarray]) -> bool:
         data = expected_under(get_family(case.family), case, case.data(), [mutant.name])
     except Exception:  # noqa: BLE001 - a mutant may make another family's oracle raise: no explanation
         return False
-    return not judge_case(case, case.name(), shader_of(case), outputs, data).status.is_failure
+    return not judged(drawn(case, data), [b.name for b in case.variant().buffers()], outputs).status.is_failure
 
 
 def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:
-    """Categorical fields as they are, numbers as their sign, lists as 'set'; None is absent."""
+    """Categorical fields as they are, numbers and lists as 'set'; None is absent."""
     out: dict[str, Any] = {}
     if isinstance(obj, dict):
         for k, v in obj.items():
@@ -133,9 +130,7 @@ def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:
         return out
     if isinstance(obj, (bool, str)):
         out[key] = obj
-    elif isinstance(obj, (int, float)):
-        out[key] = "0" if obj == 0 else ("-" if obj < 0 else "+")
-    else:
+    else:  # a number (a value, an offset, a size) or a list: set, its value a shape
         out[key] = "set"
     return out
 
@@ -236,13 +231,16 @@ class Buckets:
 
     def explain(self, case: Case, result: CaseResult, outputs: Outputs) -> Mutant | None:
         """The first mutant that explains ``outputs`` (:func:`explains`; mutants that already
-        explain a bucket first), or None. Hangs, lost devices and crashes are never explained."""
+        explain a bucket first, then those modelling a driver's deviation), or None. Hangs, lost devices and crashes are never explained."""
         if result.status is not Status.Fail or outputs is None:
             return None
         seen = {b.explained_by for b in self.buckets.values()}
         # every mutant: one family's fault shows in others (decode and tensor-view load through
-        # tensor layouts); those explaining a bucket first, then the case's family's own
-        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, m.family != case.family)):
+        # tensor layouts); those explaining a bucket first, then those modelling a driver's deviation
+        # (declaring the instructions it shows through, as an expected deviation must), then the case's
+        # family's own: outputs two mutants explain go to the deviation a driver is known to have
+        for m in sorted(self.mutants, key=lambda m: (m.name not in seen, not m.instructions,
+                                                     m.family != case.family)):
             if explains(m, case, outputs):
                 return m
         return None

@@ -36,22 +36,23 @@ from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
-from ctsgen.backends.base import Backend, ShaderVariant, as_backend
+from ctsgen.backends.base import Backend, as_backend
+from ctsgen.backends.registry import capabilities
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.device.profile import DeviceProfile, drawing_profile
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, get_family
-from ctsgen.families.base import Case, Family, StrategyOptions, Variant
+from ctsgen.core.family import Case, Family, StrategyOptions, Variant
 from ctsgen.families.gating import families_it_runs, omitted, split_runnable
-from ctsgen.deviations import check_deviations, data_under, reaching
+from ctsgen.mutants.deviations import check_deviations, data_under, reaching
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
-from ctsgen.runner.execute import execute_cases
+from ctsgen.execute.run import drawn, drawn_cases, run_cases
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult
+from ctsgen.core.verdict import CaseResult
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
-from ctsgen.toolchain import validate_in_process
-from ctsgen.toolchain.variants import variant_spirv
+from ctsgen.toolchain.variants import compile_variant
 
 
 @dataclass
@@ -70,16 +71,16 @@ class FuzzOptions:
     run: RunOptions = field(default_factory=RunOptions)
 
 
-#: ``--min-batch`` on a backend that builds a pipeline per variant (see :func:`_case_batch`): 16 H100
-#: workers drew ~112 cases an example with it and waited for builds 34% of their time, against 73-75%
-#: at ~40 (bench/results/fuzz-rate-h100).
+#: ``--min-batch`` on a backend that builds a pipeline per variant (see :func:`_case_batch`): enough
+#: cases an example that each build serves many, so that workers do not spend most of their time
+#: waiting for builds (docs/validation.md, "Fuzz rate and CTS-scale packs on the H100").
 DEVICE_MIN_BATCH = 128
 
 
 def default_min_batch(backend: str) -> int:
-    """``--min-batch`` when not given: 1 on the reference backend and its mutants, whose "pipeline"
-    costs nothing (many small batches there mean more variants a second), else DEVICE_MIN_BATCH."""
-    return 1 if backend == "reference" or backend.startswith("mutant:") else DEVICE_MIN_BATCH
+    """``--min-batch`` when not given: 1 on a backend whose "pipeline" costs nothing (the reference
+    and its mutants: many small batches there mean more variants a second), else DEVICE_MIN_BATCH."""
+    return 1 if capabilities(backend).host_pipelines else DEVICE_MIN_BATCH
 
 
 @dataclass
@@ -178,19 +179,11 @@ class Fuzzer:
         backend starts building the pipeline of one the device supports at once
         (``prepare_soon``), so the build overlaps the batch's data and oracle.
 
-        Validation is the glslang library's in-process SPIRV-Tools (universal
-        SPIR-V 1.6), not a ``spirv-val`` subprocess per shader: packs and CI
-        keep ``spirv-val --target-env vulkan1.3`` (see ctsgen.toolchain).
+        Validation is ``in-process`` (:data:`ctsgen.toolchain.variants.Validation`): the
+        glslang library's SPIRV-Tools, not a ``spirv-val`` subprocess per shader.
         """
         if v.id not in self._shaders:
-            times = self.report.times
-            with times.stage("compile"):
-                spirv = variant_spirv(v)
-            with times.stage("validate"):
-                validate_in_process(spirv)
-            sv = self._shaders[v.id] = ShaderVariant(
-                id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
-                requirements=v.requirements(), family=family, signature=v.to_json())
+            sv = self._shaders[v.id] = compile_variant(v, family, validation="in-process", times=self.report.times)
             if self.profile.unsupported_reason(sv.requirements) is None:
                 self.backend.prepare_soon([sv])
         return self._shaders[v.id]
@@ -233,8 +226,8 @@ class Fuzzer:
             # the spec case's inputs; a documented deviation changes only what they must give
             datas = data_under(family, cases, reaching(self.options.expect_deviations, sv))
         self.report.cases += len(cases)
-        results = execute_cases(self.backend, sv, cases, datas, self.options.run.timeout_for(len(cases)),
-                                times=times, names=names)
+        results = run_cases(self.backend, sv, drawn_cases(cases, datas, names),
+                            self.options.run.timeout_for(len(cases)), times).results
         failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
@@ -266,8 +259,8 @@ class Fuzzer:
             return None
         if len(cases) > 1:
             for i in failing[:ISOLATION_TRIES]:
-                alone = execute_cases(self.backend, sv, [cases[i]], [datas[i]], self.options.run.timeout_for(1),
-                                      times=self.report.times)[0]
+                alone = run_cases(self.backend, sv, [drawn(cases[i], datas[i])], self.options.run.timeout_for(1),
+                                  self.report.times).results[0]
                 if alone.status.is_failure:
                     return FuzzFailure(cases[i], alone)
         return FuzzFailure(cases[failing[0]], results[failing[0]])
@@ -352,9 +345,9 @@ def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int
     "another?", which ends the batch only once it has ``min_batch`` cases.
 
     ``min_batch`` is for backends where each compiled variant costs a pipeline build (a GPU
-    driver: a median of 14-180 ms and up to 13 s per variant on the H100,
-    bench/results/fuzz-rate-h100): about 45 cases a variant leave such a fuzzer waiting for
-    builds (73% of 16 H100 workers' time); hundreds amortise them. The shrinker still ends
+    driver: tens of milliseconds to seconds per variant, docs/validation.md, "Fuzz rate and
+    CTS-scale packs on the H100"): a few dozen cases a variant leave such a fuzzer waiting for
+    builds most of its time; hundreds amortise them. The shrinker still ends
     a batch at one case (the first choice at 0) and deletes units, down to ``min_batch``.
 
     Hypothesis's generator follows each new example with up to six mutations that copy a span

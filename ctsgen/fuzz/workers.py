@@ -79,8 +79,24 @@ def write_worker_report(path: str | Path, report: FuzzReport) -> None:
                                       "times": report.times.to_json(), "failures": len(report.failures)}))
 
 
+#: The stages a worker spends on the host's CPU; the others (pipeline, dispatch, read-back) wait on the device.
+HOST_STAGES = ("draw", "data+oracle", "compile", "validate", "judge")
+
+
+def bound_by(times: Breakdown, workers: int, cores: int) -> str:
+    """What bounds the workers' cases/s: the host's CPU where its stages take most of their time and
+    the workers fill the cores (more GPUs then add nothing, more cores would), else the share each side has."""
+    total = times.total_s
+    host = sum(times.seconds.get(s, 0.0) for s in HOST_STAGES) / total if total else 0.0
+    if host > 0.5 and workers >= cores:
+        return (f"bound by the host's CPU: {host:.0%} of the workers' time is drawing, oracles, compiling and "
+                f"judging, {workers} workers on {cores} cores (cases/s grows with cores, not with GPUs)")
+    return f"the host's CPU stages take {host:.0%} of the workers' time, the device's {1 - host:.0%}"
+
+
 def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> str:
-    """The workers' totals: cases per second together over ``wall_s``, and the summed breakdown."""
+    """The workers' totals: cases per second together over ``wall_s``, the summed breakdown, and
+    what bounds it (:func:`bound_by`)."""
     cases = sum(r["cases"] for r in records)
     times = Breakdown()
     for r in records:
@@ -88,7 +104,8 @@ def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> s
     missing = f" ({workers - len(records)} worker(s) wrote no report)" if len(records) < workers else ""
     head = (f"{workers} workers together: {sum(r['examples'] for r in records)} examples, {cases} cases in "
             f"{wall_s:.1f}s ({cases / wall_s if wall_s else 0.0:.0f} cases/s){missing}")
-    return head + "\n" + times.summary(None, cases, title="where the workers' time went (summed)")
+    return "\n".join([head, times.summary(None, cases, title="where the workers' time went (summed)"),
+                      bound_by(times, workers, default_workers())])
 
 
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h)

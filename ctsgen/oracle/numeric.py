@@ -95,7 +95,7 @@ _OUTWARD = 2.0 ** -45
 
 def tolerance_sides(expected: np.ndarray, lo: np.ndarray, hi: np.ndarray, *, widen: bool = False) -> np.ndarray:
     """The two-sided tolerance (2 x shape: below, above) that admits exactly [lo, hi] around
-    ``expected`` (runner.verdict.tolerance_sides reads it). ``widen`` for bounds derived from
+    ``expected`` (execute.judge.tolerance_sides reads it). ``widen`` for bounds derived from
     float64 approximations of an irrational exact value (see _OUTWARD)."""
     e = np.asarray(expected, dtype=np.float64)
     lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)

@@ -2,7 +2,7 @@
 
 A pack's cases are grouped by family. A family whose ``FAMILY`` has a
 ``coverage`` hook (``FamilySpec.coverage``, conventionally ``tables`` from the
-family's own ``coverage.py``, built from :mod:`ctsgen.coverage`) gets its
+family's own ``coverage.py``, built from :mod:`ctsgen.core.coverage`) gets its
 tables from it. A family without a hook gets the generic tables: cases per
 value of each field of its shader variants' signatures.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, format_table, one_way
+from ctsgen.core.coverage import Table, format_table, one_way
 from ctsgen.families import get_family
 from ctsgen.pack.read import Pack, PackCase
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
 from ctsgen.families import get_family
-from ctsgen.families.base import Case, Family, StrategyOptions
+from ctsgen.core.family import Case, Family, StrategyOptions
 from ctsgen.families.gating import families_it_runs, omitted, unsupported_family
 from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.strategies.sampling import draw_examples, draw_many

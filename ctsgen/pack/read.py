@@ -23,11 +23,11 @@ from typing import Any
 import ml_dtypes  # noqa: F401  (registers the bfloat16 dtype name)
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec, ShaderVariant
+from ctsgen.core.shader import BufferSpec, ShaderVariant
 from ctsgen.device.profile import Requirements
 from ctsgen.errors import CtsgenError, UnknownNameError
 from ctsgen.families import get_family
-from ctsgen.families.base import Variant
+from ctsgen.core.family import Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import array_shape, load_array
 

@@ -22,19 +22,9 @@ from multiprocessing.pool import Pool
 from typing import Any, TypeVar
 
 from ctsgen.errors import CtsgenError
+from ctsgen.signals import leave_interrupts_to_the_parent, on_stop
 
 T = TypeVar("T")
-
-
-#: The signals that end a command (ctsgen.cliargs.interrupts_as_one_line).
-STOPS = (signal.SIGINT, signal.SIGTERM)
-
-
-def _leave_signals_to_the_parent() -> None:
-    """Ctrl-C reaches the whole process group; the parent alone decides what it means. SIGTERM
-    (which ``terminate`` sends) ends a worker at once, whatever handler it inherited."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def holding(held: list[int]) -> Callable[[int, object], None]:
@@ -69,18 +59,8 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     handler installed is restored, even when a signal's own handler raises between the two
     installations: a holding handler left behind would hold every later Ctrl-C for good."""
     held: list[int] = []
-    hold, saved = holding(held), {}
-    try:
-        try:
-            for s in STOPS:  # noted before it is replaced: whatever lands after, the finally restores
-                saved[s] = signal.getsignal(s)
-                signal.signal(s, hold)
-        except ValueError:  # not the main thread: the signals are not this caller's to hold
-            pass
-        pool = multiprocessing.get_context().Pool(jobs, initializer=_leave_signals_to_the_parent)
-    finally:
-        for s, handler in saved.items():
-            signal.signal(s, handler)
+    with on_stop(holding(held)):
+        pool = multiprocessing.get_context().Pool(jobs, initializer=leave_interrupts_to_the_parent)
     try:
         for s in held[:1]:
             signal.raise_signal(s)  # the held signal, now where the pool is terminated

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.errors import CtsgenError
-from ctsgen.families.base import Case, CaseData, Variant
+from ctsgen.core.family import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 from ctsgen.pack.reuse import generator_record
@@ -36,7 +36,7 @@ from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
-from ctsgen.toolchain.variants import validate_module, variant_spirv, variant_validator
+from ctsgen.toolchain.variants import compile_variant, variant_validator
 
 
 class PackExistsError(CtsgenError, FileExistsError):
@@ -121,8 +121,8 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
-    Each variant is compiled and validated once, as
-    :func:`~ctsgen.toolchain.variants.compile_variant` does (``require_validator=False``:
+    Each variant is compiled and validated once, by
+    :func:`~ctsgen.toolchain.variants.compile_variant` (``require_validator=False``:
     a missing validator is not an error, e.g. a repro written on a GPU host).
     ``extra_files`` (relative path -> content) are written beside the
     manifest before the pack is published, e.g. a repro's report.
@@ -203,9 +203,8 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str
     try:
         with times.stage("compile"):
             glsl = v.glsl()
-            spirv = variant_spirv(v)
-        with times.stage("validate"):  # what compile_variant does, timed apart
-            validate_module(spirv, validator, required=require_validator)
+        spirv = compile_variant(v, first.family, validation="required" if require_validator else "if-installed",
+                                times=times).spirv
     except (GlslCompileError, SpirvValidationError) as exc:
         raise VariantBuildError(f"shader variant {v.id} ({first.family}) is invalid: {_first_line(exc)} -> "
                                 "check the --profile's limits, or report the family's shader as a ctsgen "

@@ -14,7 +14,7 @@ from pathlib import Path
 from ctsgen.results.deqp_csv import write_csvs
 from ctsgen.results.expectations import CiVerdict, Expectations, Outcome, classify, judge_outcomes, \
     load_expectations, read_outcomes
-from ctsgen.runner.verdict import CaseResult
+from ctsgen.core.verdict import CaseResult
 
 
 def expectations_of(args: argparse.Namespace) -> Expectations:

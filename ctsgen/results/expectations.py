@@ -35,7 +35,7 @@ from typing import Any
 from ctsgen.errors import CtsgenError, UserError
 from ctsgen.results.deqp_csv import Row, read_rows
 from ctsgen.results.status import DeqpStatus, deqp_status, with_baseline
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 
 #: Unexpected cases and flakes the summary names; results.csv and failures.csv have them all.
 MAX_LISTED = 50
@@ -101,7 +101,7 @@ def read_regexes(path: Path) -> list[re.Pattern[str]]:
 def load_expectations(baselines: Iterable[str | Path] = (), flakes: Iterable[str | Path] = (),
                       skips: Iterable[str | Path] = ()) -> Expectations:
     """Read every expectation file; a case or rule listed in two baselines takes the later one."""
-    from ctsgen.deviations import check_deviations  # imports the families: only with a deviation rule
+    from ctsgen.mutants.deviations import check_deviations  # imports the families: only with a deviation rule
 
     exp = Expectations()
     for path in baselines:

@@ -3,7 +3,7 @@
 deqp-runner (Mesa's CI runner for VK-GL-CTS) names ten statuses: Pass, Fail, Skip, Crash,
 Flake, Warn, Missing, ExpectedFail, UnexpectedPass and Timeout. A run passes when every case's
 status is a success (:meth:`DeqpStatus.is_success`). ctsgen's own verdicts
-(:class:`ctsgen.runner.verdict.Status`, the CTS's result codes plus three of ctsgen's) map onto
+(:class:`ctsgen.core.verdict.Status`, the CTS's result codes plus three of ctsgen's) map onto
 them as deqp-runner maps the CTS's (docs/ci.md has the table):
 
 * NotSupported -> Skip, QualityWarning -> Warn (as deqp-runner maps the CTS's);
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import enum
 
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 
 
 class DeqpStatus(str, enum.Enum):

@@ -3,12 +3,12 @@
 A family that declares ``FamilySpec.intermediates`` (cm2-program: a program's nodes) re-emits
 the case's shader so that it also stores each intermediate value to debug buffers. The debug
 shader is compiled and validated like any variant (:func:`compile_variant`), run once on the
-same backend that failed, and each value read back is compared, in order, with the oracle's
+same backend that failed (:func:`ctsgen.execute.run.run_cases`), and each value read back is compared, in order, with the oracle's
 value of it, bit for bit (the case's compare rule's ``signed_zero`` setting kept), or within its
 bound where the family gives the intermediates' tolerances (a float-domain program). The first
 that differs is where the device first departs from the oracle: a value whose operands all
 matched is wrong by itself. With expected deviations the oracle's intermediates are computed
-under them (:mod:`ctsgen.deviations`), as the failure was judged.
+under them (:mod:`ctsgen.mutants.deviations`), as the failure was judged.
 
 The extra stores change the shader, so a driver bug may hide in the debug variant; then no
 node differs and the report says the debug re-run did not reproduce the failure.
@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError
-from ctsgen.deviations import applied
-from ctsgen.families.base import Case, Family
-from ctsgen.runner.batch import build_batch, case_outputs
-from ctsgen.runner.verdict import describe, judge_buffer
+from ctsgen.backends.base import Backend
+from ctsgen.mutants.deviations import applied
+from ctsgen.execute.judge import describe, judge_buffer
+from ctsgen.execute.run import CaseInput, run_cases
+from ctsgen.core.family import Case, Family
 from ctsgen.toolchain.variants import compile_variant
 
 #: Differing elements a report quotes.
@@ -97,13 +97,14 @@ def debug_rerun(family: Family, case: Case, backend: Backend, deviations: Sequen
     with applied(deviations):
         probe = family.intermediates(case, data)
     glsl = probe.variant.glsl()
-    sv = compile_variant(probe.variant, case.family, require_validator=False)
-    batch = build_batch(sv, [probe.data.params], [probe.data.initial])
-    try:
-        out = backend.run(batch.dispatch, timeout_s)
-    except BackendError as exc:
-        return DebugRun(probe.listing, glsl, None, f"the debug re-run gave no result: {describe(exc)}")
-    actual = probe.actual(case_outputs(batch, out, 0))
+    sv = compile_variant(probe.variant, case.family, validation="if-installed")
+    # the debug buffers are compared node by node below, not by the judge: none is expected
+    unjudged = CaseInput(case.name(), probe.data.params, probe.data.initial, [None] * len(sv.buffers), None,
+                         case.compare_rule().to_json())
+    done = run_cases(backend, sv, [unjudged], timeout_s)
+    if done.outputs is None:
+        return DebugRun(probe.listing, glsl, None, f"the debug re-run gave no result: {describe(done.error)}")
+    actual = probe.actual(done.outputs[0])
     first = first_difference(probe.labels, probe.expected, actual, case.compare_rule().signed_zero, probe.tolerance)
     note = "" if first else ("every node's value matches the oracle in the debug re-run: the failure did not "
                              "reproduce with the debug stores (they change the shader the driver compiles)")

@@ -18,7 +18,7 @@ from ctsgen.backends.base import Backend
 from ctsgen.pack.read import Pack
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.run import ResultSink, RunSummary, run_pack
-from ctsgen.runner.verdict import CaseResult, Status
+from ctsgen.core.verdict import CaseResult, Status
 
 
 def run_with_retries(pack: Pack, backend: Backend, sink: ResultSink, options: RunOptions, retries: int,

@@ -1,4 +1,4 @@
-"""The device-model verdict (``ctsgen run --numerics NAME``, issue 15 part 2).
+"""The device-model verdict (``ctsgen run --numerics NAME``).
 
 The spec-tolerance verdict is computed first and stays the conformance verdict. A case that
 passes it (Pass or QualityWarning) and whose family predicts it under the selected model
@@ -16,7 +16,8 @@ import numpy as np
 
 from ctsgen.families import get_family
 from ctsgen.oracle.models import model_params
-from ctsgen.runner.verdict import CaseResult, Status, judge_buffer
+from ctsgen.execute.judge import judge_buffer
+from ctsgen.core.verdict import CaseResult, Status
 
 MAX_MODEL_MISMATCHES = 8
 

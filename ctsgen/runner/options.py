@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ctsgen.cliargs import positive_float, positive_int
+from ctsgen.core.argtypes import positive_float, positive_int
 
 #: ``--isolation``: ``process`` runs the backend in a supervised worker process, ``none`` in
 #: this one, ``auto`` in a worker for every backend but the reference (see ``open_backend``).
@@ -29,7 +29,7 @@ class RunOptions:
     #: a device numeric model (ctsgen.oracle.models, ``ctsgen run --numerics``): ModelMismatch verdicts
     numerics: str | None = None
     #: documented driver deviations (mutant names, ``--expect-deviation``): each case is judged
-    #: against its oracle under them, on its own inputs (ctsgen.deviations)
+    #: against its oracle under them, on its own inputs (ctsgen.mutants.deviations)
     expect_deviations: tuple[str, ...] = ()
     #: documented deviations a baseline names (``deviation:NAME`` rules, ctsgen.results.expectations): a
     #: failing case records those whose oracle its outputs satisfy (``explained_by``); its verdict stays
@@ -53,7 +53,7 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "isolation": dict(choices=list(ISOLATION_CHOICES), default="auto",
                       help="run the backend in a supervised worker process (auto: all but the reference)"),
     "expect-deviation": dict(action="append", metavar="NAME",
-                             help="expect a documented driver deviation (a mutant name, `ctsgen mutants`) "
+                             help="expect a documented driver deviation (a mutant name, see ctsgen mutants) "
                                   "instead of the spec: each case must give what its oracle gives under it, "
                                   "on the same inputs (repeatable)"),
 }

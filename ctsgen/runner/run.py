@@ -1,15 +1,12 @@
 """Running a pack on a backend: one dispatch per batch of cases of a variant.
 
 Results are appended to a JSON-lines file as each batch completes, so an
-interrupted run keeps what it finished and ``--resume`` skips it. A batch
-that hangs, loses the device or kills the worker is bisected until the
-culprit is alone: each step runs one half, so a single culprit in a batch
-of n is isolated in ceil(log2(n)) dispatches plus one that confirms it
-alone; the other halves are then run as ordinary batches. After
-MAX_CULPRITS_PER_VARIANT culprits in one variant, its remaining failing
-batches are recorded whole (the failure is then variant-wide). A failing
-case's result names the first differing elements with what the family
-says about them (for tensor layouts: the (row, col) and the tensor
+interrupted run keeps what it finished and ``--resume`` skips it. Each batch
+runs through :func:`ctsgen.execute.run.run_cases`, the dispatch-and-judge step
+every path shares; a batch that hangs, loses the device or kills the worker
+is bisected until the culprit is alone (:mod:`ctsgen.execute.bisect`). A
+failing case's result names the first differing elements with what the
+family says about them (for tensor layouts: the (row, col) and the tensor
 coordinates the oracle used).
 """
 
@@ -23,22 +20,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, BackendError, DispatchTimeout, ShaderVariant, as_backend, validation_messages
-from ctsgen.deviations import check_deviations, expected_under, reaching
+from ctsgen.backends.base import Backend, as_backend
+from ctsgen.errors import BackendError, DispatchTimeout
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.mutants.deviations import check_deviations, expected_under, reaching
+from ctsgen.execute.batch import ALIGN_BYTES
+from ctsgen.execute.bisect import Bisection
+from ctsgen.execute.run import CaseInput, Dispatched, judged, run_cases
 from ctsgen.families import get_family
-from ctsgen.families.base import CaseData, case_locator
+from ctsgen.core.family import CaseData, case_locator
 from ctsgen.pack.read import Pack, PackCase
-from ctsgen.runner.batch import ALIGN_BYTES, build_batch, case_outputs
 from ctsgen.runner.model_verdict import model_verdict
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.verdict import CaseResult, Locator, Status, describe, judge, output_buffers, status_of
-from ctsgen.runner.contract import check_outputs
+from ctsgen.core.verdict import CaseResult, Locator, Status
 from ctsgen.timing import Breakdown
-
-#: Culprits isolated per variant before the rest of its failing batches are
-#: recorded as they are: beyond that the failure looks variant-wide (a
-#: pipeline that cannot be built), and bisecting every case would cost O(n).
-MAX_CULPRITS_PER_VARIANT = 4
 
 #: Where ``run_pack`` reports each case's verdict as it is reached (a results file,
 #: the pytest plugin's verdict cache, ...).
@@ -107,7 +102,7 @@ Arrays = tuple[list[np.ndarray], list[np.ndarray | None], list[np.ndarray | None
 def deviated_arrays(case: PackCase, arrays: Arrays, deviations: tuple[str, ...]) -> Arrays:
     """A pack case's (initial, expected, tolerances) with the expected buffers (and tolerances,
     where the family recomputes them) given by its family's oracle on the pack's own inputs under
-    the documented ``deviations`` (ctsgen.deviations: those its variant can show, :func:`reaching`)."""
+    the documented ``deviations`` (ctsgen.mutants.deviations: those its variant can show, :func:`reaching`)."""
     fam = get_family(case.record["family"])
     data = expected_under(fam, fam.case_from_json(case.record["parameters"]),
                           CaseData(case.params, *arrays), deviations)
@@ -119,111 +114,60 @@ def explaining(case: PackCase, arrays: Arrays, outputs: list[np.ndarray], deviat
     ``deviation:NAME`` rules, ctsgen.results.expectations)."""
     out = []
     for name in deviations:
-        _, expected, tolerances = deviated_arrays(case, arrays, (name,))
-        if not judge_pack_case(case, outputs, expected, tolerances).status.is_failure:
+        deviated = pack_input(case, deviated_arrays(case, arrays, (name,)))
+        if not judged(deviated, [b.name for b in case.buffers], outputs).status.is_failure:
             out.append(name)
     return out
 
 
-def judge_pack_case(case: PackCase, outputs: list[np.ndarray], expected: list[np.ndarray | None],
-                    tolerances: list[np.ndarray | None] | None) -> CaseResult:
-    """:func:`~ctsgen.runner.verdict.judge` for a case read from a pack."""
-    return judge(case.name, output_buffers([b.name for b in case.buffers], outputs, expected, tolerances),
-                 case.record["compare"], pack_locator(case))
+def pack_input(case: PackCase, arrays: Arrays) -> CaseInput:
+    """A pack's ``case`` with its (initial, expected, tolerances) as a dispatch and its judge take it."""
+    return CaseInput(case.name, case.params, arrays[0], arrays[1], arrays[2], case.record["compare"],
+                     pack_locator(case))
 
 
 class _VariantRun:
-    """Runs the cases of one variant, bisecting dispatches that fail as a whole."""
+    """Runs the cases of one variant through :func:`run_cases`, bisecting dispatches that fail as a whole."""
 
     def __init__(self, backend: Backend, variant: ShaderVariant, options: RunOptions, summary: RunSummary,
                  record: Callable[[CaseResult], None]) -> None:
         self.backend, self.variant, self.options = backend, variant, options
-        self.summary, self.record = summary, record
-        self.culprits = 0
+        self.summary = summary
         self.deviations = reaching(options.expect_deviations, variant)  # what its module can show
         self.explain = reaching(options.explain_deviations, variant)
+        self.bisection = Bisection(self.dispatch, lambda c: c.name, record)
 
-    def dispatch(self, group: list[PackCase]) -> tuple[list[CaseResult] | None, BackendError | None]:
+    def run(self, group: list[PackCase]) -> None:
+        steps = self.bisection.steps
+        self.bisection.run(group)
+        self.summary.bisection_dispatches += self.bisection.steps - steps
+
+    def dispatch(self, group: list[PackCase]) -> Dispatched:
         times = self.summary.times
         with times.stage("data+oracle"):  # a pack's data and expected values, read from its files
             arrays = [(*c.arrays(), c.tolerances()) for c in group]
             if self.deviations:  # the same inputs, the expectation under the deviations
                 arrays = [deviated_arrays(c, a, self.deviations) for c, a in zip(group, arrays)]
-            batch = build_batch(self.variant, [c.params for c in group], [a[0] for a in arrays])
         self.summary.dispatches += 1
-        start = time.monotonic()
-        stats_before = dict(self.backend.stats)
-        try:
-            out = self.backend.run(batch.dispatch, self.options.timeout_for(len(group)))
-        except BackendError as exc:
-            if isinstance(exc, DispatchTimeout):  # the wait itself, without replacing a dead worker
-                waited = exc.waited_s
-                self.summary.hang_detect_s.append(time.monotonic() - start if waited is None else waited)
-            times.add("dispatch", time.monotonic() - start)
-            return None, exc
-        check_outputs(getattr(self.backend, "name", type(self.backend).__name__), batch.dispatch, out)
-        elapsed = time.monotonic() - start
-        messages = validation_messages(self.backend)
-        times.split_backend(elapsed, stats_before, dict(self.backend.stats))
-        with times.stage("judge"):
-            results = [judge_pack_case(c, case_outputs(batch, out, i), arrays[i][1], arrays[i][2])
-                       for i, c in enumerate(group)]
+
+        def review(i: int, r: CaseResult, outputs: list[np.ndarray]) -> CaseResult:
+            c = group[i]
             if self.options.numerics:  # the device-model verdict after the spec one (--numerics)
-                results = [model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
-                                         case_outputs(batch, out, i), self.options.numerics)
-                           for i, (r, c) in enumerate(zip(results, group))]
-            for i, (r, c) in enumerate(zip(results, group)):
-                r.duration_s = elapsed / len(group)
-                if r.status is Status.Fail and self.explain:  # which baseline deviations explain it
-                    r.explained_by = explaining(c, arrays[i], case_outputs(batch, out, i), self.explain)
-                if messages:  # the layer's word overrides the outputs' (ctsgen.backends.validation)
-                    r.detail = f"{len(messages)} validation message(s) on its dispatch (outputs: {r.status.value}" + \
-                        (f", {r.detail}" if r.detail else "") + "): " + " | ".join(messages)
-                    r.status = Status.ValidationError
-        return results, None
+                r = model_verdict(r, c.record["family"], c.record["parameters"], [b.name for b in c.buffers],
+                                  outputs, self.options.numerics)
+            if r.status is Status.Fail and self.explain:  # which baseline deviations explain it
+                r.explained_by = explaining(c, arrays[i], outputs, self.explain)
+            return r
 
-    def run(self, group: list[PackCase]) -> None:
-        results, exc = self.dispatch(group)
-        if results is not None:
-            for r in results:
-                self.record(r)
-        elif len(group) == 1:
-            self.record(CaseResult(group[0].name, status_of(exc), describe(exc)))
-        elif self.culprits >= MAX_CULPRITS_PER_VARIANT:
-            for c in group:
-                self.record(CaseResult(c.name, status_of(exc), f"{describe(exc)}; not bisected: this variant "
-                                       f"already has {self.culprits} culprits, the failure looks variant-wide"))
-        else:
-            self.isolate(group, exc)
-
-    def isolate(self, group: list[PackCase], exc: BackendError) -> None:
-        """``group`` failed as a whole with ``exc``: find the culprit by halving."""
-        size, steps, deferred = len(group), 0, []
-        while len(group) > 1:
-            first, second = group[:len(group) // 2], group[len(group) // 2:]
-            results, err = self.dispatch(first)
-            steps += 1
-            if results is not None:
-                for r in results:
-                    self.record(r)
-                group = second  # the failure is in the other half, which need not run whole
-            else:
-                deferred.append(second)
-                group, exc = first, err
-        results, err = self.dispatch(group)  # confirm the culprit alone
-        steps += 1
-        self.summary.bisection_dispatches += steps
-        where = f"isolated by bisection from a batch of {size} in {steps} dispatches"
-        if results is not None:
-            r = results[0]
-            r.detail = (f"{r.detail}; " if r.detail else "") + \
-                f"passed alone after its batch failed with {describe(exc)} ({where}): flaky?"
-            self.record(r)
-        else:
-            self.culprits += 1
-            self.record(CaseResult(group[0].name, status_of(err), f"{describe(err)}; culprit {where}"))
-        for rest in deferred:
-            self.run(rest)
+        done = run_cases(self.backend, self.variant, [pack_input(c, a) for c, a in zip(group, arrays)],
+                         self.options.timeout_for(len(group)), times, review)
+        if isinstance(done.error, DispatchTimeout):  # the wait itself, without replacing a dead worker
+            waited = done.error.waited_s
+            self.summary.hang_detect_s.append(done.elapsed_s if waited is None else waited)
+        if done.error is None:
+            for r in done.results:
+                r.duration_s = done.elapsed_s / len(group)
+        return done
 
 
 def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, options: RunOptions = RunOptions(),
@@ -231,7 +175,7 @@ def run_pack(pack: Pack, backend: Backend, sink: ResultSink | None = None, optio
              progress: Callable[[int, int, Counter], None] | None = None) -> RunSummary:
     """Run every case of ``pack`` not in ``done_before`` (verdicts of an earlier,
     resumed run, which count toward the summary); report each case run to ``sink``
-    as its verdict is reached (e.g. :class:`ctsgen.runner.results_file.JsonLinesSink`)."""
+    as its verdict is reached (e.g. :class:`ctsgen.results.results_file.JsonLinesSink`)."""
     start = time.monotonic()
     check_deviations(options.expect_deviations)  # an unknown name: one line before any dispatch
     backend = as_backend(backend)

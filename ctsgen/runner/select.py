@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctsgen.cliargs import positive_int
+from ctsgen.core.argtypes import positive_int
 from ctsgen.errors import UserError
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 ``st.integers(0, 3)`` called inside a composite returns a cached strategy, but
 Hypothesis's cache key for the call costs about as much as the draw itself; a
 strategy built per case is also validated per case. These are looked up in a
-plain ``functools`` cache instead (bench/throughput.py, issue 14).
+plain ``functools`` cache instead.
 """
 
 from __future__ import annotations

@@ -1,29 +1,48 @@
 """The one compile step: a family's shader variant -> a validated :class:`ShaderVariant`.
 
 ``ctsgen generate`` (pack writing), ``ctsgen fuzz``, ``ctsgen repro``,
-:func:`ctsgen.testing.check_case` and the benches compile a variant with
-:func:`compile_variant`; pack reading re-validates a module with
-:func:`validate_module`. The validator a variant's module needs is chosen
-here, from the variant's optional ``validator`` attribute, so a family
-that needs its own validator adds it to :data:`VALIDATORS` and nothing else.
+:func:`ctsgen.testing.check_case`, fuzz buckets, the mutation bench, the
+debug re-run and the benches compile a variant with :func:`compile_variant`;
+pack reading re-validates a module with :func:`validate_module`. The
+validator a variant's module needs is chosen here, from the variant's
+optional ``validator`` attribute, so a family that needs its own validator
+adds it to :data:`VALIDATORS` and nothing else; how strictly a path
+validates is its :data:`Validation`, named once where the path compiles.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Literal, get_args
 
 from ctsgen import toolchain  # its functions are looked up when called (tests replace them)
-from ctsgen.backends.base import ShaderVariant
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.toolchain import ToolchainError
 
 if TYPE_CHECKING:
-    from ctsgen.families.base import Variant
+    from ctsgen.core.family import Variant
+    from ctsgen.timing import Breakdown
 
 #: Validators a variant may name in its optional ``validator`` attribute: ``spirv-val``
 #: (the default: spirv-val --target-env vulkan1.3) or ``glslang-decode-vector`` (the
 #: glslang library's SPIRV-Tools, which knows SPV_NV_cooperative_matrix_decode_vector).
 VALIDATORS = ("spirv-val", "glslang-decode-vector")
+
+#: How :func:`compile_variant` validates, one per path:
+#:
+#: * ``required``: the variant's validator (:data:`VALIDATORS`), which must be installed
+#:   (pack writing, CI);
+#: * ``if-installed``: the same where it is installed, else the module is used as compiled (a GPU
+#:   host compiling on the fly: ``ctsgen repro``, ``check_case``, the debug re-run);
+#: * ``in-process``: the glslang library's SPIRV-Tools in this process, each module once
+#:   (:func:`ctsgen.toolchain.validate_in_process`: universal SPIR-V 1.6 rules, about 1 ms a module
+#:   against 9 ms for a ``spirv-val`` subprocess): ``ctsgen fuzz``, where each example may bring a
+#:   new variant; packs and CI keep ``spirv-val --target-env vulkan1.3``;
+#: * ``no-module``: neither compiled nor validated, the variant as a backend that runs no SPIR-V
+#:   takes it (the reference backend and its mutants in this process: fuzz buckets explaining a
+#:   failure, the mutation bench's search for the smallest exposing case).
+Validation = Literal["required", "if-installed", "in-process", "no-module"]
 
 
 def variant_validator(v: Variant) -> str:
@@ -62,14 +81,26 @@ def validate_module(spirv: bytes, validator: str = "spirv-val", *, required: boo
 
 
 def compile_variant(v: Variant, family: str, *, baked: Sequence[int] | None = None,
-                    require_validator: bool = True) -> ShaderVariant:
-    """Compile ``v`` (a variant of ``family``) and validate it with its validator.
+                    validation: Validation = "required", times: Breakdown | None = None) -> ShaderVariant:
+    """Compile ``v`` (a variant of ``family``) and validate it as ``validation`` says.
 
     ``baked``: a repro's parameter record, compiled into a standalone one-case shader.
-    ``require_validator=False``: a missing validator is not an error (the module is then
-    used as compiled); a module the validator rejects always is.
+    A module the validator rejects is always an error. ``times`` receives the seconds of
+    the ``compile`` and ``validate`` stages.
     """
-    spirv = variant_spirv(v, baked=baked)
-    validate_module(spirv, variant_validator(v), required=require_validator)
+    def stage(name: str):  # noqa: ANN202 - a context manager
+        return times.stage(name) if times is not None else nullcontext()
+
+    if validation not in get_args(Validation):
+        raise ToolchainError(f"unknown validation {validation!r} -> use one of {', '.join(get_args(Validation))}")
+    spirv = b""
+    if validation != "no-module":
+        with stage("compile"):
+            spirv = variant_spirv(v, baked=baked)
+        with stage("validate"):
+            if validation == "in-process":
+                toolchain.validate_in_process(spirv)
+            else:
+                validate_module(spirv, variant_validator(v), required=validation == "required")
     return ShaderVariant(id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
                          requirements=v.requirements(), family=family, signature=v.to_json())

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctsgen.backends.base import Dispatch
+from ctsgen.core.shader import Dispatch
 from ctsgen.backends.vulkan import VulkanBackend
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctsgen.backends.base import BufferSpec, Dispatch, DispatchTimeout, ShaderVariant
+from ctsgen.core.shader import BufferSpec, Dispatch, ShaderVariant
+from ctsgen.errors import DispatchTimeout
 from ctsgen.backends.supervise import WORKER_LAUNCHER_ENV, SupervisedBackend
 from ctsgen.backends.vulkan import VulkanBackend
 from ctsgen.cli import main
@@ -25,9 +26,9 @@ from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.options import RunOptions
-from ctsgen.runner.results_file import JsonLinesSink
+from ctsgen.results.results_file import JsonLinesSink
 from ctsgen.runner.run import run_pack
-from ctsgen.runner.verdict import Status
+from ctsgen.core.verdict import Status
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl
 from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctsgen import toolchain
+import ctsgen.toolchain as toolchain
 from ctsgen.toolchain import glslang
 
 

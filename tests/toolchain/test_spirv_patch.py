@@ -1,7 +1,7 @@
 """ctsgen.toolchain.spirv_patch: DecodeVectorFunc added to a glslang-compiled decode load.
 
-The validator inside the glslang library knows SPV_NV_cooperative_matrix_decode_vector
-(docs brief, section 2): it accepts the patched module and rejects DecodeVectorFunc
+The validator inside the glslang library knows SPV_NV_cooperative_matrix_decode_vector:
+it accepts the patched module and rejects DecodeVectorFunc
 without DecodeFunc ("DecodeFunc must also be present", 3.49.8)."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from toolchain_shaders import TENSOR_LAYOUT_SHADER
 
-from ctsgen import toolchain
+import ctsgen.toolchain as toolchain
 from ctsgen.toolchain import glslang
 from ctsgen.toolchain.cache import SpirvCache, cache_key, default_dir
 

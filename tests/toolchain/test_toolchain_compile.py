@@ -8,7 +8,7 @@ import sys
 import pytest
 from toolchain_shaders import TENSOR_LAYOUT_SHADER, TENSOR_VIEW_SHADER
 
-from ctsgen import toolchain
+import ctsgen.toolchain as toolchain
 from ctsgen.toolchain import GlslCompileError, SpirvValidationError, ToolchainError, glslang
 
 SPIRV_MAGIC = 0x07230203

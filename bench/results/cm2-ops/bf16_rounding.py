@@ -14,7 +14,7 @@ import numpy as np
 
 from ctsgen.backends.vulkan import VulkanBackend
 from ctsgen.pack.read import load_pack
-from ctsgen.runner.batch import build_batch, case_outputs
+from ctsgen.execute.batch import build_batch, case_outputs
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

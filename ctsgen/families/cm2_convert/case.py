@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_convert.oracle import Kind, expected_result, source_values
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.device.profile import default_profile
 from ctsgen.families.cm2_convert.oracle import Kind
 from ctsgen.families.cm2_convert.strategy import KIND_USES, component_pairs, pairs

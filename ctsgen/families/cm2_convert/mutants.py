@@ -16,7 +16,7 @@ import numpy as np
 
 from ctsgen.families.cm2_convert.oracle import Kind
 from ctsgen.model.types import ComponentType
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.families.cm2_convert.oracle"
 CASE = "ctsgen.families.cm2_convert.case"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
 from ctsgen.families.cm2_convert.oracle import Kind
 from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices

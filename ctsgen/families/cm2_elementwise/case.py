@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_elementwise.oracle import SMALL, Op, expected_per_element, op_allows
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.model.types import ComponentType, MatrixType

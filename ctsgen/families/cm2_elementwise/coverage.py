@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.families.cm2_elementwise.oracle import Op
 from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
 from ctsgen.model.types import MatrixUse

@@ -14,7 +14,7 @@ import numpy as np
 
 from ctsgen.families.cm2_elementwise.oracle import Op
 from ctsgen.model.types import ComponentType
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 CASE = "ctsgen.families.cm2_elementwise.case"
 FAMILY = "cm2-elementwise"

@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile, ProfileLacksError
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.oracle import Op, op_allows
 from ctsgen.families.cm2_shared import supported_matrices

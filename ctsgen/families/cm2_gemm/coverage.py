@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.device.profile import default_profile
 from ctsgen.families.cm2_shared import scope_label
 from ctsgen.model.types import ComponentType, Scope

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 CASE = "ctsgen.families.cm2_gemm.case"
 FAMILY = "cm2-gemm"

@@ -20,7 +20,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile, ProfileLacksError
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_gemm.case import FLOAT_SCALES, GemmCase, GemmVariant
 from ctsgen.model.types import ComponentType, Scope
 from ctsgen.strategies.cached import SEEDS, integers

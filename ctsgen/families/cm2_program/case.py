@@ -44,9 +44,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.bounds import node_bounds, stored_bounds
 from ctsgen.families.cm2_program.oracle import Run, evaluate
 from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, W_C0, W_R0, W_S, WORDS, Node,
@@ -327,8 +327,7 @@ class ProgramCase:
         """Bit for bit. A program that computes in a float type does so in a shader without
         SignedZeroInfNanPreserve, so the sign of a zero does not count (decision "signed-zero",
         as for the single-op families); a program that only moves data (loads, transposes,
-        stores) keeps every bit (decision "data-movement-bits"). The H100 campaign's first
-        ten cm2-program buckets were all -0 against +0 (bench/results/campaign-h100). The float
+        stores) keeps every bit (decision "data-movement-bits"). The float
         domain: within each stored element's propagated bound (bounds.py), values compared
         (+0 == -0)."""
         if self.domain == "float":
@@ -415,7 +414,7 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
     """The program's oracle on given inputs (FamilySpec.expectation): every node evaluated in
     order by its single-operation family's oracle (oracle.py), the stores writing into copies
     of the output buffers. The tensor regions are the ones ``params`` names, so under an
-    expected deviation (ctsgen.deviations) a load replays its layout with the deviated
+    expected deviation (ctsgen.mutants.deviations) a load replays its layout with the deviated
     OpTensorLayoutSetDimensionNV over the spec case's data (docs/spec-decisions.md,
     "expected-deviation"). Input buffers are not checked (None)."""
     return _expected(evaluated_on(case, params, initial))

@@ -1,4 +1,4 @@
-"""Coverage tables of cm2-program packs (issue 16: which operation follows which, program
+"""Coverage tables of cm2-program packs (which operation follows which, program
 lengths, tensor objects per shader, the named seed programs).
 
 * operation pair: for every operand edge of every program, the producing node's
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid, one_way
+from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.families.cm2_program.case import DOMAINS
 from ctsgen.families.cm2_program.program import DECODE_OPS, NO_OPERANDS, SINKS, TENSOR_OPS, Op
 from ctsgen.families.cm2_program.strategy import DIMS, MAX_OPS, MAX_STORES, MIN_OPS, SEEDS

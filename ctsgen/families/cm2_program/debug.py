@@ -1,4 +1,4 @@
-"""The debug re-run of a cm2-program case (FamilySpec.intermediates, issue 16 gap B).
+"""The debug re-run of a cm2-program case (FamilySpec.intermediates).
 
 The program is re-emitted as its debug variant (``ProgramVariant(program, debug=True)``): every
 value a node defines is also stored with OpCooperativeMatrixStoreKHR, row-major, stride 16, into
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.families.base import CaseData, Intermediates
+from ctsgen.core.family import CaseData, Intermediates
 from ctsgen.families.cm2_program.bounds import node_bounds, stored_bounds
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant
 from ctsgen.families.cm2_program.oracle import Run, evaluate

@@ -1,4 +1,4 @@
-"""Composition bugs only a chain of operations can show (issue 16, item 5).
+"""Composition bugs only a chain of operations can show.
 
 Each mutant replaces one ``eval_*`` / ``layout_of`` / ``view_of`` function of the program
 interpreter (ctsgen.families.cm2_program.oracle), which the reference
@@ -18,7 +18,7 @@ import numpy as np
 from ctsgen.families.cm2_program.program import SINKS, VIEW_OPS, VIEW_WORDS, Op, decode_variant, view_variant
 from ctsgen.families.tensor_view.case import decode_view
 from ctsgen.model.tensor import ClampMode
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.families.cm2_program.oracle"
 FAMILY = "cm2-program"

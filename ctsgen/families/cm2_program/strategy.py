@@ -39,7 +39,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParams, ProgramCase, ProgramVariant,
                                               Scalars, layout_variant, op_features)
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, SCALARS, SIDE,
@@ -277,8 +277,7 @@ def program_cases_for(variant: ProgramVariant,
     stopped shrinking at 4 operations).
 
     Each tensor node's strategy is built here, once for all the cases of the variant: a
-    strategy built per case is also validated per case (issue 14: building them once, with the
-    clamp values' bits memoised, took about a quarter off the draw time per case)."""
+    strategy built per case is also validated per case (so are the clamp values' bits, memoised)."""
     tensors: dict[int, st.SearchStrategy] = {}
     for i, n in enumerate(variant.program.nodes):
         if n.op in (Op.load, Op.store):

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_shared import requirements_for
 from ctsgen.families.cm2_reduce.oracle import (Combine, ReduceMode, domain_size, expected_reduce,
                                                reduction_domains, result_shape, sum_is_meaningful)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode
 from ctsgen.families.cm2_shared import profile_components, profile_scopes, scope_label
 from ctsgen.model.types import ComponentType, MatrixUse

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.families.cm2_reduce.oracle import ReduceMode
-from ctsgen.mutants import Mutant, resolve
+from ctsgen.core.mutant import Mutant, resolve
 
 ORACLE = "ctsgen.families.cm2_reduce.oracle"
 FAMILY = "cm2-reduce"

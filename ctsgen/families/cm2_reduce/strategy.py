@@ -17,7 +17,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_reduce.case import VALUES, ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, result_shape, sum_is_meaningful
 from ctsgen.families.cm2_shared import profile_key, same_kind, supported_matrices

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec.data import case_data
 from ctsgen.model.types import CoopVecType
 from ctsgen.families.coopvec.variant import (

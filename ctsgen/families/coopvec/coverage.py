@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.device.profile import default_profile
 from ctsgen.families.coopvec.variant import LAYOUTS, LOCAL, MATMUL_OPS, VALUE_KINDS
 from ctsgen.families.coopvec.strategy import combinations

@@ -33,7 +33,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ctsgen.families.base import CaseData
+from ctsgen.core.family import CaseData
 from ctsgen.families.coopvec import oracle
 from ctsgen.families.coopvec.variant import (
     MATMUL_OPS,

@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from ctsgen.model.types import CoopVecType
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.families.coopvec.oracle"
 FAMILY = "coopvec"

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.families.coopvec.variant import (
     MATMUL_OPS,

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ctsgen.backends.base import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
+from ctsgen.core.shader import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
 from ctsgen.device.profile import Requirements
 from ctsgen.families.coopvec import oracle
 from ctsgen.model.types import CoopVecType, coopvec_combination_feature

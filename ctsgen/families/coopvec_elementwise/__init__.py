@@ -1,7 +1,7 @@
 """Family ``coopvec-elementwise``: SPV_NV_cooperative_vector loads, stores, conversions, arithmetic and bit ops."""
 
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import FamilySpec
+from ctsgen.core.family import FamilySpec
 from ctsgen.families.coopvec_elementwise.case import (
     FAMILY_NAME,
     ElementwiseCase,
@@ -13,10 +13,12 @@ from ctsgen.families.coopvec_elementwise.strategy import (
     elementwise_variants,
     strata,
 )
+from ctsgen.families.coopvec_elementwise.mutants import MUTANTS
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ElementwiseCase, variant_type=ElementwiseVariant, strata_fn=strata,
     variants_fn=elementwise_variants, cases_for_fn=elementwise_cases,
     coverage=tables,
     needs=Requirements(extensions=("VK_NV_cooperative_vector",), features=("cooperativeVector",)),
+    mutants=tuple(MUTANTS),
 )

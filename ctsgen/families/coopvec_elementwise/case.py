@@ -29,9 +29,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec_elementwise import oracle
 from ctsgen.families.coopvec_elementwise.data import operands
 from ctsgen.families.coopvec_elementwise.ops import (

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.families.coopvec_elementwise.ops import (
     ELEMENT_TYPES,
     FLOAT_TYPES,

@@ -18,7 +18,7 @@ import numpy as np
 
 from ctsgen.families.coopvec_elementwise.ops import Op
 from ctsgen.model.types import CoopVecType
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.families.coopvec_elementwise.oracle"
 FAMILY = "coopvec-elementwise"

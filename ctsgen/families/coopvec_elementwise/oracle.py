@@ -33,7 +33,7 @@ error < 2^-21 (fp16: < 2^-7, strict) inside; Atan 4096 ULP (fp16: 5); Fma
 inherited from OpFMul then OpFAdd; Tanh inherited from sinh / cosh, which
 inherit from exp (decision "inherited-precision": symmetric around the exact
 value). A subnormal result may be flushed to zero: the judge admits that
-(runner.verdict.judge_buffer, decision "flush-to-zero").
+(execute.judge.judge_buffer, decision "flush-to-zero").
 """
 
 from __future__ import annotations
@@ -356,7 +356,7 @@ def vulkan_ulp(x: np.ndarray, t: CoopVecType, side: np.ndarray | None = None) ->
 def tolerance(op: Op, operands: list[np.ndarray], scalar: float, t: CoopVecType, r: CoopVecType,
               expected: np.ndarray, ieee: bool) -> np.ndarray:
     """Per-component two-sided bound (2 x shape: how far below / above ``expected`` a device
-    result may lie; runner.verdict.tolerance_sides), 0 for exact and integer results.
+    result may lie; execute.judge.tolerance_sides), 0 for exact and integer results.
 
     Every bound is an interval of admissible results [lo, hi] around the exact value:
     "correctly rounded" = its two neighbours (decision "faithful-rounding"), ULP bounds =

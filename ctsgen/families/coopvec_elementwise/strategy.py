@@ -24,7 +24,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec_elementwise.case import (
     ElementwiseCase,
     ElementwiseVariant,

@@ -1,10 +1,11 @@
-"""Family ``coopvec-program``: chains of cooperative-vector layers, the way neural shaders run them (issue 16)."""
+"""Family ``coopvec-program``: chains of cooperative-vector layers, the way neural shaders run them."""
 
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import FamilySpec
+from ctsgen.core.family import FamilySpec
 from ctsgen.families.coopvec_program.case import FAMILY_NAME, ProgramCase, ProgramVariant, expected_on, tolerance_on
 from ctsgen.families.coopvec_program.coverage import tables
 from ctsgen.families.coopvec_program.strategy import program_cases_for, program_variants, strata
+from ctsgen.families.coopvec_program.mutants import MUTANTS
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=ProgramCase, variant_type=ProgramVariant, strata_fn=strata,
@@ -15,4 +16,5 @@ FAMILY = FamilySpec(
     # then discarded); a variant with heavier cases still can (its builds are fast, unlike tensor-layout's)
     batch_cap=192,
     needs=Requirements(extensions=("VK_NV_cooperative_vector",), features=("cooperativeVector",)),
+    mutants=tuple(MUTANTS),
 )

@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
+from ctsgen.core.shader import DEVICE_LAYOUT_KEY, BufferSpec, MatrixConversion
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.coopvec import oracle as matmul_oracle
 from ctsgen.families.coopvec_elementwise import oracle as element_oracle
 from ctsgen.families.coopvec_program.bounds import float_domain_rule, store_bound
@@ -379,7 +379,7 @@ def expected_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray]
     """The chain's oracle on given inputs (FamilySpec.expectation): every node evaluated in order
     by its single-operation family's oracle (oracle.py), the store and the training step writing
     into copies of their buffers. The data of a case are drawn through the same oracle (each
-    layer's weights after its input is known), so under an expected deviation (ctsgen.deviations)
+    layer's weights after its input is known), so under an expected deviation (ctsgen.mutants.deviations)
     recomputing ``case.data()`` would change the inputs; this keeps them (docs/spec-decisions.md,
     "expected-deviation"). Buffers other than CHECKED are not checked (None)."""
     return _expected(evaluated_on(case, params, initial))

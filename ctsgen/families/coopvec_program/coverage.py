@@ -1,4 +1,4 @@
-"""Coverage tables of coopvec-program packs (issue 16: layer counts, which operation follows
+"""Coverage tables of coopvec-program packs (layer counts, which operation follows
 which, interpretation chains, the named seed programs).
 
 * layers (1-4) x origin (a named seed program or ``drawn``);
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid, one_way
+from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.device.profile import default_profile
 from ctsgen.families.coopvec.strategy import combinations
 from ctsgen.families.coopvec_program.program import (ACT_NAME, MAX_LAYERS, MIN_LAYERS, Node, Op, Program,

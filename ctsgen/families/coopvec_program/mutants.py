@@ -1,4 +1,4 @@
-"""Composition bugs only a chain of cooperative-vector layers can show (issue 16, item 2).
+"""Composition bugs only a chain of cooperative-vector layers can show.
 
 Each mutant replaces ``eval_<kind>`` functions of the program interpreter
 (ctsgen.families.coopvec_program.oracle), which the reference semantics
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.families.coopvec_program.program import Op
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.families.coopvec_program.oracle"
 FAMILY = "coopvec-program"
@@ -181,7 +181,7 @@ def _matrix_interpretation_reused() -> dict[str, Any]:
 
 def _chained_bias_dropped() -> dict[str, Any]:
     """A MatMulAdd after another layer drops its bias (its accumulator starts at 0, not at the bias:
-    the issue's "a chained MulAdd drops its C"). In the float domain the bias is a full-mantissa
+    the layer analogue of cm2-program's "a chained MulAdd drops its C"). In the float domain the bias is a full-mantissa
     value of magnitude 1/8 to 4 against results of up to 2^11, a small numeric error."""
     o = _oracle()
     original = o.eval_matmuladd

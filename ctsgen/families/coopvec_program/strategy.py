@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec.strategy import SIZES, combinations, valid_layouts
 from ctsgen.families.coopvec.variant import MatrixLayout, ceil_to
 from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.decode.formats import FORMATS, Format, encode_blocks
 from ctsgen.families.decode.oracle import BC_MUL, CIB_MUL, decoded_at, expected_decode_load
 from ctsgen.families.tensor_layout.case import (
@@ -241,7 +241,7 @@ def expected_on(case: DecodeCase, params: np.ndarray, initial: list[np.ndarray])
 def tolerance_on(case: DecodeCase, params: np.ndarray, initial: list[np.ndarray]) -> list[np.ndarray | None]:
     """Per-element tolerance of a Constant-clamped float decode load on given inputs
     (FamilySpec.tolerance): 0 where the element is decoded (compared by value), NaN where
-    it is clampValue (out of bounds: compared bit for bit, runner.verdict.judge_buffer)."""
+    it is clampValue (out of bounds: compared bit for bit, execute.judge.judge_buffer)."""
     v = case.shader
     t = decode_layout(params, v.Dim, v.clampMode)
     a = tensor_addresses(t, v.matrix.rows, v.matrix.cols, is_store=False)

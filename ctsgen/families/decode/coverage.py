@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid
+from ctsgen.core.coverage import Table, grid
 from ctsgen.families.decode.case import PROBES
 from ctsgen.families.decode.formats import FORMATS
 from ctsgen.model.tensor import MAX_DIM, ClampMode

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.families.decode.oracle"
 FAMILY = "decode"

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.decode.case import PROBES, DecodeCase, DecodeVariant
 from ctsgen.families.decode.formats import FORMATS
 from ctsgen.families.tensor_layout.case import TensorLayoutCase

@@ -1,6 +1,6 @@
 """Family ``decode-vector``: decode loads with both a DecodeFunc and a DecodeVectorFunc (V = 2, 4, 8)."""
 
-from ctsgen.families.base import FamilySpec
+from ctsgen.core.family import FamilySpec
 from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.decode.case import expected_on, tolerance_on
 from ctsgen.families.decode_vector.case import EXTENSION, FAMILY_NAME, DecodeVectorCase, DecodeVectorVariant

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.decode.strategy import draw_decode_parts, latin_strata
 from ctsgen.families.decode_vector.case import VS, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS

@@ -1,6 +1,6 @@
 """Family ``tensor-layout``: cooperative-matrix loads and stores through a tensor layout."""
 
-from ctsgen.families.base import FamilySpec
+from ctsgen.core.family import FamilySpec
 from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.tensor_layout.case import FAMILY_NAME, LayoutVariant, TensorLayoutCase, expected_on
 from ctsgen.families.tensor_layout.coverage import tables
@@ -10,10 +10,12 @@ from ctsgen.families.tensor_layout.strategy import (
     layout_variants,
     strata,
 )
+from ctsgen.families.tensor_layout.mutants import MUTANTS
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorLayoutCase, variant_type=LayoutVariant, strata_fn=strata,
     variants_fn=layout_variants, cases_for_fn=layout_cases,
     hazardous=hazardous_layout_cases, coverage=tables, expectation=expected_on,
     needs=cm2_needs("cooperativeMatrixTensorAddressing"),
+    mutants=tuple(MUTANTS),
 )

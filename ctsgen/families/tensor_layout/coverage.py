@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctsgen.coverage import Table, grid, one_way
+from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.families.tensor_layout.case import Operation
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.model.types import MatrixUse, Scope

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.model.tensor import ClampMode
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ADDR = "ctsgen.oracle.addressing"
 MODEL = "ctsgen.model.tensor"

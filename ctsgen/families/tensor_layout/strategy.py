@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout.case import LayoutVariant, Operation, TensorLayoutCase
 from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
 from ctsgen.strategies import block_sizes, layout_dimensions, matrix_types, slices

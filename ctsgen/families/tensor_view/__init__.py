@@ -1,13 +1,15 @@
 """Family ``tensor-view``: cooperative-matrix loads and stores through a tensor layout and a tensor view."""
 
-from ctsgen.families.base import FamilySpec
+from ctsgen.core.family import FamilySpec
 from ctsgen.families.cm2_shared import cm2_needs
 from ctsgen.families.tensor_view.case import FAMILY_NAME, TensorViewCase, ViewVariant, expected_on
 from ctsgen.families.tensor_view.coverage import tables
 from ctsgen.families.tensor_view.strategy import strata, view_cases, view_variants
+from ctsgen.families.tensor_view.mutants import MUTANTS
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorViewCase, variant_type=ViewVariant, strata_fn=strata,
     variants_fn=view_variants, cases_for_fn=view_cases, coverage=tables, expectation=expected_on,
     needs=cm2_needs("cooperativeMatrixTensorAddressing"),
+    mutants=tuple(MUTANTS),
 )

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctsgen.backends.base import BufferSpec
+from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
-from ctsgen.families.base import CaseData, CompareRule, case_name
+from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.tensor_layout.case import (
     FAMILY_WORDS as LAYOUT_WORDS,
     FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Any
 
-from ctsgen.coverage import Table, grid, one_way
+from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.model.tensor import MAX_DIM
 
 DIMS = tuple(range(1, MAX_DIM + 1))

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.mutants import Mutant
+from ctsgen.core.mutant import Mutant
 
 ADDR = "ctsgen.oracle.addressing"
 FAMILY = "tensor-view"

@@ -26,7 +26,7 @@ import math
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import draw_layout_case, operations
 from ctsgen.families.tensor_view.case import TensorViewCase, ViewVariant

@@ -1,5 +1,5 @@
 """Device numeric models: bit-exact predictions of how one device rounds, where the spec
-leaves the order and precision of float arithmetic open (issue 15, part 2).
+leaves the order and precision of float arithmetic open (docs/spec-decisions.md, cm2-float-sum-bound).
 
 A model is selected per run (``ctsgen run --numerics h100``); a family that can predict a
 case under it declares ``numeric_model`` in its FamilySpec. The spec-tolerance verdict stays

@@ -1,5 +1,5 @@
 """The NVIDIA H100's float arithmetic inside cooperative-matrix and cooperative-vector
-instructions, as pure vectorised numpy (issue 15, part 2).
+instructions, as pure vectorised numpy (docs/spec-decisions.md, device-numeric-models).
 
 * **MMA (cm2-gemm's MulAdd)**, after Microsoft's MMA-Sim description of the H100's fp16, bf16
   and tf32 MMA (Xie et al., "MMA-Sim: Bit-Accurate Reference Model of Tensor Cores and Matrix
@@ -23,23 +23,23 @@ instructions, as pure vectorised numpy (issue 15, part 2).
   and the accumulator (coopvec: starting at the bias) aligned and truncated to 25 bits below the
   largest exponent, the exact sum rounded to nearest fp16. **coopvec E4M3 / E5M2**: the same
   step over 16 products (``coopvec_block_fp8``) and 25 bits (not an fp8 MMA's 32 products and
-  13 bits). Fitted on the H100 (bench/results/numeric-models/call-1601, docs/validation.md "The
+  13 bits). Fitted on the H100 (docs/validation.md, "The
   remaining models"): bit-exact on every element; the binary32 block sum added to the fp16
   accumulator (``f16_acc="blocks"``, the earlier coopvec model) misses 6 of 100,352 coopvec fp16
   and 9 of 334,848 gemm float16 -> float16 elements, fp8 steps of 32 products 8-10%.
 * **bfloat16 conversions** truncate (round toward zero) the source rounded to nearest float32,
   measured on the H100 (docs/validation.md: cm2-convert's bfloat16 results; a 32-bit integer's
-  float32 rounding seen in call-1701).
+  float32 rounding: docs/validation.md, "Confirmed on new seeds").
 * **cm2-reduce float sums** follow the accumulator's fragment layout (:func:`reduce_fragment`):
   each invocation sums the elements it holds in register order, the lanes combine in a
   shuffle-xor tree, and the warps of a workgroup-scope matrix add their partials in warp
   order; every partial sum rounded to nearest in the component type. Fitted on the H100
-  (call-1601) and confirmed on new seeds (call-1701), where the split of a workgroup's matrix
+  and confirmed on new seeds (docs/validation.md), where the split of a workgroup's matrix
   over its subgroups was measured for all 27 multi-subgroup shapes (:func:`warp_grid`).
 
 Every knob a mutant turns is a field of :class:`H100Params`, so a mutated model is
-``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py replays dumped device outputs
-against it and its one-knob variations (bench/results/numeric-models/).
+``dataclasses.replace(H100, ...)``. bench/fit_numeric_model.py (at commit adeb587) replays dumped device outputs
+against it and its one-knob variations (docs/validation.md, "Device numeric models").
 """
 
 from __future__ import annotations
@@ -66,13 +66,13 @@ class H100Params:
     coopvec_reverse: bool = False  # blocks taken in reverse K order (a mutant)
     bf16_rounding: str = "rtz"     # float -> bfloat16 conversions
     bf16_source: str = "float32"   # what a "rtz" conversion to bfloat16 truncates: the source rounded to
-                                   # nearest float32 first ("float32": the H100, call-1701, where a 32-bit
+                                   # nearest float32 first ("float32": the H100, where a 32-bit
                                    # integer can round up to the next bfloat16) or the exact value ("exact")
     f16_acc: str = "fused"         # an fp16 accumulator's MMA step, cm2-gemm float16 -> float16 and coopvec:
                                    # "fused" (products and accumulator aligned and truncated as in the fp32
                                    # step, the exact sum rounded to fp16 by ``f16_rounding``: the H100) or
                                    # "blocks" (binary32 sum of the step's products added to the fp16
-                                   # accumulator, rounded to nearest: a mutant, the model before call-1601)
+                                   # accumulator, rounded to nearest: a mutant, the earlier coopvec model)
     f16_rounding: str = "rne"      # a fused fp16 step's rounding: "rne", "rtz", or "rtz-rne" (toward zero
                                    # to fp32, then to nearest fp16: a float32 MMA converted)
     f16_acc_k_step: int = 16       # products per step into cm2-gemm's fp16 accumulator (8: an m16n8k8 MMA;
@@ -154,7 +154,7 @@ def mma_step(products: np.ndarray, acc: np.ndarray, frac_bits: int, rounding: st
 def f16_step(products: np.ndarray, exponents: np.ndarray | None, acc: np.ndarray, frac_bits: int,
              params: H100Params) -> np.ndarray:
     """One MMA step into an fp16 accumulator ``acc`` (float64 values of fp16), by ``params.f16_acc``:
-    "fused" (the H100, call-1601) is :func:`mma_step` with an fp16 accumulator, rounded by
+    "fused" (the H100) is :func:`mma_step` with an fp16 accumulator, rounded by
     ``params.f16_rounding``; "blocks" (a mutant: the earlier coopvec model, docs/validation.md
     "coopvec accumulation model", which differs from "fused" only near ties) adds the binary32
     (RNE) sum of the step's products and rounds to nearest fp16."""
@@ -170,7 +170,7 @@ def gemm(a: np.ndarray, b: np.ndarray, a_type: ComponentType, params: H100Params
          c_type: ComponentType = ComponentType.float32) -> np.ndarray:
     """A (M x K) times B (K x N) as a chain of MMA steps in K order from a zero accumulator of
     ``c_type`` (float64 array of its values); products aligned by ``params.mma_alignment``. A
-    float16 accumulator takes :func:`f16_step` (fitted on bench/results/numeric-models/call-1601)."""
+    float16 accumulator takes :func:`f16_step` (docs/validation.md, "The remaining models, fitted on the H100")."""
     if params.mma_alignment not in ALIGNMENTS:
         raise ValueError(f"H100Params.mma_alignment {params.mma_alignment!r} -> use one of {', '.join(ALIGNMENTS)}")
     af, bf = a.astype(np.float64), b.astype(np.float64)
@@ -260,8 +260,8 @@ def warp_grid(rows: int, cols: int, subgroups: int, mode: str) -> tuple[int, int
       (subgroups / 2), else 1 x subgroups.
     * ``column`` and ``row_column``: 1 x 2 for two subgroups, 2 x (subgroups / 2) for more.
 
-    Fitted on bench/results/numeric-models/call-1701 (bench/fit_warp_grids.py: every grid each
-    shape allows, replayed on 11,863 dumped cm2-reduce cases of seed 1705): every one of the
+    Fitted on the H100 (docs/validation.md, "Confirmed on new seeds": every grid each
+    shape allows, replayed on dumped cm2-reduce cases): every one of the
     profile's 27 multi-subgroup shapes, each seen in one mode or more, and only these grids
     reproduce every element. A Row sum of 32 x 32 over two subgroups matches 2 x 1 and its
     Column sum 1 x 2, so the split depends on the mode, not on the shape alone."""
@@ -301,7 +301,7 @@ def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, sub
     4g + t holds rows g and g + 8 (h = 0, 1), columns 2t and 2t + 1 (e = 0, 1); a subgroup's
     matrix is a grid of such tiles (I, J), each lane holding the same positions in every tile;
     a workgroup's matrix is split into contiguous blocks, one per subgroup, in the grid
-    :func:`warp_grid` gives (``grid`` overrides it: bench/fit_warp_grids.py).
+    :func:`warp_grid` gives (``grid`` overrides it: bench/fit_warp_grids.py at commit adeb587).
 
     * ``row``: per lane and e, the lane's tiles J in order (sequential); lanes t in a shuffle-xor
       tree (t ^ 1, then t ^ 2); then e = 0 + e = 1; then the subgroups along the row in order.
@@ -314,7 +314,7 @@ def reduce_fragment(matrix: np.ndarray, mode: str, component: ComponentType, sub
     Every partial sum is rounded to nearest in ``component`` (``params.reduce_width`` "float32":
     in binary32, then once to ``component``). Returns the reduced values ((rows, 1), (1, cols),
     (1, 1) or (rows / 2, cols / 2)), or None for a workgroup shape :func:`warp_grid` cannot
-    split. Fitted on bench/results/numeric-models/call-1601 and confirmed on call-1701 (bit-exact
+    split. Fitted on the H100 and confirmed on new seeds (docs/validation.md, "Device numeric models": bit-exact
     on every measured element); each order is a binary tree of roundings, within the spec's
     any-order bound."""
     if params.reduce_width not in REDUCE_WIDTHS:
@@ -354,8 +354,8 @@ def convert_values(values: np.ndarray, src: ComponentType, dst: ComponentType, p
     """Conversions as the H100 performs them: any -> bfloat16 rounds the source to nearest
     float32 and truncates that (``bf16_rounding`` "rtz", ``bf16_source`` "float32"), so a 32-bit
     integer is rounded twice: 0x78ffffe8 (2030043112) becomes 2^30 * 1.890625 through float32's
-    2030043136, not the truncation 2^30 * 1.8828125 of the exact value (call-1701's one
-    cm2-convert miss; both are faithful). Everything else as :func:`ctsgen.oracle.numeric.convert`
+    2030043136, not the truncation 2^30 * 1.8828125 of the exact value (both are faithful;
+    docs/validation.md, "Confirmed on new seeds"). Everything else as :func:`ctsgen.oracle.numeric.convert`
     (round to nearest even)."""
     if params.bf16_source not in BF16_SOURCES:
         raise ValueError(f"H100Params.bf16_source {params.bf16_source!r} -> use one of {', '.join(BF16_SOURCES)}")

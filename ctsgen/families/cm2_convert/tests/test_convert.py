@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_convert import FAMILY
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
 from ctsgen.families.cm2_convert.oracle import Kind, expected_result, source_values
@@ -69,7 +69,7 @@ def test_an_exact_conversion_to_a_float_may_give_either_zero(src: C, dst: C) -> 
     conversions are judged as the rounding ones and coopvec-elementwise's are (by value,
     tolerance 0): for sources 0, 1, 2, -0 passes for 0, and 1 + one spacing for 1 fails.
     Failed before: exact conversions were compared bit for bit, so -0 failed."""
-    from ctsgen.runner.verdict import judge_buffer
+    from ctsgen.execute.judge import judge_buffer
 
     m = lambda t: MatrixType(t, Scope.Subgroup, 16, 16, MatrixUse.Accumulator)  # noqa: E731
     rule = ConvertCase(ConvertVariant(Kind.convert, m(src), m(dst)), 3).compare_rule().to_json()

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_elementwise import FAMILY
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
 from ctsgen.families.cm2_elementwise.oracle import Op, expected_per_element, op_allows

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_gemm import FAMILY
 from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant
 from ctsgen.families.cm2_gemm.oracle import expected_tile

@@ -1,4 +1,4 @@
-"""cm2-program's debug re-run (issue 16, gap B): a failing program's REPORT.md names the first node
+"""cm2-program's debug re-run: a failing program's REPORT.md names the first node
 whose value differs, measured by re-running the program with every value also stored to a debug
 buffer. Each planted composition mutant breaks one known node of a hand-built program whose later
 nodes depend on it, so "first" is tested, not just "some"."""
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.cli import main
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, Node, Op, Program

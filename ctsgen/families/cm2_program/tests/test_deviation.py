@@ -1,4 +1,4 @@
-"""cm2-program under an expected driver deviation (issue 16, gap A; docs/spec-decisions.md
+"""cm2-program under an expected driver deviation (docs/spec-decisions.md
 "expected-deviation"): the expectation composes the deviated single-operation behaviour node by
 node, on the spec case's own inputs, in fuzz, run, the pytest plugin and check_case."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.cli import main
-from ctsgen.deviations import expected_under
+from ctsgen.mutants.deviations import expected_under
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import A16, Node, Op, Program
@@ -27,7 +27,8 @@ U = ClampMode.Undefined
 
 
 def h100_repro(second_load: bool = False) -> ProgramCase:
-    """The shortest program the H100 failed (bench/results/cm2-program/README.md): a constant, a
+    """The shortest program the H100 failed (docs/validation.md, "cm2-program and the expected
+    SetDimension deviation"): a constant, a
     Dim-3 float16 A load with blockSize [1,1,2] over layoutDimension [1,2,1] and the default
     strides, and its store through a 16x16 layout. ``second_load`` adds a plain 16x16 load of
     the same type after it (its tensor region follows the first one's in the same buffer)."""
@@ -155,14 +156,14 @@ def test_an_unknown_deviation_is_a_plugin_usage_error(program_pack: Path, pytest
 
 
 def test_a_float_programs_bound_follows_the_data_the_deviation_moves() -> None:
-    """On the H100 (bench/results/programs-h100/run3) a float-domain program failed by one ulp
+    """On the H100 (docs/validation.md, "Programs at the current code") a float-domain program failed by one ulp
     under --expect-deviation: the deviated oracle read other data, but its tolerance kept the
     spec's bound, computed from the values the spec reads. The bound is now recomputed on the
     deviated run (FamilySpec.tolerance): it is the float domain's bound of the deviated values,
     and here it differs from the spec's (the blocked load reads element 0 everywhere)."""
     from dataclasses import replace
 
-    from ctsgen.deviations import applied
+    from ctsgen.mutants.deviations import applied
     from ctsgen.families.cm2_program.case import tolerance_on
     c = replace(h100_repro(second_load=True), domain="float")
     spec = c.data()
@@ -175,7 +176,7 @@ def test_a_float_programs_bound_follows_the_data_the_deviation_moves() -> None:
 
 
 def test_the_h100_float_program_failure_is_within_its_deviated_bound() -> None:
-    """The case the H100 failed (bench/results/programs-h100/run3: seed 3800's 5,000-program pack,
+    """The case the H100 failed (docs/validation.md, "Programs at the current code": seed 3800's pack,
     regenerated bit for bit here): 15 of out_float32's elements expected 0 under the spec (bound
     about 0), -29.16 and the like under the deviation; the device was one float32 ulp from the
     deviated values, well within the deviated bound the fix computes."""

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program import oracle as program_oracle
 from ctsgen.families.cm2_program.bounds import node_bounds
@@ -28,9 +28,9 @@ from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, reduction_dom
 from ctsgen.families.coopvec_program.tests.test_float_domain import Device as RoundingDevice
 from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.runner.debug_run import first_difference
-from ctsgen.runner.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv

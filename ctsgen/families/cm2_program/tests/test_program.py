@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families import get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.coverage import tables
@@ -24,9 +24,9 @@ from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import sentinel_bits
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.pack.generate import draw_cases
-from ctsgen.runner.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
 

@@ -1,6 +1,7 @@
-"""cm2-program's stores through a tensor view (issue 16, Sinks): a hand-worked program of three
-stores, sampled programs with view stores compile and validate and keep to the clip, the
-composition mutant only a view store can show, and the debug re-run naming a broken view store.
+"""cm2-program's stores through a tensor view (docs/spec-decisions.md, cm2-program-view-stores):
+a hand-worked program of three stores, sampled programs with view stores compile and validate and
+keep to the clip, the composition mutant only a view store can show, and the debug re-run naming a
+broken view store.
 
 The expected values below are written out from the spec, not computed by the oracle under test
 (SPV_NV_cooperative_matrix2 / SPV_NV_tensor_addressing, "Tensor Layout and View",
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 import pytest
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, layout_variant

@@ -1,6 +1,7 @@
-"""cm2-program's view loads, decode loads and decode loads through a view (issue 16 item 1,
-Sources): hand-worked programs, the small-integer blocks, every block format in one shader,
-and the two composition mutants only these sources can show.
+"""cm2-program's view loads, decode loads and decode loads through a view
+(docs/spec-decisions.md, cm2-program-view-and-decode-loads): hand-worked programs, the
+small-integer blocks, every block format in one shader, and the two composition mutants only
+these sources can show.
 
 The expected values below are written out from the spec, not computed by the oracle under test:
 a tensorViewNV<2, false, 1, 0> swaps the view's two coordinates (SPV_NV_tensor_addressing,
@@ -21,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import (DecodeViewCase, ProgramCase, ProgramVariant, Scalars, expected_on,

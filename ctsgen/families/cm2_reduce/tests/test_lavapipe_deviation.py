@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctsgen.deviations import data_under, expected_under, reaching
+from ctsgen.mutants.deviations import data_under, expected_under, reaching
 from ctsgen.families import get_family
 from ctsgen.families.cm2_reduce import case as reduce_case
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_reduce
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
-from ctsgen.mutants import get_mutant
+from ctsgen.mutants.catalogue import get_mutant
 from ctsgen.toolchain.variants import compile_variant
 
 LVP = "lavapipe-reduce-tiles"
@@ -85,7 +85,7 @@ def test_as_an_expected_deviation_a_case_keeps_its_inputs_and_its_float_toleranc
 
 
 def test_only_modules_with_a_reduce_can_show_it() -> None:
-    sv = compile_variant(_variant(ReduceMode.Column, 16, 16), "cm2-reduce", require_validator=False)
+    sv = compile_variant(_variant(ReduceMode.Column, 16, 16), "cm2-reduce", validation="if-installed")
     assert reaching((LVP, "setdimension-floor"), sv) == (LVP,)
     fam = get_family("cm2-reduce")
     c = ReduceCase(_variant(ReduceMode.Column, 16, 16), seed=1)

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_reduce import FAMILY
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant, source_values
 from ctsgen.families.cm2_reduce.oracle import Combine, ReduceMode, expected_reduce

@@ -7,17 +7,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
+import ctsgen.device
 from ctsgen.device.profile import parse_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec import FAMILY
 from ctsgen.families.coopvec.strategy import combinations, strata
 from ctsgen.model.types import CoopVecType, coopvec_combination_features
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.toolchain import compile_glsl, validate_spirv
 
-PROFILE = Path(__file__).resolve().parents[4] / "shared/device-profiles/nvidia-h100-driver580.txt"
-if not PROFILE.exists():
-    PROFILE = Path("/work/shared/device-profiles/nvidia-h100-driver580.txt")
+#: The H100 read-out ctsgen ships (the embedded default profile).
+PROFILE = Path(ctsgen.device.__file__).with_name("profiles") / "nvidia-h100-driver580.txt"
 
 
 def _h100():
@@ -54,9 +54,9 @@ def test_sampled_variants_compile_validate_and_pass_on_the_reference(tmp_path: P
                                                                     ) -> None:
     monkeypatch.setenv("CTSGEN_CACHE_DIR", str(tmp_path))  # a private SPIR-V cache
     from ctsgen.backends.reference import ReferenceBackend
-    from ctsgen.backends.base import ShaderVariant
-    from ctsgen.runner.batch import build_batch, case_outputs
-    from ctsgen.runner.verdict import judge_buffer
+    from ctsgen.core.shader import ShaderVariant
+    from ctsgen.execute.batch import build_batch, case_outputs
+    from ctsgen.execute.judge import judge_buffer
     opts = StrategyOptions(profile=_h100())
     cases = draw_examples(FAMILY.cases(opts), 30, 11)
     for c in cases:
@@ -120,7 +120,7 @@ def test_a_store_past_the_vector_end_fails(result: CoopVecType, values: str) -> 
     output started as +0.0 compared by value, so a store of zeros past the end passed."""
     from ctsgen.families.coopvec.case import CoopVecCase
     from ctsgen.families.coopvec.variant import CoopVecVariant
-    from ctsgen.runner.verdict import judge_buffer
+    from ctsgen.execute.judge import judge_buffer
     T = CoopVecType
     v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, result, 0, False, 3, 3)
     c = CoopVecCase(v, 0, 16, 16, seed=5, values=values)

@@ -14,7 +14,7 @@ from hypothesis import find, given, settings
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile, default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec_elementwise import FAMILY, oracle
 from ctsgen.families.coopvec_elementwise.case import (
     LOCAL,
@@ -28,8 +28,8 @@ from ctsgen.families.coopvec_elementwise.ops import (
     conversions,
 )
 from ctsgen.model.types import CoopVecType as T
-from ctsgen.backends.mutant import MutantBackend
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.backend import MutantBackend
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.pack.generate import draw_cases
 from ctsgen.pack.read import load_pack
 from ctsgen.pack.write import write_pack

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec.strategy import combinations
 from ctsgen.families.coopvec.variant import MatrixLayout
 from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
@@ -26,8 +26,8 @@ from ctsgen.families.coopvec_program.bounds import float_domain_rule, node_bound
 from ctsgen.families.coopvec_program.case import ProgramCase, ProgramVariant
 from ctsgen.families.coopvec_program.program import ACT_NAME, F16, LOCAL, Layer, Node, Op, Program
 from ctsgen.families.coopvec_program.strategy import LAYER, SEEDS, build, program_cases_for
-from ctsgen.mutants import catalogue
-from ctsgen.runner.verdict import judge_buffer
+from ctsgen.mutants.catalogue import catalogue
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv

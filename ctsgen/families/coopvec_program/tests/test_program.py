@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from ctsgen.backends.mutant import MutantBackend
+from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.deviations import expected_under
+from ctsgen.mutants.deviations import expected_under
 from ctsgen.runner.options import RunOptions
 from ctsgen.families import get_family
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec.strategy import combinations
 from ctsgen.families.coopvec.variant import MatrixLayout
 from ctsgen.families.coopvec_elementwise.ops import Op as ElementOp
@@ -33,10 +33,10 @@ from ctsgen.families.coopvec_program.program import (F16, INTERP_LIMIT, LOCAL, M
 from ctsgen.families.coopvec_program.strategy import LAYER, SEEDS, build
 from ctsgen.device.profile import default_profile
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
-from ctsgen.mutants import catalogue
+from ctsgen.mutants.catalogue import catalogue
 from ctsgen.pack.generate import draw_cases
 from ctsgen.strategies.sampling import draw_examples
-from ctsgen.runner.verdict import judge_buffer
+from ctsgen.execute.judge import judge_buffer
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
 

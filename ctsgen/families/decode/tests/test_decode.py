@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.decode import FAMILY
 from ctsgen.families.decode.case import DecodeCase, DecodeVariant
 from ctsgen.families.decode.formats import MXFP4, Q4_0, Q4_K, Q5_K, Q6_K, Q8_0, dequantize, encode_blocks
@@ -187,7 +187,7 @@ def test_sign_of_zero_is_not_part_of_a_decode_verdict(fmt, block) -> None:
     """Decision "signed-zero": the oracle's -0.0 and a device's +0.0 (llama.cpp's MXFP4 table,
     or a device that ignores the sign as Vulkan allows without SignedZeroInfNanPreserve) both
     pass; a nonzero difference still fails."""
-    from ctsgen.runner.verdict import judge_buffer
+    from ctsgen.execute.judge import judge_buffer
 
     want = dequantize(fmt, np.array([block], dtype=np.uint8))[0].astype(np.float32)
     assert np.signbit(want).all() and (want == 0).all()
@@ -204,7 +204,7 @@ def test_a_constant_clamped_element_keeps_the_sign_of_a_zero_clamp_value() -> No
     (-0, bit for bit): +0 there fails; a decoded -0 (element 31: a zero quant times a
     negative scale) still passes as +0. Failed before: the whole case was compared with
     signed_zero false, so +0 passed for the clamp value."""
-    from ctsgen.runner.verdict import judge_buffer
+    from ctsgen.execute.judge import judge_buffer
 
     c = q8_0_case(ClampMode.Constant)
     d = c.data()

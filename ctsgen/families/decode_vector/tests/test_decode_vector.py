@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
 from ctsgen.backends.reference import ReferenceBackend
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.decode_vector import FAMILY
 from ctsgen.families.decode_vector import oracle
 from ctsgen.families.decode_vector.case import DecodeVectorCase, DecodeVectorVariant

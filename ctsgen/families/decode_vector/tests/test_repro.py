@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.decode_vector import FAMILY
 from ctsgen.repro import export_case
 from ctsgen.strategies.sampling import draw_examples

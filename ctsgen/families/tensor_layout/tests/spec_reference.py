@@ -3,7 +3,8 @@ SPV_NV_cooperative_matrix2, "3.X Tensor Layout and View", written from the
 spec text independently of ``ctsgen.oracle.addressing``.
 
 Plain Python ints and loops, one matrix element at a time. The points the
-spec leaves open follow the project's decisions (docs/brief.md section 5):
+spec leaves open follow docs/spec-decisions.md (remainder-is-opsmod, mirror-repeat-dim-1,
+stores-discard):
 
 * "remainders are computed as defined in OpSMod": the result takes the sign
   of the divisor, which is Python's ``%``;

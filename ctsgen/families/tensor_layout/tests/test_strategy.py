@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
 from ctsgen.families.tensor_layout.case import Operation, TensorLayoutCase, decode_layout
 from ctsgen.model.tensor import ClampMode, ceil_div

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
-from ctsgen.families.base import StrategyOptions
+from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout.case import Operation
 from ctsgen.families.tensor_view import FAMILY
 from ctsgen.families.tensor_view.case import TensorViewCase, decode_view

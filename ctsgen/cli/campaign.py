@@ -1,0 +1,103 @@
+"""``ctsgen campaign``: long fuzz campaigns over GPUs and hosts (start, resume, status, report)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
+from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
+from ctsgen.cli.common import BATCH_ARGUMENTS
+
+
+def cmd_campaign(args: argparse.Namespace) -> int:
+    from ctsgen.campaign.store import CampaignConfig, CampaignDir
+
+    cdir = CampaignDir(args.dir)
+    if args.action == "start":
+        from ctsgen.backends.registry import backend_factory
+        from ctsgen.campaign.store import MAX_WORKERS, round_seed
+        from ctsgen.mutants.deviations import check_deviations
+        from ctsgen.families import families, get_family
+        from ctsgen.fuzz.workers import default_workers
+
+        names = [get_family(f).name for f in args.family] if args.family else sorted(families())
+        workers = args.workers or min(default_workers(), MAX_WORKERS)  # the host's cores, over its GPUs
+        round_seed(args.seed, args.host_id, workers - 1, 0)  # host and worker ids within range
+        backend_factory(args.backend)  # an unknown backend: one line now, not one per worker
+        deviations = check_deviations(args.expect_deviation or ())
+        cdir.create(CampaignConfig(
+            families=names, backend=args.backend, workers=workers, host=args.host_id, seed=args.seed,
+            devices=list(args.devices or []), database=args.database, round_examples=args.round_examples,
+            max_batch=args.max_batch, min_batch=args.min_batch, shrink_time_s=args.shrink_time,
+            timeout_s=args.timeout, time_s=args.time, include_hazardous=args.include_hazardous,
+            expect_deviations=list(deviations)))
+    if args.action in ("start", "resume"):
+        from ctsgen.campaign.run import run_session
+
+        code = run_session(cdir, args.time if args.action == "resume" else None, args.action)
+        return code if code else (1 if cdir.buckets() else 0)
+    if args.action == "worker":
+        return _campaign_worker(cdir, args)
+    if args.action == "status":
+        from ctsgen.campaign.report import status_text
+
+        print(status_text(cdir))
+        return 0
+    from ctsgen.campaign.report import write_report
+
+    md, html = write_report(cdir, Path(args.out) if args.out else None)
+    print(f"wrote {md} and {html}")
+    return 0
+
+
+def _campaign_worker(cdir, args: argparse.Namespace) -> int:
+    """One device-owning worker process of a campaign session (started by start/resume)."""
+    from ctsgen.campaign.worker import serve
+
+    return serve(cdir, args.index, args.device, args.until, args.worker_report)
+
+
+def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
+    """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
+    ca = sub.add_parser("campaign", help="long fuzz campaigns over GPUs and hosts: start, resume, status, report")
+    casub = ca.add_subparsers(dest="action", required=True)
+    cs = casub.add_parser("start", help="create a campaign directory and fuzz until --time or SIGTERM/Ctrl-C")
+    cs.add_argument("dir", help="the campaign directory (new or empty)")
+    cs.add_argument("--family", action="append", help="family to fuzz (repeatable; default: every family)")
+    cs.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
+    cs.add_argument("--time", type=positive_float,
+                    help="fuzzing budget in seconds over every session (default: until stopped)")
+    cs.add_argument("--workers", type=positive_int,
+                    help="worker processes on this host (default: one per core), spread over --devices")
+    cs.add_argument("--devices", type=device_list, help="GPU indices; worker K uses device K mod their number")
+    cs.add_argument("--host-id", type=nonneg_int, default=0,
+                    help="this host's id when hosts share --database: seeds never overlap (default: 0)")
+    cs.add_argument("--seed", type=int, default=0, help="campaign seed; every round's seed derives from it")
+    cs.add_argument("--database", help="example database shared with other hosts: redis://HOST:PORT or a "
+                                       "directory (default: DIR/db; redis:// is mirrored there)")
+    cs.add_argument("--round-examples", type=positive_int, default=200, help="examples per round (default: 200)")
+    for option, declared in BATCH_ARGUMENTS.items():  # a campaign's examples are sized as fuzz's
+        cs.add_argument(f"--{option}", **declared)
+    cs.add_argument("--shrink-time", type=nonneg_float, default=60.0,
+                    help="seconds to shrink a new failure (default: 60)")
+    cs.add_argument("--timeout", type=positive_float, default=10.0,
+                    help="seconds to wait for a dispatch (default: 10)")
+    cs.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
+    cs.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
+    cr = casub.add_parser("resume", help="continue a stopped campaign with its next rounds")
+    cr.add_argument("dir", help="the campaign directory")
+    cr.add_argument("--time", type=positive_float,
+                    help="fuzz this many seconds more (default: what is left of the budget)")
+    ct = casub.add_parser("status", help="time spent, cases per family, buckets")
+    ct.add_argument("dir", help="the campaign directory")
+    cp = casub.add_parser("report", help="write DIR/report/report.md and a self-contained report.html")
+    cp.add_argument("dir", help="the campaign directory")
+    cp.add_argument("--out", help="report directory (default: DIR/report)")
+    cw = casub.add_parser("worker", help="(started by start/resume) one device-owning worker process")
+    cw.add_argument("dir")
+    cw.add_argument("--index", type=nonneg_int, required=True)
+    cw.add_argument("--device", type=nonneg_int)
+    cw.add_argument("--until", type=float, help=argparse.SUPPRESS)  # the session's deadline, time.time()
+    cw.add_argument("--worker-report", help=argparse.SUPPRESS)
+    ca.set_defaults(func=cmd_campaign)

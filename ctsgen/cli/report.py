@@ -1,0 +1,37 @@
+"""``ctsgen report``: compare two results files, or judge one against a baseline."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ctsgen.results.report import report
+
+    if args.baseline or args.flakes or args.b is None:  # one run judged against expectation files
+        from ctsgen.results import ci
+
+        if args.b is not None:
+            from ctsgen.errors import UserError
+            raise UserError("--baseline/--flakes judge one results file -> give only RESULTS, or drop them to "
+                            "compare two runs")
+        verdict = ci.judge_results_file(Path(args.a), ci.expectations_of(args))
+        print("\n".join(verdict.lines()))
+        return 0 if verdict.ok else 1
+    c, text = report(args.a, args.b)
+    print(text)
+    return 1 if c.regressions else 0
+
+
+def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
+    """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
+    rp = sub.add_parser("report", help="compare two results files: regressions, fixes, new and removed cases")
+    rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt); with --baseline: "
+                    "the JSON-lines results file to judge")
+    rp.add_argument("b", nargs="?", help="results file of the later run (left out with --baseline)")
+    for option in ("baseline", "flakes"):
+        rp.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
+    rp.set_defaults(func=cmd_report)

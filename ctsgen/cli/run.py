@@ -1,0 +1,135 @@
+"""``ctsgen run``: run a pack on a backend, write its results file and its CI verdict files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ctsgen.cli.args import Interrupted
+from ctsgen.core.argtypes import nonneg_int
+from ctsgen.progress import Progress
+from ctsgen.oracle.models import MODELS
+from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
+from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
+from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
+from ctsgen.cli.common import DEFAULT_PACK, warn_unreached
+
+
+def revalidate(pack) -> None:
+    """Validate every shader before a device sees it, where a validator is installed
+    (a device machine may have none: the pack's checksums still guard the files)."""
+    from ctsgen.pack.read import validate_shaders
+    from ctsgen.toolchain import ToolchainError
+
+    try:
+        validate_shaders(pack)  # a rejected module raises PackError
+    except ToolchainError as exc:  # no validator here
+        sys.stderr.write(f"ctsgen: note: shaders not re-validated ({exc})\n")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from ctsgen.backends.registry import open_backend
+    from ctsgen.mutants.deviations import check_deviations
+    from ctsgen.pack.read import load_pack
+    from ctsgen.results import ci
+    from ctsgen.results import results_file as rf
+    from ctsgen.runner.flakes import run_with_retries
+    from ctsgen.runner.options import RunOptions
+    from ctsgen.runner.select import Selection, select_cases
+
+    deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
+    expected = ci.expectations_of(args)
+    pack = load_pack(args.pack)
+    picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
+                                                args.fraction_start, expected.is_skipped))
+    pack = dataclasses.replace(pack, cases=picked.cases)
+    revalidate(pack)
+    results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
+    rf.check_results_file(results_path)  # before a backend starts
+    rf.check_results_file(rf.partial_path(results_path))
+    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
+    try:
+        device = backend.profile()
+        header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
+                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
+        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
+                          expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
+        try:
+            with rf.results_output(results_path, args.resume, header,
+                                   f"ctsgen results: pack {args.pack}, backend {args.backend}") as (fh, done_before):
+                summary = run_with_retries(pack, backend, rf.JsonLinesSink(fh), opts, args.flake_retries,
+                                           lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
+                                           progress=None if args.quiet else _run_progress())
+        except KeyboardInterrupt as exc:
+            raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
+                              f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
+    finally:
+        backend.close()
+    # both results files are complete and in place: what follows only prints
+    ran = len(pack.cases) - summary.resumed
+    if ran:
+        warn_unreached(deviations, f"pack {args.pack}")
+    resumed = f" ({summary.resumed} more from the earlier run)" if summary.resumed else ""
+    print(f"{args.backend} on {device.name}: {ran} cases{resumed} in {summary.wall_s:.1f}s, "
+          f"{summary.dispatches} dispatches ({summary.bisection_dispatches} for bisection)")
+    if summary.hang_detect_s:
+        print(f"  hangs detected: {len(summary.hang_detect_s)}, each after "
+              f"{min(summary.hang_detect_s):.1f}-{max(summary.hang_detect_s):.1f} s")
+    for status, n in sorted(summary.counts.items()):
+        print(f"  {status:15s} {n}")
+    stats = backend.stats
+    if stats:
+        print("  backend: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
+                                        for k, v in stats.items()))
+    print(summary.times.summary(summary.wall_s, ran))
+    for r in summary.failures[:args.show_failures]:
+        print(f"{r.status.value}: {r.name}\n  {r.detail}")
+        for m in r.mismatches[:4]:
+            print(f"    {m}")
+    print(f"results: {results_path} (CTS-style: {rf.cts_path(results_path)})")
+    verdict = ci.judge_results_file(results_path, expected, picked.missing)
+    print("\n".join(verdict.lines()))
+    print(ci.write_ci_files(verdict, Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)))
+    return 0 if verdict.ok else 1
+
+
+def _run_progress():
+    show = Progress("running")
+
+    def update(done: int, total: int, counts) -> None:
+        show(done, total, " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return update
+
+
+def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
+    """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
+    r = sub.add_parser("run", help="run a pack on a backend")
+    r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
+    r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
+    r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl, ':' written as '-'); "
+                   "written as FILE.partial and renamed over FILE when the run ends")
+    r.add_argument("--resume", action="store_true",
+                   help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
+    for option in ("batch-size", "timeout", "isolation", "expect-deviation"):
+        r.add_argument(f"--{option}", **RUN_ARGUMENTS[option])
+    r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
+    r.add_argument("--quiet", action="store_true", help="no progress line")
+    r.add_argument("--numerics", choices=sorted(MODELS),
+                   help="also compare with a device numeric model bit for bit: a result within the spec's "
+                        "tolerance that the model does not reproduce is ModelMismatch (the spec verdict stays "
+                        "the conformance verdict)")
+    for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
+        r.add_argument(f"--{option}", **spec)
+    r.add_argument("--flake-retries", type=nonneg_int, default=0, metavar="N",
+                   help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake "
+                        "(default: 0)")
+    r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
+                   "beside the results file, PACK/results-BACKEND/)")
+    r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")
+    r.add_argument("--validation", action="store_true",
+                   help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
+                        "message is ValidationError (docs/ci.md)")
+    r.set_defaults(func=cmd_run)

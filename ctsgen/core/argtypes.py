@@ -1,0 +1,43 @@
+"""Parsers of command-line values (argparse ``type=``): a bad value is one line naming what was expected."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+def _number(kind: Callable[[str], float], low: float, inclusive: bool, what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (value == low and not inclusive):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    parse.__name__ = what
+    return parse
+
+
+positive_int = _number(int, 0, False, "a whole number >= 1")
+
+
+nonneg_int = _number(int, 0, True, "a whole number >= 0")
+
+
+positive_float = _number(float, 0.0, False, "a number of seconds > 0")
+
+
+nonneg_float = _number(float, 0.0, True, "a number of seconds >= 0")
+
+
+def device_list(text: str) -> list[int]:
+    """``--devices 0,1``: GPU indices."""
+    try:
+        devices = [int(d) for d in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected device numbers like 0,1, got {text!r}") from None
+    if any(d < 0 for d in devices):
+        raise argparse.ArgumentTypeError(f"expected device numbers >= 0, got {text!r}")
+    return devices

@@ -1,0 +1,45 @@
+"""The stop signals, handled in one place: what a command does on Ctrl-C or SIGTERM, and what a
+worker process it starts does with them.
+
+A command installs its handler for the length of a block (:func:`on_stop`) and gets the previous
+handlers back however the block ends. Ctrl-C reaches the whole process group, so a worker process
+leaves it to its parent (:func:`leave_interrupts_to_the_parent`): the parent alone decides what an
+interrupt means, and it ends a worker with SIGTERM.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+#: The signals that end a command.
+STOPS = (signal.SIGINT, signal.SIGTERM)
+
+Handler = Callable[[int, object], None]
+
+
+@contextmanager
+def on_stop(handler: Handler | Callable[[int, object], object]) -> Iterator[None]:
+    """``handler(signum, frame)`` for SIGINT and SIGTERM inside the block. Every handler installed is
+    restored, even when a signal lands between two installations. Outside the main thread (an
+    embedding program) the signals are not the caller's, and are left alone."""
+    saved = {}
+    try:
+        try:
+            for s in STOPS:  # noted before it is replaced: whatever lands after, the finally restores
+                saved[s] = signal.getsignal(s)
+                signal.signal(s, handler)
+        except ValueError:
+            pass
+        yield
+    finally:
+        for s, previous in saved.items():
+            signal.signal(s, previous)
+
+
+def leave_interrupts_to_the_parent() -> None:
+    """In a worker process: ignore Ctrl-C (the parent's to handle) and let SIGTERM end it at once,
+    whatever handler it inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
