@@ -153,6 +153,7 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
     assert all(r["complete"] for r in cdir.rounds())  # each ended its round as SIGTERM ends it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dispatch_s,says", [(0, "still closing"), (25, "past the deadline (a pipeline build")])
 def test_a_session_ends_within_seconds_of_its_budget_whatever_its_workers_are_doing(
         tmp_path: Path, dispatch_s: int, says: str) -> None:
