@@ -5,7 +5,8 @@ A kill is (close to) a geometric trial: each example exposes the fault with some
 probability p, so the examples to the first kill average 1/p and the chance of
 surviving a budget of 10/p is about e^-10. A budget set this way does not depend
 on one Hypothesis version's draw order, as a fixed number of examples does.
-tests/test_mutants_families.py carries the budgets this prints.
+Each mutant declares the budget this prints as its ``kill_budget``
+(ctsgen/families/<family>/mutants.py).
 
     python bench/mutant_kill_budgets.py [--seeds 4] [--max-examples 1500] [--family F ...] [--mutant NAME ...]
 """

@@ -28,6 +28,7 @@ def planted(mutant: str, cases: tuple | None = None) -> list:
     return [(c, r, o) for c, r, o in out if r.status is Status.Fail]
 
 
+@pytest.mark.slow
 def test_two_planted_mutants_give_two_buckets_whatever_the_shapes() -> None:
     floor, remainder = planted("setdimension-floor"), planted("repeat-c-remainder")
     for found in (floor, remainder):  # many shapes of each bug, not one case repeated
@@ -46,6 +47,7 @@ def test_two_planted_mutants_give_two_buckets_whatever_the_shapes() -> None:
         == smallest
 
 
+@pytest.mark.slow
 def test_one_mutant_in_many_shapes_is_one_bucket_with_its_smallest_repro() -> None:
     found = planted("repeat-c-remainder")
     buckets = bucket_all(reversed(found))
@@ -53,6 +55,7 @@ def test_one_mutant_in_many_shapes_is_one_bucket_with_its_smallest_repro() -> No
     assert buckets[0].count == len(found) and len(buckets[0].names) == len({c.name() for c, _, _ in found})
 
 
+@pytest.mark.slow
 def test_a_failure_is_explained_only_by_a_mutant_whose_oracle_passes_its_outputs() -> None:
     case, result, outputs = planted("setdimension-floor")[0]
     assert Buckets().explain(case, result, outputs).name == "setdimension-floor"
@@ -65,6 +68,7 @@ def test_a_failure_is_explained_only_by_a_mutant_whose_oracle_passes_its_outputs
     assert Buckets().explain(case, result, None) is None  # no buffers came back: nothing to explain
 
 
+@pytest.mark.slow
 def test_the_signature_names_family_operation_classes_pattern_and_verdict() -> None:
     case, result, _ = planted("setdimension-floor")[0]
     sig = signature(case, result)
@@ -98,6 +102,7 @@ def test_hangs_and_crashes_go_by_signature_one_bucket_per_kind(status: Status) -
     assert kinds[status.value].size == min(case_size(c) for c in cases)
 
 
+@pytest.mark.slow
 def test_a_fault_of_one_family_seen_through_another_lands_in_the_same_bucket() -> None:
     """setdimension-floor is a tensor-layout mutant, but decode loads through a tensor layout:
     the deviation seen in a decode case is the same bug."""
@@ -110,6 +115,7 @@ def test_a_fault_of_one_family_seen_through_another_lands_in_the_same_bucket() -
     assert list(b.buckets) == ["mutant:setdimension-floor"]
 
 
+@pytest.mark.slow
 def test_the_deviation_seen_through_a_device_within_the_spec_is_one_bucket() -> None:
     """The planted device applies setdimension-floor and gives what a device may give within the spec:
     float arithmetic rounded toward zero (the other faithful neighbour, so a float-domain program's
@@ -137,6 +143,7 @@ def planted_on(device, cases: tuple) -> list:
     return [(c, r, o) for c, r, o in out if r.status is Status.Fail]
 
 
+@pytest.mark.slow
 def test_two_distinct_mutants_on_the_planted_device_still_give_two_buckets() -> None:
     from tests.planted_device import PlantedDevice
 
@@ -145,6 +152,7 @@ def test_two_distinct_mutants_on_the_planted_device_still_give_two_buckets() -> 
     assert sorted(b.key for b in bucket_all(failing)) == ["mutant:repeat-c-remainder", "mutant:setdimension-floor"]
 
 
+@pytest.mark.slow
 def test_one_op_failing_with_and_without_edge_inputs_or_offsets_is_one_bucket() -> None:
     """The H100's Log finding split into signature buckets on whether a case set ``edges`` and on
     whether its ``loadOffset`` and ``storeOffset`` were zero: which inputs were drawn and where they

@@ -55,6 +55,7 @@ def stopped_and_resumed(tmp_path_factory) -> tuple[CampaignDir, dict, str]:
     return cdir, before, resumed.stdout + resumed.stderr
 
 
+@pytest.mark.slow
 def test_sigterm_ends_the_round_in_progress_and_journals_it(stopped_and_resumed) -> None:
     cdir, before, _ = stopped_and_resumed
     assert before["code"] == 1 and "stopped by SIGTERM" in before["out"]  # findings: exit 1
@@ -64,6 +65,7 @@ def test_sigterm_ends_the_round_in_progress_and_journals_it(stopped_and_resumed)
     assert "new bucket mutant:setdimension-floor" in before["out"]
 
 
+@pytest.mark.slow
 def test_resume_repeats_no_round_and_loses_none(stopped_and_resumed) -> None:
     cdir, before, out = stopped_and_resumed
     rounds = cdir.rounds()
@@ -80,6 +82,7 @@ def test_resume_repeats_no_round_and_loses_none(stopped_and_resumed) -> None:
     assert [s["kind"] for s in cdir.sessions()] == ["start", "resume"]
 
 
+@pytest.mark.slow
 def test_every_shape_of_the_deviation_is_one_bucket(stopped_and_resumed) -> None:
     cdir, _, _ = stopped_and_resumed
     findings = cdir.all_findings()
@@ -94,6 +97,7 @@ def test_every_shape_of_the_deviation_is_one_bucket(stopped_and_resumed) -> None
                  "--results", str(cdir.root / "replay.jsonl")]) == 1
 
 
+@pytest.mark.slow
 def test_status_and_report(stopped_and_resumed, tmp_path: Path) -> None:
     cdir, _, _ = stopped_and_resumed
     text = status_text(cdir)
@@ -153,6 +157,7 @@ def test_start_refuses_an_existing_campaign_and_resume_a_missing_one(tmp_path: P
     assert exc.value.code == 2 and "campaign start" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_redis_server_that_is_down_costs_one_line_and_the_findings_stay_in_the_campaign(
         redis_package: None, tmp_path: Path) -> None:
     root = tmp_path / "c"
@@ -167,6 +172,7 @@ def test_a_redis_server_that_is_down_costs_one_line_and_the_findings_stay_in_the
     assert json.loads((root / "campaign.json").read_text())["database"].startswith("redis://")
 
 
+@pytest.mark.slow
 def test_hosts_sharing_a_redis_database_replay_each_others_findings_first(redis_server, tmp_path: Path) -> None:
     """Two hosts (two campaign directories, host ids 0 and 1) on one real redis-server: host 1's
     first round starts with the failure host 0 found, and their seeds differ."""
@@ -188,6 +194,7 @@ def test_hosts_sharing_a_redis_database_replay_each_others_findings_first(redis_
     assert not {r["seed"] for r in first.rounds()} & {r["seed"] for r in second.rounds()}
 
 
+@pytest.mark.slow
 def test_a_bucket_two_workers_find_is_announced_once(tmp_path: Path) -> None:
     """Each of the H100 campaign's 8 workers announced the SetDimension bucket as new: the
     announcement now comes from the worker that writes the bucket to the campaign directory."""

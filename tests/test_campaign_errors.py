@@ -99,6 +99,7 @@ def test_status_after_the_end_gives_the_session_throughput_not_a_partial_minute(
     assert "last minute" not in text
 
 
+@pytest.mark.slow
 def test_a_worker_that_fails_at_start_is_not_reported_as_budget_spent(tmp_path: Path) -> None:
     """The session finds the backend, but it fails to open in the workers (a device the host lacks)."""
     root = tmp_path / "c"
@@ -129,6 +130,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
     root = tmp_path / "c"
     parent = subprocess.Popen([*CTSGEN, "start", str(root), "--family", "tensor-layout", "--workers", "2",
@@ -151,6 +153,7 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
     assert all(r["complete"] for r in cdir.rounds())  # each ended its round as SIGTERM ends it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dispatch_s,says", [(0, "still closing"), (25, "past the deadline (a pipeline build")])
 def test_a_session_ends_within_seconds_of_its_budget_whatever_its_workers_are_doing(
         tmp_path: Path, dispatch_s: int, says: str) -> None:

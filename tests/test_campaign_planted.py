@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ctsgen.campaign.report import write_report
 from ctsgen.campaign.store import CampaignDir
 
@@ -29,6 +31,7 @@ def shapes_seen(cdir: CampaignDir) -> tuple[set, set]:
     return families, domains
 
 
+@pytest.mark.slow
 def test_a_campaign_on_the_planted_device_has_one_bucket_per_bug(tmp_path: Path) -> None:
     """Every family, two workers, until the deviation has shown in cm2-program's two domains and in
     tensor-layout and decode, and the other bug has shown (about 30 s here; at most 150 s)."""

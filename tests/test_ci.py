@@ -47,6 +47,7 @@ def mutant_failures(pristine: Path, tmp_path_factory: pytest.TempPathFactory, sp
     return out
 
 
+@pytest.mark.slow
 def test_a_baseline_listing_the_mutants_failures_exits_0(pack: Path, mutant_failures: Path, capsys) -> None:
     assert _run(pack, "--baseline", str(mutant_failures)) == 0
     results = _csv(pack, f"mutant:{MUTANT}", "results.csv")
@@ -56,6 +57,7 @@ def test_a_baseline_listing_the_mutants_failures_exits_0(pack: Path, mutant_fail
     assert "ci: pass: every failure is expected" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_one_extra_failure_exits_1(pack: Path, mutant_failures: Path, tmp_path: Path) -> None:
     rows = mutant_failures.read_text().splitlines()
     short = tmp_path / "short.csv"
@@ -77,6 +79,7 @@ def test_a_fixed_case_is_an_unexpected_pass_that_exits_0(pack: Path, mutant_fail
     assert "UnexpectedPass" not in _csv(pack, "reference", "results.csv").values()
 
 
+@pytest.mark.slow
 def test_report_judges_the_results_file_as_the_run_did(pack: Path, mutant_failures: Path, tmp_path: Path,
                                                        capsys) -> None:
     short = tmp_path / "short.csv"
@@ -120,6 +123,7 @@ def test_a_case_failing_once_is_a_flake_with_retries_and_a_fail_without(pack: Pa
     assert FailsFirstDispatch.dispatched == len(results) + 1  # one re-run dispatch, for the one case
 
 
+@pytest.mark.slow
 def test_a_flakes_file_excuses_only_the_cases_it_matches(pack: Path, mutant_failures: Path, tmp_path: Path) -> None:
     first = read_rows(mutant_failures)[0][1]
     flakes = tmp_path / "flakes.txt"
@@ -174,6 +178,7 @@ def test_results_and_failures_csv_parse_as_deqp_runners_layout(pack: Path) -> No
     assert {ln.split(",")[0] for ln in failures} == {ln.split(",")[0] for ln in lines if ",Fail," in ln}
 
 
+@pytest.mark.slow
 def test_a_deviation_rule_expects_exactly_the_failures_the_deviation_explains(pack: Path, tmp_path: Path) -> None:
     rule = tmp_path / "h100.csv"
     rule.write_text("# the H100's SetDimension stride deviation (docs/validation.md)\n"
@@ -295,6 +300,7 @@ def test_validation_needs_the_vulkan_backend(pack: Path, capsys) -> None:
     assert exc.value.code == 2 and "--validation runs the Khronos validation layer" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_fuzz_passes_over_the_findings_a_baseline_expects(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
     rule = tmp_path / "fails.txt"

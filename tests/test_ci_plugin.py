@@ -21,6 +21,7 @@ def _cases(xml: Path) -> dict[str, ET.Element]:
     return {tc.get("name"): tc for tc in ET.parse(xml).getroot().iter("testcase")}
 
 
+@pytest.mark.slow
 def test_junit_names_family_and_group_and_the_real_device(pytester: pytest.Pytester, pristine: Path) -> None:
     xml = pytester.path / "r.xml"
     pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pristine), f"--junitxml={xml}"
@@ -52,6 +53,7 @@ def _cases_of(pack: Path) -> list[str]:
     return [c["name"] for c in json.loads((pack / "manifest.json").read_text())["cases"]]
 
 
+@pytest.mark.slow
 def test_a_baseline_turns_the_mutants_failures_into_xfails(pytester: pytest.Pytester, pack: Path) -> None:
     assert main(["run", str(pack), "--quiet", "--backend", f"mutant:{MUTANT}"]) == 1
     failures = pack / f"results-mutant-{MUTANT}" / "failures.csv"

@@ -33,6 +33,7 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_grid_counts_match_the_case_names_and_list_the_empty_cells(pack: Path) -> None:
     """30 cases cannot fill the 50 Dim x clampMode x operation cells: 20 or more are listed empty."""
     grid_ = coverage_tables(load_pack(pack))[0]

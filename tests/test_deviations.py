@@ -93,6 +93,7 @@ def test_an_unknown_deviation_names_the_catalogue() -> None:
         expected_under(_toy_family(), Toy(), Toy().data(), ("nope",))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["tensor-layout", "tensor-view", "decode"])
 def test_a_blocked_load_keeps_its_spec_inputs_and_moves_its_expectation(family: str) -> None:
     """setdimension-floor on a load with a blockSize, default strides and a layoutDimension that is
@@ -116,6 +117,7 @@ def test_a_blocked_load_keeps_its_spec_inputs_and_moves_its_expectation(family: 
         assert c.data().initial[0].size < d.initial[0].size  # what the old fuzz loop dispatched instead
 
 
+@pytest.mark.slow
 def test_a_family_the_deviation_does_not_touch_keeps_its_expectation() -> None:
     fam = get_family("cm2-gemm")
     c = find(fam.cases(StrategyOptions()), lambda c: True, settings=FIND)
@@ -236,6 +238,7 @@ def test_cm2_gemm_sets_dimensions_without_block_sizes_so_the_floor_deviation_can
     assert reaching((FLOOR,), sv) == ()
 
 
+@pytest.mark.slow
 def test_a_module_with_both_instructions_still_gets_the_deviated_expectation(session_spirv_cache: Any) -> None:
     fam = get_family("tensor-layout")
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from ctsgen.fuzz.database import FallbackDatabase, WriteOnlyDatabase, open_database
@@ -48,6 +49,7 @@ def test_saves_reach_the_server_and_the_local_mirror(redis_server, tmp_path: Pat
     assert list(other.fetch(b"key")) == [b"value-2"] and lines == []
 
 
+@pytest.mark.slow
 def test_a_failure_found_by_one_process_is_replayed_first_by_another(redis_server, tmp_path: Path) -> None:
     """Two ``ctsgen fuzz`` processes, different seeds and working directories (so different
     local mirrors): the second one's first example is the failure the first one stored. Both
@@ -70,6 +72,7 @@ def test_a_failure_found_by_one_process_is_replayed_first_by_another(redis_serve
     assert "unreachable" not in first.stderr + second.stderr
 
 
+@pytest.mark.slow
 def test_a_server_that_is_down_costs_one_line_and_no_finding(redis_package: None, tmp_path: Path) -> None:
     lines: list[str] = []
     db = open_database(f"redis://127.0.0.1:{free_port()}/0", local=tmp_path / "mirror", on_fallback=lines.append)
@@ -81,6 +84,7 @@ def test_a_server_that_is_down_costs_one_line_and_no_finding(redis_package: None
     assert again.first_failure_example == 1 and again.case.name() == report.case.name()
 
 
+@pytest.mark.slow
 def test_a_server_that_goes_away_mid_campaign_costs_one_line_and_no_finding(redis_server, tmp_path: Path) -> None:
     lines: list[str] = []
     db = open_database(redis_server.url, local=tmp_path / "mirror", on_fallback=lines.append)

@@ -237,6 +237,7 @@ def test_family_random_gemm_cases_model_passes_the_spec_and_mutants_are_seen() -
         GemmCase(GemmVariant(C.sint8, C.sint32, Scope.Workgroup, 128, 16, 16, 32), values="random")
 
 
+@pytest.mark.slow
 def test_coopvec_family_cases_under_the_model_pass_the_spec() -> None:
     """Drawn coopvec cases the model covers (fp16 MatMul / MatMulAdd): the model's output is
     within each case's spec tolerance; the 32-wide-block mutant differs from it somewhere."""
@@ -441,6 +442,7 @@ def _spec_and_model_verdicts(family: str, mutant: h100.H100Params, count: int, s
     return modelled, differ
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family, mutant", [
     ("cm2-reduce", replace(h100.H100, reduce_order="halving")),      # a changed reduction order (the prior)
     ("cm2-reduce", replace(h100.H100, reduce_order="sequential")),

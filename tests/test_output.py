@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ctsgen.cli import build_parser, main
 from ctsgen.families import families
 
@@ -23,6 +25,7 @@ def _help(*command: str) -> str:
     return " ".join(p.stdout.split())
 
 
+@pytest.mark.slow
 def test_family_help_lists_the_families():
     for command in (("generate",), ("fuzz",)):
         text = _help(*command)
@@ -30,6 +33,7 @@ def test_family_help_lists_the_families():
             assert name in text, (command, name)
 
 
+@pytest.mark.slow
 def test_timeout_help_states_the_grace():
     for command in ("run", "fuzz"):
         assert "20 s more" in _help(command)

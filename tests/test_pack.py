@@ -285,6 +285,7 @@ def test_resume_keeps_earlier_failures_in_the_exit_status(pack):
     assert run(pack, "--resume") == 1
 
 
+@pytest.mark.slow
 def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path, monkeypatch):
     """Hypothesis mixes constants mined from every local module loaded so far into its draws: a
     user's module imported before ``generate`` changed 15 of 300 cases of the same seed, and an
@@ -309,6 +310,7 @@ def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path
     assert after == before
 
 
+@pytest.mark.slow
 def test_cases_per_variant_sets_how_many_pipelines_a_pack_needs_and_is_part_of_what_it_was_drawn_from(
         tmp_path: Path) -> None:
     """--cases-per-variant 32 draws the same number of cases over about a quarter of the variants

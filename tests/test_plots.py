@@ -18,6 +18,7 @@ from ctsgen.fuzz.mutation import MutantRow, mutation_figure  # noqa: E402
 from ctsgen.pack.read import load_pack  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["tensor-layout", "coopvec"])
 def test_coverage_titles_fit_and_heat_maps_have_a_legend(tmp_path: Path, session_spirv_cache, family):
     out = tmp_path / "p"

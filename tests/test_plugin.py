@@ -38,6 +38,7 @@ def _names(pack: Path) -> list[str]:
     return [c["name"] for c in json.loads((pack / "manifest.json").read_text())["cases"]]
 
 
+@pytest.mark.slow
 def test_reference_backend_passes_every_case_with_case_names_in_junit(pytester: pytest.Pytester,
                                                                        pack: Path) -> None:
     xml = pytester.path / "r.xml"
@@ -65,6 +66,7 @@ def _junit_outcomes(xml: Path) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [2, 3])
 def test_a_mutant_backend_fails_some_items_and_xdist_workers_agree(pytester: pytest.Pytester, pack: Path,
                                                                    workers: int) -> None:
@@ -142,6 +144,7 @@ def _run_recording(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, p
     return res, _recorded(log), props
 
 
+@pytest.mark.slow
 def test_explicit_gateways_as_for_remote_hosts_plan_and_prepare_like_n(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
     """Workers given as xdist gateways (``--tx 2*popen``, the form ``--tx ssh=HOST//python=python3``
@@ -156,6 +159,7 @@ def test_explicit_gateways_as_for_remote_hosts_plan_and_prepare_like_n(
     assert firsts[0] | firsts[1] == {c["variant"] for c in manifest["cases"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [2, 3])
 def test_each_xdist_worker_prepares_exactly_its_own_variants_up_front(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path, workers: int) -> None:
@@ -182,6 +186,7 @@ def test_each_xdist_worker_prepares_exactly_its_own_variants_up_front(
     assert reported == {w: len(ids) for w, ids in prepared_by.items()}  # once per worker, on its first item
 
 
+@pytest.mark.slow
 def test_k_under_xdist_prepares_only_the_selected_variants(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
     want = {c["name"]: c["variant"] for c in json.loads((pack / "manifest.json").read_text())["cases"]
@@ -193,6 +198,7 @@ def test_k_under_xdist_prepares_only_the_selected_variants(
     assert sorted(v for ids in up_front for v in ids) == sorted(set(want.values()))
 
 
+@pytest.mark.slow
 def test_an_explicit_dist_keeps_xdists_scheduler_and_builds_each_pipeline_at_its_dispatch(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
     """--dist worksteal is xdist's own scheduler: no plan, so no up-front prepare; each
@@ -208,6 +214,7 @@ def test_an_explicit_dist_keeps_xdists_scheduler_and_builds_each_pipeline_at_its
     assert not any("prepared" in p for p in props.values())
 
 
+@pytest.mark.slow
 def test_dist_loadgroup_gets_the_whole_variant_plan(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
     """--dist loadgroup means "keep groups whole"; xdist's own grouping is silently lost on
@@ -222,6 +229,7 @@ def test_dist_loadgroup_gets_the_whole_variant_plan(
     assert {v for _, v in ran} == {c["variant"] for c in json.loads((pack / "manifest.json").read_text())["cases"]}
 
 
+@pytest.mark.slow
 def test_a_crashed_workers_remaining_cases_run_on_its_replacement(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, pack: Path) -> None:
     """gw1 dies in its first dispatch: xdist fails the item it was running, the replacement
@@ -355,6 +363,7 @@ def test_given_cases_and_check_case_on_the_reference_backend(pytester: pytest.Py
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_the_documented_third_party_adapter_passes_its_own_pack(
         pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         session_spirv_cache: Path) -> None:

@@ -51,6 +51,7 @@ def test_each_fixture_runs_the_families_its_features_allow(name: str) -> None:
     assert families_it_runs(_profile(name)) == RUNS[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, family", [(p, f) for p in sorted(RUNS) for f in RUNS[p]])
 def test_every_drawn_variant_is_one_the_profile_allows(name: str, family: str) -> None:
     profile = _profile(name)

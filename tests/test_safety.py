@@ -111,6 +111,7 @@ def _readme_main_job() -> list[tuple[list[str], int]]:
     return commands
 
 
+@pytest.mark.slow
 def test_readme_main_job_runs_twice_as_written(tmp_path, session_spirv_cache):
     """The README's main job, run twice in a row in a fresh directory, works both times: each
     command exits as its comment says (with a small --count or --max-examples added)."""
@@ -177,6 +178,7 @@ def test_stale_temporaries_of_dead_processes_are_removed(tmp_path, session_spirv
         live.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_while_generating_ends_with_one_line(tmp_path, sig, spirv_cache_dir):
     out = tmp_path / "out"

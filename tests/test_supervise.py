@@ -60,6 +60,7 @@ def run(pack_dir: Path, backend, options: RunOptions = FAST) -> tuple[dict[str, 
     return {json.loads(line)["name"]: json.loads(line) for line in out.getvalue().splitlines()}, summary
 
 
+@pytest.mark.slow
 def test_every_fault_gets_its_own_verdict_and_the_run_ends(pack12: Path) -> None:
     cases = load_pack(pack12).cases
     faults = {key(cases[1]): "hang", key(cases[4]): "crash", key(cases[6]): "device_lost",
@@ -157,6 +158,7 @@ def test_a_case_larger_than_the_device_allows_is_not_supported(pack12: Path) -> 
     assert summary.dispatches > 1  # batches were split to stay under the limit
 
 
+@pytest.mark.slow
 def test_a_slow_pipeline_build_is_a_build_timeout_naming_the_variant_not_a_timeout(pack12: Path) -> None:
     backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=30.0), build_timeout_s=1.0)
     try:
@@ -169,6 +171,7 @@ def test_a_slow_pipeline_build_is_a_build_timeout_naming_the_variant_not_a_timeo
     assert variant in detail and "took more than 1." in detail and "no dispatch was submitted" in detail
 
 
+@pytest.mark.slow
 def test_a_build_within_its_bound_does_not_eat_the_dispatch_bound(pack12: Path) -> None:
     """The dispatch bound (1 s here) starts when the build ends: a 1.5 s build passes."""
     backend = SupervisedBackend(functools.partial(FaultyBackend, {}, build_s=1.5), build_timeout_s=10.0)
@@ -183,6 +186,7 @@ class Interrupted(Exception):
     """Stands for the exception a SIGTERM or Ctrl-C handler raises inside a wait."""
 
 
+@pytest.mark.slow
 def test_a_request_abandoned_mid_wait_does_not_hand_its_answer_to_the_next(pack12: Path) -> None:
     """A campaign worker stopped by SIGTERM while a dispatch was in flight closed its backend and
     read that dispatch's answer as the stats reply (a ValueError).
@@ -221,6 +225,7 @@ def _drawn_batch(n: int):
     return sv, cases, [c.data() for c in cases]
 
 
+@pytest.mark.slow
 def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_overlapped() -> None:
     """prepare_soon returns at once; a 1.5 s build overlaps the caller's 1.5 s of its own work, so the
     dispatch that follows waits for little of it, and the breakdown counts the build as overlapped,
@@ -252,6 +257,7 @@ def test_a_pipeline_built_soon_runs_while_the_caller_works_and_is_reported_as_ov
         cold.close()
 
 
+@pytest.mark.slow
 def test_a_build_started_soon_that_overruns_its_bound_is_a_build_timeout_of_that_variant() -> None:
     """The build bound, not the dispatch bound, covers a prepare_soon build: the dispatch that waits
     for it raises BuildTimeout naming the variant (a slow driver compile is not a hang)."""

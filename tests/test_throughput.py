@@ -51,6 +51,7 @@ def _tree_identical(a: Path, b: Path) -> bool:
     return not mismatch and not errors and all(_tree_identical(a / d, b / d) for d in cmp.common_dirs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["tensor-layout", "decode-vector", "cm2-program"])
 def test_generate_makes_the_same_bytes_for_any_number_of_jobs(tmp_path: Path, family: str,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,6 +99,7 @@ def test_in_process_validation_rejects_what_spirv_val_rejects() -> None:
         validate_in_process(broken)
 
 
+@pytest.mark.slow
 def test_reference_fuzz_against_the_naive_loop_prints_the_ratio() -> None:
     """The fuzzer's rate against the naive loop's, printed (not asserted: speed lives in bench/throughput.py)."""
     from naive_loop import naive_loop

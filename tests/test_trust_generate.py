@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ctsgen.cli import main
 
 
+@pytest.mark.slow
 def test_cm2_program_count_is_the_count_asked_and_a_second_run_is_a_no_op(tmp_path: Path, capsys,
                                                                             session_spirv_cache: Path) -> None:
     out = tmp_path / "p"

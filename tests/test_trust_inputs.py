@@ -93,6 +93,7 @@ def test_repro_refuses_a_json_file_that_is_no_results_file(pack: Path, tmp_path:
     assert str(bogus) in line and not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_a_supervised_backend_worker_to_its_supervisor(capfd) -> None:
     """Ctrl-C reaches the whole process group, the worker included: it must not die with a
     KeyboardInterrupt traceback (the supervisor closes it)."""

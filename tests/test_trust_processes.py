@@ -90,6 +90,7 @@ def _generate_in_a_child(tmp_path: Path, body: str) -> subprocess.Popen[str]:
                             cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_compile_ends_generate_with_one_line_naming_the_variant(tmp_path: Path) -> None:
     child = _generate_in_a_child(
         tmp_path, 'raise GlslCompileError("glslang could not compile " + v.id + ".comp (status 1):\\n"'
@@ -107,6 +108,7 @@ def test_a_worker_that_cannot_compile_ends_generate_with_one_line_naming_the_var
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "no .lock or .tmp left behind"
 
 
+@pytest.mark.slow
 def test_a_worker_error_that_cannot_be_unpickled_still_ends_generate(tmp_path: Path) -> None:
     """Not a ctsgen error: an exception whose constructor takes other parameters than its args."""
     child = _generate_in_a_child(tmp_path, "raise Odd('x', 'y')")
@@ -121,6 +123,7 @@ def test_a_worker_error_that_cannot_be_unpickled_still_ends_generate(tmp_path: P
                      "command that gave it"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_signal_ends_generate_whose_workers_are_busy_within_seconds(tmp_path: Path, sig: int) -> None:
     child = _generate_in_a_child(tmp_path, "import time; time.sleep(600)")

@@ -63,6 +63,7 @@ def test_a_launcher_that_is_not_a_program_is_one_line_naming_the_variable(tmp_pa
     assert "\n" not in str(e.value)
 
 
+@pytest.mark.slow
 def test_fuzz_workers_are_started_through_the_launcher(tmp_path: Path) -> None:
     launcher, log = _recording_launcher(tmp_path)
     env = dict(os.environ, **{WORKER_LAUNCHER_ENV: str(launcher)})

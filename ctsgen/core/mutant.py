@@ -33,6 +33,11 @@ class Mutant:
     (:func:`ctsgen.mutants.deviations.reaching`). setdimension-floor changes OpTensorLayoutSetDimensionNV's
     default strides, which differ from the spec's only where a blockSize is not 1, and only
     OpTensorLayoutSetBlockSizeNV sets one (OpCreateTensorLayoutNV initialises each to one).
+
+    ``kill_budget`` bounds the fuzz examples within which the suite must find the mutant
+    (tests/test_mutants_families.py): 10 x the mean examples-to-kill over seeds 0-3, rounded up
+    to 50, at least 150, as bench/mutant_kill_budgets.py prints it (docs/validation.md, "Mutant
+    kill budgets", keeps the measurements).
     """
 
     name: str
@@ -41,6 +46,7 @@ class Mutant:
     factory: Callable[[], dict[str, Any]]
     killed_by: str = ""
     instructions: tuple[str, ...] = ()
+    kill_budget: int = 150
 
     @contextmanager
     def applied(self) -> Iterator[None]:

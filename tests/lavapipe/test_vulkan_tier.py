@@ -33,6 +33,9 @@ from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl
 from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
 
+#: every test drives lavapipe in supervised worker processes or ctsgen subprocesses
+pytestmark = pytest.mark.slow
+
 #: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass.
 RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce")
 

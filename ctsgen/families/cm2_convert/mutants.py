@@ -77,7 +77,7 @@ MUTANTS = [
     Mutant("convert-int-narrowing-saturates", FAMILY,
            "a narrowing integer conversion saturates instead of wrapping",
            _int_narrowing_saturates,
-           "a 32 -> 8-bit (or 16-bit) integer conversion of a value outside the narrow range"),
+           "a 32 -> 8-bit (or 16-bit) integer conversion of a value outside the narrow range", kill_budget=250),
     Mutant("transpose-ignored-float16", FAMILY,
            "coopMatTransposeNV of float16 matrices copies the elements without transposing",
            lambda: _transpose_ignored(ComponentType.float16),

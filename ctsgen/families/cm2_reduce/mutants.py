@@ -99,7 +99,7 @@ MUTANTS = [
     Mutant("reduce-column-reads-transposed", FAMILY,
            "Column reduction reads the source as if it were column-major",
            lambda: _domains_for(ReduceMode.Column, _column_without_transpose),
-           "a Column reduction of any matrix with two or more rows and columns"),
+           "a Column reduction of any matrix with two or more rows and columns", kill_budget=300),
     Mutant("lavapipe-reduce-tiles", FAMILY,
            "Row/Column reductions past the first 8 rows/columns reduce one 8x8 tile, numbered "
            "row-major (seen on lavapipe)",

@@ -131,7 +131,7 @@ MUTANTS = [
            "a Repeat load two or more past the edge"),
     Mutant("mirror-period-off-by-one", FAMILY, "RepeatMirrored uses period 2*dim-1 instead of 2*dim-2",
            lambda: _wrap({ClampMode.RepeatMirrored: lambda c, d: _mirror(c, d, period_delta=1)}),
-           "a RepeatMirrored load that wraps a full period"),
+           "a RepeatMirrored load that wraps a full period", kill_budget=300),
     Mutant("mirror-without-reflection", FAMILY, "RepeatMirrored repeats with period 2*dim-2 but never reflects",
            lambda: _wrap({ClampMode.RepeatMirrored: lambda c, d: np.minimum(_mirror(c, d, reflect=False), d - 1)}),
            "a RepeatMirrored load just past the edge"),

@@ -134,6 +134,7 @@ def test_the_strata_hold_every_component_pair_the_h100_can_convert() -> None:
     assert (Scope.Subgroup, 32) in scopes and len(scopes) == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pair", sorted({(s["source"], s["result"]) for s in FAMILY.strata() if "source" in s},
                                         key=lambda p: (p[0].name, p[1].name)), ids=lambda p: f"{p[0].name}-{p[1].name}")
 def test_every_component_pair_is_reachable_unpinned(pair: tuple[C, C]) -> None:

@@ -137,6 +137,7 @@ def test_sampled_debug_variants_compile_and_validate(v: ProgramVariant) -> None:
     validate_spirv(compile_glsl(d.glsl(), d.id))
 
 
+@pytest.mark.slow
 def test_a_failing_programs_report_names_the_first_differing_node(tmp_path: Path) -> None:
     name = "program-muladd-chain-drops-c"
     nodes, scalars, broken = PLANTED[name]
@@ -159,6 +160,7 @@ def test_a_failing_programs_report_names_the_first_differing_node(tmp_path: Path
     assert "**first differing node: #4 muladd (" in (again / "REPORT.md").read_text()
 
 
+@pytest.mark.slow
 def test_fuzz_writes_the_first_differing_node_into_the_repro(tmp_path: Path) -> None:
     """``ctsgen fuzz`` on a composition mutant: the shrunk program's REPORT.md names a store fed
     by a per-element op (the node that mutant breaks)."""

@@ -91,6 +91,7 @@ def test_check_case_on_the_mutant_backend_fails_as_the_h100_did_and_passes_with_
 BUDGET = 250
 
 
+@pytest.mark.slow
 def test_fuzz_finds_the_deviation_in_programs_only_without_the_flag(tmp_path: Path, capsys) -> None:
     """``ctsgen fuzz --family cm2-program`` on the deviation's backend: a failure within the
     budget without ``--expect-deviation``, none in the same budget with it."""
@@ -122,6 +123,7 @@ def _statuses(results: Path) -> dict[str, str]:
     return {r["name"]: r["status"] for r in map(json.loads, results.read_text().splitlines()) if "name" in r}
 
 
+@pytest.mark.slow
 def test_run_over_a_program_pack_fails_only_without_the_flag(program_pack: Path, tmp_path: Path) -> None:
     """Measured: the 60-program pack (seed 3) has blocked loads with default strides; on the
     deviation's backend some of its programs fail by the spec, and none with the flag."""
@@ -136,6 +138,7 @@ def test_run_over_a_program_pack_fails_only_without_the_flag(program_pack: Path,
     assert main(["run", str(program_pack), "--quiet", "--results", str(tmp_path / "ref.jsonl")]) == 0
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_honours_the_deviation(program_pack: Path, pytester: pytest.Pytester) -> None:
     args = ["-p", "no:cacheprovider", "--ctsgen-pack", str(program_pack), "--ctsgen-backend", f"mutant:{FLOOR}"]
     plain = pytester.runpytest(*args).parseoutcomes()

@@ -175,6 +175,7 @@ def _worst(c: ProgramCase, modes: tuple[str, ...], seed: int) -> tuple[float, st
     return worst, where
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(small_float_cases(), st.integers(0, 2**32 - 1))
 def test_propagated_bounds_hold_for_every_rounding_in_exact_arithmetic(c: ProgramCase, seed: int) -> None:
@@ -220,6 +221,7 @@ CHAINS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CHAINS))
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(seed=st.integers(0, 2**16))
@@ -240,6 +242,7 @@ def _float_sample() -> list[ProgramCase]:
     return [c for c in draw_examples(FAMILY.cases(StrategyOptions()), 120, 5) if c.domain == "float"]
 
 
+@pytest.mark.slow
 def test_float_cases_are_drawn_judged_by_tolerance_and_round_trip() -> None:
     sample = _float_sample()
     assert len(sample) >= 20

@@ -133,6 +133,7 @@ def test_sampled_programs_compile_and_validate(v: ProgramVariant) -> None:
     validate_spirv(compile_glsl(v.glsl(), v.id))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SEEDS))
 def test_seed_programs_compile_validate_and_pass(name: str) -> None:
     v = ProgramVariant(SEEDS[name])
@@ -175,6 +176,7 @@ def test_the_catalogue_has_eight_composition_mutants() -> None:
     assert len(MUTANTS) >= 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MUTANTS)
 def test_single_operation_families_cannot_see_the_mutant(name: str) -> None:
     """By construction: the mutant only replaces names of the program interpreter, which no
@@ -188,6 +190,7 @@ def test_single_operation_families_cannot_see_the_mutant(name: str) -> None:
             assert check_case(backend, c).status.value == "Pass", (name, fam)
 
 
+@pytest.mark.slow
 def test_shrinking_a_planted_mutant_reaches_a_short_program() -> None:
     """A store after a per-element op writes the pre-op value: the shortest program
     that shows it is a source, the per-element op and its store."""

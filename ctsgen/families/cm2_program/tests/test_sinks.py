@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+import pytest
 
 from ctsgen.mutants.backend import MutantBackend
 from ctsgen.backends.reference import ReferenceBackend
@@ -131,6 +132,7 @@ def test_sampled_programs_with_view_stores_compile_and_validate(
         validate_spirv(compile_glsl(v.glsl(), v.id))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_view_store_writes_only_inside_its_clip_values_it_stores(data: st.DataObject) -> None:

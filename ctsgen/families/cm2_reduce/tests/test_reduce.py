@@ -115,6 +115,7 @@ def test_strategy_respects_a_profile_without_workgroup_scope() -> None:
     check()
 
 
+@pytest.mark.slow
 def test_shrinks_to_simplest() -> None:
     """Within a stratum, the simplest case is the smallest float16 subgroup accumulator,
     reduced into its own shape, seed 0."""

@@ -101,6 +101,7 @@ def test_strata_cover_every_op_type_and_conversion() -> None:
 VTS16 = dict(op=Op.vts, componentType=T.float16, ieee=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, pinned, predicate", [
     ("one component", {}, lambda c: c.shader.N == 1),
     ("maxCooperativeVectorComponents", {}, lambda c: c.shader.N == 512),
@@ -174,6 +175,7 @@ def _stratum_variants() -> list[ElementwiseVariant]:
     return [draw_examples(FAMILY.variants(OPTS, **cell), 1, 100 + i)[0] for i, cell in enumerate(FAMILY.strata())]
 
 
+@pytest.mark.slow
 def test_every_stratum_compiles_and_validates_with_its_instructions() -> None:
     """glslang accepts every op x type (NMin/NMax/NClamp through GL_EXT_spirv_intrinsics), spirv-val
     accepts the module, and the module holds what the shader claims: the GLSL.std.450 N* number and,
@@ -195,6 +197,7 @@ def pack_cases() -> list[ElementwiseCase]:
     return draw_cases(FAMILY, len(FAMILY.strata()), 7, OPTS, cases_per_variant=1)
 
 
+@pytest.mark.slow
 def test_the_reference_backend_passes_a_pack_of_every_stratum(pack_cases, tmp_path: Path) -> None:
     assert len({c.shader.id for c in pack_cases}) == len(FAMILY.strata())
     pack = load_pack(write_pack(pack_cases, tmp_path / "pack", header={"seed": 7}))

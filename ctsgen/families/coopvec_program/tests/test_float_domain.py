@@ -122,6 +122,7 @@ def small_float_cases(draw: st.DrawFn) -> ProgramCase:
     return _float(draw(program_cases_for(ProgramVariant(p))))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(small_float_cases(), st.integers(0, 2**32 - 1))
 def test_propagated_bounds_hold_for_every_rounding_in_exact_arithmetic(c: ProgramCase, seed: int) -> None:
@@ -208,6 +209,7 @@ def _float_sample() -> list[ProgramCase]:
     return [_float(c) for c in draw_examples(FAMILY.cases(StrategyOptions(), floats=True), 16, 11)]
 
 
+@pytest.mark.slow
 def test_float_programs_take_the_float_domain_and_others_do_not() -> None:
     """Valid by construction: a float program's cases draw either domain (exact first), an
     integer or training program's only the exact one; a float case of an integer program is refused."""

@@ -251,6 +251,7 @@ def _training_after_activation(p: Program) -> bool:
 NEEDS = {"cvprogram-gradient-reads-pre-activation": _training_after_activation}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MUTANTS)
 def test_each_mutant_needs_a_chain(name: str) -> None:
     """Drawn cases kill it, and every one that does holds the chain the fault needs: two layers,
@@ -267,6 +268,7 @@ def _single_operation_case(family: str) -> object:
     return find(get_family(family).cases(StrategyOptions()), lambda c: True, settings=FIND)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MUTANTS)
 def test_single_operation_families_cannot_see_the_mutant(name: str) -> None:
     """By construction: the mutant only replaces names of the program interpreter, which no
@@ -279,6 +281,7 @@ def test_single_operation_families_cannot_see_the_mutant(name: str) -> None:
             assert check_case(backend, _single_operation_case(fam)).status.value == "Pass", (name, fam)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", SINGLE_OPERATION)
 def test_single_operation_families_never_reach_the_program_interpreter(family: str) -> None:
     """Every function the composition mutants may replace raises while the fuzzer runs the family
@@ -300,6 +303,7 @@ def test_single_operation_families_never_reach_the_program_interpreter(family: s
     assert report.case is None and report.examples >= 150
 
 
+@pytest.mark.slow
 def test_shrinking_a_planted_mutant_reaches_a_short_chain() -> None:
     """A MatMulAdd that reads the previous layer's pre-activation value: the shortest chain that
     shows it is a layer, its activation and the next layer."""

@@ -143,6 +143,7 @@ def test_strata_give_every_decoder_every_dim_and_clamp_mode() -> None:
     assert len({(c["Dim"], c["clampMode"]) for c in cells}) == 25
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4, Q5_K, Q6_K], ids=lambda f: f.name)
 @pytest.mark.parametrize("dim", [4, 5])
 def test_formats_reach_dim_4_and_5_with_a_block_over_every_dimension(fmt, dim: int) -> None:
@@ -153,6 +154,7 @@ def test_formats_reach_dim_4_and_5_with_a_block_over_every_dimension(fmt, dim: i
          lambda v: all(b > 1 for b in v.blockShape), settings=REACH)
 
 
+@pytest.mark.slow
 def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
     """One variant per stratum (every format at Dim 1..5 included) compiles and validates; each
     case's reference execute on its initial buffers equals its expected output; JSON round-trips."""

@@ -95,6 +95,7 @@ def test_strata_give_every_decoder_every_dim_clamp_mode_and_v() -> None:
     assert len({(c["Dim"], c["clampMode"]) for c in cells}) == 25 and len({(c["Dim"], c["V"]) for c in cells}) == 15
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_k", "mxfp4", "q5_k", "q6_k"])
 def test_formats_reach_dim_5_with_v_8(fmt: str) -> None:
     """A block format at Dim 5 whose last block side is a multiple of 8 (unpinned draws)."""
@@ -112,6 +113,7 @@ def _run(cases: list[DecodeVectorCase], root: Path) -> Counter:
     return run_pack(pack, ReferenceBackend()).counts
 
 
+@pytest.mark.slow
 def test_every_stratum_validates_and_passes_in_every_call_pattern(cases, tmp_path: Path) -> None:
     """Every stratum (decoder, Dim, clampMode, V; block formats at Dim 4 and 5 too): the patched
     module validates (glslang's SPIRV-Tools, recorded in the manifest), and the reference backend

@@ -122,6 +122,7 @@ def test_edges_are_reachable(edge):
     check_case(c)
 
 
+@pytest.mark.slow
 def test_hazardous_mirror_dim1_is_reachable_only_when_asked():
     def hazard(c):
         return c.shader.clampMode is ClampMode.RepeatMirrored and 1 in c.layoutDimension and _oob(c)
@@ -144,6 +145,7 @@ def test_hazardous_mirror_dim1_is_reachable_only_when_asked():
 
 # -- shrinking ----------------------------------------------------------
 
+@pytest.mark.slow
 def test_shrinks_to_a_small_discarding_store():
     def discarding_store(c):
         if c.shader.operation is not Operation.store or c.shader.clampMode is not ClampMode.Constant:
@@ -160,6 +162,7 @@ def test_shrinks_to_a_small_discarding_store():
     assert c.offset is not None and abs(c.offset[0]) <= 2 * m.elements
 
 
+@pytest.mark.slow
 def test_shrinks_to_a_small_out_of_bounds_load():
     def oob_repeat(c):
         return c.shader.operation is Operation.load and c.shader.clampMode is ClampMode.Repeat and _oob(c)
@@ -172,6 +175,7 @@ def test_shrinks_to_a_small_out_of_bounds_load():
     assert c.layoutDimension[0] <= 4
 
 
+@pytest.mark.slow
 def test_simplest_case_is_the_documented_default():
     # strategy.py: "Everything shrinks toward Dim 1, Undefined clamping, the smallest float16
     # subgroup matrix the device lists (8x8 B on the H100), no block size, default strides,

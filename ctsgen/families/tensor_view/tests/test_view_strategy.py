@@ -33,6 +33,7 @@ def addresses(c: TensorViewCase):
                                       is_store=c.shader.operation is Operation.store)
 
 
+@pytest.mark.slow
 @given(CASES)
 def test_cases_are_valid(c: TensorViewCase) -> None:
     v = c.view()  # runs check()
@@ -66,6 +67,7 @@ def test_reaches(what: str, pred) -> None:
     find(CASES, pred, settings=REACH)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("operation", list(Operation))
 @pytest.mark.parametrize("has", [False, True])
 @pytest.mark.parametrize("clip", [CLIPS[1], CLIPS[3]])
@@ -78,6 +80,7 @@ def test_clip_windows_keeping_the_whole_matrix_are_reachable(operation: Operatio
          lambda c: clip_class(c.clip, c.shader.matrix.rows, c.shader.matrix.cols) == clip, settings=REACH)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("perm", [*permutations(range(4)), (4, 3, 2, 1, 0), (2, 0, 4, 1, 3)])
 def test_every_permutation_is_reachable(perm: tuple[int, ...]) -> None:
     """Every p0..p3 of VDim 4 (and two of VDim 5) is drawn: a default pack's 20-odd VDim-4
@@ -85,12 +88,14 @@ def test_every_permutation_is_reachable(perm: tuple[int, ...]) -> None:
     find(view_variants(Dim=len(perm), hasDimensions=False), lambda v: v.permutation == perm, settings=REACH)
 
 
+@pytest.mark.slow
 def test_shrinks_to_identity_view() -> None:
     c = find(FAMILY.cases(hasDimensions=True), lambda c: True, settings=FIND)
     assert c.shader.permutation == (0,) and c.clip is None and c.viewStride is None
     assert c.viewDimension == (1,)
 
 
+@pytest.mark.slow
 def test_reference_backend_passes_a_pack(private_spirv_cache) -> None:
     """A small stratified pack: every variant compiles and validates, and running
     each variant's reference execute on the initial buffers gives the expected ones."""
