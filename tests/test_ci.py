@@ -111,7 +111,7 @@ class FailsFirstDispatch(ReferenceBackend):
 
 def test_a_case_failing_once_is_a_flake_with_retries_and_a_fail_without(pack: Path, monkeypatch) -> None:
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    flaky = [f"--isolation", "none"]
+    flaky = ["--isolation", "none"]
     FailsFirstDispatch.dispatched = 0
     assert _run(pack, *flaky, backend="test_ci:FailsFirstDispatch") == 1
     failed = _csv(pack, "test_ci:FailsFirstDispatch", "failures.csv")

@@ -36,7 +36,7 @@ from ctsgen.ops.coopvec_matrix import outer_terms
 from ctsgen.ops import coopvec_elementwise as element_oracle
 from ctsgen.ops.coopvec_elementwise_ops import OPS
 from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
-from ctsgen.families.coopvec_program.program import LOCAL, Op, Program
+from ctsgen.families.coopvec_program.program import LOCAL, Program
 from ctsgen.oracle.values import from_bits
 
 #: the run-time words of a MatMulAdd node, then an activation's
