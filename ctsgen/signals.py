@@ -4,12 +4,14 @@ worker process it starts does with them.
 A command installs its handler for the length of a block (:func:`on_stop`) and gets the previous
 handlers back however the block ends. Ctrl-C reaches the whole process group, so a worker process
 leaves it to its parent (:func:`leave_interrupts_to_the_parent`): the parent alone decides what an
-interrupt means, and it ends a worker with SIGTERM.
+interrupt means, and it ends a worker with SIGTERM. :func:`alarm_at` bounds a block in time
+(SIGALRM): a campaign worker's example in flight, and its backend's close, after the deadline.
 """
 
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -43,3 +45,19 @@ def leave_interrupts_to_the_parent() -> None:
     whatever handler it inherited."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextmanager
+def alarm_at(at: float | None, act: Callable[[], None]) -> Iterator[None]:
+    """Call ``act()`` (from SIGALRM, in the main thread) once ``time.monotonic()`` reaches ``at``,
+    unless the block has ended; None: never."""
+    if at is None:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: act())
+    signal.setitimer(signal.ITIMER_REAL, max(at - time.monotonic(), 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -40,13 +40,12 @@ from __future__ import annotations
 import fcntl
 import json
 import shutil
-import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
+from ctsgen.signals import alarm_at
 from ctsgen.backends.base import Backend
 from ctsgen.backends.registry import open_backend
 from ctsgen.core.shader import ShaderVariant
@@ -281,27 +280,11 @@ def _raise_late() -> None:
     raise _Late
 
 
-@contextmanager
-def _alarm(at: float | None, act: Callable[[], None]) -> Iterator[None]:
-    """Call ``act()`` (from SIGALRM, in the main thread) once ``time.monotonic()`` reaches ``at``,
-    unless the block has ended; None: never."""
-    if at is None:
-        yield
-        return
-    previous = signal.signal(signal.SIGALRM, lambda signum, frame: act())
-    signal.setitimer(signal.ITIMER_REAL, max(at - time.monotonic(), 0.001))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def close_by(backend: Backend, at: float | None, say: Callable[[str], None]) -> None:
     """Close ``backend``; one still closing at ``at`` (monotonic) is interrupted and closed again,
     which stops a supervised backend's process at once (its close is mid-request)."""
     try:
-        with _alarm(at, _raise_late):
+        with alarm_at(at, _raise_late):
             backend.close()
     except _Late:
         say(f"the backend was still closing {CLOSE_BY_S:.0f} s past the deadline (publishing its pipeline cache): "
@@ -325,7 +308,7 @@ def serve(cdir: CampaignDir, index: int, device: int | None, until: float | None
         try:
             worker = Worker(cdir, index, backend, say=say)
             with on_stop(lambda signum, frame: worker.stop()), \
-                    _alarm(None if deadline is None else deadline + OVERTIME_S, worker.overtime):
+                    alarm_at(None if deadline is None else deadline + OVERTIME_S, worker.overtime):
                 total = worker.run(deadline)
             if report is not None:
                 write_worker_report(report, total)

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctsgen.signals import on_stop
 from ctsgen.backends.supervise import worker_launcher
 from ctsgen.timing import Breakdown
 
@@ -170,8 +171,7 @@ class Fleet:
 
     def wait(self, tick: Callable[[], None] | None = None, every_s: float = 1.0) -> list[int]:
         """Every worker's exit status, ``tick()`` called about every ``every_s`` seconds meanwhile."""
-        previous = {s: signal.signal(s, lambda signum, frame: self.stop(signum)) for s in (signal.SIGTERM, signal.SIGINT)}
-        try:
+        with on_stop(lambda signum, frame: self.stop(signum)):
             for p in self.procs:
                 while True:
                     try:
@@ -180,9 +180,6 @@ class Fleet:
                     except subprocess.TimeoutExpired:
                         if tick is not None:
                             tick()
-        finally:
-            for s, h in previous.items():
-                signal.signal(s, h)
         for t in self._threads:
             t.join(timeout=5)
         return [p.returncode for p in self.procs]
