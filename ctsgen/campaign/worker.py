@@ -45,7 +45,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from ctsgen.signals import alarm_at
 from ctsgen.backends.base import Backend
 from ctsgen.backends.registry import open_backend
 from ctsgen.core.shader import ShaderVariant
@@ -57,7 +56,7 @@ from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions, FuzzReport, StopF
 from ctsgen.fuzz.workers import write_worker_report
 from ctsgen.repro import export_case
 from ctsgen.runner.options import RunOptions
-from ctsgen.signals import on_stop
+from ctsgen.signals import alarm_at, on_stop
 from ctsgen.core.verdict import CaseResult
 
 #: Seconds between a round's progress checkpoints in the journal.
