@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctsgen.families.coopvec_program.tests.test_float_domain import choices
+from tests.rounding_device import choices
 from ctsgen.oracle import propagation as prop
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
