@@ -18,11 +18,9 @@ from contextlib import contextmanager
 #: The signals that end a command.
 STOPS = (signal.SIGINT, signal.SIGTERM)
 
-Handler = Callable[[int, object], None]
-
 
 @contextmanager
-def on_stop(handler: Handler | Callable[[int, object], object]) -> Iterator[None]:
+def on_stop(handler: Callable[[int, object], object]) -> Iterator[None]:
     """``handler(signum, frame)`` for SIGINT and SIGTERM inside the block. Every handler installed is
     restored, even when a signal lands between two installations. Outside the main thread (an
     embedding program) the signals are not the caller's, and are left alone."""
