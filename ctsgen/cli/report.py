@@ -32,6 +32,6 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt); with --baseline: "
                     "the JSON-lines results file to judge")
     rp.add_argument("b", nargs="?", help="results file of the later run (left out with --baseline)")
-    for option in ("baseline", "flakes"):
+    for option in ("baseline", "flakes", "improvements-pass"):
         rp.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
     rp.set_defaults(func=cmd_report)

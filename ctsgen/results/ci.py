@@ -12,14 +12,17 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ctsgen.results.deqp_csv import write_csvs
-from ctsgen.results.expectations import CiVerdict, Expectations, Outcome, classify, judge_outcomes, \
-    load_expectations, read_outcomes
+from ctsgen.results.expectations import DEVIATION_PREFIX, CiVerdict, Expectations, ExpectationsError, Outcome, \
+    classify, judge_outcomes, load_expectations, read_outcomes
+from ctsgen.results.results_file import explained_deviations
 from ctsgen.core.verdict import CaseResult
 
 
 def expectations_of(args: argparse.Namespace) -> Expectations:
-    """The expectations the ``--baseline/--flakes/--skips`` options name (none given: none expected)."""
-    return load_expectations(args.baseline or (), args.flakes or (), getattr(args, "skips", None) or ())
+    """The expectations the ``--baseline/--flakes/--skips/--improvements-pass`` options name (none
+    given: none expected)."""
+    return load_expectations(args.baseline or (), args.flakes or (), getattr(args, "skips", None) or (),
+                             getattr(args, "improvements_pass", False))
 
 
 def unexpected_failure(result: CaseResult, exp: Expectations) -> bool:
@@ -36,8 +39,19 @@ def csv_dir_for(results: Path) -> Path:
 
 
 def judge_results_file(results: Path, exp: Expectations, missing: Iterable[str] = ()) -> CiVerdict:
-    """Every case of a ctsgen results file judged against ``exp`` (``missing``: listed, never run)."""
-    return judge_outcomes(read_outcomes(results), exp, missing)
+    """Every case of a ctsgen results file judged against ``exp`` (``missing``: listed, never run).
+
+    A ``deviation:NAME`` rule needs to know which failures NAME explains, which only the run that
+    had the outputs could tell (``explained_by``): a file whose run did not check NAME (its
+    header's ``explain_deviation``) is refused rather than judged as if NAME explained nothing."""
+    outcomes = read_outcomes(results)
+    unchecked = sorted(set(exp.deviations) - set(explained_deviations(results)))
+    if unchecked and outcomes:
+        raise ExpectationsError(
+            f"{results}: its run did not check {', '.join(DEVIATION_PREFIX + d for d in unchecked)}, so its records "
+            "cannot say which failures that deviation explains -> judge it in the run itself (`ctsgen run ... "
+            "--baseline FILE`), which records them")
+    return judge_outcomes(outcomes, exp, missing, source=str(results))
 
 
 def write_ci_files(verdict: CiVerdict, out_dir: Path) -> str:

@@ -15,4 +15,8 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
                    help="regular expressions, one a line: a failing case whose name matches is a Flake"),
     "skips": dict(action="append", metavar="FILE",
                   help="regular expressions, one a line: matching cases are not run"),
+    "improvements-pass": dict(action="store_true",
+                              help="UnexpectedImprovement(Pass|Warn|Fail), a listed failure that did better, does "
+                                   "not fail the run (deqp-runner fails it; UnexpectedImprovement(Skip) always "
+                                   "fails); failures.csv still lists it"),
 }
