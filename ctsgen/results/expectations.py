@@ -38,7 +38,7 @@ from typing import Any
 from ctsgen.errors import CtsgenError, UserError
 from ctsgen.core.textlines import read_lines
 from ctsgen.results.deqp_csv import REGEX_PREFIX, Row, read_rows
-from ctsgen.results.status import RAN_BETTER, DeqpStatus, deqp_status, with_baseline
+from ctsgen.results.status import RAN_BETTER, DeqpStatus, deqp_status, lets_pass, with_baseline
 from ctsgen.core.verdict import Status
 
 #: Unexpected cases and flakes the summary names; results.csv and failures.csv have them all.
@@ -212,13 +212,9 @@ class CiVerdict:
     def counts(self) -> Counter:
         return Counter(r.status.value for r in self.rows)
 
-    def passes(self, status: DeqpStatus) -> bool:
-        """Whether a case of this status lets the run pass."""
-        return status.is_success or (self.improvements_pass and status in RAN_BETTER)
-
     @property
     def ok(self) -> bool:
-        return all(self.passes(r.status) for r in self.rows)
+        return all(lets_pass(r.status, self.improvements_pass) for r in self.rows)
 
     def lines(self) -> list[str]:
         """The summary ``ctsgen run`` and ``ctsgen report --baseline`` print: counts in deqp-runner's

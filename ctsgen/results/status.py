@@ -79,6 +79,13 @@ _FAILING = frozenset({DeqpStatus.Fail, DeqpStatus.Crash, DeqpStatus.Timeout, Deq
 #: UnexpectedImprovement(Skip) never passes: a listed failure that no longer runs proved nothing.
 RAN_BETTER = frozenset({DeqpStatus.ImprovedPass, DeqpStatus.ImprovedWarn, DeqpStatus.ImprovedFail})
 
+
+def lets_pass(status: DeqpStatus, improvements_pass: bool) -> bool:
+    """Whether a case of ``status`` lets a run pass: a success, or under ``--improvements-pass`` one
+    of :data:`RAN_BETTER`."""
+    return status.is_success or (improvements_pass and status in RAN_BETTER)
+
+
 #: ctsgen verdict -> deqp-runner status (the module docstring says why for each of ctsgen's own).
 FROM_CTSGEN: dict[Status, DeqpStatus] = {
     Status.Pass: DeqpStatus.Pass, Status.Fail: DeqpStatus.Fail, Status.NotSupported: DeqpStatus.Skip,
