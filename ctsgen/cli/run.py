@@ -47,8 +47,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
                                                 args.fraction_start, expected.is_skipped))
     if not picked.cases:  # before anything is written: the previous results stay as they were
-        raise NoCaseJudged(f"judged no case: {describe_selection(args, len(pack.cases), picked)}, so nothing "
-                           "ran and no results file changed -> select cases the pack has (check --include/--exclude/--skips/--caselist/--fraction)")
+        fix = ("select cases the pack has (--include, --exclude, --skips, --caselist, --fraction)" if pack.cases
+               else "generate a pack with cases")
+        raise NoCaseJudged(f"judged no case: {describe_selection(args, len(pack.cases), picked)}, so nothing ran "
+                           f"and no results file changed -> {fix}")
     pack = dataclasses.replace(pack, cases=picked.cases)
     revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")

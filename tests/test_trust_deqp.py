@@ -1,0 +1,277 @@
+"""The CI gate reads today's deqp-runner files with today's deqp-runner rules, and never passes an
+empty or masked run (docs/ci.md). Each test here failed before its fix.
+
+deqp-runner 0.20.3's ``runner_results.rs`` is the reference: ``RunnerStatus``'s ``FromStr`` (the
+statuses a baseline may hold), ``is_success`` (what fails a run), ``with_baseline`` (a run's status
+against the listed one) and ``RunnerResults::from_csv`` (its line pattern, :data:`DEQP_LINE`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ctsgen.cli import main
+from ctsgen.core.verdict import Status
+from ctsgen.results.deqp_csv import DEQP_LINE, Row, format_failures, format_results, read_rows
+from ctsgen.results.expectations import Outcome, classify, load_expectations, read_regexes
+from ctsgen.results.results_file import describe_header, driver_version_name, make_header
+from ctsgen.results.status import FROM_CTSGEN, DeqpStatus as D, with_baseline
+from ctsgen.runner.select import read_caselist
+from one_line_errors import fails_with
+
+PACK_COUNT, PACK_SEED = 24, 1
+MUTANT = "mirror-as-repeat"
+#: every status deqp-runner 0.20's ``RunnerStatus::from_str`` accepts
+DEQP_RUNNER_STATUSES = {"Pass", "Fail", "Crash", "Skip", "Flake", "KnownFlake", "Warn", "Missing", "ExpectedFail",
+                        "Timeout"} | {f"UnexpectedImprovement({s})" for s in
+                                      ("Pass", "Fail", "Crash", "Skip", "Warn", "Timeout")}
+A, B, C = "tensor_layout.load.a.case_01", "tensor_layout.load.b.case_02", "tensor_layout.load.c.case_03"
+
+
+def _results(path: Path, *records: tuple[str, str], explain: tuple[str, ...] = ()) -> Path:
+    """A ctsgen JSON-lines results file: a header, then one record per (name, ctsgen status)."""
+    header = make_header("0" * 64, "reference", "ref", None, (), None, explain)
+    path.write_text("".join(json.dumps(r) + "\n" for r in
+                            [header, *({"name": n, "status": s, "detail": ""} for n, s in records)]))
+    return path
+
+
+def _report(capsys, jsonl: Path, *baseline_lines: str, flags: tuple[str, ...] = ()) -> tuple[int, str]:
+    base = jsonl.with_name("base.csv")
+    base.write_text("".join(ln + "\n" for ln in baseline_lines))
+    code = main(["report", str(jsonl), "--baseline", str(base), *flags])
+    return code, capsys.readouterr().out
+
+
+# -- today's deqp-runner: names, rules, files ---------------------------------------------
+
+#: the issue's table, as deqp-runner 0.20's with_baseline has it
+TABLE = [(D.Skip, D.Fail, D.ImprovedSkip), (D.Timeout, D.ExpectedFail, D.Timeout), (D.Fail, D.Crash, D.ImprovedFail),
+         (D.Warn, D.Warn, D.ExpectedFail), (D.Pass, D.ExpectedFail, D.Pass)]
+
+
+@pytest.mark.parametrize("run, listed, judged", TABLE)
+def test_the_baseline_table_is_deqp_runners(run: D, listed: D, judged: D) -> None:
+    assert with_baseline(run, listed) is judged
+    assert judged.is_success is (judged in (D.ExpectedFail, D.Pass))  # the three improvements and Timeout fail
+
+
+def test_with_baseline_matches_deqp_runner_on_every_pair() -> None:
+    """Every (run status, listed status) pair, against a transcription of runner_results.rs's match."""
+    improved = {"Pass": D.ImprovedPass, "Fail": D.ImprovedFail, "Warn": D.ImprovedWarn, "Skip": D.ImprovedSkip}
+
+    def deqp_runner(run: str, listed: str) -> D:
+        if run == "Fail":
+            return D.ExpectedFail if listed in ("Fail", "ExpectedFail") else \
+                improved["Fail"] if listed in ("Crash", "Timeout") else D.Fail
+        if run in ("Pass", "Skip"):
+            return improved[run] if listed in ("Fail", "Crash", "Missing", "Timeout") else D(run)
+        if run == "Crash":
+            return D.ExpectedFail if listed in ("Crash", "ExpectedFail") else D.Crash
+        if run == "Warn":
+            return improved["Warn"] if listed in ("Fail", "Crash") else D.ExpectedFail if listed == "Warn" else D.Warn
+        if run == "Timeout":
+            return D.ExpectedFail if listed == "Timeout" else D.Timeout
+        return D(run)  # Flake, KnownFlake
+
+    for run in ("Pass", "Fail", "Skip", "Crash", "Warn", "Timeout", "Flake", "KnownFlake"):
+        for listed in DEQP_RUNNER_STATUSES:
+            assert with_baseline(D(run), D(listed)) is deqp_runner(run, listed), (run, listed)
+
+
+def test_a_current_deqp_runner_failures_csv_is_a_baseline(tmp_path: Path, capsys) -> None:
+    base = tmp_path / "failures.csv"  # as deqp-runner 0.20 writes it, and a results.csv's three fields
+    base.write_text(f"{A},UnexpectedImprovement(Fail)\n{B},KnownFlake\n{C},Fail,0.25\n"
+                    "x.case_04,UnexpectedImprovement(Skip)\n")
+    assert [s for _, _, s in read_rows(base)] == [D.ImprovedFail, D.KnownFlake, D.Fail, D.ImprovedSkip]
+    jsonl = _results(tmp_path / "r.jsonl", (A, "Fail"), (B, "Pass"), (C, "Fail"))
+    assert main(["report", str(jsonl), "--baseline", str(base)]) == 1  # as deqp-runner: a listed UI(Fail)
+    out = capsys.readouterr().out
+    assert f"  Fail: {A}" in out and f"  Fail: {C}" not in out and f"  Fail: {B}" not in out
+
+
+@pytest.mark.slow
+def test_ctsgen_failures_csv_parses_with_deqp_runners_line_pattern_and_back(pack: Path, tmp_path: Path) -> None:
+    assert main(["run", str(pack), "--quiet", "--backend", f"mutant:{MUTANT}"]) == 1
+    failures = pack / f"results-mutant-{MUTANT}" / "failures.csv"
+    base = tmp_path / "base.csv"  # make every kind of line: Fail, ExpectedFail, UnexpectedImprovement(Pass)
+    rows = read_rows(failures)
+    base.write_text(f"{rows[0][1]},Fail\n" + "".join(f"{r.name},Fail\n" for r in _passing(pack)[:2]))
+    assert main(["run", str(pack), "--quiet", "--backend", f"mutant:{MUTANT}", "--baseline", str(base)]) == 1
+    for name in ("failures.csv", "results.csv"):
+        path = pack / f"results-mutant-{MUTANT}" / name
+        text = path.read_text()
+        for line in text.splitlines():
+            m = DEQP_LINE.match(line)
+            assert m and m.group(2) in DEQP_RUNNER_STATUSES, line
+        back = [Row(n, s) for _, n, s in read_rows(path)]
+        assert {r.status for r in back} >= ({D.ImprovedPass, D.Fail} if name == "failures.csv" else {D.ExpectedFail})
+        if name == "failures.csv":
+            assert format_failures(back) == text  # read back and written again: the same bytes
+
+
+def _passing(pack: Path) -> list[Row]:
+    return [Row(n, s) for _, n, s in read_rows(pack / f"results-mutant-{MUTANT}" / "results.csv") if s is D.Pass]
+
+
+def test_results_csv_round_trips_every_status(tmp_path: Path) -> None:
+    rows = [Row(f"c.case_{i:02d}", s, 0.5) for i, s in enumerate(D)]
+    path = tmp_path / "results.csv"
+    path.write_text(format_results(rows))
+    assert all(DEQP_LINE.match(line) for line in path.read_text().splitlines())
+    assert [(n, s) for _, n, s in read_rows(path)] == [(r.name, r.status) for r in rows]
+
+
+def test_old_unexpected_pass_lines_still_read_but_are_never_written(tmp_path: Path) -> None:
+    base = tmp_path / "old.csv"
+    base.write_text(f"{A},UnexpectedPass\n")
+    assert read_rows(base) == [(1, A, D.UnexpectedPass)]
+    assert with_baseline(D.Pass, D.UnexpectedPass) is D.Pass  # it lists no failure
+    assert D.UnexpectedPass not in {with_baseline(r, l) for r in FROM_CTSGEN.values() for l in D}  # from any verdict
+
+
+# -- 4: a run that judged no case ----------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [["--include", "ZZZ"], ["--exclude", "."], ["--fraction", "1000",
+                                                                             "--fraction-start", "999"]])
+def test_an_empty_selection_exits_2_and_keeps_the_previous_results(pack: Path, capsys, argv: list[str]) -> None:
+    assert main(["run", str(pack), "--quiet"]) == 0
+    kept = {p: p.read_bytes() for p in pack.rglob("results*") if p.is_file()}
+    capsys.readouterr()
+    line = fails_with(capsys, ["run", str(pack), "--quiet", *argv])
+    assert "judged no case" in line and "selected 0 of 24" in line
+    assert {p: p.read_bytes() for p in pack.rglob("results*") if p.is_file()} == kept
+
+
+def test_a_pack_without_cases_exits_2(pack: Path, capsys) -> None:
+    manifest = json.loads((pack / "manifest.json").read_text())
+    manifest.update(cases=[], count=0, variants={})
+    (pack / "manifest.json").write_text(json.dumps(manifest))
+    shutil.rmtree(pack / "cases")
+    (pack / "cases").mkdir()
+    line = fails_with(capsys, ["run", str(pack), "--quiet"])
+    assert "judged no case" in line and "the pack has no case" in line
+    assert not list(pack.glob("results*"))
+
+
+@pytest.mark.parametrize("content", ["", "HEADER", "not json at all\n", "\ufeff\r\n"])
+def test_report_on_a_file_without_case_records_exits_2(tmp_path: Path, capsys, content: str) -> None:
+    jsonl = tmp_path / "r.jsonl"
+    if content == "HEADER":
+        _results(jsonl)
+    else:
+        jsonl.write_text(content)
+    (tmp_path / "base.csv").write_text(f"{A},Fail\n")
+    line = fails_with(capsys, ["report", str(jsonl), "--baseline", str(tmp_path / "base.csv")])
+    assert "judged no case" in line
+
+
+# -- 5, 6, 7: masked runs ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("run, listed, shown", [
+    ("Timeout", "ExpectedFail", "Timeout"),                       # 5: a hang is no expected failure
+    ("NotSupported", "Fail", "UnexpectedImprovement(Skip)"),      # 6: an expected failure gone as a Skip
+    ("Crash", "Fail", "Crash"),
+    ("Fail", "Crash", "UnexpectedImprovement(Fail)"),             # 7: a Crash that now Fails
+])
+def test_a_masked_failure_is_shown_and_exits_1(tmp_path: Path, capsys, run: str, listed: str, shown: str) -> None:
+    jsonl = _results(tmp_path / "r.jsonl", (A, run), (B, "Pass"))
+    code, out = _report(capsys, jsonl, f"{A},{listed}")
+    assert code == 1 and f"  {shown}: {A}" in out
+
+
+def test_improvements_pass_is_a_flag_and_never_covers_a_skip(tmp_path: Path, capsys) -> None:
+    jsonl = _results(tmp_path / "r.jsonl", (A, "Fail"), (B, "Pass"), (C, "NotSupported"))
+    assert _report(capsys, jsonl, f"{A},Crash", f"{B},Fail", flags=("--improvements-pass",))[0] == 0
+    code, out = _report(capsys, jsonl, f"{A},Crash", f"{C},Fail", flags=("--improvements-pass",))
+    assert code == 1 and f"UnexpectedImprovement(Skip): {C}" in out
+
+
+def test_a_flakes_regex_is_a_known_flake_and_a_rerun_a_flake() -> None:
+    exp = load_expectations()
+    exp.flakes.append(re.compile("case_01"))
+    assert classify(Outcome(A, Status.Fail), exp) is D.KnownFlake
+    assert classify(Outcome(B, Status.Fail, reruns=(Status.Pass,)), exp) is D.Flake
+    assert classify(Outcome(B, Status.Fail), exp) is D.Fail
+
+
+# -- 8: a byte-order mark or CRLF kills no line ---------------------------------------------
+
+BOM = "\ufeff"
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_every_line_based_input_reads_a_bom_and_crlf(tmp_path: Path, eol: str) -> None:
+    def write(name: str, *lines: str) -> Path:
+        path = tmp_path / name
+        path.write_bytes((BOM + eol.join(lines) + eol).encode())
+        return path
+
+    assert [p.pattern for p in read_regexes(write("skips.txt", "clamp_repeat_mirrored", "# c", "x$"))] == [
+        "clamp_repeat_mirrored", "x$"]
+    assert [p.pattern for p in read_regexes(write("flakes.txt", "case_01"))] == ["case_01"]
+    assert read_rows(write("base.csv", f"{A},Fail", f"{B},Crash")) == [(1, A, D.Fail), (2, B, D.Crash)]
+    exp = load_expectations([write("dev.csv", "deviation:mirror-as-repeat,Fail")])
+    assert exp.deviations == {"mirror-as-repeat": D.Fail}
+    assert read_caselist(write("list.txt", A, f"{B},Fail,0.1")) == [A, B]
+    # two files pasted together: the second's BOM starts a line in the middle
+    assert read_caselist(write("cat.txt", A, BOM + B)) == [A, B]
+
+
+def test_a_skips_file_with_a_bom_skips(pack: Path, tmp_path: Path) -> None:
+    skips = tmp_path / "s.txt"
+    skips.write_bytes(b"\xef\xbb\xbfclamp_repeat_mirrored\r\n")
+    assert main(["run", str(pack), "--quiet", "--skips", str(skips)]) == 0
+    names = [json.loads(ln).get("name") for ln in (pack / "results-reference.jsonl").read_text().splitlines()]
+    assert names[1:] and not [n for n in names[1:] if "clamp_repeat_mirrored" in n]
+
+
+# -- 9: report agrees with run on deviation rules ---------------------------------------------
+
+@pytest.mark.slow
+def test_report_and_run_agree_on_a_deviation_rule(pack: Path, tmp_path: Path, capsys) -> None:
+    rule = tmp_path / "b_dev.csv"
+    rule.write_text(f"deviation:{MUTANT},Fail\n")
+    jsonl = pack / f"results-mutant-{MUTANT}.jsonl"
+    assert main(["run", str(pack), "--quiet", "--backend", f"mutant:{MUTANT}"]) == 1
+    # the run had no such rule, so its records cannot tell: a refusal, never a false Fail
+    line = fails_with(capsys, ["report", str(jsonl), "--baseline", str(rule)])
+    assert f"did not check deviation:{MUTANT}" in line
+    assert main(["run", str(pack), "--quiet", "--backend", f"mutant:{MUTANT}", "--baseline", str(rule)]) == 0
+    run_out = capsys.readouterr().out
+    assert main(["report", str(jsonl), "--baseline", str(rule)]) == 0
+    ci = lambda text: [ln for ln in text.splitlines() if ln.startswith("ci: ")]  # noqa: E731
+    assert ci(capsys.readouterr().out) == ci(run_out)
+
+
+# -- 12: re: rules holding commas ---------------------------------------------------------------
+
+def test_a_regex_rule_may_hold_commas(tmp_path: Path) -> None:
+    base = tmp_path / "rules.csv"
+    base.write_text("re:^tensor_layout\\.load\\.[a-c]{1,3}\\.,Fail\nre:x{2,},Crash,0.5\n")
+    exp = load_expectations([base])
+    assert [(p.pattern, s) for p, s in exp.patterns] == [("^tensor_layout\\.load\\.[a-c]{1,3}\\.", D.Fail),
+                                                         ("x{2,}", D.Crash)]
+    assert classify(Outcome(A, Status.Fail), exp) is D.ExpectedFail
+
+
+# -- the driver's version as its vendor spells it -------------------------------------------
+
+def test_the_header_spells_the_driver_version_per_vendor() -> None:
+    # NVIDIA 10.8.8.6 bits: 580 << 22 = 2432696320, 159 << 14 = 2605056, 4 << 6 = 256; their sum:
+    assert 2432696320 + 2605056 + 256 == 2435301632
+    assert driver_version_name(2435301632, 0x10DE) == "580.159.4"
+    # Mesa's VK_MAKE_VERSION, 10.10.12 bits: 26 << 22 = 109051904, 2 << 12 = 8192, and 6
+    assert 109051904 + 8192 + 6 == 109060102
+    for vendor in (0x10005, 0x1002, 0x8086):
+        assert driver_version_name(109060102, vendor) == "26.2.6"
+    assert driver_version_name(109060102, 0x13B5) is None  # a packing not known: the raw number only
+    header = make_header("0" * 64, "vulkan", "NVIDIA H200", 2435301632, (), None, vendor_id=0x10DE)
+    assert header["device"] == {"name": "NVIDIA H200", "driver_version": 2435301632,
+                                "driver_version_name": "580.159.4"}
+    assert "(driver 580.159.4)" in describe_header(header)
