@@ -8,13 +8,16 @@ the same function on the same file afterwards, so both reach the same statuses a
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from ctsgen.results.deqp_csv import write_csvs
 from ctsgen.results.expectations import DEVIATION_PREFIX, CiVerdict, Expectations, ExpectationsError, Outcome, \
     classify, judge_outcomes, load_expectations, read_outcomes
+from ctsgen.results.deqp_csv import REGEX_PREFIX
 from ctsgen.results.results_file import explained_deviations
+from ctsgen.results.status import DeqpStatus, deqp_status
 from ctsgen.core.verdict import CaseResult
 
 
@@ -30,6 +33,31 @@ def unexpected_failure(result: CaseResult, exp: Expectations) -> bool:
     re-runs, and what ``ctsgen fuzz --baseline`` does not pass over."""
     outcome = Outcome(result.name, result.status, explained_by=tuple(result.explained_by))
     return classify(outcome, exp).is_failing
+
+
+def excused_by(result: CaseResult, exp: Expectations) -> str | None:
+    """The expectation that lets a failing verdict pass (the baseline line: a name, ``re:REGEX`` or
+    ``deviation:NAME``; or ``--flakes``); None where none does: what ``ctsgen fuzz --baseline`` counts
+    per rule as it passes over a finding."""
+    outcome = Outcome(result.name, result.status, explained_by=tuple(result.explained_by))
+    status = classify(outcome, exp)
+    if not status.is_success:
+        return None
+    if status is DeqpStatus.KnownFlake:
+        return "--flakes"
+    rule = exp.rule_for(result.name, deqp_status(result.status), outcome.explained_by)
+    return rule[0] if rule else None
+
+
+def absorbed_lines(exp: Expectations, passed_over: Counter, deviated: Counter) -> list[str]:
+    """What ``ctsgen fuzz --baseline`` ends with: for each baseline rule (every one, 0 included) and
+    anything else that excused a finding, how many it absorbed."""
+    lines = [f"  {rule}: {n} failing example(s) passed over" for rule, n in sorted(passed_over.items())]
+    lines += [f"  {rule}: {n} case(s) that fail by the spec pass under it" for rule, n in sorted(deviated.items())]
+    named = set(passed_over) | {r for key in deviated for r in key.split("+")}
+    lines += [f"  {rule}: 0" for rule in [DEVIATION_PREFIX + d for d in sorted(exp.deviations)]
+              + [REGEX_PREFIX + p.pattern for p, _ in exp.patterns] if rule not in named]
+    return ["absorbed by the expectations:"] + lines
 
 
 def csv_dir_for(results: Path) -> Path:
