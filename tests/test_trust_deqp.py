@@ -275,3 +275,22 @@ def test_the_header_spells_the_driver_version_per_vendor() -> None:
     assert header["device"] == {"name": "NVIDIA H200", "driver_version": 2435301632,
                                 "driver_version_name": "580.159.4"}
     assert "(driver 580.159.4)" in describe_header(header)
+
+
+# -- fuzz --baseline says what the baseline absorbed ------------------------------------------
+
+@pytest.mark.slow
+def test_fuzz_ends_with_what_each_baseline_rule_absorbed(tmp_path: Path, capsys) -> None:
+    base = tmp_path / "b.csv"
+    base.write_text(f"deviation:{MUTANT},Fail\nre:^never{{1,3}}\\.,Fail\n")
+    argv = ["fuzz", "--backend", f"mutant:{MUTANT}", "--family", "tensor-layout", "--max-examples", "20",
+            "--database", "none", "--repro-dir", str(tmp_path / "r")]
+    assert main([*argv, "--baseline", str(base)]) == 0
+    tail = capsys.readouterr().out.splitlines()
+    at = tail.index("absorbed by the expectations:")
+    counted = dict(re.fullmatch(r"  (\S+): (\d+).*", ln).groups() for ln in tail[at + 1:])
+    assert int(counted[f"deviation:{MUTANT}"]) > 0 and counted["re:^never{1,3}\\."] == "0"
+    base.write_text("re:clamp_repeat_mirrored,Fail\n")  # a rule the fuzzer's findings meet as failures
+    assert main([*argv, "--baseline", str(base)]) == 0
+    assert re.search(r"  re:clamp_repeat_mirrored: [1-9]\d* failing example\(s\) passed over",
+                     capsys.readouterr().out)
