@@ -265,7 +265,7 @@ def _expectations(config: pytest.Config) -> Expectations | None:
     """The ``--ctsgen-baseline/--ctsgen-flakes/--ctsgen-skips`` files, with ``--ctsgen-improvements-pass``
     (None: no file given); a bad one is a usage error."""
     names = [config.getoption(f"ctsgen_{o}") or [] for o in ("baseline", "flakes", "skips")]
-    if not any(names):
+    if not any(names) and not config.getoption("ctsgen_improvements_pass"):
         return None
     from ctsgen.results.expectations import load_expectations
 

@@ -294,3 +294,35 @@ def test_fuzz_ends_with_what_each_baseline_rule_absorbed(tmp_path: Path, capsys)
     assert main([*argv, "--baseline", str(base)]) == 0
     assert re.search(r"  re:clamp_repeat_mirrored: [1-9]\d* failing example\(s\) passed over",
                      capsys.readouterr().out)
+
+
+# -- probes of the hostile pass that found something ------------------------------------------
+
+def test_an_empty_regex_rule_is_refused_not_a_rule_for_every_case(tmp_path: Path, capsys) -> None:
+    jsonl = _results(tmp_path / "r.jsonl", (A, "Fail"))
+    (tmp_path / "e.csv").write_text("re:,Fail\n")
+    line = fails_with(capsys, ["report", str(jsonl), "--baseline", str(tmp_path / "e.csv")])
+    assert "e.csv:1: 're:' with an empty regex" in line
+
+
+@pytest.mark.parametrize("argv", [["report", "R"], ["report", "R", "R"], ["run", "PACK"]])
+def test_improvements_pass_without_a_baseline_is_refused(pack: Path, tmp_path: Path, capsys, argv) -> None:
+    jsonl = _results(tmp_path / "r.jsonl", (A, "Fail"))
+    argv = [str(jsonl) if a == "R" else str(pack) if a == "PACK" else a for a in argv]
+    line = fails_with(capsys, [*argv, "--improvements-pass"])
+    assert "--improvements-pass" in line and "--baseline" in line
+    assert not list(pack.glob("results*"))
+
+
+@pytest.mark.parametrize("record, says", [('{"name": "x.case_9", "status": "Bogus"}', "'Bogus' is not a valid"),
+                                          ('{"name": 5, "status": "Fail"}', "its name 5 is no string")])
+def test_a_whole_record_no_run_wrote_is_refused_even_last(tmp_path: Path, capsys, record: str, says: str) -> None:
+    """Only a torn (unparsable) last line is passed over; a whole record that is no verdict was
+    skipped silently (the run passed) or ended in a traceback (a flakes regex on a number)."""
+    jsonl = _results(tmp_path / "r.jsonl", (A, "Pass"))
+    jsonl.write_text(jsonl.read_text() + record + "\n")
+    (tmp_path / "fl.txt").write_text("x\n")
+    (tmp_path / "b.csv").write_text(f"{A},Fail\n")
+    line = fails_with(capsys, ["report", str(jsonl), "--baseline", str(tmp_path / "b.csv"),
+                               "--flakes", str(tmp_path / "fl.txt")])
+    assert says in line and "r.jsonl:3:" in line

@@ -11,13 +11,13 @@ from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 def cmd_report(args: argparse.Namespace) -> int:
     from ctsgen.results.report import report
 
-    if args.baseline or args.flakes or args.b is None:  # one run judged against expectation files
+    if args.baseline or args.flakes or args.improvements_pass or args.b is None:  # one run judged against expectation files
         from ctsgen.results import ci
 
         if args.b is not None:
             from ctsgen.errors import UserError
-            raise UserError("--baseline/--flakes judge one results file -> give only RESULTS, or drop them to "
-                            "compare two runs")
+            raise UserError("--baseline/--flakes/--improvements-pass judge one results file -> give only RESULTS, "
+                            "or drop them to compare two runs")
         verdict = ci.judge_results_file(Path(args.a), ci.expectations_of(args))
         print("\n".join(verdict.lines()))
         return 0 if verdict.ok else 1

@@ -120,10 +120,17 @@ def load_expectations(baselines: Iterable[str | Path] = (), flakes: Iterable[str
     """Read every expectation file; a case or rule listed in two baselines takes the later one."""
     from ctsgen.mutants.deviations import check_deviations  # imports the families: only with a deviation rule
 
+    baselines = list(baselines)
+    if improvements_pass and not baselines:
+        raise ExpectationsError("--improvements-pass without --baseline does nothing (only a baseline lists "
+                                "failures a case can improve on) -> add --baseline FILE, or drop it")
     exp = Expectations(improvements_pass=improvements_pass)
     for path in baselines:
         for n, name, status in read_rows(Path(path)):
             if name.startswith(REGEX_PREFIX):
+                if not name[len(REGEX_PREFIX):]:
+                    raise ExpectationsError(f"{path}:{n}: 're:' with an empty regex would expect {status.value} of "
+                                            "every case -> write the regex (or '.' to mean every case)")
                 exp.patterns.append((_compile(Path(path), n, name[len(REGEX_PREFIX):]), status))
             elif name.startswith(DEVIATION_PREFIX):
                 dev = name[len(DEVIATION_PREFIX):]
@@ -155,6 +162,8 @@ class Outcome:
     @classmethod
     def from_record(cls, rec: dict[str, Any]) -> Outcome:
         """From a record of a ctsgen results file (``CaseResult.to_json()``)."""
+        if not isinstance(rec["name"], str):
+            raise TypeError(f"its name {rec['name']!r} is no string")
         return cls(rec["name"], Status(rec["status"]), tuple(Status(s) for s in rec.get("reruns", ())),
                    tuple(rec.get("explained_by", ())), float(rec.get("duration_s") or 0.0))
 
@@ -186,10 +195,15 @@ def read_outcomes(path: Path) -> list[Outcome]:
             continue
         try:
             rec = json.loads(line)
-            if isinstance(rec, dict) and "name" in rec and "status" in rec:
+        except ValueError as exc:
+            if n < len(lines):  # a torn line can only be the last
+                raise ExpectationsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> name the .jsonl "
+                                        "file `ctsgen run` wrote") from None
+            continue
+        if isinstance(rec, dict) and "name" in rec and "status" in rec:
+            try:
                 out[rec["name"]] = Outcome.from_record(rec)
-        except (ValueError, TypeError) as exc:
-            if n < len(lines):
+            except (ValueError, TypeError) as exc:  # whole JSON, so not torn: a record no run wrote
                 raise ExpectationsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> name the .jsonl "
                                         "file `ctsgen run` wrote") from None
     return list(out.values())
