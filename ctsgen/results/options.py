@@ -12,7 +12,8 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
                      help="expected results, deqp-runner style: 'name,Status' lines (a failures.csv as it is), "
                           "or rules 're:REGEX,Status' / 'deviation:NAME,Status' (docs/ci.md); repeatable"),
     "flakes": dict(action="append", metavar="FILE",
-                   help="regular expressions, one a line: a failing case whose name matches is a Flake"),
+                   help="regular expressions, one a line: a case whose name matches and whose status is no success is "
+                        "a KnownFlake"),
     "skips": dict(action="append", metavar="FILE",
                   help="regular expressions, one a line: matching cases are not run"),
     "improvements-pass": dict(action="store_true",
