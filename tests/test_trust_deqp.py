@@ -19,7 +19,8 @@ from ctsgen.cli import main
 from ctsgen.core.verdict import Status
 from ctsgen.results.deqp_csv import DEQP_LINE, Row, format_failures, format_results, read_rows
 from ctsgen.results.expectations import Outcome, classify, load_expectations, read_regexes
-from ctsgen.results.results_file import describe_header, driver_version_name, make_header
+from ctsgen.results.results_file import describe_header, driver_version_name, format_cts, load_results, \
+    make_header, read_header
 from ctsgen.results.status import FROM_CTSGEN, DeqpStatus as D, with_baseline
 from ctsgen.runner.select import read_caselist
 from one_line_errors import fails_with
@@ -326,3 +327,16 @@ def test_a_whole_record_no_run_wrote_is_refused_even_last(tmp_path: Path, capsys
     line = fails_with(capsys, ["report", str(jsonl), "--baseline", str(tmp_path / "b.csv"),
                                "--flakes", str(tmp_path / "fl.txt")])
     assert says in line and "r.jsonl:3:" in line
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "txt"])
+def test_report_reads_results_files_saved_with_a_bom_and_crlf(tmp_path: Path, kind: str) -> None:
+    jsonl = _results(tmp_path / "r.jsonl", (A, "Pass"), (B, "Fail"))
+    header = load_results(jsonl).header
+    text = jsonl.read_text() if kind == "jsonl" else format_cts(load_results(jsonl).verdicts, "t", header)
+    saved = tmp_path / f"saved.{kind}"
+    saved.write_bytes((BOM + text.replace("\n", "\r\n")).encode())
+    read = load_results(saved)  # before: line 1 (BOM + header) read as a case, "unknown status"
+    assert read.header == header and {n: v.status.value for n, v in read.verdicts.items()} == {A: "Pass", B: "Fail"}
+    if kind == "jsonl":
+        assert read_header(saved) == header

@@ -34,6 +34,7 @@ from typing import IO, Any
 import hypothesis
 
 from ctsgen import __version__
+from ctsgen.core.textlines import read_lines
 from ctsgen.errors import CtsgenError, UserError
 from ctsgen.pack.lock import out_lock
 from ctsgen.core.verdict import CaseResult, Status
@@ -223,7 +224,7 @@ def load_results(path: str | Path) -> Results:
     path = Path(path)
     fix = "-> name a file `ctsgen run PACK` wrote (PACK/results-BACKEND.jsonl or .txt)"
     try:
-        text = path.read_text()
+        lines = read_lines(path)  # a BOM and CRLF line ends dropped, as every line-based input
     except FileNotFoundError:
         raise ResultsError(f"{path}: no such results file {fix}") from None
     except IsADirectoryError:
@@ -231,10 +232,10 @@ def load_results(path: str | Path) -> Results:
     except UnicodeDecodeError:
         raise ResultsError(f"{path}: not a ctsgen results file (not UTF-8 text) {fix}") from None
     header = None
-    for line in text.splitlines():
+    for line in lines:
         if line.startswith(TXT_HEADER):
             header = _json_header(path, line[len(TXT_HEADER):])
-    body = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    body = [(n, line) for n, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
     out: dict[str, Verdict] = {}
     if body and body[0][1].lstrip().startswith("{"):
         for n, line in body:
@@ -277,7 +278,7 @@ def read_header(path: Path) -> dict[str, Any] | None:
     """The header record a JSON-lines results file begins with (None: it has none); the rest,
     a torn last line included, is not read."""
     with open(path, encoding="utf-8", errors="replace") as fh:
-        first = fh.readline()
+        first = fh.readline().lstrip("\ufeff")
     try:
         rec = json.loads(first)
     except ValueError:
