@@ -12,10 +12,9 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from ctsgen.results.deqp_csv import write_csvs
+from ctsgen.results.deqp_csv import REGEX_PREFIX, write_csvs
 from ctsgen.results.expectations import DEVIATION_PREFIX, CiVerdict, Expectations, ExpectationsError, Outcome, \
     classify, judge_outcomes, load_expectations, read_outcomes
-from ctsgen.results.deqp_csv import REGEX_PREFIX
 from ctsgen.results.results_file import explained_deviations
 from ctsgen.results.status import DeqpStatus, deqp_status
 from ctsgen.core.verdict import CaseResult
@@ -30,7 +29,7 @@ def expectations_of(args: argparse.Namespace) -> Expectations:
 
 def unexpected_failure(result: CaseResult, exp: Expectations) -> bool:
     """Whether a verdict is a failure nothing in ``exp`` expects or excuses: what ``--flake-retries``
-    re-runs, and what ``ctsgen fuzz --baseline`` does not pass over."""
+    re-runs (for a failing verdict, exactly when :func:`excused_by` is None)."""
     outcome = Outcome(result.name, result.status, explained_by=tuple(result.explained_by))
     return classify(outcome, exp).is_failing
 
@@ -57,7 +56,8 @@ def absorbed_lines(exp: Expectations, passed_over: Counter, deviated: Counter) -
     named = set(passed_over) | {r for key in deviated for r in key.split("+")}
     lines += [f"  {rule}: 0" for rule in [DEVIATION_PREFIX + d for d in sorted(exp.deviations)]
               + [REGEX_PREFIX + p.pattern for p, _ in exp.patterns] if rule not in named]
-    return ["absorbed by the expectations:"] + lines
+    return ["absorbed by the expectations:"] + (lines or ["  nothing (the baseline holds no rule, and no finding "
+                                                       "was passed over)"])
 
 
 def csv_dir_for(results: Path) -> Path:
