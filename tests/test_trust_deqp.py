@@ -340,3 +340,18 @@ def test_report_reads_results_files_saved_with_a_bom_and_crlf(tmp_path: Path, ki
     assert read.header == header and {n: v.status.value for n, v in read.verdicts.items()} == {A: "Pass", B: "Fail"}
     if kind == "jsonl":
         assert read_header(saved) == header
+
+
+def test_a_missing_case_is_never_excused_by_a_baseline(tmp_path: Path) -> None:
+    """deqp-runner's with_baseline never sees a Missing (``unreachable!``): it fails the run whatever
+    the baseline lists (ctsgen used to turn a listed Missing into ExpectedFail)."""
+    from ctsgen.results.expectations import judge_outcomes
+
+    exp = load_expectations([_write(tmp_path / "b.csv", f"{A},Missing\n")])
+    verdict = judge_outcomes([], exp, missing=[A])
+    assert [r.status for r in verdict.rows] == [D.Missing] and not verdict.ok
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path

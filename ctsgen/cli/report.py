@@ -11,7 +11,8 @@ from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 def cmd_report(args: argparse.Namespace) -> int:
     from ctsgen.results.report import report
 
-    if args.baseline or args.flakes or args.improvements_pass or args.b is None:  # one run judged against expectation files
+    # one run judged against expectation files
+    if args.baseline or args.flakes or args.improvements_pass or args.b is None:
         from ctsgen.results import ci
 
         if args.b is not None:

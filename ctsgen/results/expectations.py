@@ -258,6 +258,6 @@ def judge_outcomes(outcomes: Iterable[Outcome], exp: Expectations, missing: Iter
     rows = [Row(o.name, classify(o, exp), o.duration_s) for o in outcomes]
     rows += [Row(name, DeqpStatus.Missing) for name in missing]
     if not rows:
-        raise NoCaseJudged(f"judged no case: {source} has no case record, so it passes nothing -> select cases the pack has, or name "
-                           "the results file of a run that ran some")
+        raise NoCaseJudged(f"judged no case: {source} has no case record, so it passes nothing -> name the "
+                           "results file of a run that ran cases")
     return CiVerdict(rows, exp.improvements_pass)
