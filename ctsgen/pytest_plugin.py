@@ -45,9 +45,8 @@ reported here); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`
 (:func:`ctsgen.results.expectations.classify`): an ExpectedFail, a Flake or a KnownFlake is an
 xfail, an UnexpectedImprovement fails (as in deqp-runner), or under ``--ctsgen-improvements-pass``
 passes with a :class:`CtsgenUnexpectedImprovement` warning (UnexpectedImprovement(Skip) always fails).
-In the JUnit XML a case's
-classname is its name without the last part (``<family>.<group of one shader>``, as the CTS's
-``dEQP-VK.<group>``), and each case records the ``device`` and ``driver`` properties the backend
+In the JUnit XML a case's classname is its name without the last part (``<family>.<group of one
+shader>``, as the CTS's ``dEQP-VK.<group>``), and each case records the ``device`` and ``driver`` properties the backend
 reports (``device_index`` where ``--ctsgen-devices`` picked one).
 
 Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
