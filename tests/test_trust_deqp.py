@@ -355,3 +355,17 @@ def test_a_missing_case_is_never_excused_by_a_baseline(tmp_path: Path) -> None:
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def test_fuzz_judges_again_only_cases_whose_expectation_a_deviation_moved() -> None:
+    import numpy as np
+
+    from ctsgen.core.family import CaseData
+    from ctsgen.mutants.deviations import moved
+
+    base = CaseData(np.zeros(1, np.uint32), [np.zeros(4, np.uint8)], [np.arange(4, dtype=np.uint8), None],
+                    [None, None])
+    same = CaseData(base.params, base.initial, [np.arange(4, dtype=np.uint8), None], None)
+    assert not moved(base, base) and not moved(base, same)
+    assert moved(base, CaseData(base.params, base.initial, [np.arange(1, 5, dtype=np.uint8), None], None))
+    assert moved(base, CaseData(base.params, base.initial, base.expected, [np.ones(4), None]))

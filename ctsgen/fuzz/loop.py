@@ -45,7 +45,7 @@ from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.core.family import Case, Family, StrategyOptions, Variant
 from ctsgen.families.gating import families_it_runs, omitted, split_runnable
-from ctsgen.mutants.deviations import check_deviations, reaching, spec_and_under
+from ctsgen.mutants.deviations import check_deviations, moved, reaching, spec_and_under
 from ctsgen.fuzz.buckets import case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.execute.run import drawn, drawn_cases, judged, run_cases
@@ -235,7 +235,7 @@ class Fuzzer:
 
         def absorbed(i: int, r: CaseResult, outputs: list) -> CaseResult:
             """Count a case the expected deviations let pass that fails by the spec."""
-            if datas[i] is not spec[i] and not r.status.is_failure and \
+            if not r.status.is_failure and moved(spec[i], datas[i]) and \
                     judged(drawn(cases[i], spec[i], names[i]), buffers, outputs).status.is_failure:
                 self.report.absorbed["+".join(f"deviation:{d}" for d in deviations)] += 1
             return r

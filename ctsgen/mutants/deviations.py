@@ -161,6 +161,19 @@ def data_under(family: Family, cases: Sequence[Case], deviations: Sequence[str])
     return spec_and_under(family, cases, deviations)[1]
 
 
+def moved(spec: CaseData, deviated: CaseData) -> bool:
+    """Whether a deviation changed what a case must give (an expected buffer or a tolerance, bit for
+    bit), so that the case's verdict can differ between the spec and the deviation."""
+    def same(x: np.ndarray | None, y: np.ndarray | None) -> bool:
+        return x is y or (x is not None and y is not None and _same(x, y))
+
+    if spec is deviated:
+        return False
+    tol_a, tol_b = spec.tolerance or [None] * len(spec.expected), deviated.tolerance or [None] * len(spec.expected)
+    return not (all(same(x, y) for x, y in zip(spec.expected, deviated.expected))
+                and all(same(x, y) for x, y in zip(tol_a, tol_b)))
+
+
 def spec_and_under(family: Family, cases: Sequence[Case], deviations: Sequence[str]
                    ) -> tuple[list[CaseData], list[CaseData]]:
     """Each case's spec data and its data under ``deviations``: ``expected_under(family, case,
