@@ -31,6 +31,7 @@ MUTANT = "mirror-as-repeat"
 DEQP_RUNNER_STATUSES = {"Pass", "Fail", "Crash", "Skip", "Flake", "KnownFlake", "Warn", "Missing", "ExpectedFail",
                         "Timeout"} | {f"UnexpectedImprovement({s})" for s in
                                       ("Pass", "Fail", "Crash", "Skip", "Warn", "Timeout")}
+pytest_plugins = ["pytester"]
 A, B, C = "tensor_layout.load.a.case_01", "tensor_layout.load.b.case_02", "tensor_layout.load.c.case_03"
 
 
@@ -369,3 +370,10 @@ def test_fuzz_judges_again_only_cases_whose_expectation_a_deviation_moved() -> N
     assert not moved(base, base) and not moved(base, same)
     assert moved(base, CaseData(base.params, base.initial, [np.arange(1, 5, dtype=np.uint8), None], None))
     assert moved(base, CaseData(base.params, base.initial, base.expected, [np.ones(4), None]))
+
+
+def test_the_plugins_improvements_pass_without_a_baseline_is_a_usage_error(pytester: pytest.Pytester,
+                                                                          pristine: Path) -> None:
+    res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pristine), "--ctsgen-improvements-pass")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    assert any("--improvements-pass without --baseline" in ln for ln in res.errlines + res.outlines)
