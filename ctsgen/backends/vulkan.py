@@ -451,6 +451,7 @@ class VulkanBackend(Backend):
         out = {n: int(getattr(props.limits, n)) for n in _CORE_LIMITS}
         out["subgroupSize"] = int(vk11.subgroupSize)
         out["driverVersion"] = int(props.driverVersion)  # what a results file's header names
+        out["vendorID"] = int(props.vendorID)  # how the header spells driverVersion
         out.update((n, int(getattr(vk12, n))) for n in _FLOAT_CONTROLS)
         self._driver = " ".join(bytes(getattr(vk12, f)).split(b"\0")[0].decode(errors="replace")
                                 for f in ("driverName", "driverInfo")).strip()
