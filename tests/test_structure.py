@@ -84,6 +84,15 @@ def test_the_root_package_imports_only_the_bottom_at_module_level(plant) -> None
     assert "ctsgen -> ctsgen.testing" in root_imports_above_the_bottom(plant("__init__.py", "from ctsgen import testing"))
 
 
+def test_the_root_package_is_the_public_face() -> None:
+    from ctsgen import testing, version
+
+    assert (ctsgen.check_case, ctsgen.given_cases) == (testing.check_case, testing.given_cases)
+    assert ctsgen.__version__ == version.__version__
+    with pytest.raises(AttributeError, match="module 'ctsgen' has no attribute 'run_cases'"):
+        ctsgen.run_cases  # noqa: B018 - the seams are imported from where they are defined
+
+
 def test_no_import_cycles_among_ctsgen_modules(plant) -> None:
     assert import_cycles(REAL) == []
     plant("errors.py", "def f():\n    from . import signals")
