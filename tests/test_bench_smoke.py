@@ -164,16 +164,16 @@ def test_the_bench_readme_indexes_every_script_and_names_only_paths_that_exist()
 
 
 def test_every_bench_path_the_docs_cite_exists_or_names_its_commit() -> None:
-    """docs/validation.md backs every GPU claim with a command and its output, and other pages cite
-    benches too; a bench script or result removed from the tree is cited "at commit <hash>", where
-    ``git show`` still finds it."""
+    """docs/validation.md backs every GPU claim with a command and its output, and other pages (the
+    results' READMEs too) cite benches; a bench script or result removed from the tree is cited "at
+    commit <hash>", where ``git show`` still finds it."""
     dangling = []
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(BENCH.glob("results/**/README.md"))]:
         for paragraph in re.split(r"\n\s*\n", page.read_text()):
             for path in REPO_PATH.findall(paragraph):
                 present = (ROOT / path).exists() or any(ROOT.glob(path + ".*"))  # "run1-local8.{log,jsonl.gz}"
                 if path.startswith("bench/") and not present and not AT_COMMIT.search(paragraph):
-                    dangling.append(f"{page.name}: {path}")
+                    dangling.append(f"{page.relative_to(ROOT)}: {path}")
     assert dangling == []
 
 
