@@ -629,11 +629,6 @@ class VulkanBackend(Backend):
         dev.vkDestroyPipelineCache(cache, None)
         self._pipeline_cache = None
 
-    def pipeline_cache_bytes(self) -> int:
-        """The size of the VkPipelineCache's data now: what this process keeps of every pipeline
-        it built. 0 without a cache."""
-        return 0 if self._pipeline_cache is None else self._cache_size(self._pipeline_cache)
-
     def _cache_size(self, cache: Any) -> int:
         """vkGetPipelineCacheData's size query; 0 where the driver gives nothing."""
         size = ctypes.c_size_t(0)

@@ -340,7 +340,8 @@ class Fuzzer:
             self.check(batch)
 
         # With a forced seed Hypothesis would not use the database; this key (what is
-        # fuzzed, on which backend) lets a rerun replay stored failures first.
+        # fuzzed, on which backend) lets a rerun replay stored failures first. A Hypothesis-internal
+        # attribute, checked on the versions tests/test_hypothesis_internals.py names.
         key = repr((sorted(f.name for f in self.families), self.backend.name, self.options.include_hazardous))
         fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
         with pinned_constants():  # a seed draws the same examples whatever else is imported

@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import hypothesis
 
-from ctsgen import __version__
+from ctsgen.version import __version__
 from ctsgen.core.textlines import read_lines
 from ctsgen.errors import CtsgenError, UserError
 from ctsgen.pack.lock import out_lock
