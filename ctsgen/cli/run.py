@@ -31,16 +31,16 @@ def revalidate(pack) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from ctsgen.backends.registry import open_backend
+    from ctsgen.backends.registry import check_device
     from ctsgen.mutants.deviations import check_deviations
+    from ctsgen.pack.lock import out_lock
     from ctsgen.pack.read import load_pack
     from ctsgen.results import ci
     from ctsgen.results import results_file as rf
-    from ctsgen.runner.flakes import run_with_retries
-    from ctsgen.runner.options import RunOptions
     from ctsgen.runner.select import Selection, select_cases
 
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
+    check_device(args.backend, args.device)  # before any work
     expected = ci.expectations_of(args)
     pack = load_pack(args.pack)
     picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
@@ -48,27 +48,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     pack = dataclasses.replace(pack, cases=picked.cases)
     revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
-    rf.check_results_file(results_path)  # before a backend starts
-    rf.check_results_file(rf.partial_path(results_path))
-    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
-    try:
-        device = backend.profile()
-        header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
-                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
-        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
-                          expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
-        try:
-            with rf.results_output(results_path, args.resume, header,
-                                   f"ctsgen results: pack {args.pack}, backend {args.backend}") as (fh, done_before):
-                summary = run_with_retries(pack, backend, rf.JsonLinesSink(fh), opts, args.flake_retries,
-                                           lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
-                                           progress=None if args.quiet else _run_progress())
-        except KeyboardInterrupt as exc:
-            raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
-                              f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
-    finally:
-        backend.close()
-    # both results files are complete and in place: what follows only prints
+    csv_dir = Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)
+    ci.check_outputs(results_path, csv_dir, {"--baseline": args.baseline or (), "--flakes": args.flakes or (),
+                                             "--skips": args.skips or ()})  # before a backend starts
+    with out_lock(csv_dir, "--csv-dir"):
+        summary, device, stats = _run_and_write(args, pack, deviations, expected, results_path)
+        # every file is written and in place before anything is printed: a reader of stdout that goes
+        # away (`| head -1`) cannot leave the CSV files judging another run than the results file
+        verdict = ci.judge_results_file(results_path, expected, picked.missing)
+        written = ci.write_ci_files(verdict, csv_dir)
     ran = len(pack.cases) - summary.resumed
     if ran:
         warn_unreached(deviations, f"pack {args.pack}")
@@ -80,7 +68,6 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{min(summary.hang_detect_s):.1f}-{max(summary.hang_detect_s):.1f} s")
     for status, n in sorted(summary.counts.items()):
         print(f"  {status:15s} {n}")
-    stats = backend.stats
     if stats:
         print("  backend: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
                                         for k, v in stats.items()))
@@ -90,10 +77,38 @@ def cmd_run(args: argparse.Namespace) -> int:
         for m in r.mismatches[:4]:
             print(f"    {m}")
     print(f"results: {results_path} (CTS-style: {rf.cts_path(results_path)})")
-    verdict = ci.judge_results_file(results_path, expected, picked.missing)
     print("\n".join(verdict.lines()))
-    print(ci.write_ci_files(verdict, Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)))
+    print(written)
     return 0 if verdict.ok else 1
+
+
+def _run_and_write(args: argparse.Namespace, pack, deviations, expected, results_path: Path):
+    """Run ``pack`` on the backend and put its results file in place; (summary, device, backend stats)."""
+    from ctsgen.backends.registry import open_backend
+    from ctsgen.results import ci
+    from ctsgen.results import results_file as rf
+    from ctsgen.runner.flakes import run_with_retries
+    from ctsgen.runner.options import RunOptions
+
+    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
+    try:
+        device = backend.profile()
+        header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
+                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
+        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
+                          expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
+        try:
+            with rf.results_output(results_path, args.resume, header,
+                                   rf.results_title(args.pack, args.backend)) as (fh, done_before):
+                summary = run_with_retries(pack, backend, rf.JsonLinesSink(fh), opts, args.flake_retries,
+                                           lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
+                                           progress=None if args.quiet else _run_progress())
+        except KeyboardInterrupt as exc:
+            raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
+                              f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
+    finally:
+        backend.close()
+    return summary, device, backend.stats
 
 
 def _run_progress():

@@ -42,6 +42,8 @@ from ctsgen.core.verdict import CaseResult, Status
 FORMAT, FORMAT_VERSION = "ctsgen-results", 1
 #: How the CTS-style text carries the header: one comment line, this prefix and the JSON.
 TXT_HEADER = "# header "
+#: How the CTS-style text of ``ctsgen run`` begins: its title comment (``results_title``).
+TITLE_PREFIX = "# ctsgen results"
 
 
 class NotResultsError(UserError):
@@ -269,6 +271,11 @@ def format_cts(results: dict[str, Verdict], title: str = "", header: dict[str, A
     return buf.getvalue()
 
 
+def results_title(pack: str | Path, backend: str) -> str:
+    """The first comment of a run's CTS-style text: what it holds (:data:`TITLE_PREFIX`)."""
+    return f"{TITLE_PREFIX[2:]}: pack {pack}, backend {backend}"
+
+
 def cts_path(results: Path) -> Path:
     """Where the CTS-style text of ``results`` goes (``.txt``; ``.cts.txt`` beside a ``.txt``)."""
     return results.with_suffix(".cts.txt" if results.suffix == ".txt" else ".txt")
@@ -312,6 +319,23 @@ def check_results_file(path: Path) -> None:
             ok = False
         if not ok:
             raise NotResultsError(f"{path} is not a ctsgen results file (line {n} is not a result record) {fix}")
+
+
+def check_cts_file(path: Path) -> None:
+    """Refuse ``path``, where the CTS-style text of a run goes (:func:`cts_path`), unless it is absent,
+    empty, or a text ctsgen wrote (its first lines: the ``# ctsgen results`` title or the header)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    fix = "-> move it out of the way, or choose another --results (its .txt goes beside it)"
+    if not stat.S_ISREG(mode):
+        raise NotResultsError(f"{path} is not a plain file, so the run will not replace it with its CTS-style text "
+                              f"{fix}")
+    with open(path, "rb") as fh:
+        head = fh.read(4096).decode("utf-8", errors="replace").splitlines()[:2]
+    if head and not any(ln.startswith((TITLE_PREFIX, TXT_HEADER)) for ln in head):
+        raise NotResultsError(f"{path} is not a CTS-style text ctsgen wrote, so the run will not replace it {fix}")
 
 
 def _write_atomically(path: Path, text: str) -> Path:
@@ -362,6 +386,7 @@ def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
     with out_lock(path, "--results"):
         check_results_file(path)
         check_results_file(partial)
+        check_cts_file(cts_path(path))
         done: dict[str, Status] = {}
         source = _resume_source(path, header) if resume else None
         if source is not None:
