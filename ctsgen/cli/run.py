@@ -138,9 +138,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                         "the conformance verdict)")
     for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
         r.add_argument(f"--{option}", **spec)
-    r.add_argument("--flake-retries", type=nonneg_int, default=0, metavar="N",
-                   help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake "
-                        "(default: 0)")
+    r.add_argument("--flake-retries", **RUN_ARGUMENTS["flake-retries"])
     r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
                    "beside the results file, PACK/results-BACKEND/)")
     r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")

@@ -46,6 +46,12 @@ def holding(held: list[int]) -> Callable[[int, object], None]:
     return hold
 
 
+def usable_jobs(jobs: int, items: int | None = None) -> int:
+    """The worker processes to start for ``jobs`` asked: never more than the cores this machine has
+    (more only compete for them) nor than the ``items`` of work, and at least one."""
+    return max(1, min(jobs, os.cpu_count() or 1, jobs if items is None else items))
+
+
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[Pool]:
     """``jobs`` worker processes; use ``pool.imap`` for results in order. Leaving the block,
@@ -60,7 +66,7 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     installations: a holding handler left behind would hold every later Ctrl-C for good."""
     held: list[int] = []
     with on_stop(holding(held)):
-        pool = multiprocessing.get_context().Pool(jobs, initializer=leave_interrupts_to_the_parent)
+        pool = multiprocessing.get_context().Pool(usable_jobs(jobs), initializer=leave_interrupts_to_the_parent)
     try:
         for s in held[:1]:
             signal.raise_signal(s)  # the held signal, now where the pool is terminated
