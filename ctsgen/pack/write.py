@@ -249,8 +249,8 @@ def _write_case(root: Path, case: Case, v: Variant, d: CaseData) -> dict[str, An
 
 def _publish(tmp: Path, out_dir: Path) -> None:
     """Rename the finished pack into place. An old pack is moved aside first and checked again
-    there, at the moment it is replaced: a file that appeared in it while the pack was drawn (a
-    user's note, the results of a run) is no file ctsgen wrote, so the old pack is put back and the
+    there, at the moment it is replaced: a file that appeared in it while the new pack was compiled
+    and written (a user's note, the results of a run) is no file ctsgen wrote, so the old pack is put back and the
     new one refused, as before drawing (:func:`check_replaceable`). Of the old pack only the files
     its manifest lists are then deleted."""
     if not out_dir.exists() and not out_dir.is_symlink():
@@ -262,8 +262,8 @@ def _publish(tmp: Path, out_dir: Path) -> None:
     if foreign:
         os.replace(old, out_dir)
         more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
-        raise PackExistsError(f"{out_dir / foreign[0]}{more}: appeared while the pack was drawn, not written by "
-                              f"ctsgen, so --force will not delete it with the pack -> move it out of {out_dir} "
+        raise PackExistsError(f"{out_dir / foreign[0]}{more}: appeared while the new pack was made, not written "
+                              f"by ctsgen, so --force will not delete it with the pack -> move it out of {out_dir} "
                               "and generate again")
     os.replace(tmp, out_dir)
     _remove_owned(old, out_dir)
