@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from ctsgen.cli import main
 from ctsgen.results.deqp_csv import read_rows
 from one_line_errors import fails_with
 
+REPO = Path(__file__).resolve().parents[1]
 PACK_COUNT = 4
 
 
@@ -206,3 +209,39 @@ def test_device_on_the_reference_backend_is_refused(pack: Path, capsys) -> None:
     line = refused_before_any_case(pack, capsys, ["--device", "99"])
     assert "--device 99" in line and "reference" in line
     assert run(pack, "--device", "0") == 0  # its one device
+
+
+# -- the hostile pass: probes that found something ------------------------------------------
+
+def test_a_second_run_into_the_same_csv_folder_is_refused_at_once(pack: Path, tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "ci"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfrom ctsgen.pack.lock import out_lock\n"
+         f"with out_lock({str(folder)!r}, '--csv-dir'):\n    print('held', flush=True)\n    sys.stdin.read()"],
+        env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        line = refused_before_any_case(pack, capsys, ["--csv-dir", str(folder)])
+        assert "another ctsgen process" in line and "--csv-dir" in line
+    finally:
+        holder.communicate("", timeout=30)
+    assert run(pack, "--csv-dir", str(folder)) == 0
+
+
+def test_a_dangling_link_as_csv_dir_is_refused_before_any_case(pack: Path, tmp_path: Path, capsys) -> None:
+    link = tmp_path / "ci"
+    link.symlink_to(tmp_path / "gone")
+    assert "not a folder" in refused_before_any_case(pack, capsys, ["--csv-dir", str(link)])
+
+
+def test_a_results_csv_read_as_caselist_is_read_before_it_is_replaced(pack: Path) -> None:
+    assert run(pack, "--include", first_case(pack)) == 0
+    own = pack / "results-reference" / "results.csv"
+    assert run(pack, "--caselist", str(own)) == 0
+    assert list(statuses(own)) == [first_case(pack)]
+
+
+def test_a_binary_file_where_the_cts_text_goes_is_kept(pack: Path, tmp_path: Path, capsys) -> None:
+    (tmp_path / "r.txt").write_bytes(b"\xff\xfe\x00binary")
+    line = fails_with(capsys, ["run", str(pack), "--quiet", "--results", str(tmp_path / "r.jsonl")])
+    assert str(tmp_path / "r.txt") in line and (tmp_path / "r.txt").read_bytes() == b"\xff\xfe\x00binary"

@@ -90,7 +90,7 @@ def check_csv_dir(out_dir: Path) -> None:
     """Refuse ``out_dir`` unless it is absent or a folder whose results.csv, failures.csv and record
     are each absent or as ctsgen wrote them (a user's baseline copied there is refused, not replaced)."""
     fix = "-> move it out of the way, or choose another --csv-dir"
-    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+    if (out_dir.is_symlink() and not out_dir.exists()) or (out_dir.exists() and not out_dir.is_dir()):
         raise CsvOutputError(f"{out_dir}: not a folder, so results.csv and failures.csv cannot go there {fix}")
     if not out_dir.exists():
         return
