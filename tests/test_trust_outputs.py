@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ctsgen.cli import main
 from ctsgen.results.deqp_csv import read_rows
-from one_line_errors import fails_with
+from one_line_errors import fails_with, held_by_another_process
 
-REPO = Path(__file__).resolve().parents[1]
 PACK_COUNT = 4
 
 
@@ -215,16 +212,9 @@ def test_device_on_the_reference_backend_is_refused(pack: Path, capsys) -> None:
 
 def test_a_second_run_into_the_same_csv_folder_is_refused_at_once(pack: Path, tmp_path: Path, capsys) -> None:
     folder = tmp_path / "ci"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys\nfrom ctsgen.pack.lock import out_lock\n"
-         f"with out_lock({str(folder)!r}, '--csv-dir'):\n    print('held', flush=True)\n    sys.stdin.read()"],
-        env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with held_by_another_process(folder, "--csv-dir"):
         line = refused_before_any_case(pack, capsys, ["--csv-dir", str(folder)])
         assert "another ctsgen process" in line and "--csv-dir" in line
-    finally:
-        holder.communicate("", timeout=30)
     assert run(pack, "--csv-dir", str(folder)) == 0
 
 
