@@ -14,6 +14,7 @@ import fcntl
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -112,6 +113,23 @@ def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def write_beside(path: Path, text: str) -> Path:
+    """Write ``text`` to a temporary file beside ``path``, with ``path``'s mode (or the one the umask
+    asks for); returns it, for the caller to rename over ``path`` (removed if writing fails)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        if path.exists():
+            shutil.copymode(path, tmp)
+        else:
+            os.chmod(tmp, 0o666 & ~current_umask())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
 
 
 def follow_umask(path: Path) -> None:

@@ -22,13 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ctsgen.errors import UserError
-from ctsgen.pack.lock import current_umask
+from ctsgen.pack.lock import write_beside
 from ctsgen.results.status import DeqpStatus
 
 
@@ -112,14 +111,11 @@ def _write_record(out_dir: Path, files: dict[str, list[str]]) -> None:
 
 def _replace(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
+    tmp = write_beside(path, text)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ import hypothesis
 
 from ctsgen import __version__
 from ctsgen.errors import CtsgenError, UserError
-from ctsgen.pack.lock import out_lock
+from ctsgen.pack.lock import out_lock, write_beside
 from ctsgen.core.verdict import CaseResult, Status
 
 #: The header record's ``format`` and ``format_version``.
@@ -167,7 +166,7 @@ def recover_results(path: Path) -> dict[str, Status]:
             if n < len(lines):
                 raise ResultsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> run without --resume, or "
                                    "choose another --results") from None
-            os.replace(_write_atomically(Path(path), "".join(g + "\n" for g in lines[:-1])), path)
+            os.replace(write_beside(Path(path), "".join(g + "\n" for g in lines[:-1])), path)
     return done
 
 
@@ -338,24 +337,6 @@ def check_cts_file(path: Path) -> None:
         raise NotResultsError(f"{path} is not a CTS-style text ctsgen wrote, so the run will not replace it {fix}")
 
 
-def _write_atomically(path: Path, text: str) -> Path:
-    """Write ``text`` to a temporary file beside ``path``; returns it (the caller renames it into place)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    if path.exists():
-        shutil.copymode(path, tmp)
-    else:
-        os.chmod(tmp, 0o666 & ~_umask())
-    return Path(tmp)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _resume_source(path: Path, header: dict[str, Any]) -> Path | None:
     """The file ``--resume`` continues (None: nothing to continue), refused unless its header is ``header``."""
     partial = partial_path(path)
@@ -398,7 +379,7 @@ def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
                 fh.write(json.dumps(header, sort_keys=True) + "\n")
             yield fh, done
         results = load_results(partial)
-        text = _write_atomically(cts_path(path), format_cts(results.verdicts, title, results.header))
+        text = write_beside(cts_path(path), format_cts(results.verdicts, title, results.header))
         try:
             os.replace(partial, path)
             os.replace(text, cts_path(path))
