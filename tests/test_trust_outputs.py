@@ -235,3 +235,8 @@ def test_a_binary_file_where_the_cts_text_goes_is_kept(pack: Path, tmp_path: Pat
     (tmp_path / "r.txt").write_bytes(b"\xff\xfe\x00binary")
     line = fails_with(capsys, ["run", str(pack), "--quiet", "--results", str(tmp_path / "r.jsonl")])
     assert str(tmp_path / "r.txt") in line and (tmp_path / "r.txt").read_bytes() == b"\xff\xfe\x00binary"
+
+
+def test_the_filesystem_root_as_csv_dir_is_refused_naming_the_option(pack: Path, capsys) -> None:
+    line = refused_before_any_case(pack, capsys, ["--csv-dir", "/"])
+    assert "filesystem root" in line and "--csv-dir ./" in line

@@ -39,7 +39,7 @@ def out_lock(out: Path, flag: str = "--out") -> Iterator[None]:
     out = Path(os.path.abspath(out))
     if not out.name:
         raise UserError(f"{out}: a filesystem root cannot be an output directory -> name a directory "
-                        "below it, e.g. --out ./pack")
+                        f"below it, e.g. {flag} ./out")
     if out in _HELD:
         yield
         return
