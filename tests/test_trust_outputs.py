@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+import ctsgen.results.deqp_csv
 
 from ctsgen.cli import main
 from ctsgen.results.deqp_csv import read_rows
@@ -240,3 +243,23 @@ def test_a_binary_file_where_the_cts_text_goes_is_kept(pack: Path, tmp_path: Pat
 def test_the_filesystem_root_as_csv_dir_is_refused_naming_the_option(pack: Path, capsys) -> None:
     line = refused_before_any_case(pack, capsys, ["--csv-dir", "/"])
     assert "filesystem root" in line and "--csv-dir ./" in line
+
+
+def test_a_stop_signal_while_the_files_are_renamed_lands_after_them_all(pack: Path, tmp_path: Path,
+                                                                        monkeypatch, capsys) -> None:
+    assert run(pack) == 0
+    baseline = tmp_path / "expected.csv"
+    baseline.write_text(f"{first_case(pack)},Fail\n")
+    real = ctsgen.results.deqp_csv.format_failures
+
+    def sigterm_then_format(rows):  # SIGTERM after the results file is renamed, before the CSV files are
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(rows)
+
+    monkeypatch.setattr(ctsgen.results.deqp_csv, "format_failures", sigterm_then_format)
+    with pytest.raises(SystemExit) as e:
+        run(pack, "--baseline", str(baseline))
+    assert e.value.code == 128 + signal.SIGTERM
+    assert "the run had ended" in capsys.readouterr().err
+    assert statuses(pack / "results-reference" / "results.csv")[first_case(pack)] == "UnexpectedPass"
+    assert statuses(pack / "results-reference" / "failures.csv") == {first_case(pack): "UnexpectedPass"}

@@ -51,12 +51,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     csv_dir = Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)
     ci.check_outputs(results_path, csv_dir, {"--baseline": args.baseline or (), "--flakes": args.flakes or (),
                                              "--skips": args.skips or ()})  # before a backend starts
+    judged = []
+
+    def write_csvs() -> None:  # with the results file, before anything is printed (ci.check_outputs)
+        judged.append(ci.judge_results_file(results_path, expected, picked.missing))
+        judged.append(ci.write_ci_files(judged[0], csv_dir))
+
     with out_lock(csv_dir, "--csv-dir"):
-        summary, device, stats = _run_and_write(args, pack, deviations, expected, results_path)
-        # every file is written and in place before anything is printed: a reader of stdout that goes
-        # away (`| head -1`) cannot leave the CSV files judging another run than the results file
-        verdict = ci.judge_results_file(results_path, expected, picked.missing)
-        written = ci.write_ci_files(verdict, csv_dir)
+        summary, device, stats = _run_and_write(args, pack, deviations, expected, results_path, write_csvs)
+    verdict, written = judged
     ran = len(pack.cases) - summary.resumed
     if ran:
         warn_unreached(deviations, f"pack {args.pack}")
@@ -82,8 +85,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if verdict.ok else 1
 
 
-def _run_and_write(args: argparse.Namespace, pack, deviations, expected, results_path: Path):
-    """Run ``pack`` on the backend and put its results file in place; (summary, device, backend stats)."""
+def _run_and_write(args: argparse.Namespace, pack, deviations, expected, results_path: Path, then):
+    """Run ``pack`` on the backend, put its results file in place and call ``then()`` (the CSV files),
+    a stop signal held between them; (summary, device, backend stats)."""
     from ctsgen.backends.registry import open_backend
     from ctsgen.results import ci
     from ctsgen.results import results_file as rf
@@ -97,15 +101,22 @@ def _run_and_write(args: argparse.Namespace, pack, deviations, expected, results
                                 device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
                           expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
+        finished: list[bool] = []
+
+        def finish() -> None:
+            then()
+            finished.append(True)
+
         try:
             with rf.results_output(results_path, args.resume, header,
-                                   rf.results_title(args.pack, args.backend)) as (fh, done_before):
+                                   rf.results_title(args.pack, args.backend), then=finish) as (fh, done_before):
                 summary = run_with_retries(pack, backend, rf.JsonLinesSink(fh), opts, args.flake_retries,
                                            lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
                                            progress=None if args.quiet else _run_progress())
-        except KeyboardInterrupt as exc:
-            raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
-                              f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
+        except KeyboardInterrupt as exc:  # held over the renames: it lands before them or after them all
+            raise Interrupted(getattr(exc, "signum", 2), f"the run had ended: {results_path} and its CSV files "
+                              "are in place" if finished else f"{results_path} is as it was; the cases run so "
+                              f"far are in {rf.partial_path(results_path)} (--resume continues them)") from None
     finally:
         backend.close()
     return summary, device, backend.stats

@@ -8,8 +8,9 @@ options; then one record per case (``name``, ``status``, ``detail``, ...). Besid
 CTS-style ``.txt`` (``name,status,detail`` in CSV, the header as a ``# header`` comment line).
 
 A run holds a lock on the results path (a second run on it is refused), writes into
-``FILE.partial``, and on success writes the ``.txt`` and renames both into place before it
-prints anything, so a closed stdout cannot leave them disagreeing. A crash or an interrupt
+``FILE.partial``, and on success writes the ``.txt`` and renames both into place (then the
+caller's CSV files, a stop signal held until all are in place) before it prints anything, so
+neither a closed stdout nor a Ctrl-C can leave them disagreeing. A crash or an interrupt
 leaves an earlier ``FILE`` as it was; ``--resume`` continues ``FILE.partial`` when an
 interrupted run left one, else a copy of ``FILE``, and only when its header is the one this run
 would write. Only a ctsgen results file is ever replaced: anything else at that path is refused.
@@ -36,6 +37,7 @@ from ctsgen import __version__
 from ctsgen.errors import CtsgenError, UserError
 from ctsgen.pack.lock import out_lock, write_beside
 from ctsgen.core.verdict import CaseResult, Status
+from ctsgen.signals import stops_held
 
 #: The header record's ``format`` and ``format_version``.
 FORMAT, FORMAT_VERSION = "ctsgen-results", 1
@@ -356,12 +358,14 @@ def _resume_source(path: Path, header: dict[str, Any]) -> Path | None:
 
 @contextmanager
 def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
-                   recover: Callable[[Path], dict[str, Status]] = recover_results) -> Iterator[tuple[IO[str], dict]]:
+                   recover: Callable[[Path], dict[str, Status]] = recover_results,
+                   then: Callable[[], None] = lambda: None) -> Iterator[tuple[IO[str], dict]]:
     """Own the results of a run at ``path``: hold its lock, yield (file to append records to,
     verdicts already there for ``--resume``). When the block ends without an exception the
     records and their CTS-style text (``title``: its first comment) replace ``path`` and
-    :func:`cts_path` together; otherwise ``path`` is left as it was and ``FILE.partial`` holds
-    the cases run so far."""
+    :func:`cts_path` together, and ``then()`` writes what is judged from them (a run's CSV files),
+    with Ctrl-C and SIGTERM held until all are in place; otherwise ``path`` is left as it was and
+    ``FILE.partial`` holds the cases run so far."""
     path = Path(path)
     partial = partial_path(path)
     with out_lock(path, "--results"):
@@ -378,11 +382,13 @@ def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
             if source is None:
                 fh.write(json.dumps(header, sort_keys=True) + "\n")
             yield fh, done
-        results = load_results(partial)
-        text = write_beside(cts_path(path), format_cts(results.verdicts, title, results.header))
-        try:
-            os.replace(partial, path)
-            os.replace(text, cts_path(path))
-        except BaseException:
-            text.unlink(missing_ok=True)
-            raise
+        with stops_held():
+            results = load_results(partial)
+            text = write_beside(cts_path(path), format_cts(results.verdicts, title, results.header))
+            try:
+                os.replace(partial, path)
+                os.replace(text, cts_path(path))
+            except BaseException:
+                text.unlink(missing_ok=True)
+                raise
+            then()
