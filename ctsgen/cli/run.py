@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ctsgen.cli.args import Interrupted
 from ctsgen.core.argtypes import nonneg_int
@@ -51,15 +52,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     csv_dir = Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)
     ci.check_outputs(results_path, csv_dir, {"--baseline": args.baseline or (), "--flakes": args.flakes or (),
                                              "--skips": args.skips or ()})  # before a backend starts
-    judged = []
+    judged: dict[str, Any] = {}
 
-    def write_csvs() -> None:  # with the results file, before anything is printed (ci.check_outputs)
-        judged.append(ci.judge_results_file(results_path, expected, picked.missing))
-        judged.append(ci.write_ci_files(judged[0], csv_dir))
+    def write_csvs() -> None:  # with the results file, before anything is printed (docs/ci.md)
+        judged["verdict"] = ci.judge_results_file(results_path, expected, picked.missing)
+        judged["files"] = ci.write_ci_files(judged["verdict"], csv_dir)
 
     with out_lock(csv_dir, "--csv-dir"):
         summary, device, stats = _run_and_write(args, pack, deviations, expected, results_path, write_csvs)
-    verdict, written = judged
+    verdict = judged["verdict"]
     ran = len(pack.cases) - summary.resumed
     if ran:
         warn_unreached(deviations, f"pack {args.pack}")
@@ -81,7 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"    {m}")
     print(f"results: {results_path} (CTS-style: {rf.cts_path(results_path)})")
     print("\n".join(verdict.lines()))
-    print(written)
+    print(judged["files"])
     return 0 if verdict.ok else 1
 
 

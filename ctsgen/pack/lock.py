@@ -1,4 +1,5 @@
-"""Owning an output directory while writing it: a lock, stale temporaries, the user's umask.
+"""Owning an output while writing it: a lock, stale temporaries, the user's umask, a file
+written beside its place and renamed over it (:func:`write_beside`).
 
 A writer holds an exclusive ``flock`` on ``.NAME.lock`` beside ``NAME`` for as
 long as it writes, so a second ``ctsgen generate`` (or ``repro``) to the same
@@ -120,7 +121,7 @@ def write_beside(path: Path, text: str) -> Path:
     asks for); returns it, for the caller to rename over ``path`` (removed if writing fails)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
     try:
-        with os.fdopen(fd, "w") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         if path.exists():
             shutil.copymode(path, tmp)

@@ -250,9 +250,9 @@ def _write_case(root: Path, case: Case, v: Variant, d: CaseData) -> dict[str, An
 def _publish(tmp: Path, out_dir: Path) -> None:
     """Rename the finished pack into place. An old pack is moved aside first and checked again
     there, at the moment it is replaced: a file that appeared in it while the new pack was compiled
-    and written (a user's note, the results of a run) is no file ctsgen wrote, so the old pack is put back and the
-    new one refused, as before drawing (:func:`check_replaceable`). Of the old pack only the files
-    its manifest lists are then deleted."""
+    and written (a user's note, the results of a run) is no file ctsgen wrote, so the old pack is
+    put back and the new one refused, as before drawing (:func:`check_replaceable`). Of the old
+    pack only the files its manifest lists are then deleted."""
     if not out_dir.exists() and not out_dir.is_symlink():
         os.replace(tmp, out_dir)
         return
