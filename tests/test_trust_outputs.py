@@ -263,3 +263,9 @@ def test_a_stop_signal_while_the_files_are_renamed_lands_after_them_all(pack: Pa
     assert "the run had ended" in capsys.readouterr().err
     assert statuses(pack / "results-reference" / "results.csv")[first_case(pack)] == "UnexpectedPass"
     assert statuses(pack / "results-reference" / "failures.csv") == {first_case(pack): "UnexpectedPass"}
+
+
+def test_device_on_the_reference_backend_is_refused_by_fuzz_too(tmp_path: Path, capsys) -> None:
+    line = fails_with(capsys, ["fuzz", "--backend", "reference", "--device", "1", "--time", "1",
+                               "--database", "none", "--repro-dir", str(tmp_path / "r")])
+    assert "--device 1" in line and not (tmp_path / "r").exists()
