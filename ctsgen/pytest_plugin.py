@@ -143,8 +143,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctsgen-expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
     for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
         group.addoption(f"--ctsgen-{option}", **spec)
-    group.addoption("--ctsgen-flake-retries", type=int, default=0, metavar="N",
-                    help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake (xfail)")
+    group.addoption("--ctsgen-flake-retries", **RUN_ARGUMENTS["flake-retries"])
     group.addoption("--ctsgen-validation", action="store_true",
                     help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
                          "message fails as ValidationError")

@@ -4,7 +4,8 @@ worker process it starts does with them.
 A command installs its handler for the length of a block (:func:`on_stop`) and gets the previous
 handlers back however the block ends. Ctrl-C reaches the whole process group, so a worker process
 leaves it to its parent (:func:`leave_interrupts_to_the_parent`): the parent alone decides what an
-interrupt means, and it ends a worker with SIGTERM. :func:`alarm_at` bounds a block in time
+interrupt means, and it ends a worker with SIGTERM. :func:`stops_held` defers them over a few
+renames that must land together. :func:`alarm_at` bounds a block in time
 (SIGALRM): a campaign worker's example in flight, and its backend's close, after the deadline.
 """
 
@@ -37,6 +38,17 @@ def on_stop(handler: Callable[[int, object], object]) -> Iterator[None]:
     finally:
         for s, previous in saved.items():
             signal.signal(s, previous)
+
+
+@contextmanager
+def stops_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the block runs (files renamed into place that must agree), then
+    deliver the first that came: a stop never lands between them."""
+    held: list[int] = []
+    with on_stop(lambda signum, frame: held.append(signum)):
+        yield
+    for s in held[:1]:
+        signal.raise_signal(s)
 
 
 def leave_interrupts_to_the_parent() -> None:

@@ -92,6 +92,14 @@ def _adapter_class(name: str) -> type:
     return cls
 
 
+def check_device(backend: str, device: int | None) -> None:
+    """Refuse ``--device N`` (N > 0) for a backend that cannot select a device (it has one, device 0):
+    the option would be ignored and the run would judge another device than the one asked for."""
+    if device and not capabilities(backend).selects_device:
+        raise UserError(f"--device {device}: backend {backend} has one device (0) and cannot select another -> "
+                        "leave --device out, or use a backend that selects devices (--backend vulkan)")
+
+
 def open_backend(name: str, isolation: str = "auto", device: int | None = None, validation: bool = False) -> Backend:
     """The backend called ``name``, in a supervised worker process unless ``isolation`` is
     ``none`` (``auto``: a worker for everything but the reference backend; a mutant must

@@ -18,7 +18,7 @@ from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from ctsgen.backends.registry import open_backend
+    from ctsgen.backends.registry import check_device, open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
     from ctsgen.fuzz.workers import run_workers, write_worker_report
     from ctsgen.repro import export_failures, replay_command
@@ -50,6 +50,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.mutants.deviations import check_deviations
 
     check_deviations(options.expect_deviations)  # an unknown name: one line, exit 2
+    check_device(args.backend, args.device)  # before any work
     check_database(options.database)  # a failure found and not stored would be lost
     check_writable_dir(args.repro_dir, "--repro-dir")
     backend = open_backend(args.backend, args.isolation, args.device)

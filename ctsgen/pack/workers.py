@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import os
 import pickle
 import signal
 from collections.abc import Callable, Iterable, Iterator
@@ -26,6 +27,12 @@ from ctsgen.signals import holding, leave_interrupts_to_the_parent, on_stop
 T = TypeVar("T")
 
 
+def usable_jobs(jobs: int, items: int | None = None) -> int:
+    """The worker processes to start for ``jobs`` asked: never more than the cores this machine has
+    (more only compete for them) nor than the ``items`` of work, and at least one."""
+    return max(1, min(jobs, os.cpu_count() or 1, jobs if items is None else items))
+
+
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[Pool]:
     """``jobs`` worker processes; use ``pool.imap`` for results in order. Leaving the block,
@@ -37,7 +44,7 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     that re-forks them, that nothing terminates (docs/validation.md, "Stopping generate")."""
     held: list[int] = []
     with on_stop(holding(held)):
-        pool = multiprocessing.get_context().Pool(jobs, initializer=leave_interrupts_to_the_parent)
+        pool = multiprocessing.get_context().Pool(usable_jobs(jobs), initializer=leave_interrupts_to_the_parent)
     try:
         for s in held[:1]:
             signal.raise_signal(s)  # the held signal, now where the pool is terminated

@@ -8,11 +8,13 @@ the same function on the same file afterwards, so both reach the same statuses a
 from __future__ import annotations
 
 import argparse
+import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ctsgen.results.deqp_csv import REGEX_PREFIX, write_csvs
+from ctsgen.errors import UserError
+from ctsgen.results.deqp_csv import CSV_FILES, REGEX_PREFIX, check_csv_dir, write_csvs
 from ctsgen.results.expectations import DEVIATION_PREFIX, CiVerdict, Expectations, ExpectationsError, Outcome, \
     classify, judge_outcomes, load_expectations, read_outcomes
 from ctsgen.results.results_file import explained_deviations
@@ -61,9 +63,47 @@ def absorbed_lines(exp: Expectations, passed_over: Counter, deviated: Counter) -
 
 
 def csv_dir_for(results: Path) -> Path:
-    """Where results.csv and failures.csv go by default: beside ``results`` (PACK/results-B.jsonl ->
-    PACK/results-B/), so that each backend's run keeps its own pair under deqp-runner's file names."""
-    return results.with_name(results.name.split(".")[0])
+    """Where results.csv and failures.csv go by default: beside ``results``, named by its whole stem
+    (PACK/results-B.jsonl -> PACK/results-B/; out/n.a.jsonl -> out/n.a/), so that each results file
+    keeps its own pair under deqp-runner's file names."""
+    return results.with_suffix("")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): the same path, spelled either way
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_outputs(results: Path, csv_dir: Path, inputs: dict[str, Sequence[str]]) -> None:
+    """Before any case runs: refuse, in one line, an output this run could not write at its end or
+    would write over a file that is not its own (:func:`~ctsgen.results.results_file.check_results_file`,
+    :func:`~ctsgen.results.deqp_csv.check_csv_dir`), or over a file it reads (``inputs``: option ->
+    paths). A baseline is never replaced by the run it feeds: failures.csv lists only the unexpected
+    cases, so as the next baseline it would turn every expected failure into a new one (docs/ci.md)."""
+    from ctsgen.results import results_file as rf
+
+    if not results.suffix:
+        raise UserError(f"--results {results}: a name without an extension (.jsonl), so its CSV folder would "
+                        f"be the file itself -> name it {results}.jsonl")
+    outputs = {"results file": results, "results file's .partial": rf.partial_path(results),
+               "CTS-style text": rf.cts_path(results), "CSV folder": csv_dir,
+               **{name: csv_dir / name for name in CSV_FILES}}
+    for what, path in outputs.items():
+        if what != "CSV folder" and _same_file(path, csv_dir):
+            raise UserError(f"--csv-dir {csv_dir} is also the run's {what} -> choose another --csv-dir")
+    for flag, paths in inputs.items():
+        for given in paths:
+            for what, path in outputs.items():
+                if _same_file(Path(given), path):
+                    raise UserError(f"{flag} {given} is also the {what} this run writes, which would replace it "
+                                    "-> copy it to a file of its own (e.g. ci/expected-fails.csv) and pass that, "
+                                    "or choose another --csv-dir/--results (docs/ci.md)")
+    rf.check_results_file(results)
+    rf.check_results_file(rf.partial_path(results))
+    rf.check_cts_file(rf.cts_path(results))
+    check_csv_dir(csv_dir)
 
 
 def judge_results_file(results: Path, exp: Expectations, missing: Iterable[str] = ()) -> CiVerdict:

@@ -8,8 +8,9 @@ options; then one record per case (``name``, ``status``, ``detail``, ...). Besid
 CTS-style ``.txt`` (``name,status,detail`` in CSV, the header as a ``# header`` comment line).
 
 A run holds a lock on the results path (a second run on it is refused), writes into
-``FILE.partial``, and on success writes the ``.txt`` and renames both into place before it
-prints anything, so a closed stdout cannot leave them disagreeing. A crash or an interrupt
+``FILE.partial``, and on success writes the ``.txt`` and renames both into place (then the
+caller's CSV files, a stop signal held until all are in place) before it prints anything, so
+neither a closed stdout nor a Ctrl-C can leave them disagreeing. A crash or an interrupt
 leaves an earlier ``FILE`` as it was; ``--resume`` continues ``FILE.partial`` when an
 interrupted run left one, else a copy of ``FILE``, and only when its header is the one this run
 would write. Only a ctsgen results file is ever replaced: anything else at that path is refused.
@@ -24,7 +25,6 @@ import json
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,13 +36,16 @@ import hypothesis
 from ctsgen.version import __version__
 from ctsgen.core.textlines import read_lines
 from ctsgen.errors import CtsgenError, UserError
-from ctsgen.pack.lock import out_lock
+from ctsgen.pack.lock import out_lock, write_beside
 from ctsgen.core.verdict import CaseResult, Status
+from ctsgen.signals import stops_held
 
 #: The header record's ``format`` and ``format_version``.
 FORMAT, FORMAT_VERSION = "ctsgen-results", 1
 #: How the CTS-style text carries the header: one comment line, this prefix and the JSON.
 TXT_HEADER = "# header "
+#: How the CTS-style text of ``ctsgen run`` begins: its title comment (``results_title``).
+TITLE_PREFIX = "# ctsgen results"
 
 
 class NotResultsError(UserError):
@@ -198,7 +201,7 @@ def recover_results(path: Path) -> dict[str, Status]:
             if n < len(lines):
                 raise ResultsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> run without --resume, or "
                                    "choose another --results") from None
-            os.replace(_write_atomically(Path(path), "".join(g + "\n" for g in lines[:-1])), path)
+            os.replace(write_beside(Path(path), "".join(g + "\n" for g in lines[:-1])), path)
     return done
 
 
@@ -302,6 +305,11 @@ def format_cts(results: dict[str, Verdict], title: str = "", header: dict[str, A
     return buf.getvalue()
 
 
+def results_title(pack: str | Path, backend: str) -> str:
+    """The first comment of a run's CTS-style text: what it holds (:data:`TITLE_PREFIX`)."""
+    return f"{TITLE_PREFIX[2:]}: pack {pack}, backend {backend}"
+
+
 def cts_path(results: Path) -> Path:
     """Where the CTS-style text of ``results`` goes (``.txt``; ``.cts.txt`` beside a ``.txt``)."""
     return results.with_suffix(".cts.txt" if results.suffix == ".txt" else ".txt")
@@ -347,22 +355,21 @@ def check_results_file(path: Path) -> None:
             raise NotResultsError(f"{path} is not a ctsgen results file (line {n} is not a result record) {fix}")
 
 
-def _write_atomically(path: Path, text: str) -> Path:
-    """Write ``text`` to a temporary file beside ``path``; returns it (the caller renames it into place)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    if path.exists():
-        shutil.copymode(path, tmp)
-    else:
-        os.chmod(tmp, 0o666 & ~_umask())
-    return Path(tmp)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def check_cts_file(path: Path) -> None:
+    """Refuse ``path``, where the CTS-style text of a run goes (:func:`cts_path`), unless it is absent,
+    empty, or a text ctsgen wrote (its first lines: the ``# ctsgen results`` title or the header)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    fix = "-> move it out of the way, or choose another --results (its .txt goes beside it)"
+    if not stat.S_ISREG(mode):
+        raise NotResultsError(f"{path} is not a plain file, so the run will not replace it with its CTS-style text "
+                              f"{fix}")
+    with open(path, "rb") as fh:
+        head = fh.read(4096).decode("utf-8", errors="replace").splitlines()[:2]
+    if head and not any(ln.startswith((TITLE_PREFIX, TXT_HEADER)) for ln in head):
+        raise NotResultsError(f"{path} is not a CTS-style text ctsgen wrote, so the run will not replace it {fix}")
 
 
 def _resume_source(path: Path, header: dict[str, Any]) -> Path | None:
@@ -384,17 +391,20 @@ def _resume_source(path: Path, header: dict[str, Any]) -> Path | None:
 
 @contextmanager
 def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
-                   recover: Callable[[Path], dict[str, Status]] = recover_results) -> Iterator[tuple[IO[str], dict]]:
+                   recover: Callable[[Path], dict[str, Status]] = recover_results,
+                   then: Callable[[], None] = lambda: None) -> Iterator[tuple[IO[str], dict]]:
     """Own the results of a run at ``path``: hold its lock, yield (file to append records to,
     verdicts already there for ``--resume``). When the block ends without an exception the
     records and their CTS-style text (``title``: its first comment) replace ``path`` and
-    :func:`cts_path` together; otherwise ``path`` is left as it was and ``FILE.partial`` holds
-    the cases run so far."""
+    :func:`cts_path` together, and ``then()`` writes what is judged from them (a run's CSV files),
+    with Ctrl-C and SIGTERM held until all are in place; otherwise ``path`` is left as it was and
+    ``FILE.partial`` holds the cases run so far."""
     path = Path(path)
     partial = partial_path(path)
     with out_lock(path, "--results"):
         check_results_file(path)
         check_results_file(partial)
+        check_cts_file(cts_path(path))
         done: dict[str, Status] = {}
         source = _resume_source(path, header) if resume else None
         if source is not None:
@@ -405,11 +415,13 @@ def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
             if source is None:
                 fh.write(json.dumps(header, sort_keys=True) + "\n")
             yield fh, done
-        results = load_results(partial)
-        text = _write_atomically(cts_path(path), format_cts(results.verdicts, title, results.header))
-        try:
-            os.replace(partial, path)
-            os.replace(text, cts_path(path))
-        except BaseException:
-            text.unlink(missing_ok=True)
-            raise
+        with stops_held():
+            results = load_results(partial)
+            text = write_beside(cts_path(path), format_cts(results.verdicts, title, results.header))
+            try:
+                os.replace(partial, path)
+                os.replace(text, cts_path(path))
+            except BaseException:
+                text.unlink(missing_ok=True)
+                raise
+            then()
