@@ -227,7 +227,7 @@ class KhrCase:
     def data(self) -> CaseData:
         v = self.shader
         acc = self.accesses()
-        mems = memories(self)
+        mems = memories(v.op, v.operands, v.result, v.saturating, acc, self.seed, self.edges)
         mats = [load_operand(a, m, mem) for a, m, mem in zip(acc, v.operands, mems)]
         result, tol = compute(v, mats, self.s)
         res = v.result.component

@@ -67,5 +67,5 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
               for c, k in access), partition=False),
         one_way(f"MulAdd: KHR property entry ({len(muladds)} cases)", "entry",
                 (entry_label(p["variant"]["operands"], bool(p["variant"].get("saturating"))) for p in muladds),
-                [_entry_of(s) for s in khr_entries(default_profile())]),
+                [_entry_of(s) for s in khr_entries(default_profile())], partition=False),
     ]

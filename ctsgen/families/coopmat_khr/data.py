@@ -19,8 +19,6 @@ operands are drawn non-negative.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ctsgen.model.types import ComponentType, CoopVecType, MatrixType
@@ -31,38 +29,34 @@ from ctsgen.ops.elementwise_operands import ints, normals, operands
 from ctsgen.ops.khr_addressing import KhrAccess, component_indices, extent_components
 from ctsgen.oracle.values import pattern_values
 
-if TYPE_CHECKING:
-    from ctsgen.families.coopmat_khr.case import KhrCase
-
 #: unbiased exponents of MulAdd's float A / B and C values
 AB_EXPONENTS, C_EXPONENTS = (-3, 0), (-3, 4)
 
 
-def memories(case: KhrCase) -> list[np.ndarray]:
-    """Each load's memory (components of its matrix's type, as long as the access reaches)."""
-    v = case.shader
-    rng = np.random.Generator(np.random.PCG64(case.seed))
-    acc = case.accesses()
-    sizes = [extent_components(a, m.rows, m.cols, m.component) for a, m in zip(acc, v.operands)]
-    src, res = v.operands[0].component, v.result.component
-    if v.op is Op.muladd:
-        return [_muladd_values(k, v.operands[k].component, res, v.saturating, v.operands, rng, n)
-                for k, n in enumerate(sizes)]
-    if v.op is Op.copy:
-        return [pattern_values("random", src, sizes[0], case.seed)]
-    if v.op is Op.convert and ComponentType.bfloat16 in (src, res):
-        return [source_values(src, res, sizes[0], case.seed)]
+def memories(op: Op, mats: tuple[MatrixType, ...], result: MatrixType, saturating: bool, acc: list[KhrAccess],
+             seed: int, edges: bool) -> list[np.ndarray]:
+    """Each load's memory (components of its matrix's type, as long as the access reaches) for ``op``
+    on the loaded matrix types ``mats`` with their accesses ``acc``."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    sizes = [extent_components(a, m.rows, m.cols, m.component) for a, m in zip(acc, mats)]
+    src, res = mats[0].component, result.component
+    if op is Op.muladd:
+        return [_muladd_values(k, mats[k].component, res, saturating, mats, rng, n) for k, n in enumerate(sizes)]
+    if op is Op.copy:
+        return [pattern_values("random", src, sizes[0], seed)]
+    if op is Op.convert and ComponentType.bfloat16 in (src, res):
+        return [source_values(src, res, sizes[0], seed)]
     t, r = element_type(src), element_type(res)
-    eop = ElementOp.convert if v.op is Op.convert else (FLOAT_OP if src.is_float else INT_OP)[v.op]
+    eop = ElementOp.convert if op is Op.convert else (FLOAT_OP if src.is_float else INT_OP)[op]
     background = operands(eop, t, r, (1, max(sizes)), rng, False, False)
     mems = [background[k].ravel()[:n].copy() for k, n in enumerate(sizes)]
-    if case.edges:
-        m = v.operands[0]
+    if edges:
+        m = mats[0]
         laden = operands(eop, t, r, (m.rows, m.cols), rng, True, False)
         for k, mem in enumerate(mems):
             mem[component_indices(acc[k], m.rows, m.cols, src)] = laden[k]
-    if v.op is Op.div and src in (ComponentType.sint8, ComponentType.sint32):
-        _no_signed_overflow(mems, acc, v.operands[0])
+    if op is Op.div and src in (ComponentType.sint8, ComponentType.sint32):
+        _no_signed_overflow(mems, acc, mats[0])
     return mems
 
 
