@@ -79,11 +79,14 @@ class KhrVariant:
 
     @property
     def id(self) -> str:
-        mats = ".".join(m.label for m in self.operands) if self.op in (Op.convert, Op.muladd) else ""
-        access = "".join("rc"[lay is Layout.ColumnMajor] + ("" if p is None else p.glsl)
-                         for lay, p in zip(self.layouts, self.pointees))
-        return ".".join(x for x in ("coopmat_khr", self.op.value, mats, self.result.label, access,
-                                    "sat" if self.saturating else "") if x)
+        """``coopmat_khr.OP.[operand types.]result type.ACCESS...``: each access (loads, then the store)
+        ``row`` or ``col``, with ``_POINTEE`` where the buffer's type is wider than the component."""
+        mats = [m.label for m in self.operands] if self.op is Op.convert else \
+            [m.label for m in self.operands[:2]] if self.op is Op.muladd else []
+        access = [("row" if lay is Layout.RowMajor else "col") + ("" if p is None else f"_{p.glsl}")
+                  for lay, p in zip(self.layouts, self.pointees)]
+        return ".".join(["coopmat_khr", self.op.value, *mats, self.result.label, *access]
+                        + (["saturating"] if self.saturating else []))
 
     @property
     def local_size_x(self) -> int:

@@ -113,8 +113,8 @@ MUTANTS = [
     Mutant("khr-store-offset-ignored", FAMILY, "OpCooperativeMatrixStoreKHR ignores its Pointer's element offset",
            _store_offset_ignored, "any store with an element offset above 0", kill_budget=150),
     Mutant("khr-sdiv-floors", FAMILY, "OpSDiv on a cooperative matrix rounds toward negative infinity",
-           _sdiv_floors, "a signed division with a negative, inexact quotient", kill_budget=300),
+           _sdiv_floors, "a signed division with a negative, inexact quotient", kill_budget=350),
     Mutant("khr-muladd-a-zero-extended", FAMILY,
            "OpCooperativeMatrixMulAddKHR zero-extends a signed A (MatrixASignedComponentsKHR ignored)",
-           _muladd_a_unsigned, "an int8 MulAdd with a negative element in A", kill_budget=300),
+           _muladd_a_unsigned, "an int8 MulAdd with a negative element in A", kill_budget=750),
 ]
