@@ -53,19 +53,25 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
     access = [(c, k) for c in parsed for k in range(len(c.shader.matrices))]
     role = lambda c, k: ROLES[k == len(c.shader.matrices) - 1]  # noqa: E731
     muladds = [p for p in cases if p["variant"]["op"] == Op.muladd.value]
+    entries = khr_entries(default_profile())
+    results = {sig[1].component.name for sig in entries}
+    no_result = {(Op.muladd.value, c): "no H100 KHR entry has this ResultType"
+                 for c in profile_components() if c not in results}
+    no_arith = {(o, bf16): "GLSL has no bfloat16 arithmetic" for o in arith}
+    store_rules = {("overlapping", f"store {lay.value}"): "a store's lines stay disjoint" for lay in Layout}
+    store_rules |= {("0", f"store {lay.value}"): "a store's stride is greater than 0" for lay in Layout}
     return [
         grid("operation x result component type", "operation", "componentType", ops, profile_components(),
              ((c.shader.op.value, c.shader.result.component.name) for c in parsed),
-             excluded={(o, bf16): "GLSL has no bfloat16 arithmetic" for o in arith}),
+             excluded=no_arith | no_result),
         grid("stride x MemoryLayout (every load and store)", "stride", "layout", STRIDES,
              [f"{r} {lay.value}" for r in ROLES for lay in Layout],
              ((stride_class(c, k), f"{role(c, k)} {c.shader.layouts[k].value}") for c, k in access),
-             excluded={("overlapping", f"store {lay.value}"): "a store's lines stay disjoint" for lay in Layout},
-             partition=False),
+             excluded=store_rules, partition=False),
         grid("pointee x load / store", "pointee", "access", ["component", "uint32_t", "uvec2", "uvec4"], ROLES,
              (("component" if c.shader.pointees[k] is None else c.shader.pointees[k].glsl, role(c, k))
               for c, k in access), partition=False),
         one_way(f"MulAdd: KHR property entry ({len(muladds)} cases)", "entry",
                 (entry_label(p["variant"]["operands"], bool(p["variant"].get("saturating"))) for p in muladds),
-                [_entry_of(s) for s in khr_entries(default_profile())], partition=False),
+                [_entry_of(s) for s in entries], partition=False),
     ]

@@ -31,9 +31,15 @@ Signature = tuple[tuple[MatrixType, ...], MatrixType, bool]
 LAYOUTS = (Layout.RowMajor, Layout.ColumnMajor)
 
 
+#: MulAdd strata: one per entry of the device's KHR property list, up to this many.
+MAX_KHR_ENTRIES = 32
+
+
 def strata() -> list[dict[str, object]]:
-    """Every operation."""
-    return [{"op": op} for op in Op]
+    """Every operation x result component type, and every entry of the KHR property list as a MulAdd
+    (a profile lists fewer: the rest are left out, as are the types it lacks)."""
+    return ([{"op": op, "component": c} for op in Op if op is not Op.muladd for c in ComponentType]
+            + [{"op": Op.muladd, "entry": i} for i in range(MAX_KHR_ENTRIES)])
 
 
 def khr_entries(profile: DeviceProfile) -> list[Signature]:
@@ -78,19 +84,33 @@ def signatures(profile: DeviceProfile) -> dict[Op, list[Signature]]:
     return _CACHE[key]
 
 
+def pinned(profile: DeviceProfile, op: Op, component: ComponentType | None, entry: int | None) -> list[Signature]:
+    """``op``'s signatures on ``profile`` with the result ``component`` and, for a MulAdd, only the
+    ``entry``-th of :func:`khr_entries`; raises ProfileLacksError naming what is missing."""
+    if entry is not None:
+        entries = khr_entries(profile)
+        if op is not Op.muladd or entry >= len(entries):
+            raise ProfileLacksError(f"device profile {profile.name!r} lists {len(entries)} KHR MulAdd entries "
+                                    f"ctsgen models, not an entry {entry}")
+        return [entries[entry]]
+    sigs = [s for s in signatures(profile)[op] if component is None or s[1].component is component]
+    if not sigs:
+        raise ProfileLacksError(f"device profile {profile.name!r} has no matrix type for coopmat-khr {op.value}"
+                                + ("" if component is None else f" with a {component.name} result"))
+    return sigs
+
+
 @st.composite
-def khr_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *, op: Op | None = None) -> KhrVariant:
+def khr_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *, op: Op | None = None,
+                 component: ComponentType | None = None, entry: int | None = None) -> KhrVariant:
     profile = options.profile or default_profile()
-    sigs = signatures(profile)
     if op is None:
-        have = [o for o in Op if sigs[o]]
+        have = [o for o in Op if signatures(profile)[o]]
         if not have:
             raise ProfileLacksError(f"device profile {profile.name!r} lists no VK_KHR_cooperative_matrix type "
                                     "ctsgen models (or lacks the cooperativeMatrix feature)")
         op = draw(sampled(tuple(have)))
-    if not sigs[op]:
-        raise ProfileLacksError(f"device profile {profile.name!r} has no matrix type for coopmat-khr {op.value}")
-    operands, result, saturating = draw(sampled(tuple(sigs[op])))
+    operands, result, saturating = draw(sampled(tuple(pinned(profile, op, component, entry))))
     mats = (*operands, result)
     layouts = tuple(draw(sampled(LAYOUTS)) for _ in mats)
     pointees = tuple(draw(sampled(pointee_choices(m.component))) for m in mats)
