@@ -18,6 +18,7 @@ OpSNegate), ``add``/``sub``/``mul``/``div`` (OpFAdd ... OpFDiv, OpIAdd ... OpSDi
 (OpMatrixTimesScalar), ``convert`` (OpFConvert, OpConvertFToS/U, OpConvertSToF/UToF, OpSConvert /
 OpUConvert, same-width OpBitcast; "The result type and value type must have the same Scope, number of
 Rows, number of Columns, and Use"), ``muladd`` (one VkCooperativeMatrixPropertiesKHR entry).
+Decisions: docs/spec-decisions.md "khr-addressing", "khr-arithmetic", "khr-muladd".
 """
 
 from __future__ import annotations
