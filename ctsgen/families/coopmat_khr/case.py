@@ -40,9 +40,8 @@ from ctsgen.ops.khr_addressing import (
     KhrAccess,
     Layout,
     Pointee,
+    check_access,
     component_indices,
-    expected_load,
-    expected_store,
     extent_components,
 )
 from ctsgen.families.coopmat_khr.data import memories
@@ -158,13 +157,24 @@ class KhrVariant:
 
 
 def load_operand(access: KhrAccess, m: MatrixType, memory: np.ndarray) -> np.ndarray:
-    """OpCooperativeMatrixLoadKHR of a matrix of type ``m`` from ``memory`` (components)."""
-    return expected_load(access, m.rows, m.cols, memory, m.component)
+    """OpCooperativeMatrixLoadKHR of a matrix of type ``m`` from ``memory`` (components), as a device
+    runs it: each element at its address (ctsgen.ops.khr_addressing), 0 past the end of ``memory``
+    (robust buffer access). For a drawn case, whose accesses are valid and in bounds
+    (KhrCase checks them), this is ``expected_load``."""
+    idx = component_indices(access, m.rows, m.cols, m.component)
+    inside = idx < memory.size
+    return np.where(inside, memory[np.where(inside, idx, 0)], m.component.dtype.type(0)).astype(m.component.dtype)
 
 
 def store_result(access: KhrAccess, matrix: np.ndarray, memory: np.ndarray, component: ComponentType) -> np.ndarray:
-    """``memory`` after OpCooperativeMatrixStoreKHR of ``matrix``."""
-    return expected_store(access, matrix, memory, component)
+    """``memory`` after OpCooperativeMatrixStoreKHR of ``matrix``, as a device runs it: writes past the
+    end are dropped, and of two elements stored to one address the later (row-major) one lands. For a
+    drawn case (disjoint lines, in bounds) this is ``expected_store``."""
+    idx = component_indices(access, *matrix.shape, component)
+    inside = idx < memory.size
+    out = np.array(memory, copy=True)
+    out[idx[inside]] = matrix[inside]
+    return out
 
 
 def compute(v: KhrVariant, mats: list[np.ndarray], s: Any, *, strict: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -213,6 +223,8 @@ class KhrCase:
         n = len(self.shader.layouts)
         if len(self.strides) != n or len(self.offsets) != n:
             raise ValueError(f"a {self.shader.op.value} case has {n} strides and offsets (its loads and store)")
+        for k, (a, m) in enumerate(zip(self.accesses(), self.shader.matrices)):
+            check_access(a, m.rows, m.cols, m.component, is_store=k == n - 1)
 
     def variant(self) -> KhrVariant:
         return self.shader
@@ -240,7 +252,7 @@ class KhrCase:
         expected = store_result(acc[-1], result, poison, res)
         tolerances = None
         if self._tolerance_rule():  # unwritten elements: NaN, compared bit for bit
-            sides = [expected_store(acc[-1], tol[k], np.full(n, np.nan), res) for k in range(2)]
+            sides = [store_result(acc[-1], tol[k], np.full(n, np.nan), res) for k in range(2)]
             tolerances = [None] * len(mems) + [np.stack(sides)]
         return CaseData(self.params(), [*mems, poison], [None] * len(mems) + [expected], tolerances)
 

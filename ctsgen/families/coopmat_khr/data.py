@@ -14,10 +14,12 @@ accumulator for K <= 64); integer operands over their whole range, half small, C
 limits (saturation and wrap both reached). SaturatingAccumulation leaves an overflowing A x B undefined
 (ctsgen.ops.khr_muladd.saturation_defined): with 8-bit operands a signed 32-bit result cannot overflow
 for K < 2^16, and an unsigned result underflows only through a negative product, so there the signed
-operands are drawn non-negative.
+operands are drawn non-negative; wider operands (or a longer K) are drawn with |x| <= isqrt(max / K).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -83,7 +85,12 @@ def _muladd_values(k: int, comp: ComponentType, res: ComponentType, saturating: 
         near = rng.integers(0, 1 << 17, n)
         limit = np.where(rng.random(n) < 0.5, int(info.max) - near, int(info.min) + near)
         return np.where(rng.random(n) < 0.5, limit, values.astype(np.int64)).astype(comp.dtype)
+    if not saturating:
+        return values
+    v = values.astype(np.int64)
     signed_operands = any(m.component in (ComponentType.sint8, ComponentType.sint32) for m in mats[:2])
-    if saturating and res in (ComponentType.uint32, ComponentType.uint8) and signed_operands:
-        return np.where(values < 0, -(values.astype(np.int64) + 1), values).astype(comp.dtype)
-    return values
+    if res in (ComponentType.uint32, ComponentType.uint8) and signed_operands:
+        v = np.where(v < 0, -(v + 1), v)
+    # |A x B| <= K cap^2 <= the result's largest value (8-bit operands: no cap below 2^16 terms)
+    cap = math.isqrt(int(np.iinfo(res.dtype).max) // mats[0].cols)
+    return np.where(np.abs(v) > cap, np.sign(v) * (np.abs(v) % (cap + 1)), v).astype(comp.dtype)

@@ -22,7 +22,7 @@ from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.ops.cm2 import profile_key, simplicity
 from ctsgen.ops.elementwise_operands import NARROW
 from ctsgen.ops.khr_addressing import Layout
-from ctsgen.oracle.numeric import float_format
+from ctsgen.oracle.numeric import float_format, unit_roundoff
 from ctsgen.strategies.cached import SEEDS, integers, sampled
 from ctsgen.strategies.khr import khr_accesses, pointee_choices
 
@@ -44,13 +44,17 @@ def strata() -> list[dict[str, object]]:
 
 def khr_entries(profile: DeviceProfile) -> list[Signature]:
     """Every Subgroup-scope VkCooperativeMatrixPropertiesKHR entry of component types ctsgen models, as
-    MulAdd operands (A, B, C) and result; C and Result of one type (GLSL's coopMatMulAdd returns C's)."""
+    MulAdd operands (A, B, C) and result; C and Result of one type (GLSL's coopMatMulAdd returns C's);
+    a float Result whose any-order sum bound does not exist (K u >= 1: bfloat16 at K = 256) is left
+    out (docs/spec-decisions.md "khr-muladd")."""
     if not profile.has_feature("cooperativeMatrix"):
         return []
     out: dict[Signature, None] = {}
     for e in profile.coopmat_khr:
         types = [ComponentType.from_vk(e[k]) for k in ("AType", "BType", "CType", "ResultType")]
         if e["scope"] != Scope.Subgroup.value or None in types or types[2] is not types[3]:
+            continue
+        if types[3].is_float and e["KSize"] * unit_roundoff(types[3]) >= 1:
             continue
         a, b, c, _ = types
         wg = profile.subgroup_size

@@ -197,3 +197,55 @@ def test_drawn_shaders_compile_validate_and_pass_on_the_reference_backend(path: 
     for case in per_op:  # the reference backend runs any profile's types; check_case would gate on the H100's
         result = run_cases(backend, compile_variant(case.shader, FAMILY.name), [drawn(case, case.data())], 60).results[0]
         assert result.status is Status.Pass, (case.name(), result)
+
+
+# -- hostile inputs (each probe that found something, kept) ----------------------------------------------
+def test_the_device_path_is_the_oracle_on_drawn_cases() -> None:
+    from ctsgen.families.coopmat_khr.case import store_result
+    from ctsgen.ops.khr_addressing import expected_load, expected_store
+
+    for case in draw_examples(FAMILY.cases(StrategyOptions()), 30, 8):
+        data = case.data()
+        acc = case.accesses()
+        for a, m, mem in zip(acc, case.shader.operands, data.initial):
+            np.testing.assert_array_equal(load_operand(a, m, mem), expected_load(a, m.rows, m.cols, mem, m.component))
+        res = case.shader.result
+        matrix = np.zeros((res.rows, res.cols), res.component.dtype)
+        out = data.initial[-1]
+        np.testing.assert_array_equal(store_result(acc[-1], matrix, out, res.component),
+                                      expected_store(acc[-1], matrix, out, res.component))
+
+
+def test_tampered_parameter_words_give_a_wrong_result_not_a_crash_of_the_reference() -> None:
+    case = draw_examples(FAMILY.cases(StrategyOptions(), op=Op.add), 1, 3)[0]
+    data = case.data()
+    words = data.params.copy()
+    words[0] = 9999  # a load stride far past the operand the pack holds
+    buffers = [b.copy() for b in data.initial]
+    case.shader.execute(words[None, :], np.zeros((1, len(buffers)), np.int64), buffers)
+    assert not np.array_equal(buffers[-1], data.expected[-1])
+
+
+def test_a_case_with_an_invalid_access_is_refused_when_read() -> None:
+    case = draw_examples(FAMILY.cases(StrategyOptions(), op=Op.copy), 1, 3)[0]
+    bad = case.to_json()
+    bad["strides"][-1] = 0  # a store's stride must be > 0
+    with pytest.raises(ValueError, match="overlap"):
+        KhrCase.from_json(bad)
+
+
+def test_an_unusual_khr_list_draws_only_defined_cases() -> None:
+    """Found by a hostile profile: a saturating int32 x int32 entry at K = 256 overflowed A x B (undefined)
+    and a bfloat16 Result at K = 256 has no sum bound (K u = 1)."""
+    anv = load_profile(next(p for p in PROFILES if "anv" in p.name))
+    entry = lambda m, n, k, a, c, sat: {"MSize": m, "NSize": n, "KSize": k, "AType": a, "BType": a,  # noqa: E731
+                                        "CType": c, "ResultType": c, "saturatingAccumulation": sat, "scope": 3}
+    odd = replace(anv, coopmat_khr=[entry(16, 16, 256, 5, 5, 1), entry(8, 8, 256, 1000141000, 1000141000, 0),
+                                    entry(3, 5, 7, 0, 1, 0), entry(8, 8, 32, 3, 9, 1)])
+    entries = khr_entries(odd)
+    assert len(entries) == 3 and all(ops[0].component is not BF16 for ops, _, _ in entries)
+    for i in range(len(entries)):
+        for case in draw_examples(FAMILY.cases(StrategyOptions(profile=odd), op=Op.muladd, entry=i), 4, i):
+            data = case.data()
+            mats = [load_operand(a, m, mem) for a, m, mem in zip(case.accesses(), case.shader.operands, data.initial)]
+            assert not case.shader.saturating or saturation_defined(mats[0], mats[1], case.shader.result.component)
