@@ -182,9 +182,8 @@ def compute(v: KhrVariant, mats: list[np.ndarray], s: Any, *, strict: bool = Tru
     ``strict``: refuse operands whose result is undefined (an oracle); the reference backend's
     execution computes something for them (a mutant may feed it such data)."""
     res = v.result.component
-    shape = (2, *mats[0].shape) if v.op is not Op.muladd else (2, v.result.rows, v.result.cols)
     if v.op is Op.copy:
-        return mats[0].copy(), np.zeros(shape)
+        return mats[0].copy(), np.zeros((2, *mats[0].shape))
     if v.op is Op.muladd:
         return expected_muladd(*mats, res, saturating=v.saturating, strict=strict)
     if v.op is Op.convert:
