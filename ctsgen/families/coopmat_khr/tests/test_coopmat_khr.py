@@ -249,3 +249,27 @@ def test_an_unusual_khr_list_draws_only_defined_cases() -> None:
             data = case.data()
             mats = [load_operand(a, m, mem) for a, m, mem in zip(case.accesses(), case.shader.operands, data.initial)]
             assert not case.shader.saturating or saturation_defined(mats[0], mats[1], case.shader.result.component)
+
+
+OP_COOPERATIVE_MATRIX_MUL_ADD_KHR = 4459
+#: Cooperative Matrix Operands (SPV_KHR_cooperative_matrix): Matrix{A,B,C,Result}SignedComponentsKHR, saturation
+SIGNED = {0: 0x1, 1: 0x2, 2: 0x4, 3: 0x8}
+SATURATING = 0x10
+
+
+@pytest.mark.parametrize("index", range(14))
+def test_the_shader_sets_the_operands_the_oracle_assumes(index: int) -> None:
+    """Each RADV KHR entry's MulAdd: the shader's Cooperative Matrix Operands mark exactly the signed
+    integer matrices (the oracle sign-extends those) and SaturatingAccumulation where the entry lists it."""
+    from ctsgen.toolchain import compile_glsl
+    from ctsgen.toolchain.spirv_patch import instructions, to_words
+
+    radv = load_profile(next(p for p in PROFILES if "radv" in p.name))
+    (a, b, c), result, sat = khr_entries(radv)[index]
+    v = KhrVariant(Op.muladd, (a, b, c), result, (Layout.RowMajor,) * 4, (None,) * 4, sat)
+    words = to_words(compile_glsl(v.glsl(), f"{v.id}.comp"))
+    muladds = [ops for _, opcode, ops in instructions(words) if opcode == OP_COOPERATIVE_MATRIX_MUL_ADD_KHR]
+    assert len(muladds) == 1
+    mask = muladds[0][5] if len(muladds[0]) > 5 else 0
+    want = sum(bit for k, bit in SIGNED.items() if (a, b, c, result)[k].component in (S8, S32))
+    assert mask == want | (SATURATING if sat else 0), (v.id, hex(mask))
