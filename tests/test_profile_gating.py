@@ -21,12 +21,13 @@ from ctsgen.strategies.sampling import draw_examples
 
 PROFILES = sorted((Path(__file__).resolve().parents[1] / "ctsgen" / "device" / "profiles").glob("*.txt"))
 #: What each fixture runs: the H100 all but decode-vector (no such extension in its driver); the Mesa
-#: drivers only families that need no tensor addressing (none of them has it), ANV not reductions either.
+#: drivers only families that need no tensor addressing (none of them has it), ANV not reductions either;
+#: every one of them coopmat-khr (VK_KHR_cooperative_matrix alone).
 RUNS = {
     "nvidia-h100-driver580.txt": sorted(set(families()) - {"decode-vector"}),
-    "mesa-lavapipe-26.2.6.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce"],
-    "mesa-radv-gfx11-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce"],
-    "mesa-anv-gfx9-cm2.txt": ["cm2-convert", "cm2-elementwise"],
+    "mesa-lavapipe-26.2.6.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce", "coopmat-khr"],
+    "mesa-radv-gfx11-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce", "coopmat-khr"],
+    "mesa-anv-gfx9-cm2.txt": ["cm2-convert", "cm2-elementwise", "coopmat-khr"],
 }
 
 

@@ -37,7 +37,7 @@ from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
 pytestmark = pytest.mark.slow
 
 #: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass.
-RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce")
+RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "coopmat-khr")
 
 
 #: lavapipe's fixture profile, captured from the live driver with `ctsgen profile`.
