@@ -97,7 +97,7 @@ def test_cases_are_valid_and_round_trip(c: ReduceCase) -> None:
     assert v.source.use is MatrixUse.Accumulator and default_profile().supports_matrix(v.result) is None
     assert FAMILY.case_from_json(c.to_json()) == c
     d = c.data()
-    assert d.expected[1].size == v.result.elements and d.initial[0].dtype == v.source.component.dtype
+    assert d.expected[1].size == v.subgroups * v.result.elements and d.initial[0].dtype == v.source.component.dtype
 
 
 def test_strategy_respects_a_profile_without_workgroup_scope() -> None:
