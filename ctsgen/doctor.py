@@ -17,13 +17,21 @@ import importlib.util
 import platform
 import sys
 from importlib import metadata
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ctsgen.toolchain import cache, glslang, spirv_val
 from ctsgen.toolchain.errors import ToolchainError
 
+if TYPE_CHECKING:
+    from ctsgen.device.profile import DeviceProfile
+
 VULKAN_LOADER = "libvulkan.so.1"
-VULKAN_LOADER_FIX = "apt-get install libvulkan1"
+#: How to get a Vulkan loader and a driver with these extensions: a GPU's driver and Debian's libvulkan1, or,
+#: with no GPU, lavapipe in a private prefix; Debian 12's own libvulkan1 brings Mesa 22.3, which has none of
+#: the extensions ctsgen tests (docs/lavapipe.md). Also the Vulkan backend's advice when the loader is missing.
+VULKAN_LOADER_FIX = ("apt-get install libvulkan1 and the GPU's driver; with no GPU, lavapipe: bash .ci/lavapipe.sh "
+                     "PREFIX, then PREFIX/run python -m ctsgen ... (docs/lavapipe.md; Debian 12's libvulkan1 brings "
+                     "Mesa 22.3, which lacks VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2)")
 VULKAN_PY_FIX = "pip install 'ctsgen[vulkan]'"
 
 #: Distribution name -> requirement as in pyproject.toml.
@@ -181,7 +189,7 @@ def _list_devices(report: _Report) -> None:
 
         backend = VulkanBackend()
         try:
-            label, names = "device 0", [backend.profile().name]
+            profile = backend.profile()
         finally:
             backend.close()
     except ImportError as exc:
@@ -190,7 +198,21 @@ def _list_devices(report: _Report) -> None:
     except Exception as exc:  # a driver can fail in any way; the report must go on
         report.line("devices", f"none usable: {type(exc).__name__}: {exc}")
         return
-    report.line(label, ", ".join(names) if names else "none found")
+    report.line("device 0", profile.name)
+    _list_families(report, profile)
+
+
+def _list_families(report: _Report, profile: DeviceProfile) -> None:
+    """The families the device runs some case of, and the one thing it lacks for each other one: the
+    gate ``generate``, ``fuzz`` and campaigns use (ctsgen.families.gating), on the device's own profile.
+    Imported here: the families need the dependencies this report checks for."""
+    from ctsgen.families import families, get_family
+    from ctsgen.families.gating import split_runnable
+
+    runs, skipped = split_runnable([get_family(name) for name in families()], profile)
+    report.line("  runs", f"{', '.join(f.name for f in runs) or 'no family'} ({len(runs)} of {len(families())})")
+    for i, (name, why) in enumerate(sorted(skipped.items())):
+        report.line("  skips" if i == 0 else "", f"{name}: {why}")
 
 
 if __name__ == "__main__":

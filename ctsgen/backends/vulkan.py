@@ -130,15 +130,15 @@ _VK_ERROR_INCOMPATIBLE_DRIVER = -9
 
 def _import_vulkan_py() -> ModuleType:
     """Import ``vulkan_py``, turning a missing package or loader into a :class:`BackendError`."""
+    from ctsgen.doctor import VULKAN_LOADER_FIX  # noqa: PLC0415 (the one wording of the advice)
+
     try:
         import vulkan_py
     except ImportError as exc:
         raise BackendError("the Vulkan backend needs the vulkan_py package -> pip install 'ctsgen[vulkan]' "
-                           "(and a Vulkan loader: Debian's libvulkan1)") from exc
+                           f"(and a Vulkan loader: {VULKAN_LOADER_FIX})") from exc
     except (RuntimeError, OSError) as exc:  # vulkan_py raises RuntimeError when dlopen("libvulkan.so.1") fails
-        raise BackendError(
-            "cannot load the Vulkan loader libvulkan.so.1: install Debian's libvulkan1 package "
-            "(apt-get install libvulkan1) and the GPU's driver") from exc
+        raise BackendError(f"cannot load the Vulkan loader libvulkan.so.1 -> {VULKAN_LOADER_FIX}") from exc
     return vulkan_py
 
 
