@@ -14,11 +14,13 @@ hand, REPORT.md also names the first differing node found by a debug re-run
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ctsgen.backends.base import Backend
+from ctsgen.backends.supervise import WORKER_LAUNCHER_ENV
 from ctsgen.families import get_family
 from ctsgen.core.family import Case
 from ctsgen.pack.lock import OutputLockedError
@@ -35,9 +37,18 @@ def _bullets(obj: dict[str, Any]) -> list[str]:
     return [f"- `{k}`: `{json.dumps(obj[k], sort_keys=True)}`" for k in sorted(obj)]
 
 
+def ctsgen_command() -> str:
+    """How this ctsgen was started, for a line a user pastes: through the launcher it runs under
+    (``CTSGEN_WORKER_LAUNCHER``, which lavapipe's ``PREFIX/run`` exports; the launcher takes the
+    interpreter: docs/lavapipe.md), else plain ``ctsgen``."""
+    launcher = os.environ.get(WORKER_LAUNCHER_ENV, "").strip()
+    return f"{launcher} python -m ctsgen" if launcher else "ctsgen"
+
+
 def replay_command(out_dir: Path, backend: str, expect_deviations: Sequence[str] = ()) -> str:
-    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations)."""
-    return " ".join([f"ctsgen run {out_dir} --backend {backend}",
+    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations),
+    through the launcher ctsgen runs under (:func:`ctsgen_command`)."""
+    return " ".join([f"{ctsgen_command()} run {out_dir} --backend {backend}",
                      *(f"--expect-deviation {name}" for name in expect_deviations)])
 
 

@@ -19,6 +19,7 @@ from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
+    from ctsgen.fuzz.buckets import deviation_explaining
     from ctsgen.fuzz.workers import run_workers, write_worker_report
     from ctsgen.repro import export_failures, replay_command
     from ctsgen.runner.options import RunOptions
@@ -100,6 +101,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         for (case, result), out in zip(report.failures, repros):
             print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
                   f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
+            known = deviation_explaining(backend, case, result, fuzzer.shader(case.variant(), case.family))
+            if known is not None:
+                print(f"    explained by the documented deviation {known.name} ({known.description}; "
+                      f"docs/validation.md): --expect-deviation {known.name} judges by it")
         return 1
     finally:
         backend.close()
