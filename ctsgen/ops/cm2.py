@@ -158,3 +158,11 @@ def tiles_extensions(subgroups: int) -> list[str]:
     """The GLSL extensions the tile loop of several subgroups needs (gl_SubgroupID, gl_NumSubgroups:
     templates/common.glsl.j2 ``tiles_begin``)."""
     return ["GL_KHR_shader_subgroup_basic"] if subgroups > 1 else []
+
+
+def subgroups_from_json(o: dict[str, Any]) -> int:
+    """A variant's ``subgroups`` from its JSON (1 where absent), a whole number (not a string or a bool)."""
+    n = o.get("subgroups", 1)
+    if type(n) is not int:
+        raise ValueError(f"subgroups is {n!r} -> a whole number of subgroups per workgroup, 1 or more")
+    return n

@@ -22,8 +22,8 @@ from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2_convert import Kind, expected_result, source_values
-from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_json, subgroups_label,
-                            tiles_extensions)
+from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+                            subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
@@ -102,7 +102,7 @@ class ConvertVariant:
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ConvertVariant:
         return cls(Kind(o["kind"]), MatrixType.from_json(o["source"]), MatrixType.from_json(o["result"]),
-                   int(o.get("subgroups", 1)))
+                   subgroups_from_json(o))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: convert / transpose each tile of each case's source on host buffers."""

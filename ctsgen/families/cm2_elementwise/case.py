@@ -20,8 +20,8 @@ from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2_elementwise import SMALL, Op, expected_per_element, op_allows
-from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_json, subgroups_label,
-                            tiles_extensions)
+from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+                            subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -73,7 +73,7 @@ class PerElementVariant:
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> PerElementVariant:
-        return cls(Op(o["op"]), MatrixType.from_json(o["matrix"]), int(o.get("subgroups", 1)))
+        return cls(Op(o["op"]), MatrixType.from_json(o["matrix"]), subgroups_from_json(o))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: apply the function to each case's matrix on host buffers."""

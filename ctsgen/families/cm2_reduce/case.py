@@ -19,8 +19,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_json, subgroups_label,
-                            tiles_extensions)
+from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+                            subgroups_label, tiles_extensions)
 from ctsgen.ops.cm2_reduce import (Combine, ReduceMode, domain_size, expected_reduce,
                                                reduction_domains, result_shape, sum_is_meaningful)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
@@ -100,7 +100,7 @@ class ReduceVariant:
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ReduceVariant:
         return cls(ReduceMode[o["mode"]], Combine(o["combine"]), MatrixType.from_json(o["source"]),
-                   MatrixType.from_json(o["result"]), int(o.get("subgroups", 1)))
+                   MatrixType.from_json(o["result"]), subgroups_from_json(o))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: reduce each tile of each case's source on host buffers."""

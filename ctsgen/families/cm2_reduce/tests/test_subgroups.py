@@ -87,3 +87,15 @@ def test_the_lavapipe_profile_allows_subgroup_types_in_whole_subgroups_only() ->
     assert "maxComputeWorkGroupInvocations" in LAVAPIPE.supports_matrix(in_subgroups(ONE, 256))
     wrong = MatrixType(S32, Scope.Subgroup, 16, 20, MatrixUse.Accumulator, 32)  # 20 is no multiple of 8
     assert "no cooperative-matrix property entry" in LAVAPIPE.supports_matrix(wrong)
+
+
+@pytest.mark.parametrize("value", ["2", True, 0, -1, 1.0, None])
+def test_a_pack_whose_subgroups_is_no_whole_number_of_one_or_more_is_refused(value: object) -> None:
+    """Hostile packs: a string, a bool (int(True) is 1), zero, a float: refused naming the field, not
+    read as a number (a pack reader turns the ValueError into one line)."""
+    o = _variant(4).to_json()
+    o["subgroups"] = value
+    with pytest.raises(ValueError, match="subgroups is"):
+        ReduceVariant.from_json(o)
+    o["subgroups"] = 4
+    assert ReduceVariant.from_json(o) == _variant(4)
