@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, find, settings
 
 from ctsgen.core.family import StrategyOptions
@@ -27,6 +28,7 @@ def _three_subgroups(family: str):  # type: ignore[no-untyped-def]
     return find(fam.cases(StrategyOptions(profile=LAVAPIPE)), lambda c: c.shader.subgroups == 3, settings=FIND)
 
 
+@pytest.mark.slow
 def test_cm2_convert_tiles_are_converted_on_their_own() -> None:
     case = _three_subgroups("cm2-convert")
     v, d = case.shader, case.data()

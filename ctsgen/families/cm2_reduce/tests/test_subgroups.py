@@ -67,6 +67,7 @@ def test_a_workgroup_scope_variant_has_one_subgroup_tile() -> None:
         ReduceVariant(ReduceMode.Row, Combine.sum, ONE, ONE, 0)
 
 
+@pytest.mark.slow
 def test_lavapipe_draws_workgroups_of_one_to_max_subgroups_and_shrinks_to_one() -> None:
     variants = FAMILY.variants(StrategyOptions(profile=LAVAPIPE))
     drawn = {v.subgroups for v in draw_examples(variants, 80, 5)}
