@@ -26,12 +26,6 @@ if TYPE_CHECKING:
     from ctsgen.device.profile import DeviceProfile
 
 VULKAN_LOADER = "libvulkan.so.1"
-#: How to get a Vulkan loader and a driver with these extensions: a GPU's driver and Debian's libvulkan1, or,
-#: with no GPU, lavapipe in a private prefix; Debian 12's own libvulkan1 brings Mesa 22.3, which has none of
-#: the extensions ctsgen tests (docs/lavapipe.md). Also the Vulkan backend's advice when the loader is missing.
-VULKAN_LOADER_FIX = ("apt-get install libvulkan1 and the GPU's driver; with no GPU, lavapipe: bash .ci/lavapipe.sh "
-                     "PREFIX, then PREFIX/run python -m ctsgen ... (docs/lavapipe.md; Debian 12's libvulkan1 brings "
-                     "Mesa 22.3, which lacks VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2)")
 VULKAN_PY_FIX = "pip install 'ctsgen[vulkan]'"
 
 #: Distribution name -> requirement as in pyproject.toml.
@@ -159,9 +153,9 @@ def _check_vulkan(report: _Report) -> None:
     try:
         ctypes.CDLL(VULKAN_LOADER)
     except OSError as exc:
-        report.missing(
-            "libvulkan", f"Vulkan loader {VULKAN_LOADER} (needed to run on a GPU)", VULKAN_LOADER_FIX, str(exc)
-        )
+        from ctsgen.backends.vulkan import LOADER_FIX  # noqa: PLC0415 (needs numpy, which this report checks)
+
+        report.missing("libvulkan", f"Vulkan loader {VULKAN_LOADER} (needed to run on a GPU)", LOADER_FIX, str(exc))
         return
     report.line("libvulkan", f"{VULKAN_LOADER} loads (find_library: {found})")
     if vulkan_py_ok:

@@ -128,17 +128,24 @@ _VK_ERROR_DEVICE_LOST = -4
 _VK_ERROR_INCOMPATIBLE_DRIVER = -9
 
 
+#: How to get a Vulkan loader and a driver with these extensions (this backend's and ``ctsgen doctor``'s
+#: advice): a GPU's driver and Debian's libvulkan1, or, with no GPU, lavapipe in a private prefix;
+#: Debian 12's own libvulkan1 brings Mesa 22.3, which has none of the extensions ctsgen tests
+#: (docs/lavapipe.md).
+LOADER_FIX = ("apt-get install libvulkan1 and the GPU's driver; with no GPU, lavapipe: bash .ci/lavapipe.sh PREFIX, "
+              "then PREFIX/run python -m ctsgen ... (docs/lavapipe.md; Debian 12's libvulkan1 brings Mesa 22.3, "
+              "which lacks VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2)")
+
+
 def _import_vulkan_py() -> ModuleType:
     """Import ``vulkan_py``, turning a missing package or loader into a :class:`BackendError`."""
-    from ctsgen.doctor import VULKAN_LOADER_FIX  # noqa: PLC0415 (the one wording of the advice)
-
     try:
         import vulkan_py
     except ImportError as exc:
         raise BackendError("the Vulkan backend needs the vulkan_py package -> pip install 'ctsgen[vulkan]' "
-                           f"(and a Vulkan loader: {VULKAN_LOADER_FIX})") from exc
+                           f"(and a Vulkan loader: {LOADER_FIX})") from exc
     except (RuntimeError, OSError) as exc:  # vulkan_py raises RuntimeError when dlopen("libvulkan.so.1") fails
-        raise BackendError(f"cannot load the Vulkan loader libvulkan.so.1 -> {VULKAN_LOADER_FIX}") from exc
+        raise BackendError(f"cannot load the Vulkan loader libvulkan.so.1 -> {LOADER_FIX}") from exc
     return vulkan_py
 
 
