@@ -139,8 +139,10 @@ def test_a_subgroup_of_64_sets_every_subgroup_scope_shaders_workgroup() -> None:
         fam = get_family(family)
         for v in draw_examples(fam.variants(StrategyOptions(profile=profile)), 20, 4):
             assert profile.unsupported_reason(v.requirements()) is None, v.id
-            if all(m.scope.name == "Subgroup" for m in v.requirements().matrices):  # whole subgroups of 64
-                assert v.local_size_x == 64 * getattr(v, "subgroups", 1), (family, v.id)
+            mats = v.requirements().matrices
+            if all(m.scope.name == "Subgroup" for m in mats):  # whole subgroups of 64, the matrices' workgroup
+                assert v.local_size_x % 64 == 0 and {m.workgroup_size for m in mats} == {v.local_size_x}, \
+                    (family, v.id)
 
 
 def test_generate_and_fuzz_say_in_one_line_which_program_operations_they_leave_out(
