@@ -10,6 +10,7 @@ interrupt means, and it ends a worker with SIGTERM. :func:`alarm_at` bounds a bl
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -43,6 +44,24 @@ def leave_interrupts_to_the_parent() -> None:
     whatever handler it inherited."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def holding(held: list[int]) -> Callable[[int, object], None]:
+    """A stop handler that holds each stop signal for this process (appends it to ``held``), for a
+    parent that forks workers and acts on the signal once they can be stopped. A worker forked
+    while it is installed inherits it until its own setup runs: there it does what
+    :func:`leave_interrupts_to_the_parent` sets, so SIGTERM still ends the worker at once."""
+    parent = os.getpid()
+
+    def hold(signum: int, frame: object) -> None:
+        if os.getpid() != parent:
+            leave_interrupts_to_the_parent()
+            if signum == signal.SIGTERM:
+                os.kill(os.getpid(), signum)
+            return
+        held.append(signum)
+
+    return hold
 
 
 @contextmanager

@@ -52,9 +52,10 @@ def test_every_results_file_begins_with_a_header_saying_what_it_judged(pack: Pat
     assert header == {
         "format": "ctsgen-results", "format_version": 1,
         "pack": {"manifest_sha256": hashlib.sha256((pack / "manifest.json").read_bytes()).hexdigest()},
-        "backend": "reference", "device": {"name": "ctsgen reference backend", "driver_version": None},
+        "backend": "reference",
+        "device": {"name": "ctsgen reference backend", "driver_version": None, "driver_version_name": None},
         "generator": {"ctsgen": ctsgen.__version__, "hypothesis": hypothesis.__version__},
-        "options": {"expect_deviation": ["repeat-c-remainder"], "numerics": None}}
+        "options": {"expect_deviation": ["repeat-c-remainder"], "numerics": None, "explain_deviation": []}}
     assert len(records) == PACK_COUNT and all("name" in r for r in records)
     txt = load_results(pack / "results-reference.txt")  # the CTS-style text carries it too
     assert txt.header == header and len(txt.verdicts) == PACK_COUNT

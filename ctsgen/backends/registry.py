@@ -31,9 +31,6 @@ BUILTIN = {"reference": "ctsgen.backends.reference:ReferenceBackend",
 #: Built-in names with an argument, ``PREFIX:ARG``: the factory of each, called with ARG.
 BUILTIN_PREFIXED = {"mutant": "ctsgen.mutants.backend:mutant_backend"}
 
-#: ``--isolation`` choices: ``auto`` runs every backend but the reference in a worker.
-ISOLATION_CHOICES = ("auto", "process", "none")
-
 
 def _load(target: str) -> Any:
     module, attr = target.split(":", 1)

@@ -38,13 +38,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ctsgen.results import results_file as rf
     from ctsgen.runner.flakes import run_with_retries
     from ctsgen.runner.options import RunOptions
-    from ctsgen.runner.select import Selection, select_cases
+    from ctsgen.results.expectations import NoCaseJudged
+    from ctsgen.runner.select import Selection, describe_selection, select_cases
 
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
     expected = ci.expectations_of(args)
     pack = load_pack(args.pack)
     picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
                                                 args.fraction_start, expected.is_skipped))
+    if not picked.cases:  # before anything is written: the previous results stay as they were
+        fix = ("select cases the pack has (--include, --exclude, --skips, --caselist, --fraction)" if pack.cases
+               else "generate a pack with cases")
+        raise NoCaseJudged(f"judged no case: {describe_selection(args, len(pack.cases), picked)}, so nothing ran "
+                           f"and no results file changed -> {fix}")
     pack = dataclasses.replace(pack, cases=picked.cases)
     revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
@@ -54,7 +60,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         device = backend.profile()
         header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
-                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
+                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics,
+                                tuple(expected.deviations), device.properties.get("vendorID"))
         opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
                           expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
         try:

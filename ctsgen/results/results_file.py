@@ -33,7 +33,8 @@ from typing import IO, Any
 
 import hypothesis
 
-from ctsgen import __version__
+from ctsgen.version import __version__
+from ctsgen.core.textlines import read_lines
 from ctsgen.errors import CtsgenError, UserError
 from ctsgen.pack.lock import out_lock
 from ctsgen.core.verdict import CaseResult, Status
@@ -74,15 +75,47 @@ def manifest_sha256(pack_root: Path) -> str:
     return hashlib.sha256((Path(pack_root) / "manifest.json").read_bytes()).hexdigest()
 
 
+#: VkPhysicalDeviceProperties::vendorID of the vendors whose driverVersion packing is known
+NVIDIA, AMD, INTEL, MESA = 0x10DE, 0x1002, 0x8086, 0x10005
+
+
+def driver_version_name(raw: int | None, vendor_id: int | None) -> str | None:
+    """``driverVersion`` as its vendor spells it; None where the packing is not known. The Vulkan spec
+    leaves the packing to the vendor: NVIDIA packs major.minor.secondary.tertiary in 10.8.8.6 bits
+    (2435301632 is 580.159.4; the tertiary is left out when 0); Mesa's drivers (RADV, ANV, NVK,
+    lavapipe; AMD's and Intel's vendor IDs on Linux) use VK_MAKE_VERSION(major, minor, patch),
+    10.10.12 bits (109060102 is 26.2.6)."""
+    if raw is None or vendor_id is None or not 0 <= raw < 1 << 32:
+        return None
+    if vendor_id == NVIDIA:
+        parts = [raw >> 22, (raw >> 14) & 0xFF, (raw >> 6) & 0xFF] + ([raw & 0x3F] if raw & 0x3F else [])
+        return ".".join(map(str, parts))
+    if vendor_id in (MESA, AMD, INTEL):
+        return f"{raw >> 22}.{(raw >> 12) & 0x3FF}.{raw & 0xFFF}"
+    return None
+
+
 def make_header(pack_sha256: str, backend: str, device: str, driver_version: int | None,
-                expect_deviations: Sequence[str], numerics: str | None) -> dict[str, Any]:
-    """The header record of a results file (docs/pack-format.md, "Results")."""
+                expect_deviations: Sequence[str], numerics: str | None, explain_deviations: Sequence[str] = (),
+                vendor_id: int | None = None) -> dict[str, Any]:
+    """The header record of a results file (docs/pack-format.md, "Results"): ``explain_deviation``
+    names the deviations whose explanations the case records carry (a baseline's ``deviation:``
+    rules); ``driver_version_name`` is the raw number as its vendor spells it (:func:`driver_version_name`)."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION,
             "pack": {"manifest_sha256": pack_sha256},
             "backend": backend,
-            "device": {"name": device, "driver_version": driver_version},
+            "device": {"name": device, "driver_version": driver_version,
+                       "driver_version_name": driver_version_name(driver_version, vendor_id)},
             "generator": {"ctsgen": __version__, "hypothesis": hypothesis.__version__},
-            "options": {"expect_deviation": sorted(expect_deviations), "numerics": numerics}}
+            "options": {"expect_deviation": sorted(expect_deviations), "numerics": numerics,
+                        "explain_deviation": sorted(explain_deviations)}}
+
+
+def explained_deviations(path: Path) -> list[str]:
+    """The deviations a results file's run recorded explanations for (its header's
+    ``explain_deviation``; none without a header)."""
+    header = read_header(path)
+    return list(((header or {}).get("options") or {}).get("explain_deviation") or [])
 
 
 def is_header(rec: object) -> bool:
@@ -114,7 +147,7 @@ def describe_header(header: dict[str, Any] | None) -> str:
     if header is None:
         return "no header (written by a ctsgen before results files had one)"
     device, opts = header.get("device") or {}, header.get("options") or {}
-    driver = device.get("driver_version")
+    driver = device.get("driver_version_name") or device.get("driver_version")
     return (f"pack {str(pack_of(header))[:12]}, backend {header.get('backend')}, device {device.get('name')}"
             + (f" (driver {driver})" if driver is not None else "")
             + f", ctsgen {(header.get('generator') or {}).get('ctsgen')}"
@@ -191,7 +224,7 @@ def load_results(path: str | Path) -> Results:
     path = Path(path)
     fix = "-> name a file `ctsgen run PACK` wrote (PACK/results-BACKEND.jsonl or .txt)"
     try:
-        text = path.read_text()
+        lines = read_lines(path)  # a BOM and CRLF line ends dropped, as every line-based input
     except FileNotFoundError:
         raise ResultsError(f"{path}: no such results file {fix}") from None
     except IsADirectoryError:
@@ -199,10 +232,10 @@ def load_results(path: str | Path) -> Results:
     except UnicodeDecodeError:
         raise ResultsError(f"{path}: not a ctsgen results file (not UTF-8 text) {fix}") from None
     header = None
-    for line in text.splitlines():
+    for line in lines:
         if line.startswith(TXT_HEADER):
             header = _json_header(path, line[len(TXT_HEADER):])
-    body = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    body = [(n, line) for n, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
     out: dict[str, Verdict] = {}
     if body and body[0][1].lstrip().startswith("{"):
         for n, line in body:
@@ -245,7 +278,7 @@ def read_header(path: Path) -> dict[str, Any] | None:
     """The header record a JSON-lines results file begins with (None: it has none); the rest,
     a torn last line included, is not read."""
     with open(path, encoding="utf-8", errors="replace") as fh:
-        first = fh.readline()
+        first = fh.readline().lstrip("\ufeff")
     try:
         rec = json.loads(first)
     except ValueError:
