@@ -176,24 +176,34 @@ def _check_vulkan_py(report: _Report) -> bool:
     return True
 
 
-def _list_devices(report: _Report) -> None:
-    """Ask the Vulkan backend for the devices; any failure is one line."""
-    try:
-        from ctsgen.backends.vulkan import VulkanBackend
+#: The most Vulkan devices the report lists.
+MAX_DEVICES = 16
 
-        backend = VulkanBackend()
-        try:
-            profile = backend.profile()
-        finally:
-            backend.close()
+
+def _list_devices(report: _Report) -> None:
+    """Ask the Vulkan backend for each device in turn, until it says there is no such device; any
+    failure is one line (a device that fails to open gets its line, and the next is asked for)."""
+    try:
+        from ctsgen.backends.vulkan import NoSuchDevice, VulkanBackend
     except ImportError as exc:
         report.line("devices", f"not listed: the Vulkan backend is unavailable ({exc})")
         return
-    except Exception as exc:  # a driver can fail in any way; the report must go on
-        report.line("devices", f"none usable: {type(exc).__name__}: {exc}")
-        return
-    report.line("device 0", profile.name)
-    _list_families(report, profile)
+    for index in range(MAX_DEVICES):
+        try:
+            backend = VulkanBackend(index)
+            try:
+                profile = backend.profile()
+            finally:
+                backend.close()
+        except NoSuchDevice:
+            return
+        except Exception as exc:  # a driver can fail in any way; the report must go on
+            report.line("devices" if index == 0 else f"device {index}", f"none usable: {type(exc).__name__}: {exc}")
+            if index == 0:
+                return
+            continue
+        report.line(f"device {index}", profile.name)
+        _list_families(report, profile)
 
 
 def _list_families(report: _Report, profile: DeviceProfile) -> None:

@@ -128,6 +128,10 @@ _VK_ERROR_DEVICE_LOST = -4
 _VK_ERROR_INCOMPATIBLE_DRIVER = -9
 
 
+class NoSuchDevice(BackendError):
+    """The device index names no Vulkan device (``ctsgen doctor`` asks for each until this)."""
+
+
 #: How to get a Vulkan loader and a driver with these extensions (this backend's and ``ctsgen doctor``'s
 #: advice): a GPU's driver and Debian's libvulkan1, or, with no GPU, lavapipe in a private prefix;
 #: Debian 12's own libvulkan1 brings Mesa 22.3, which has none of the extensions ctsgen tests
@@ -376,7 +380,7 @@ class VulkanBackend(Backend):
         if not devices:
             raise BackendError("Vulkan reports no physical device")
         if not 0 <= index < len(devices):
-            raise BackendError(f"device_index {index} is out of range: {len(devices)} Vulkan device(s)")
+            raise NoSuchDevice(f"device_index {index} is out of range: {len(devices)} Vulkan device(s)")
         self._pdev = pdev = devices[index]
         props = vk.VkPhysicalDeviceProperties()
         inst.vkGetPhysicalDeviceProperties(pdev, props)

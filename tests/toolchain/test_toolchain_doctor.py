@@ -53,11 +53,11 @@ def test_missing_vulkan_pieces_are_reported_not_fatal(monkeypatch: pytest.Monkey
 
 def test_failing_vulkan_backend_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     class BrokenBackend:
-        def __init__(self) -> None:
+        def __init__(self, index: int = 0) -> None:
             raise RuntimeError("vkCreateInstance returned VK_ERROR_INCOMPATIBLE_DRIVER")
 
     fake = types.ModuleType("ctsgen.backends.vulkan")
-    fake.VulkanBackend = BrokenBackend
+    fake.VulkanBackend, fake.NoSuchDevice = BrokenBackend, LookupError
     monkeypatch.setitem(sys.modules, "ctsgen.backends.vulkan", fake)
     out = io.StringIO()
     doctor._list_devices(doctor._Report(out))
@@ -85,7 +85,18 @@ def test_each_device_lists_the_families_it_runs_and_why_it_skips_each_other(
 
     profile = load_profile(Path(doctor.__file__).parent / "device/profiles/mesa-lavapipe-26.2.6.txt")
 
-    class Lavapipe:
+    class NoSuchDevice(Exception):
+        pass
+
+    class Devices:
+        """Device 0 is lavapipe, device 1 fails to open, there is no device 2."""
+
+        def __init__(self, index: int) -> None:
+            if index == 1:
+                raise RuntimeError("VK_ERROR_INITIALIZATION_FAILED")
+            if index > 1:
+                raise NoSuchDevice(f"device_index {index} is out of range: 2 Vulkan device(s)")
+
         def profile(self):  # type: ignore[no-untyped-def]
             return profile
 
@@ -93,11 +104,13 @@ def test_each_device_lists_the_families_it_runs_and_why_it_skips_each_other(
             pass
 
     fake = types.ModuleType("ctsgen.backends.vulkan")
-    fake.VulkanBackend = Lavapipe
+    fake.VulkanBackend, fake.NoSuchDevice = Devices, NoSuchDevice
     monkeypatch.setitem(sys.modules, "ctsgen.backends.vulkan", fake)
     out = io.StringIO()
     doctor._list_devices(doctor._Report(out))
     lines = out.getvalue().splitlines()
+    assert lines[-1] == f"{'device 1':<14}none usable: RuntimeError: VK_ERROR_INITIALIZATION_FAILED"
+    lines = lines[:-1]
     runs = families_it_runs(profile)
     assert lines[0].split(None, 2)[2] == profile.name
     assert lines[1] == f"{'  runs':<14}{', '.join(runs)} ({len(runs)} of {len(families())})"
