@@ -5,7 +5,8 @@
 #
 # Debian 12's own Mesa (22.3) has none of these extensions and Mesa 26 needs a newer glibc than
 # Debian 12's, so Debian sid's packages (mesa-vulkan-drivers, libvulkan1, vulkan-tools,
-# vulkan-validationlayers and what they depend on, glibc included) are unpacked into PREFIX with dpkg-deb, never installed: a private
+# vulkan-validationlayers and what they depend on, glibc included; and libvulkan-dev alone, for
+# headers that know these extensions in PREFIX/usr/include, which docs/repros/*/run.c builds with) are unpacked into PREFIX with dpkg-deb, never installed: a private
 # sources list and an empty dpkg status, the archive taken from this machine's own apt
 # configuration. The launcher starts a program through PREFIX's own dynamic loader, so only that
 # program sees the newer glibc, and exports CTSGEN_WORKER_LAUNCHER (ctsgen's supervised worker is
@@ -24,7 +25,9 @@ if [ $# -ne 1 ]; then
 fi
 etc=${APT_ETC:-/etc/apt}
 layer_json=usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json
-if [ "$1" != --archive ] && [ -x "$1/run" ] && [ -f "$1/lvp_icd.json" ] && [ -f "$1/$layer_json" ]; then
+headers=usr/include/vulkan/vulkan_core.h
+if [ "$1" != --archive ] && [ -x "$1/run" ] && [ -f "$1/lvp_icd.json" ] && [ -f "$1/$layer_json" ] \
+        && [ -f "$1/$headers" ]; then
     exit 0
 fi
 
@@ -76,6 +79,7 @@ if [ -z "$packages" ]; then
     cat apt.log >&2
     exit 1
 fi
+packages="$packages libvulkan-dev"  # its headers only: not its python3 dependency
 # shellcheck disable=SC2086 # one package name a word
 (cd debs && "${apt[@]}" download $packages) || { echo "lavapipe.sh: apt-get download failed" >&2; exit 1; }
 mkdir -p "$prefix"

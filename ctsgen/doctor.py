@@ -17,13 +17,15 @@ import importlib.util
 import platform
 import sys
 from importlib import metadata
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ctsgen.toolchain import cache, glslang, spirv_val
 from ctsgen.toolchain.errors import ToolchainError
 
+if TYPE_CHECKING:
+    from ctsgen.device.profile import DeviceProfile
+
 VULKAN_LOADER = "libvulkan.so.1"
-VULKAN_LOADER_FIX = "apt-get install libvulkan1"
 VULKAN_PY_FIX = "pip install 'ctsgen[vulkan]'"
 
 #: Distribution name -> requirement as in pyproject.toml.
@@ -151,9 +153,9 @@ def _check_vulkan(report: _Report) -> None:
     try:
         ctypes.CDLL(VULKAN_LOADER)
     except OSError as exc:
-        report.missing(
-            "libvulkan", f"Vulkan loader {VULKAN_LOADER} (needed to run on a GPU)", VULKAN_LOADER_FIX, str(exc)
-        )
+        from ctsgen.backends.vulkan import LOADER_FIX  # noqa: PLC0415 (needs numpy, which this report checks)
+
+        report.missing("libvulkan", f"Vulkan loader {VULKAN_LOADER} (needed to run on a GPU)", LOADER_FIX, str(exc))
         return
     report.line("libvulkan", f"{VULKAN_LOADER} loads (find_library: {found})")
     if vulkan_py_ok:
@@ -174,23 +176,47 @@ def _check_vulkan_py(report: _Report) -> bool:
     return True
 
 
-def _list_devices(report: _Report) -> None:
-    """Ask the Vulkan backend for the devices; any failure is one line."""
-    try:
-        from ctsgen.backends.vulkan import VulkanBackend
+#: The most Vulkan devices the report lists.
+MAX_DEVICES = 16
 
-        backend = VulkanBackend()
-        try:
-            label, names = "device 0", [backend.profile().name]
-        finally:
-            backend.close()
+
+def _list_devices(report: _Report) -> None:
+    """Ask the Vulkan backend for each device in turn, until it says there is no such device; any
+    failure is one line (a device that fails to open gets its line, and the next is asked for)."""
+    try:
+        from ctsgen.backends.vulkan import NoSuchDevice, VulkanBackend
     except ImportError as exc:
         report.line("devices", f"not listed: the Vulkan backend is unavailable ({exc})")
         return
-    except Exception as exc:  # a driver can fail in any way; the report must go on
-        report.line("devices", f"none usable: {type(exc).__name__}: {exc}")
-        return
-    report.line(label, ", ".join(names) if names else "none found")
+    for index in range(MAX_DEVICES):
+        try:
+            backend = VulkanBackend(index)
+            try:
+                profile = backend.profile()
+            finally:
+                backend.close()
+        except NoSuchDevice:
+            return
+        except Exception as exc:  # a driver can fail in any way; the report must go on
+            report.line("devices" if index == 0 else f"device {index}", f"none usable: {type(exc).__name__}: {exc}")
+            if index == 0:
+                return
+            continue
+        report.line(f"device {index}", profile.name)
+        _list_families(report, profile)
+
+
+def _list_families(report: _Report, profile: DeviceProfile) -> None:
+    """The families the device runs some case of, and the one thing it lacks for each other one: the
+    gate ``generate``, ``fuzz`` and campaigns use (ctsgen.families.gating), on the device's own profile.
+    Imported here: the families need the dependencies this report checks for."""
+    from ctsgen.families import families, get_family
+    from ctsgen.families.gating import split_runnable
+
+    runs, skipped = split_runnable([get_family(name) for name in families()], profile)
+    report.line("  runs", f"{', '.join(f.name for f in runs) or 'no family'} ({len(runs)} of {len(families())})")
+    for i, (name, why) in enumerate(sorted(skipped.items())):
+        report.line("  skips" if i == 0 else "", f"{name}: {why}")
 
 
 if __name__ == "__main__":

@@ -14,12 +14,14 @@ hand, REPORT.md also names the first differing node found by a debug re-run
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ctsgen.backends.base import Backend
+from ctsgen.backends.supervise import WORKER_LAUNCHER_ENV
 from ctsgen.families import get_family
 from ctsgen.core.family import Case
 from ctsgen.pack.lock import OutputLockedError
@@ -36,9 +38,18 @@ def _bullets(obj: dict[str, Any]) -> list[str]:
     return [f"- `{k}`: `{json.dumps(obj[k], sort_keys=True)}`" for k in sorted(obj)]
 
 
+def ctsgen_command() -> list[str]:
+    """How this ctsgen was started, as the words of a line a user pastes: through the launcher it
+    runs under (``CTSGEN_WORKER_LAUNCHER``, a command line that lavapipe's ``PREFIX/run`` exports;
+    the launcher takes the interpreter: docs/lavapipe.md), else plain ``ctsgen``."""
+    launcher = shlex.split(os.environ.get(WORKER_LAUNCHER_ENV, ""))
+    return [*launcher, "python", "-m", "ctsgen"] if launcher else ["ctsgen"]
+
+
 def replay_command(out_dir: Path, backend: str, expect_deviations: Sequence[str] = ()) -> str:
-    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations)."""
-    return shlex.join(["ctsgen", "run", str(out_dir), "--backend", backend,
+    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations),
+    through the launcher ctsgen runs under (:func:`ctsgen_command`), every word shell-quoted."""
+    return shlex.join([*ctsgen_command(), "run", str(out_dir), "--backend", backend,
                        *(arg for name in expect_deviations for arg in ("--expect-deviation", name))])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -134,3 +135,28 @@ def test_capabilities_are_read_from_each_backend_class_and_default_for_others() 
 def test_validation_is_refused_for_a_backend_that_declares_no_layer() -> None:
     with pytest.raises(UserError, match="--validation runs the Khronos validation layer"):
         open_backend("reference", validation=True)
+
+
+def test_a_missing_vulkan_loader_names_the_lavapipe_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vulkan_py raises RuntimeError when dlopen("libvulkan.so.1") fails: the advice names lavapipe's
+    prefix, and warns that Debian 12's own libvulkan1 (Mesa 22.3) lacks these extensions."""
+    import builtins
+
+    from ctsgen.backends import vulkan
+    from ctsgen.errors import BackendError
+
+    real_import = builtins.__import__
+
+    def no_loader(name: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if name == "vulkan_py":
+            raise RuntimeError("cannot load libvulkan.so.1")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "vulkan_py", raising=False)
+    monkeypatch.setattr(builtins, "__import__", no_loader)
+    with pytest.raises(BackendError) as info:
+        vulkan._import_vulkan_py()
+    msg = str(info.value)
+    assert "\n" not in msg and msg.startswith("cannot load the Vulkan loader libvulkan.so.1 -> ")
+    assert "bash .ci/lavapipe.sh PREFIX, then PREFIX/run python -m ctsgen" in msg
+    assert "Debian 12's libvulkan1 brings Mesa 22.3" in msg

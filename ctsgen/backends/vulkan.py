@@ -128,17 +128,28 @@ _VK_ERROR_DEVICE_LOST = -4
 _VK_ERROR_INCOMPATIBLE_DRIVER = -9
 
 
+class NoSuchDevice(BackendError):
+    """The device index names no Vulkan device (``ctsgen doctor`` asks for each until this)."""
+
+
+#: How to get a Vulkan loader and a driver with these extensions (this backend's and ``ctsgen doctor``'s
+#: advice): a GPU's driver and Debian's libvulkan1, or, with no GPU, lavapipe in a private prefix;
+#: Debian 12's own libvulkan1 brings Mesa 22.3, which has none of the extensions ctsgen tests
+#: (docs/lavapipe.md).
+LOADER_FIX = ("apt-get install libvulkan1 and the GPU's driver; with no GPU, lavapipe: bash .ci/lavapipe.sh PREFIX, "
+              "then PREFIX/run python -m ctsgen ... (docs/lavapipe.md; Debian 12's libvulkan1 brings Mesa 22.3, "
+              "which lacks VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2)")
+
+
 def _import_vulkan_py() -> ModuleType:
     """Import ``vulkan_py``, turning a missing package or loader into a :class:`BackendError`."""
     try:
         import vulkan_py
     except ImportError as exc:
         raise BackendError("the Vulkan backend needs the vulkan_py package -> pip install 'ctsgen[vulkan]' "
-                           "(and a Vulkan loader: Debian's libvulkan1)") from exc
+                           f"(and a Vulkan loader: {LOADER_FIX})") from exc
     except (RuntimeError, OSError) as exc:  # vulkan_py raises RuntimeError when dlopen("libvulkan.so.1") fails
-        raise BackendError(
-            "cannot load the Vulkan loader libvulkan.so.1: install Debian's libvulkan1 package "
-            "(apt-get install libvulkan1) and the GPU's driver") from exc
+        raise BackendError(f"cannot load the Vulkan loader libvulkan.so.1 -> {LOADER_FIX}") from exc
     return vulkan_py
 
 
@@ -369,7 +380,7 @@ class VulkanBackend(Backend):
         if not devices:
             raise BackendError("Vulkan reports no physical device")
         if not 0 <= index < len(devices):
-            raise BackendError(f"device_index {index} is out of range: {len(devices)} Vulkan device(s)")
+            raise NoSuchDevice(f"device_index {index} is out of range: {len(devices)} Vulkan device(s)")
         self._pdev = pdev = devices[index]
         props = vk.VkPhysicalDeviceProperties()
         inst.vkGetPhysicalDeviceProperties(pdev, props)

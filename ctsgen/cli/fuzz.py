@@ -20,6 +20,7 @@ from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import check_device, open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
+    from ctsgen.fuzz.buckets import deviation_explaining
     from ctsgen.fuzz.workers import run_workers, write_worker_report
     from ctsgen.repro import export_failures, replay_command
     from ctsgen.runner.options import RunOptions
@@ -114,6 +115,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         for (case, result), out in zip(report.failures, repros):
             print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
                   f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
+            deviation = deviation_explaining(backend, case, result, fuzzer.shader(case.variant(), case.family))
+            if deviation is not None:
+                print(f"    explained by the documented deviation {deviation.name} ({deviation.description}; "
+                      f"docs/validation.md): --expect-deviation {deviation.name} judges by it")
         if ends:
             print("\n".join(ends))
         return 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ctsgen.device.checks import ProfileFormatError, check_entry, check_features, check_properties
@@ -30,6 +30,8 @@ from ctsgen.model.types import (
 
 #: The subgroup size of a read-out that does not record one (an NVIDIA device's).
 DEFAULT_SUBGROUP_SIZE = 32
+#: Vulkan's required minimum of maxComputeWorkGroupInvocations (the limit of a read-out without it).
+MIN_WORKGROUP_INVOCATIONS = 128
 
 
 class ProfileLacksError(CtsgenError, ValueError):
@@ -118,10 +120,33 @@ class DeviceProfile:
     def flexible_max_dimension(self) -> int:
         return self.properties.get("cooperativeMatrixFlexibleDimensionsMaxDimension", 0)
 
+    def subgroup_workgroup_limit(self) -> int:
+        """The most invocations of a workgroup running Subgroup-scope matrices: maxComputeWorkGroupInvocations
+        (Vulkan's minimum, 128, where a read-out lacks it), in whole subgroups."""
+        most = self.properties.get("maxComputeWorkGroupInvocations") or MIN_WORKGROUP_INVOCATIONS
+        return most - most % self.subgroup_size
+
+    def subgroup_workgroup(self, mt: MatrixType) -> str | None:
+        """None if a workgroup of ``mt.workgroup_size`` invocations may run Subgroup-scope ``mt``: whole
+        subgroups, each its own scope instance (docs/spec-decisions.md "subgroup-scope-workgroups"),
+        within maxComputeWorkGroupInvocations; a flexible entry's workgroupInvocations constrains
+        Workgroup-scope types only."""
+        sg, n = self.subgroup_size, mt.workgroup_size
+        if n % sg:
+            return (f"a workgroup of {n} invocations is not whole subgroups of {sg} (a Subgroup-scope matrix "
+                    "needs every invocation of its subgroup)")
+        if n > self.subgroup_workgroup_limit():
+            return f"a workgroup of {n} invocations exceeds maxComputeWorkGroupInvocations"
+        return None
+
     def supports_matrix(self, mt: MatrixType) -> str | None:
-        """None if the device supports ``mt``, else the reason it does not."""
+        """None if the device supports ``mt``, else the reason it does not. A Subgroup-scope type is
+        judged as one subgroup's, in a workgroup of any whole number of subgroups
+        (:meth:`subgroup_workgroup`)."""
         if not self.has_feature("cooperativeMatrix"):
             return "feature cooperativeMatrix is not supported"
+        if mt.scope is Scope.Subgroup and mt.workgroup_size != self.subgroup_size:
+            return self.subgroup_workgroup(mt) or self.supports_matrix(replace(mt, workgroup_size=self.subgroup_size))
         if mt in self.matrix_types():
             return None
         if not self.has_feature("cooperativeMatrixFlexibleDimensions"):

@@ -291,3 +291,20 @@ def bucket_all(failures: Iterable[tuple[Case, CaseResult, Outputs]], mutants: Se
     for case, result, outputs in failures:
         b.add(case, result, outputs)
     return sorted(b.buckets.values(), key=lambda x: -x.count)
+
+
+def documented_deviations() -> list[Mutant]:
+    """The catalogue's mutants that model a driver's documented deviation (docs/validation.md): those
+    declaring the instructions it shows through, as ``--expect-deviation`` needs."""
+    return [m for m in catalogue().values() if m.instructions]
+
+
+def deviation_explaining(backend: Backend, case: Case, result: CaseResult,
+                         sv: ShaderVariant | None = None) -> Mutant | None:
+    """The documented deviation that explains ``case``'s failure on ``backend``, as a campaign's
+    bucket is explained (:meth:`Buckets.explain`: the buffers ``backend`` gives for the case, run
+    again alone, pass the judge under the deviation's oracle), or None (``sv``: the case's compiled
+    variant, for a backend that needs SPIR-V)."""
+    if result.status is not Status.Fail:
+        return None
+    return Buckets(documented_deviations()).explain(case, result, observe(backend, case, sv)[1])

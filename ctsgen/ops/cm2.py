@@ -109,3 +109,60 @@ def profile_scopes() -> list[str]:
     have = {(m.scope is Scope.Workgroup, m.workgroup_size) for m in supported_matrices(default_profile())}
     return [scope_label({"scope": (Scope.Workgroup if wg else Scope.Subgroup).name, "workgroupSize": n})
             for wg, n in sorted(have)]
+
+
+#: ctsgen's most subgroups per workgroup for Subgroup-scope cases (each its own tile of data): enough
+#: for subgroups to meet in one workgroup, few enough to keep a case's buffers small.
+MAX_SUBGROUPS = 4
+
+
+def most_subgroups(profile: DeviceProfile, mt: MatrixType) -> int:
+    """How many subgroups a workgroup running ``mt`` may have: 1 at Workgroup scope (the entry's
+    workgroupInvocations fixes the workgroup), else up to MAX_SUBGROUPS within
+    maxComputeWorkGroupInvocations (docs/spec-decisions.md "subgroup-scope-workgroups")."""
+    if mt.scope is Scope.Workgroup:
+        return 1
+    return max(1, min(MAX_SUBGROUPS, profile.subgroup_workgroup_limit() // mt.workgroup_size))
+
+
+def in_subgroups(mt: MatrixType, subgroups: int) -> MatrixType:
+    """``mt`` (one subgroup's type, as :func:`supported_matrices` lists it) run by a workgroup of
+    ``subgroups`` subgroups: its workgroup size scaled; a Workgroup-scope type is left as it is."""
+    if mt.scope is Scope.Workgroup or subgroups == 1:
+        return mt
+    return replace(mt, workgroup_size=mt.workgroup_size * subgroups)
+
+
+def check_subgroups(subgroups: int, mt: MatrixType) -> str | None:
+    """None if a variant of ``mt`` may have ``subgroups`` tiles (one per subgroup), else why not."""
+    if subgroups < 1:
+        return f"subgroups is {subgroups} -> a workgroup has at least one subgroup"
+    if subgroups > 1 and mt.scope is Scope.Workgroup:
+        return "a Workgroup-scope matrix is one per workgroup -> subgroups 1"
+    if mt.workgroup_size % subgroups:
+        return f"a workgroup of {mt.workgroup_size} invocations is not {subgroups} equal subgroups"
+    return None
+
+
+def subgroups_label(subgroups: int) -> str:
+    """The part of a variant id naming its subgroups per workgroup ('' for one: the ids of before)."""
+    return "" if subgroups == 1 else f".subgroups{subgroups}"
+
+
+def subgroups_json(subgroups: int) -> dict[str, int]:
+    """A variant's ``subgroups`` in its JSON, left out for one (so earlier packs and names stay)."""
+    return {} if subgroups == 1 else {"subgroups": subgroups}
+
+
+def tiles_extensions(subgroups: int) -> list[str]:
+    """The GLSL extensions the tile loop of several subgroups needs (gl_SubgroupID, gl_NumSubgroups:
+    templates/common.glsl.j2 ``tiles_begin``)."""
+    return ["GL_KHR_shader_subgroup_basic"] if subgroups > 1 else []
+
+
+def subgroups_from_json(o: dict[str, Any]) -> int:
+    """A variant's ``subgroups`` from its JSON (1 where absent), a whole number (not a string or a bool)."""
+    n = o.get("subgroups", 1)
+    if type(n) is not int:
+        raise ValueError(f"subgroups is {n!r} -> a whole number of subgroups per workgroup, 1 or more")
+    return n

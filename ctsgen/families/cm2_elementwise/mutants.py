@@ -25,7 +25,7 @@ def _coordinates_swapped() -> dict[str, Any]:
 
     def expected_per_element(op: Op, x: np.ndarray, component: ComponentType, *, s: float,
                              m: np.ndarray | None = None, r0: int = 0, c0: int = 0) -> np.ndarray:
-        rows, cols = x.shape
+        rows, cols = x.shape[-2:]
         r, c = np.indices((rows, cols))
         row, col = c, r  # the fault
         if op is Op.select:

@@ -17,7 +17,7 @@ from ctsgen.device.profile import default_profile, ProfileLacksError
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_elementwise.case import PerElementCase, PerElementVariant
 from ctsgen.ops.cm2_elementwise import Op, op_allows
-from ctsgen.ops.cm2 import supported_matrices
+from ctsgen.ops.cm2 import in_subgroups, most_subgroups, supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
 from ctsgen.strategies.cached import SEEDS, integers
 
@@ -42,7 +42,9 @@ def per_element_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOpt
     if not cands:
         raise ProfileLacksError(f"device profile {profile.name!r} has no matrix type for {op.value}"
                          f"{'' if use is None else ' with Use ' + use.name}")
-    return PerElementVariant(op, draw(st.sampled_from(cands)))
+    m = draw(st.sampled_from(cands))
+    n = draw(st.integers(1, most_subgroups(profile, m)))  # subgroups, each its own tile; shrinks to one
+    return PerElementVariant(op, in_subgroups(m, n), n)
 
 
 _FLOAT_SCALES = st.sampled_from([1.0, 2.0, -1.0, -2.0])

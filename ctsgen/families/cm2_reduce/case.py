@@ -19,7 +19,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.ops.cm2 import requirements_for
+from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+                            subgroups_label, tiles_extensions)
 from ctsgen.ops.cm2_reduce import (Combine, ReduceMode, domain_size, expected_reduce,
                                                reduction_domains, result_shape, sum_is_meaningful)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
@@ -48,9 +49,14 @@ class ReduceVariant:
     combine: Combine
     source: MatrixType
     result: MatrixType
+    #: subgroups per workgroup, each reducing its own tile (Subgroup scope; ctsgen.ops.cm2.in_subgroups)
+    subgroups: int = 1
 
     def __post_init__(self) -> None:
         s, r = self.source, self.result
+        why = check_subgroups(self.subgroups, s)
+        if why:
+            raise ValueError(why)
         if s.use is not MatrixUse.Accumulator or r.use is not MatrixUse.Accumulator:
             raise ValueError("reductions take and return Accumulator matrices (SPV_NV_cooperative_matrix2)")
         if (s.component, s.scope, s.workgroup_size) != (r.component, r.scope, r.workgroup_size):
@@ -68,7 +74,7 @@ class ReduceVariant:
     def id(self) -> str:
         r = self.result
         return (f"cm2_reduce.{self.mode.snake}.{self.combine.value}.{self.source.label}"
-                f".to_{r.rows}x{r.cols}")
+                f".to_{r.rows}x{r.cols}{subgroups_label(self.subgroups)}")
 
     @property
     def local_size_x(self) -> int:
@@ -84,26 +90,26 @@ class ReduceVariant:
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         c = self.source.component
         return render(Path(__file__).parent, "shader.comp.j2", v=self, src=self.source, dst=self.result,
-                      T=c.glsl, is_float=c.is_float, words=N_BUFFERS + FAMILY_WORDS,
+                      T=c.glsl, extensions=["GL_NV_cooperative_matrix2", *tiles_extensions(self.subgroups)], is_float=c.is_float, words=N_BUFFERS + FAMILY_WORDS,
                       baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode.name, "combine": self.combine.value,
-                "source": self.source.to_json(), "result": self.result.to_json()}
+                "source": self.source.to_json(), "result": self.result.to_json(), **subgroups_json(self.subgroups)}
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ReduceVariant:
         return cls(ReduceMode[o["mode"]], Combine(o["combine"]), MatrixType.from_json(o["source"]),
-                   MatrixType.from_json(o["result"]))
+                   MatrixType.from_json(o["result"]), subgroups_from_json(o))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
-        """Reference semantics: reduce each case's source on host buffers."""
+        """Reference semantics: reduce each tile of each case's source on host buffers."""
         src, dst = buffers
-        s, r = self.source, self.result
+        s, r, n = self.source, self.result, self.subgroups
         for in_off, out_off in offsets:
-            m = src[in_off:in_off + s.elements].reshape(s.rows, s.cols)
+            m = src[in_off:in_off + n * s.elements].reshape(n, s.rows, s.cols)
             out, _ = expected_reduce(m, self.mode, self.combine, s.component, r.rows, r.cols)
-            dst[out_off:out_off + r.elements] = out.ravel()
+            dst[out_off:out_off + n * r.elements] = out.ravel()
 
 
 def source_values(combine: Combine, component: ComponentType, n: int, seed: int, values: str = "grid"
@@ -154,14 +160,17 @@ class ReduceCase:
         return self.shader
 
     def source(self) -> np.ndarray:
+        """Every subgroup's tile, one after another (one tile's data, for one subgroup, is what it was)."""
         s = self.shader.source
-        return source_values(self.shader.combine, s.component, s.elements, self.seed, self.values)
+        return source_values(self.shader.combine, s.component, self.shader.subgroups * s.elements, self.seed,
+                             self.values)
 
     def data(self) -> CaseData:
         v, s, r = self.shader, self.shader.source, self.shader.result
         src = self.source()
-        exp, tol = expected_reduce(src.reshape(s.rows, s.cols), v.mode, v.combine, s.component, r.rows, r.cols)
-        poison = np.full(r.elements, from_bits(sentinel_bits(s.component), s.component), dtype=s.component.dtype)
+        exp, tol = expected_reduce(src.reshape(v.subgroups, s.rows, s.cols), v.mode, v.combine, s.component,
+                                   r.rows, r.cols)
+        poison = np.full(v.subgroups * r.elements, from_bits(sentinel_bits(s.component), s.component), dtype=s.component.dtype)
         tolerance = [None, tol.ravel()] if self._tolerance() else None
         return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()], tolerance)
 
@@ -189,15 +198,17 @@ class ReduceCase:
         return case_name(self.shader.id, self.to_json())
 
     def locate(self, buffer: int, element: int) -> dict[str, Any]:
-        """Result element -> (row, col) and the source elements combined into it."""
+        """Result element -> (subgroup, row, col) and the source elements combined into it."""
         if buffer != 1:
             return {}
         r, s, mode = self.shader.result, self.shader.source, self.shader.mode
-        row, col = divmod(element, r.cols)
+        tile, at = divmod(element, r.elements)
+        row, col = divmod(at, r.cols)
         dom = {ReduceMode.Row: f"source row {row}", ReduceMode.Column: f"source column {col}",
                ReduceMode.RowColumn: "the whole source",
                ReduceMode.Block2x2: f"source rows {2 * row}..{2 * row + 1}, columns {2 * col}..{2 * col + 1}"}
-        return {"row": row, "col": col, "combines": dom[mode], "sourceShape": [s.rows, s.cols]}
+        where = {"subgroup": tile} if self.shader.subgroups > 1 else {}
+        return {**where, "row": row, "col": col, "combines": dom[mode], "sourceShape": [s.rows, s.cols]}
 
 
 #: Invocations per subgroup on the device the model describes (NVIDIA: 32).
@@ -214,12 +225,16 @@ def h100_model(case: ReduceCase, params: Any) -> list[np.ndarray | None] | None:
     v, s, r = case.shader, case.shader.source, case.shader.result
     if not case._tolerance():
         return None
-    src = case.source().reshape(s.rows, s.cols)
+    tiles = case.source().reshape(v.subgroups, s.rows, s.cols)
     if params.reduce_order == "fragment":
         subgroups = 1 if s.scope is Scope.Subgroup else s.workgroup_size // H100_SUBGROUP
-        red = h100.reduce_fragment(src, v.mode.snake, s.component, subgroups, params)
-        if red is None:
+        # each subgroup reduces its own tile: the fragment model per tile (a loop over tiles, not elements)
+        reds = [h100.reduce_fragment(src, v.mode.snake, s.component, subgroups, params) for src in tiles]
+        if any(red is None for red in reds):
             return None
+        red = np.stack(reds)
     else:
-        red = h100.reduce_sum(reduction_domains(src, v.mode), s.component, params)
-    return [None, np.broadcast_to(red.astype(s.component.dtype), (r.rows, r.cols)).ravel().copy()]
+        red = h100.reduce_sum(reduction_domains(tiles, v.mode), s.component, params)
+    shape = (v.subgroups, r.rows, r.cols)
+    return [None, np.broadcast_to(red.astype(s.component.dtype).reshape(v.subgroups, *red.shape[-2:]),
+                                  shape).ravel().copy()]

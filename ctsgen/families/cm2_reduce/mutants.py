@@ -36,14 +36,14 @@ def _domains_for(mode: ReduceMode, fault: Any) -> dict[str, Any]:
 
 def _quad_as_row_run(matrix: np.ndarray) -> np.ndarray:
     """2x2 combines four consecutive elements of row 2i (a 1x4 run), not rows 2i..2i+1 x cols 2j..2j+1."""
-    r, c = matrix.shape
-    return matrix.reshape(r // 2, 2, c // 2, 2).reshape(r // 2, c // 2, 4)
+    *lead, r, c = matrix.shape
+    return matrix.reshape(*lead, r // 2, 2, c // 2, 2).reshape(*lead, r // 2, c // 2, 4)
 
 
 def _column_without_transpose(matrix: np.ndarray) -> np.ndarray:
     """Column reduction walks the source as if it were stored column-major."""
-    r, c = matrix.shape
-    return matrix.reshape(1, c, r)
+    *lead, r, c = matrix.shape
+    return matrix.reshape(*lead, 1, c, r)
 
 
 #: lavapipe's tile edge: its cooperative matrices are handled as 8x8 tiles (subgroup size 8).
@@ -69,19 +69,19 @@ def _lavapipe_reduce(original: Any) -> Any:
     def reduce(matrix: np.ndarray, mode: ReduceMode, combine: Any, component: Any, out_rows: int,
                out_cols: int) -> tuple[np.ndarray, np.ndarray]:
         expected, tolerance = original(matrix, mode, combine, component, out_rows, out_cols)
-        r, c = matrix.shape
+        r, c = matrix.shape[-2:]
         if mode not in (ReduceMode.Row, ReduceMode.Column) or r % t or c % t:
             return expected, tolerance
         expected, tolerance = np.array(expected, copy=True), np.array(tolerance, copy=True)
         for k in range(1, (r if mode is ReduceMode.Row else c) // t):
             ti, tj = divmod(k, c // t)
-            tile = matrix[ti * t:(ti + 1) * t, tj * t:(tj + 1) * t]
+            tile = matrix[..., ti * t:(ti + 1) * t, tj * t:(tj + 1) * t]
             if mode is ReduceMode.Row:
                 rows = slice(k * t, (k + 1) * t)
-                expected[rows], tolerance[rows] = original(tile, mode, combine, component, t, out_cols)
+                expected[..., rows, :], tolerance[..., rows, :] = original(tile, mode, combine, component, t, out_cols)
             else:
                 cols = slice(k * t, (k + 1) * t)
-                expected[:, cols], tolerance[:, cols] = original(tile, mode, combine, component, out_rows, t)
+                expected[..., cols], tolerance[..., cols] = original(tile, mode, combine, component, out_rows, t)
         return expected, tolerance
 
     return reduce

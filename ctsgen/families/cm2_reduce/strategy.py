@@ -8,8 +8,11 @@ support it too. ``xor`` is drawn for integer components only; a float sum
 only over few enough terms that its derived tolerance means something
 (oracle.MAX_SUM_NU).
 
-Shrinks toward Row, sum, the smallest float16 subgroup accumulator and a
-result of the source's own shape, seed 0.
+A Subgroup-scope variant runs in a workgroup of 1 to ctsgen.ops.cm2.MAX_SUBGROUPS subgroups, each
+reducing its own tile (docs/spec-decisions.md "subgroup-scope-workgroups").
+
+Shrinks toward Row, sum, the smallest float16 subgroup accumulator, a result of the source's own
+shape and one subgroup, seed 0.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksEr
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_reduce.case import VALUES, ReduceCase, ReduceVariant
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode, result_shape, sum_is_meaningful
-from ctsgen.ops.cm2 import profile_key, same_kind, supported_matrices
+from ctsgen.ops.cm2 import in_subgroups, most_subgroups, profile_key, same_kind, supported_matrices
 from ctsgen.model.types import MatrixType, MatrixUse
 from ctsgen.strategies.cached import SEEDS
 
@@ -74,7 +77,8 @@ def reduce_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
                          f"{mode.name} {combine.value} reduction")
     source = draw(st.sampled_from(cands))
     result = draw(st.sampled_from(_results(profile, source, mode)))
-    return ReduceVariant(mode, combine, source, result)
+    subgroups = draw(st.integers(1, most_subgroups(profile, source)))  # shrinks to one subgroup
+    return ReduceVariant(mode, combine, in_subgroups(source, subgroups), in_subgroups(result, subgroups), subgroups)
 
 
 @st.composite

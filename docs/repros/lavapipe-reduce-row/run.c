@@ -2,12 +2,32 @@
  * the 16x24 result, which must be 24 everywhere (SPV_NV_cooperative_matrix2, "Cooperative Matrix
  * Reduce Mode": Row combines the elements of each row). Exit status 1 if any element differs.
  *
- *   cc -O2 -o run run.c -lvulkan && ./run reduce.spv
+ * It links no Vulkan library: it opens the loader (libvulkan.so.1) at run time, so it builds with any C
+ * compiler and glibc, needing only Vulkan headers that know VK_NV_cooperative_matrix2 (1.3.301 or
+ * later; Debian 12's are 1.3.239): lavapipe's prefix has them (.ci/lavapipe.sh PREFIX).
+ *
+ *   cc -O2 -I PREFIX/usr/include -o run run.c -ldl && PREFIX/run ./run reduce.spv
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
+
+/* Every Vulkan command used, taken from the loader through vkGetInstanceProcAddr. */
+#define INSTANCE_COMMANDS(X) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) \
+    X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice) \
+    X(vkDestroyInstance) X(vkGetDeviceQueue) X(vkCreateBuffer) X(vkGetBufferMemoryRequirements) \
+    X(vkAllocateMemory) X(vkBindBufferMemory) X(vkMapMemory) X(vkCreateShaderModule) \
+    X(vkCreateDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkCreateComputePipelines) \
+    X(vkCreateDescriptorPool) X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets) X(vkCreateCommandPool) \
+    X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer) X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) \
+    X(vkCmdDispatch) X(vkCmdPipelineBarrier) X(vkEndCommandBuffer) X(vkQueueSubmit) X(vkQueueWaitIdle) \
+    X(vkDestroyDevice)
+#define DECLARE(name) static PFN_##name name;
+DECLARE(vkCreateInstance)
+INSTANCE_COMMANDS(DECLARE)
 
 #define ROWS 16
 #define COLS 24
@@ -30,10 +50,17 @@ static uint32_t *read_spirv(const char *path, size_t *size)
 int main(int argc, char **argv)
 {
     if (argc != 2) { fprintf(stderr, "usage: %s reduce.spv\n", argv[0]); return 2; }
+    void *loader = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!loader) { fprintf(stderr, "no Vulkan loader: %s\n", dlerror()); return 2; }
+    PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
+    if (!get || !(vkCreateInstance = (PFN_vkCreateInstance)get(VK_NULL_HANDLE, "vkCreateInstance"))) {
+        fprintf(stderr, "libvulkan.so.1 has no vkGetInstanceProcAddr\n"); return 2; }
     VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3 };
     VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app };
     VkInstance instance;
     CHECK(vkCreateInstance(&ici, NULL, &instance));
+#define LOAD(name) if (!(name = (PFN_##name)get(instance, #name))) { fprintf(stderr, "no %s\n", #name); return 2; }
+    INSTANCE_COMMANDS(LOAD)
     uint32_t n = 1;
     VkPhysicalDevice phys;
     VkResult enumerated = vkEnumeratePhysicalDevices(instance, &n, &phys);

@@ -117,7 +117,9 @@ def test_every_stratum_draws_variants_of_its_cell_on_the_h100(cell: tuple[dict, 
     if "source" in s:
         assert (v.source.component, v.result.component) == (s["source"], s["result"])
     else:
-        assert v.result.use is MatrixUse[s["to_use"]] and (v.source.scope, v.source.workgroup_size) == s["scope"]
+        # the pinned scoping is one subgroup's; the variant's workgroup holds v.subgroups of them
+        assert v.result.use is MatrixUse[s["to_use"]] and \
+            (v.source.scope, v.source.workgroup_size // v.subgroups) == s["scope"]
 
 
 def test_the_strata_hold_every_component_pair_the_h100_can_convert() -> None:
@@ -149,7 +151,7 @@ def test_cases_are_valid_and_round_trip(c: ConvertCase) -> None:
     assert PROFILE.supports_matrix(v.source) is None and PROFILE.supports_matrix(v.result) is None
     assert FAMILY.case_from_json(c.to_json()) == c
     d = c.data()
-    assert d.expected[1].dtype == v.result.component.dtype and d.expected[1].size == v.result.elements
+    assert d.expected[1].dtype == v.result.component.dtype and d.expected[1].size == v.subgroups * v.result.elements
 
 
 @settings(max_examples=12, deadline=None)

@@ -50,7 +50,7 @@ def test_cases_are_valid_and_round_trip(c: PerElementCase) -> None:
     assert PROFILE.supports_matrix(c.shader.matrix) is None
     assert FAMILY.case_from_json(c.to_json()) == c
     d = c.data()
-    assert d.expected[2].size == c.shader.matrix.elements
+    assert d.expected[2].size == c.shader.subgroups * c.shader.matrix.elements
 
 
 @settings(max_examples=10, deadline=None)
