@@ -52,9 +52,10 @@ SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def worker_argv(argv: Sequence[str], index: int, seed: int, devices: Sequence[int],
-                report: Path | None = None) -> list[str]:
+                report: Path | None = None, until: float | None = None) -> list[str]:
     """Worker ``index``'s command line: the parent's, one worker, its own seed and device,
-    and where it writes its report."""
+    where it writes its report, and the parent's deadline (``time.time()``), so that ``--time``
+    counts from the parent's start, the workers' start-up included."""
     out, skip = [], False
     for arg in argv:
         if skip:
@@ -71,6 +72,8 @@ def worker_argv(argv: Sequence[str], index: int, seed: int, devices: Sequence[in
         out += ["--device", str(devices[index % len(devices)])]
     if report is not None:
         out += ["--worker-report", str(report)]
+    if until is not None:
+        out += ["--worker-until", repr(until)]
     return out
 
 
@@ -185,7 +188,8 @@ class Fleet:
         return [p.returncode for p in self.procs]
 
 
-def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[int]) -> int:
+def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[int], until: float | None = None
+                ) -> int:
     """Start the workers, stream each one's output with a prefix as it comes, print their totals,
     return the worst exit status."""
     def line(index: int, text: str) -> None:
@@ -196,7 +200,7 @@ def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[
     with tempfile.TemporaryDirectory(prefix="ctsgen-workers-") as tmp:
         reports = [Path(tmp) / f"worker-{i}.json" for i in range(workers)]
         began = time.monotonic()
-        fleet = Fleet([worker_argv(argv, i, seed, devices, reports[i]) for i in range(workers)], line)
+        fleet = Fleet([worker_argv(argv, i, seed, devices, reports[i], until) for i in range(workers)], line)
         codes = fleet.wait()
         wall = time.monotonic() - began
         records = [json.loads(r.read_text()) for r in reports if r.exists()]
