@@ -100,6 +100,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
+        if args.time and args.worker_report is None:  # a worker's goes to its parent, which sums them
+            print(report.times.timeline_summary(report.wall_s))
         if report.examples:
             warn_unreached(options.expect_deviations, f"the {report.examples} examples fuzzed")
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)

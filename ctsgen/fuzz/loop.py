@@ -226,6 +226,7 @@ class Fuzzer:
             # the spec case's inputs; a documented deviation changes only what they must give
             datas = data_under(family, cases, reaching(self.options.expect_deviations, sv))
         self.report.cases += len(cases)
+        times.count(len(cases))
         results = run_cases(self.backend, sv, drawn_cases(cases, datas, names),
                             self.options.run.timeout_for(len(cases)), times).results
         failure = self._culprit(sv, cases, datas, results)

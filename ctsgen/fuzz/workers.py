@@ -80,7 +80,8 @@ def worker_argv(argv: Sequence[str], index: int, seed: int, devices: Sequence[in
 def write_worker_report(path: str | Path, report: FuzzReport) -> None:
     """Write a worker's counts and breakdown for its parent (read after the worker has exited)."""
     Path(path).write_text(json.dumps({"examples": report.examples, "cases": report.cases, "wall_s": report.wall_s,
-                                      "times": report.times.to_json(), "failures": len(report.failures)}))
+                                      "times": report.times.to_json(), "timeline": report.times.timeline_json(),
+                                      "failures": len(report.failures)}))
 
 
 #: The stages a worker spends on the host's CPU; the others (pipeline, dispatch, read-back) wait on the device.
@@ -105,11 +106,13 @@ def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> s
     times = Breakdown()
     for r in records:
         times.merge(r["times"])
+    for r in records:  # interval by interval, each worker's counted from its own start
+        times.merge_timeline(r.get("timeline", []))
     missing = f" ({workers - len(records)} worker(s) wrote no report)" if len(records) < workers else ""
     head = (f"{workers} workers together: {sum(r['examples'] for r in records)} examples, {cases} cases in "
             f"{wall_s:.1f}s ({cases / wall_s if wall_s else 0.0:.0f} cases/s){missing}")
     return "\n".join([head, times.summary(None, cases, title="where the workers' time went (summed)"),
-                      bound_by(times, workers, default_workers())])
+                      bound_by(times, workers, default_workers()), times.timeline_summary(wall_s, workers)])
 
 
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h)
