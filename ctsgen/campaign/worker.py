@@ -110,6 +110,7 @@ class Worker:
         spec = self.config.database or str(cdir.database_dir)
         self.database = open_database(spec, local=cdir.database_dir, on_fallback=lambda line: self.say(line))
         self.kept: dict[str, ShaderVariant] = {}  # compiled shaders, for every round
+        self.build_s: dict[str, float] = {}  # each family's mean build seconds an example, for every round
         self.fuzzer: _CountingFuzzer | None = None  # the round in progress
         self.total = FuzzReport()  # this session's rounds together: counts and time breakdown
 
@@ -248,6 +249,7 @@ class Worker:
             self.fuzzer = fuzzer = _CountingFuzzer(
                 self.backend, options, progress=progress, known=self._known, kept=self.kept, deadline=deadline,
                 sample=lambda c: pending.append({"family": c.family, "parameters": c.to_json()}))
+            fuzzer.build_s = self.build_s  # batches sized by what the family's pipelines have cost so far
             self.in_round = True
             try:
                 report = fuzzer.run()
