@@ -27,7 +27,7 @@ worker processes are summed (see :meth:`Breakdown.merge`), so with
 
 A breakdown also keeps its **timeline**: the same seconds, and the cases
 counted (:meth:`Breakdown.count`), per minute of the process's life
-(``TIMELINE_S``, counted from this module's import), so a long fuzz shows how
+(``TIMELINE_S``, counted from this module's import or :func:`start_timeline`), so a long fuzz shows how
 its rate and its stages drift (a first minute of cheap variants can hide a
 slow hour). A stage's time falls in the minute it ended.
 """
@@ -46,6 +46,14 @@ TIMELINE_S = 60.0
 ORIGIN = time.monotonic()
 #: The timeline's key for the cases counted in an interval.
 CASES = "cases"
+
+
+def start_timeline(origin: float) -> None:
+    """Count this process's timeline intervals from ``origin`` (``time.monotonic()``, not later than
+    now): a ``--workers`` worker counts from its parent's start, so that every worker's minute 1 is
+    the same minute of the session."""
+    global ORIGIN
+    ORIGIN = min(origin, time.monotonic())
 
 
 @dataclass

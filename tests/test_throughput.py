@@ -64,6 +64,10 @@ def test_the_timeline_keeps_each_minutes_stages_and_cases_and_workers_add_up_by_
     assert lines[2].split() == ["1", "120", "2", "33.333", "0.000"]  # 4 s over 120 cases: 33.3 ms a case
     assert lines[3].split() == ["2", "50", "1", "20.000", "160.000"]
     assert lines[-1] == "  last whole minute 1 cases/s, 42% of the first's 2"
+    timing.start_timeline(clock[0] - 130.0)  # a --workers worker counts from its parent's start
+    late = Breakdown()
+    late.count(7)
+    assert late.timeline == [{}, {}, {"cases": 7}]
 
 
 def test_a_fuzz_example_checks_many_cases_of_one_shader_and_times_every_stage() -> None:

@@ -25,14 +25,14 @@ fams=$($PY -c "from ctsgen.families import families; print(' '.join('--family ' 
 base=(); [ -n "${BASELINE:-}" ] && base=(--baseline "$BASELINE")
 
 echo "== $PY bench/naive_loop.py --backend $BACKEND --time $NAIVE_S" > "$OUT/naive.log"
-timeout $((NAIVE_S + 60)) $PY bench/naive_loop.py --backend "$BACKEND" --time "$NAIVE_S" >> "$OUT/naive.log" 2>&1
+timeout $((NAIVE_S + 30)) $PY bench/naive_loop.py --backend "$BACKEND" --time "$NAIVE_S" >> "$OUT/naive.log" 2>&1
 
 rm -rf /tmp/repros-sustained
 cmd=(-m ctsgen fuzz --backend "$BACKEND" $fams --workers "$W" --devices 0 --time "$T" --seed "$SEED" "${base[@]}"
      --database none --keep-going --shrink-time 20 --repro-dir /tmp/repros-sustained)
 echo "== $PY ${cmd[*]}" > "$OUT/fuzz.log"
 t0=$EPOCHREALTIME
-timeout $((T + 60)) $PY "${cmd[@]}" >> "$OUT/fuzz.log" 2>&1
+timeout $((T + 30)) $PY "${cmd[@]}" >> "$OUT/fuzz.log" 2>&1
 echo "exit $?" >> "$OUT/fuzz.log"
 wall=$($PY -c "print(f'{$EPOCHREALTIME - $t0:.1f}')")
 

@@ -40,6 +40,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         devices = list(args.devices or [])
         return run_workers(sys.argv[1:], args.workers, args.seed, devices, until)
     deadline = None if until is None else time.monotonic() + (until - time.time())
+    if deadline is not None:  # the per-minute breakdown counts from the session's start too
+        from ctsgen.timing import start_timeline
+
+        start_timeline(deadline - args.time)
     from ctsgen.results import ci
 
     expected = ci.expectations_of(args)  # deviation rules are followed as --expect-deviation here
