@@ -24,6 +24,12 @@ ran while other stages did: only the part the caller still waited for is
 Times are wall-clock seconds from ``time.perf_counter``; stages measured in
 worker processes are summed (see :meth:`Breakdown.merge`), so with
 ``--jobs N`` the stage total can exceed the wall time.
+
+A breakdown also keeps its **timeline**: the same seconds, and the cases
+counted (:meth:`Breakdown.count`), per minute of the process's life
+(``TIMELINE_S``, counted from this module's import or :func:`start_timeline`), so a long fuzz shows how
+its rate and its stages drift (a first minute of cheap variants can hide a
+slow hour). A stage's time falls in the minute it ended.
 """
 
 from __future__ import annotations
@@ -35,6 +41,19 @@ from dataclasses import dataclass, field
 
 STAGES: tuple[str, ...] = ("draw", "data+oracle", "compile", "validate", "pipeline", "dispatch",
                            "read-back", "judge", "write")
+#: Seconds per timeline interval, and where the intervals of every breakdown of this process start.
+TIMELINE_S = 60.0
+ORIGIN = time.monotonic()
+#: The timeline's key for the cases counted in an interval.
+CASES = "cases"
+
+
+def start_timeline(origin: float) -> None:
+    """Count this process's timeline intervals from ``origin`` (``time.monotonic()``, not later than
+    now): a ``--workers`` worker counts from its parent's start, so that every worker's minute 1 is
+    the same minute of the session."""
+    global ORIGIN
+    ORIGIN = min(origin, time.monotonic())
 
 
 @dataclass
@@ -43,6 +62,14 @@ class Breakdown:
 
     seconds: dict[str, float] = field(default_factory=dict)
     overlapped_s: float = 0.0  # pipeline builds that ran alongside other stages (prepare_soon)
+    #: per TIMELINE_S interval since ORIGIN: stage -> seconds, and CASES -> cases counted
+    timeline: list[dict[str, float]] = field(default_factory=list)
+
+    def _interval(self) -> dict[str, float]:
+        i = int((time.monotonic() - ORIGIN) // TIMELINE_S)
+        while len(self.timeline) <= i:
+            self.timeline.append({})
+        return self.timeline[i]
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -56,14 +83,33 @@ class Breakdown:
             self.add(name, time.perf_counter() - t0)
 
     def add(self, name: str, seconds: float) -> None:
-        """Add ``seconds`` to stage ``name``."""
+        """Add ``seconds`` to stage ``name``, now and in the timeline."""
         self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+        now = self._interval()
+        now[name] = now.get(name, 0.0) + seconds
+
+    def count(self, cases: int) -> None:
+        """Count ``cases`` checked now, in the timeline."""
+        now = self._interval()
+        now[CASES] = now.get(CASES, 0) + cases
 
     def merge(self, other: Breakdown | Mapping[str, float]) -> None:
-        """Add another breakdown (e.g. a worker process's) into this one."""
+        """Add another breakdown (e.g. a worker process's) into this one; a Breakdown's timeline is
+        added interval by interval (:meth:`merge_timeline`); a mapping (stage -> seconds) has none."""
         items = other.seconds if isinstance(other, Breakdown) else other
         for name, s in items.items():
-            self.add(name, s)
+            self.seconds[name] = self.seconds.get(name, 0.0) + s
+        if isinstance(other, Breakdown):
+            self.overlapped_s += other.overlapped_s
+            self.merge_timeline(other.timeline)
+
+    def merge_timeline(self, timeline: list[dict[str, float]]) -> None:
+        """Add another timeline (a worker process's, from its report) interval by interval."""
+        while len(self.timeline) < len(timeline):
+            self.timeline.append({})
+        for mine, theirs in zip(self.timeline, timeline):
+            for key, value in theirs.items():
+                mine[key] = mine.get(key, 0.0) + value
 
     def split_backend(self, backend_s: float, before: Mapping[str, float], after: Mapping[str, float]) -> None:
         """Attribute ``backend_s`` seconds spent in ``Backend.run`` to pipeline, dispatch and read-back,
@@ -90,6 +136,32 @@ class Breakdown:
     def to_json(self) -> dict[str, float]:
         """Stage -> seconds, in stage order, only the stages that took time."""
         return {s: round(self.seconds[s], 6) for s in STAGES if self.seconds.get(s)}
+
+    def timeline_json(self) -> list[dict[str, float]]:
+        """The timeline, rounded: a worker's report carries it to its parent."""
+        return [{k: round(v, 6) for k, v in interval.items()} for interval in self.timeline]
+
+    def timeline_summary(self, wall_s: float, workers: int = 1) -> str:
+        """One line per minute: cases, cases/s over the minute's wall (the last minute's share of
+        ``wall_s``), and each stage's ms per case (summed over ``workers`` processes: ms of a
+        worker's time per case), then the last whole minute's rate against the first's."""
+        used = [s for s in STAGES if any(i.get(s) for i in self.timeline)]
+        head = f"  {'minute':>6} {'cases':>9} {'cases/s':>9}  " + " ".join(f"{s:>11}" for s in used)
+        lines = [f"per minute ({workers} worker(s); stages in ms of a worker's time per case):", head]
+        rates = []
+        for i, interval in enumerate(self.timeline):
+            span = min(TIMELINE_S, max(wall_s - i * TIMELINE_S, 0.0)) or TIMELINE_S
+            cases = interval.get(CASES, 0)
+            rate = cases / span
+            if span >= TIMELINE_S:
+                rates.append(rate)
+            per_case = [f"{1000.0 * interval.get(s, 0.0) / cases:11.3f}" if cases else f"{'-':>11}" for s in used]
+            lines.append(f"  {i + 1:>6} {cases:>9.0f} {rate:>9.0f}  " + " ".join(per_case)
+                         + ("" if span >= TIMELINE_S else f"  (last {span:.0f} s)"))
+        if len(rates) >= 2 and rates[0]:
+            lines.append(f"  last whole minute {rates[-1]:.0f} cases/s, {rates[-1] / rates[0]:.0%} of the first's "
+                         f"{rates[0]:.0f}")
+        return "\n".join(lines)
 
     def summary(self, wall_s: float | None = None, cases: int | None = None,
                 title: str = "where the time went") -> str:

@@ -112,15 +112,15 @@ class PlantedWithGemmBug(PlantedDevice):
 
 class SlowToEnd(PlantedDevice):
     """The planted device, each dispatch taking ``CTSGEN_TEST_DISPATCH_S`` seconds more (a pipeline
-    build at the deadline) and its close a minute (a driver publishing its pipeline cache behind
-    every other process of the device)."""
+    build at the deadline) and its close ``CTSGEN_TEST_CLOSE_S`` seconds, a minute unless set (a driver
+    publishing its pipeline cache behind every other process of the device)."""
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         time.sleep(float(os.environ.get("CTSGEN_TEST_DISPATCH_S", "0")))
         return super().run(dispatch, timeout_s)
 
     def close(self) -> None:
-        time.sleep(60)
+        time.sleep(float(os.environ.get("CTSGEN_TEST_CLOSE_S", "60")))
         super().close()
 
 

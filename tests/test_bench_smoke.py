@@ -64,6 +64,16 @@ def test_throughput_writes_both_rates_and_the_stage_table(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_stage_costs_prints_a_row_of_cpu_milliseconds_per_case(tmp_path: Path) -> None:
+    out = _ok(_bench("stage_costs.py", "--family", "cm2-reduce", "--examples", "2", "--repeat", "1",
+                     "--out", str(tmp_path), cwd=tmp_path, timeout=300))
+    row = next(line for line in out.splitlines() if line.startswith("| cm2-reduce |"))
+    cases, cpu, draw, oracle = (float(x) for x in row.strip("| ").split("|")[1:])
+    assert cases > 0 and cpu >= draw > 0 and oracle > 0
+    assert (tmp_path / "stage_costs.md").read_text().count("| cm2-reduce |") == 1
+
+
 def test_mutant_kill_budgets_prints_a_kill_and_the_documented_budget(tmp_path: Path) -> None:
     out = _ok(_bench("mutant_kill_budgets.py", "--seeds", "1", "--max-examples", "200", "--family", "tensor-layout",
                      "--mutant", "repeat-as-clamp-to-edge", cwd=tmp_path))

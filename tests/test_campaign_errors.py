@@ -161,7 +161,7 @@ def test_a_session_ends_within_seconds_of_its_budget_whatever_its_workers_are_do
     pipeline build in flight at the deadline): the round is ended OVERTIME_S after the deadline,
     the backend's process stopped CLOSE_BY_S after it, where the dispatch's own bound (30 s) and
     the close's (30 s) would have run half a minute and more past the budget."""
-    from ctsgen.campaign.worker import CLOSE_BY_S
+    from ctsgen.fuzz.deadline import CLOSE_BY_S
 
     root, budget = tmp_path / "c", 12.0
     env = {**os.environ, "CTSGEN_TEST_DISPATCH_S": str(dispatch_s)}

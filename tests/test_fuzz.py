@@ -365,3 +365,47 @@ def test_the_workers_summary_says_when_the_hosts_cpu_bounds_them() -> None:
     assert "bound by" not in bound_by(cpu, 8, 32)  # cores left idle: more workers first
     gpu = Breakdown({"draw": 10.0, "pipeline": 50.0, "dispatch": 40.0})
     assert bound_by(gpu, 32, 32) == "the host's CPU stages take 10% of the workers' time, the device's 90%"
+
+
+class _CostlyBuilds(ReferenceBackend):
+    """The reference backend reporting ``build_s`` seconds of pipeline build for each new variant (stats)."""
+
+    def __init__(self, build_s: float) -> None:
+        super().__init__()
+        self.build_s, self.built, self.stats = build_s, set(), {"pipeline_s": 0.0}
+
+    def run(self, dispatch, timeout_s):  # noqa: ANN001, ANN201 - the Backend signature
+        if dispatch.variant.id not in self.built:
+            self.built.add(dispatch.variant.id)
+            self.stats["pipeline_s"] += self.build_s
+        return super().run(dispatch, timeout_s)
+
+
+@pytest.mark.slow
+def test_a_family_whose_pipelines_cost_more_gets_larger_batches_from_the_next_round() -> None:
+    """--min-batch 8: builds of 0.4 s an example (4x PIPELINE_REF_S) raise the floor to 32 cases for
+    the next round; free builds leave it at 8; a floor of 1 (the reference backend) never moves."""
+    from ctsgen.fuzz.loop import PIPELINE_REF_S
+
+    def batch_sizes(build_s: float, min_batch: int) -> tuple[list[int], Fuzzer]:
+        sizes, seen = [], [0]
+
+        def progress(report) -> None:
+            sizes.append(report.cases - seen[0])
+            seen[0] = report.cases
+
+        fz = Fuzzer(_CostlyBuilds(build_s), FuzzOptions(families=("cm2-reduce",), max_examples=15, seed=3,
+                                                         database=None, min_batch=min_batch, max_batch=64,
+                                                         time_s=10**6), progress=progress)
+        fz.build_s["cm2-reduce"] = build_s  # as a first round would have learnt it
+        floor = fz.floor("cm2-reduce", 64)
+        fz._one_round(3)
+        return sizes, floor
+
+    costly, floor = batch_sizes(4 * PIPELINE_REF_S, 8)
+    assert floor == 32
+    # identical cases of a batch are judged once, so a batch may count a few fewer
+    assert all(s == 1 or s >= 0.9 * 32 for s in costly) and max(costly) >= 0.9 * 32, costly
+    cheap, floor = batch_sizes(0.0, 8)
+    assert floor == 8 and min(s for s in cheap if s > 1) < 0.9 * 32, cheap
+    assert batch_sizes(4 * PIPELINE_REF_S, 1)[1] == 1

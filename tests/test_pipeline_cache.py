@@ -7,7 +7,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from ctsgen.backends.pipeline_cache import HEADER_SIZE, CacheIdentity, PipelineCacheFile, header_mismatch
+from ctsgen.backends.pipeline_cache import HEADER_SIZE, CacheIdentity, PipelineCacheFile, Publisher, header_mismatch
 
 H100 = CacheIdentity(vendorID=0x10DE, deviceID=0x2330, driverVersion=0x91027C00, pipelineCacheUUID=bytes(range(16)))
 
@@ -96,3 +96,81 @@ def test_a_driver_update_removes_the_old_lock_file_too(tmp_path: Path) -> None:
     with new.locked() as on_disk:
         assert on_disk == b""
     assert sorted(p.name for p in tmp_path.iterdir()) == [new.path.with_suffix(".lock").name]
+
+
+class FakeProcess:
+    """A process's VkPipelineCache as a set of pipeline names; the blob's body lists them."""
+
+    def __init__(self, file: PipelineCacheFile, clock: list[float], every_s: float = 10.0) -> None:
+        self.pipelines: set[str] = set()
+        self.publisher = Publisher(file, self.merged, every_s=every_s, clock=lambda: clock[0])
+
+    def merged(self, on_disk: bytes) -> bytes:
+        return blob(body=",".join(sorted(names(on_disk) | self.pipelines)).encode())
+
+    def build(self, name: str) -> None:
+        self.pipelines.add(name)
+        self.publisher.built()
+
+
+def names(data: bytes) -> set[str]:
+    body = data[HEADER_SIZE:].decode()
+    return set(body.split(",")) if body else set()
+
+
+def test_a_growing_cache_is_published_every_few_seconds_not_only_at_close(tmp_path: Path) -> None:
+    """Nothing is published before pipelines were built or before ``every_s`` has passed; then one
+    publish carries every pipeline built so far; a process stopped at a deadline without closing
+    loses only what it built since its last publish."""
+    clock = [0.0]
+    f = PipelineCacheFile(H100, tmp_path)
+    p = FakeProcess(f, clock)
+    clock[0] = 30.0
+    assert not p.publisher.due()  # nothing built: nothing to publish however long it ran
+    p.build("a")
+    p.build("b")
+    assert p.publisher.maybe_publish()
+    p.publisher._thread.join()
+    assert names(f.load()) == {"a", "b"} and p.publisher.unpublished == 0
+    p.build("c")
+    clock[0] = 35.0
+    assert not p.publisher.maybe_publish()  # 5 s since the last publish
+    clock[0] = 40.0
+    assert p.publisher.maybe_publish()
+    p.publisher._thread.join()
+    p.build("d")  # then the process is stopped: d, built since, is the only loss
+    assert names(f.load()) == {"a", "b", "c"}
+
+
+def test_processes_publishing_as_they_go_lose_none_of_each_others_pipelines(tmp_path: Path) -> None:
+    """Two processes of one device publish in turns as they build; each merges what the other
+    published, so the file ends with both's pipelines, and close publishes only the rest."""
+    clock = [0.0]
+    f = PipelineCacheFile(H100, tmp_path)
+    one, two = FakeProcess(f, clock), FakeProcess(f, clock)
+    for t in range(1, 7):
+        clock[0] = 10.0 * t
+        one.build(f"one-{t}")
+        two.build(f"two-{t}")
+        for p in (one, two) if t % 2 else (two, one):
+            assert p.publisher.maybe_publish()
+            p.publisher._thread.join()
+    assert names(f.load()) == {f"{w}-{t}" for w in ("one", "two") for t in range(1, 7)}
+    one.build("one-last")
+    one.publisher.finish()  # at close: the one pipeline left
+    two.publisher.finish()  # nothing left: no publish
+    assert (one.publisher.published, two.publisher.published) == (7, 6)
+    assert "one-last" in names(f.load()) and len(names(f.load())) == 13
+
+
+def test_a_publish_that_cannot_be_written_is_only_a_missing_cache(tmp_path: Path) -> None:
+    """A driver's blob the file refuses (lavapipe's short header) or an unwritable directory: the
+    publish writes nothing, and the process goes on."""
+    (tmp_path / "file").write_text("x")
+    clock = [20.0]
+    p = FakeProcess(PipelineCacheFile(H100, tmp_path / "file" / "pipelines"), clock)
+    p.build("a")
+    assert not p.publisher.publish() and p.publisher.published == 0
+    q = Publisher(PipelineCacheFile(H100, tmp_path), lambda on_disk: blob()[:20], clock=lambda: 20.0)
+    q.built()
+    assert not q.publish() and not PipelineCacheFile(H100, tmp_path).path.exists()

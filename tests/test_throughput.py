@@ -36,6 +36,40 @@ def test_breakdown_sums_stages_and_splits_backend_time() -> None:
             pass
 
 
+def test_the_timeline_keeps_each_minutes_stages_and_cases_and_workers_add_up_by_minute(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stage seconds and cases fall in the interval they were recorded in; a worker's timeline from
+    its report adds interval by interval; the summary gives each minute's rate and ms per case and
+    compares the last whole minute with the first."""
+    import ctsgen.timing as timing
+
+    clock = [1000.0]
+    monkeypatch.setattr(timing.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(timing, "ORIGIN", 1000.0)
+    t = Breakdown()
+    t.add("draw", 3.0)
+    t.count(100)
+    clock[0] += 61.0  # the second minute: pipeline builds take over
+    t.add("pipeline", 8.0)
+    t.add("draw", 1.0)
+    t.count(50)
+    assert t.timeline == [{"draw": 3.0, "cases": 100}, {"pipeline": 8.0, "draw": 1.0, "cases": 50}]
+    assert t.to_json() == {"draw": 4.0, "pipeline": 8.0}  # the sums are unchanged
+    other = Breakdown()
+    other.merge_timeline([{"draw": 1.0, "cases": 20}])
+    other.merge(t)
+    assert other.timeline == [{"draw": 4.0, "cases": 120}, {"pipeline": 8.0, "draw": 1.0, "cases": 50}]
+    lines = other.timeline_summary(wall_s=150.0, workers=2).splitlines()
+    assert lines[1].split() == ["minute", "cases", "cases/s", "draw", "pipeline"]
+    assert lines[2].split() == ["1", "120", "2", "33.333", "0.000"]  # 4 s over 120 cases: 33.3 ms a case
+    assert lines[3].split() == ["2", "50", "1", "20.000", "160.000"]
+    assert lines[-1] == "  last whole minute 1 cases/s, 42% of the first's 2"
+    timing.start_timeline(clock[0] - 130.0)  # a --workers worker counts from its parent's start
+    late = Breakdown()
+    late.count(7)
+    assert late.timeline == [{}, {}, {"cases": 7}]
+
+
 def test_a_fuzz_example_checks_many_cases_of_one_shader_and_times_every_stage() -> None:
     report = Fuzzer(ReferenceBackend(), FuzzOptions(max_examples=12, database=None)).run()
     assert report.case is None

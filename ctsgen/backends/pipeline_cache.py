@@ -13,6 +13,14 @@ sharing a device publish under a lock (:meth:`PipelineCacheFile.locked`), each m
 disk into its own first (``vkMergePipelineCaches``), so that processes publishing at once do not
 overwrite each other's builds, the last whole cache winning (docs/validation.md, "A 100,000-case
 suite").
+
+A process publishes as its cache grows, not only when it closes (:class:`Publisher`): at most every
+``PUBLISH_EVERY_S`` seconds once it has built pipelines, from a thread of its own, so a process
+stopped at a deadline loses at most that many seconds of builds, and its close has only the rest to
+publish. A publish never touches the process's own cache: the blob on disk seeds a fresh cache, the
+process's cache is merged into it (vkMergePipelineCaches reads its source caches; only its
+``dstCache`` needs external synchronisation, and pipeline creation uses a cache under the
+implementation's own lock, Vulkan's "Pipeline Cache" chapter), and that merge is what is saved.
 """
 
 from __future__ import annotations
@@ -21,7 +29,9 @@ import fcntl
 import os
 import struct
 import tempfile
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,3 +161,62 @@ class PipelineCacheFile:
             return
         for p in stale:
             p.unlink(missing_ok=True)
+
+
+#: Seconds between a process's publishes of a growing cache (at most: only once it built pipelines).
+PUBLISH_EVERY_S = 10.0
+
+
+class Publisher:
+    """When and how a process publishes its cache as it grows (see the module docstring).
+
+    The backend calls :meth:`built` for each pipeline it builds and :meth:`maybe_publish` between
+    dispatches: once pipelines were built since the last publish and ``every_s`` has passed, a
+    thread takes the file's lock and saves ``merged(on_disk)``, the process's cache merged with
+    the blob on disk (b"": nothing to save). :meth:`finish` (at close) waits for that thread and
+    publishes what is left, if anything."""
+
+    def __init__(self, file: PipelineCacheFile, merged: Callable[[bytes], bytes],
+                 every_s: float = PUBLISH_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.file, self.merged, self.every_s, self.clock = file, merged, every_s, clock
+        self.unpublished = 0  # pipelines built since the last publish began
+        self.published = 0  # publishes that wrote the file
+        self.saved_bytes = 0
+        self._last = clock()
+        self._thread: threading.Thread | None = None
+        self._count = threading.Lock()  # built() and a publish's start may run on two threads
+
+    def built(self, n: int = 1) -> None:
+        with self._count:
+            self.unpublished += n
+
+    def due(self) -> bool:
+        return bool(self.unpublished) and self.clock() - self._last >= self.every_s \
+            and (self._thread is None or not self._thread.is_alive())
+
+    def maybe_publish(self) -> bool:
+        """Start a publish on a thread of its own when one is due; whether one started."""
+        if not self.due():
+            return False
+        self._thread = threading.Thread(target=self.publish, name="pipeline-cache-publish", daemon=True)
+        self._thread.start()
+        return True
+
+    def publish(self) -> bool:
+        """Publish now, in this thread: whether the file was written."""
+        with self._count:  # builds from now on wait for the next publish
+            self.unpublished, self._last = 0, self.clock()
+        with self.file.locked() as on_disk:
+            blob = self.merged(on_disk)
+            ok = bool(blob) and self.file.save(blob)
+        if ok:
+            self.published += 1
+            self.saved_bytes = len(blob)
+        return ok
+
+    def finish(self) -> None:
+        """Wait for a publish in flight, then publish the pipelines built since, if any."""
+        if self._thread is not None:
+            self._thread.join()
+        if self.unpublished:
+            self.publish()

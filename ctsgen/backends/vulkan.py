@@ -28,8 +28,8 @@ What the backend does, in Vulkan's terms:
   ``VkMemoryAllocateFlagsInfo`` ``VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT``, so
   shaders may also take buffer device addresses); the pipeline of a variant
   is built once and cached by ``ShaderVariant.id``, through a ``VkPipelineCache``
-  kept on disk per device and driver (:mod:`ctsgen.backends.pipeline_cache`;
-  ``CTSGEN_PIPELINE_CACHE=0`` turns it off); the wait on the fence is
+  kept on disk per device and driver and published as it grows
+  (:mod:`ctsgen.backends.pipeline_cache`; ``CTSGEN_PIPELINE_CACHE=0`` turns it off); the wait on the fence is
   bounded by ``timeout_s``.
 
 A dispatch that does not finish in time leaves the device busy with memory
@@ -58,7 +58,7 @@ from ctsgen.backends.base import Backend
 from ctsgen.errors import BackendError, DeviceLost, DispatchTimeout
 from ctsgen.core.shader import Dispatch, MatrixConversion, ShaderVariant, matrix_conversions
 from ctsgen.backends.kept import KeptObjects
-from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile, pipeline_cache_enabled
+from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile, Publisher, pipeline_cache_enabled
 from ctsgen.backends.validation import EXTENSION as VALIDATION_EXTENSION
 from ctsgen.backends.validation import LAYER as VALIDATION_LAYER
 from ctsgen.backends.validation import ValidationMessenger
@@ -214,7 +214,8 @@ class VulkanBackend(Backend):
         self._fence: Any = None
         self._pipeline_cache: Any = None  # a VkPipelineCache seeded from disk (pipeline_cache.py), or None
         self._cache_file: PipelineCacheFile | None = None
-        self._loaded_cache_hash = hash(b"")
+        self._publisher: Publisher | None = None  # publishes the cache as it grows (pipeline_cache.py)
+        self._published_size = 0  # the cache's data size at its last publish (or load)
         self._pipelines: KeptObjects[_Pipeline] = KeptObjects(kept_pipelines, self._destroy_pipeline)
         self._pipelines_lock = threading.Lock()
         self._hung: str | None = None  # set when a dispatch timed out: the GPU may still use our memory
@@ -294,6 +295,8 @@ class VulkanBackend(Backend):
             self.stats["pipeline_s"] += t1 - t0
             self.stats["dispatch_s"] += t2 - t1
             self.stats["dispatches"] += 1
+            if self._publisher is not None:
+                self._publisher.maybe_publish()  # on a thread of its own: this dispatch does not wait
             out = [self._read(alloc.mapped + off, a) for a, off in zip(arrays, alloc.offsets)]
             out[0] = params.copy()  # the caller's offsets, not the ones the conversions rewrote
             self.stats["readback_s"] = self.stats.get("readback_s", 0.0) + time.perf_counter() - t2
@@ -584,6 +587,8 @@ class VulkanBackend(Backend):
             if self._pipelines.get(variant.id) is None:
                 self._pipelines.add(variant.id, entry)
                 self.stats["pipelines"] += 1
+                if self._publisher is not None:
+                    self._publisher.built()
             else:  # another thread built it meanwhile: keep one
                 self._destroy_pipeline(entry)
                 entry = self._pipelines.get(variant.id)
@@ -604,10 +609,11 @@ class VulkanBackend(Backend):
             return
         self._cache_file = PipelineCacheFile(self._cache_identity)
         blob = self._cache_file.load()
-        self._loaded_cache_hash = hash(blob)
         self._pipeline_cache = self._cache_from(blob)
         if self._pipeline_cache is not None:
             self.stats["pipeline_cache_loaded_bytes"] = len(blob)
+            self._publisher = Publisher(self._cache_file, self._merged_with)
+            self._published_size = self._cache_size(self._pipeline_cache)
 
     def _cache_from(self, blob: bytes) -> Any:
         """A VkPipelineCache created from ``blob`` (empty: an empty cache), or None where the driver
@@ -621,24 +627,41 @@ class VulkanBackend(Backend):
         return cache if self._device.vkCreatePipelineCache(info, None, cache) == _VK_SUCCESS else None
 
     def _save_pipeline_cache(self) -> None:
-        """Publish the cache's data and destroy it. A cache whose data is still the blob it was
-        loaded from is not published (in a warm suite run every process built nothing new, and
-        each rewrote the same 33 MB under the lock). Under the file's lock, a blob another
-        process published since this one loaded is merged in first (vkMergePipelineCaches),
-        so processes sharing the device add to one cache."""
-        cache, dev = self._pipeline_cache, self._device
+        """Publish what the cache gained since its last publish (:class:`Publisher`), and destroy it."""
+        cache, publisher = self._pipeline_cache, self._publisher
         if cache is None:
             return
-        data = self._cache_data(cache)
-        if self._cache_file and hash(data) != self._loaded_cache_hash:
-            with self._cache_file.locked() as on_disk:
-                if on_disk and hash(on_disk) != self._loaded_cache_hash:
-                    self._merge_into(cache, on_disk)
-                    data = self._cache_data(cache)
-                if data and self._cache_file.save(data):  # lavapipe 26.2.6 writes 20 of the 32 header bytes
-                    self.stats["pipeline_cache_saved_bytes"] = len(data)  # it reports: refused (validation.md)
-        dev.vkDestroyPipelineCache(cache, None)
-        self._pipeline_cache = None
+        if publisher is not None:
+            publisher.finish()
+            if publisher.published:
+                self.stats["pipeline_cache_saved_bytes"] = publisher.saved_bytes
+                self.stats["pipeline_cache_publishes"] = publisher.published
+        self._device.vkDestroyPipelineCache(cache, None)
+        self._pipeline_cache = self._publisher = None
+
+    def _merged_with(self, on_disk: bytes) -> bytes:
+        """The blob to publish (under the file's lock): the one on disk with this process's cache merged
+        into it, in a cache of its own (this process's cache is only read). b"" where the cache has not
+        grown since the last publish: a process that built nothing new (a warm run: every pipeline
+        came from the cache) does not rewrite the file, whatever its size."""
+        size = self._cache_size(self._pipeline_cache)
+        if size <= self._published_size:
+            return b""
+        merged = self._cache_from(on_disk) if on_disk else None
+        if merged is None:  # nothing on disk, or a blob the driver refuses: this process's cache alone
+            merged = self._cache_from(b"")
+        if merged is None:
+            return b""
+        try:
+            if self._device.vkMergePipelineCaches(merged, 1, self._pipeline_cache) != _VK_SUCCESS:
+                return b""
+            if on_disk:
+                self.stats["pipeline_cache_merged_bytes"] = len(on_disk)
+            data = self._cache_data(merged)
+        finally:
+            self._device.vkDestroyPipelineCache(merged, None)
+        self._published_size = size
+        return data  # lavapipe 26.2.6 writes 20 of the 32 header bytes it reports: save refuses it (validation.md)
 
     def _cache_size(self, cache: Any) -> int:
         """vkGetPipelineCacheData's size query; 0 where the driver gives nothing."""
@@ -654,14 +677,6 @@ class VulkanBackend(Backend):
         if self._device.vkGetPipelineCacheData(cache, size, ctypes.cast(data, ctypes.c_void_p)) != _VK_SUCCESS:
             return b""
         return data.raw[:size.value]
-
-    def _merge_into(self, cache: Any, blob: bytes) -> None:
-        """Merge a published blob into ``cache``; a failure only leaves it out."""
-        other = self._cache_from(blob)
-        if other is not None:
-            if self._device.vkMergePipelineCaches(cache, 1, other) == _VK_SUCCESS:
-                self.stats["pipeline_cache_merged_bytes"] = len(blob)
-            self._device.vkDestroyPipelineCache(other, None)
 
     def _memory_type(self, type_bits: int) -> int:
         """A ``HOST_VISIBLE | HOST_COHERENT`` memory type allowed by ``type_bits``, ``HOST_CACHED`` preferred."""

@@ -29,10 +29,9 @@ directory, or redis mirrored into it) keeps what was being shrunk.
 The deadline bounds the whole process (:func:`serve`), not only its rounds:
 no example begins after it, the example in flight (a pipeline build, a
 dispatch) is ended ``OVERTIME_S`` after it as a stop signal ends it, and a
-backend still closing ``CLOSE_BY_S`` after it (a GPU driver publishing its
-pipeline cache under the lock every process of the device takes in turn) has
-its process stopped, its new pipelines left unpublished: a session ends within
-seconds of its budget.
+backend still closing ``CLOSE_BY_S`` after it has its process stopped
+(:mod:`ctsgen.fuzz.deadline`, which ``ctsgen fuzz --time`` follows too): a
+session ends within seconds of its budget.
 """
 
 from __future__ import annotations
@@ -56,7 +55,8 @@ from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions, FuzzReport, StopF
 from ctsgen.fuzz.workers import write_worker_report
 from ctsgen.repro import export_case
 from ctsgen.runner.options import RunOptions
-from ctsgen.signals import alarm_at, on_stop
+from ctsgen.fuzz.deadline import close_by, example_bound, overtime_message
+from ctsgen.signals import on_stop
 from ctsgen.core.verdict import CaseResult
 
 #: Seconds between a round's progress checkpoints in the journal.
@@ -65,11 +65,6 @@ CHECKPOINT_S = 10.0
 PROGRESS_S = 1.0
 #: What a progress line starts with.
 PROGRESS = "@progress "
-#: Seconds past the deadline the example in flight may run before its round is ended as a stop signal
-#: ends it (the smallest failure so far kept).
-OVERTIME_S = 2.0
-#: Seconds past the deadline by which a worker's backend must be closed, else its process is stopped.
-CLOSE_BY_S = 6.0
 
 
 class _CountingFuzzer(Fuzzer):
@@ -115,6 +110,7 @@ class Worker:
         spec = self.config.database or str(cdir.database_dir)
         self.database = open_database(spec, local=cdir.database_dir, on_fallback=lambda line: self.say(line))
         self.kept: dict[str, ShaderVariant] = {}  # compiled shaders, for every round
+        self.build_s: dict[str, float] = {}  # each family's mean build seconds an example, for every round
         self.fuzzer: _CountingFuzzer | None = None  # the round in progress
         self.total = FuzzReport()  # this session's rounds together: counts and time breakdown
 
@@ -129,8 +125,7 @@ class Worker:
         """The deadline has passed by ``OVERTIME_S`` with an example still in flight: end its
         round as :meth:`stop` does (from SIGALRM; a worker between rounds has none to end)."""
         if self.in_round:
-            self.say(f"the example in flight ran {OVERTIME_S:.0f} s past the deadline (a pipeline build or a "
-                     "dispatch): its round ends there")
+            self.say(overtime_message() + "; its round ends there")
         self._interrupt()
 
     def _interrupt(self) -> None:
@@ -254,6 +249,7 @@ class Worker:
             self.fuzzer = fuzzer = _CountingFuzzer(
                 self.backend, options, progress=progress, known=self._known, kept=self.kept, deadline=deadline,
                 sample=lambda c: pending.append({"family": c.family, "parameters": c.to_json()}))
+            fuzzer.build_s = self.build_s  # batches sized by what the family's pipelines have cost so far
             self.in_round = True
             try:
                 report = fuzzer.run()
@@ -269,26 +265,6 @@ class Worker:
             first = False
         self.total.wall_s = time.monotonic() - began
         return self.total
-
-
-class _Late(BaseException):
-    """Raised from SIGALRM into a backend's close that ran past its bound."""
-
-
-def _raise_late() -> None:
-    raise _Late
-
-
-def close_by(backend: Backend, at: float | None, say: Callable[[str], None]) -> None:
-    """Close ``backend``; one still closing at ``at`` (monotonic) is interrupted and closed again,
-    which stops a supervised backend's process at once (its close is mid-request)."""
-    try:
-        with alarm_at(at, _raise_late):
-            backend.close()
-    except _Late:
-        say(f"the backend was still closing {CLOSE_BY_S:.0f} s past the deadline (publishing its pipeline cache): "
-            "its process was stopped, the pipelines it built are not published")
-        backend.close()
 
 
 def serve(cdir: CampaignDir, index: int, device: int | None, until: float | None,
@@ -307,10 +283,10 @@ def serve(cdir: CampaignDir, index: int, device: int | None, until: float | None
         try:
             worker = Worker(cdir, index, backend, say=say)
             with on_stop(lambda signum, frame: worker.stop()), \
-                    alarm_at(None if deadline is None else deadline + OVERTIME_S, worker.overtime):
+                    example_bound(deadline, worker.overtime):
                 total = worker.run(deadline)
             if report is not None:
                 write_worker_report(report, total)
         finally:
-            close_by(backend, None if deadline is None else max(deadline + CLOSE_BY_S, time.monotonic() + 1.0), say)
+            close_by(backend, deadline, say)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.backends.registry import check_device, open_backend
+    from ctsgen.fuzz.deadline import close_by, example_bound, overtime_message
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
     from ctsgen.fuzz.buckets import deviation_explaining
     from ctsgen.fuzz.workers import run_workers, write_worker_report
@@ -33,15 +35,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.min_batch is not None and args.min_batch > args.max_batch:
         raise UserError(f"--min-batch {args.min_batch} is above --max-batch {args.max_batch}, so no example could "
                         "hold it -> lower --min-batch or raise --max-batch")
+    # --time counts from the command's start (a --workers worker's: from its parent's), start-up included
+    until = args.worker_until if args.worker_until is not None else \
+        (time.time() + args.time if args.time else None)
     if args.workers > 1:
         devices = list(args.devices or [])
-        return run_workers(sys.argv[1:], args.workers, args.seed, devices)
+        return run_workers(sys.argv[1:], args.workers, args.seed, devices, until)
+    deadline = None if until is None else time.monotonic() + (until - time.time())
+    if deadline is not None:  # the per-minute breakdown counts from the session's start too
+        from ctsgen.timing import start_timeline
+
+        start_timeline(deadline - args.time)
     from ctsgen.results import ci
 
     expected = ci.expectations_of(args)  # deviation rules are followed as --expect-deviation here
 
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
-                          time_s=args.time, seed=args.seed, max_batch=args.max_batch,
+                          time_s=None, seed=args.seed, max_batch=args.max_batch,
                           min_batch=args.min_batch or default_min_batch(args.backend),
                           database=None if args.database == "none" else args.database,
                           expect_deviations=tuple(args.expect_deviation or ()) + tuple(expected.deviations),
@@ -69,15 +79,24 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                    f"shrinking for at most {options.shrink_time_s:.0f} s")
 
     running: list[Fuzzer] = []
+    in_run = [False]
 
     def stop(signum, frame) -> None:  # Ctrl-C or e.g. `timeout`: end with a report and a repro
         for f in running:
             f.request_stop()  # in case the interrupt lands in a ctypes callback, which drops it
         raise KeyboardInterrupt
 
+    def overtime() -> None:  # the example in flight at the deadline: abandoned as a stop signal abandons it
+        if in_run[0]:
+            in_run[0] = False
+            show.write(overtime_message())
+            stop(0, None)
+
     try:
         with on_stop(stop):
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
+            if deadline is not None:
+                options.time_s = max(deadline - time.monotonic(), 0.0)
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
                             on_failure=found, known=known)
             running.append(fuzzer)
@@ -86,12 +105,17 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             for line in fuzzer.omissions():
                 show.write(line)
             try:
-                report = fuzzer.run()
+                in_run[0] = True
+                with example_bound(deadline, overtime):
+                    report = fuzzer.run()
             finally:
+                in_run[0] = False
                 show.close()
         print(f"fuzzed {args.backend} ({', '.join(f.name for f in fuzzer.families)}): {report.examples} examples, "
               f"{report.cases} cases in {report.wall_s:.1f}s ({report.cases_per_s:.0f} cases/s)")
         print(report.times.summary(report.wall_s, report.cases))
+        if args.time and args.worker_report is None:  # a worker's goes to its parent, which sums them
+            print(report.times.timeline_summary(report.wall_s))
         if report.examples:
             warn_unreached(options.expect_deviations, f"the {report.examples} examples fuzzed")
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
@@ -123,7 +147,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print("\n".join(ends))
         return 1
     finally:
-        backend.close()
+        close_by(backend, deadline, lambda line: print(line, file=sys.stderr))
 
 
 def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
@@ -155,4 +179,5 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     f.add_argument("--devices", type=device_list, help="with --workers: GPU indices, worker K uses device K mod their number")
     f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
     f.add_argument("--worker-report", help=argparse.SUPPRESS)  # set by --workers for each worker process
+    f.add_argument("--worker-until", type=float, help=argparse.SUPPRESS)  # --workers: the parent's deadline (epoch s)
     f.set_defaults(func=cmd_fuzz)

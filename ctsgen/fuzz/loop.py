@@ -11,7 +11,9 @@ unit) or ends the batch early (a choice at its minimum), so shrinking
 still ends on a single case. The cases sit inside a one-element unique
 list, which keeps Hypothesis's mutator from replaying a batch with one case
 copied over another (:func:`_case_batch`): each example draws a new
-variant. Cases that come out identical are judged once. Any failure (a wrong element, a
+variant. Where ``min_batch`` > 1 a
+family's floor grows, round by round, with what its pipelines have cost (:meth:`Fuzzer.floor`),
+so an expensive pipeline serves more cases. Cases that come out identical are judged once. Any failure (a wrong element, a
 hang, a lost device, a crash of the supervised worker) fails the example,
 and Hypothesis shrinks it: to one case, then toward the smallest readable
 one (the family strategies decide what "small" means: fewer elements,
@@ -77,6 +79,14 @@ class FuzzOptions:
 #: cases an example that each build serves many, so that workers do not spend most of their time
 #: waiting for builds (docs/validation.md, "Fuzz rate and CTS-scale packs on the H100").
 DEVICE_MIN_BATCH = 128
+
+
+#: The build cost an example's pipeline may have at the ``--min-batch`` floor: a family whose builds
+#: average more (per example, cache hits included) gets a floor that many times higher, up to its
+#: largest batch, so that an expensive pipeline serves more cases (:meth:`Fuzzer.floor`).
+PIPELINE_REF_S = 0.1
+#: Weight of the latest example in a family's running mean build cost.
+BUILD_EMA = 0.2
 
 
 def default_min_batch(backend: str) -> int:
@@ -158,6 +168,8 @@ class Fuzzer:
         self._shaders: dict[str, ShaderVariant] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
         self._stop_requested = False  # request_stop(): end at the next example
+        #: family -> running mean pipeline seconds per example (learn_build; a campaign shares it between rounds)
+        self.build_s: dict[str, float] = {}
 
     def omissions(self) -> list[str]:
         """``FAMILY: what it leaves out`` for each family fuzzed that runs only in part on the device."""
@@ -168,7 +180,7 @@ class Fuzzer:
         """A family, a variant of it, then 1..max_batch cases of that variant (see the module docstring)."""
         opts = self.strategy_options
         most = {f.name: min(self.options.max_batch, f.batch_cap or self.options.max_batch) for f in self.families}
-        least = {f.name: min(self.options.min_batch, most[f.name]) for f in self.families}
+        least = {f.name: self.floor(f.name, most[f.name]) for f in self.families}  # fixed for the round
 
         @st.composite
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
@@ -244,11 +256,15 @@ class Fuzzer:
                 self.report.absorbed["+".join(f"deviation:{d}" for d in deviations)] += 1
             return r
 
+        times.count(len(cases))
+        built = times.seconds.get("pipeline", 0.0) + times.overlapped_s
         results = run_cases(self.backend, sv, inputs, self.options.run.timeout_for(len(cases)), times,
                             absorbed if deviations else None).results
+        built = times.seconds.get("pipeline", 0.0) + times.overlapped_s - built
         failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
+        self.learn_build(family.name, built)
         if self.progress:
             self.progress(self.report)
         if failure is not None:
@@ -262,6 +278,22 @@ class Fuzzer:
             if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
             raise failure
+
+    def learn_build(self, family: str, seconds: float) -> None:
+        """Add an example's pipeline seconds (cache hits included) to ``family``'s running mean."""
+        self.build_s[family] = (1 - BUILD_EMA) * self.build_s.get(family, seconds) + BUILD_EMA * seconds
+
+    def floor(self, family: str, most: int) -> int:
+        """``family``'s batch floor for the next round, sized by what its pipelines cost: ``min_batch``
+        times its mean build seconds per example over :data:`PIPELINE_REF_S`, never below ``min_batch``
+        nor above ``most``. Only where ``min_batch`` > 1 (a backend whose pipelines cost builds; the
+        reference's batches stay as drawn). Fixed for a round, so that Hypothesis reads a choice
+        sequence as the same batch whenever it replays it; a shrunk example is one case whatever
+        the floor (its first choice), so the database replays it alike."""
+        least = min(self.options.min_batch, most)
+        if least <= 1:
+            return least
+        return min(most, max(least, round(least * self.build_s.get(family, 0.0) / PIPELINE_REF_S)))
 
     def _culprit(self, sv: ShaderVariant, cases: list[Case], datas: list, results: list[CaseResult]
                  ) -> FuzzFailure | None:

@@ -53,9 +53,10 @@ SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def worker_argv(argv: Sequence[str], index: int, seed: int, devices: Sequence[int],
-                report: Path | None = None) -> list[str]:
+                report: Path | None = None, until: float | None = None) -> list[str]:
     """Worker ``index``'s command line: the parent's, one worker, its own seed and device,
-    and where it writes its report."""
+    where it writes its report, and the parent's deadline (``time.time()``), so that ``--time``
+    counts from the parent's start, the workers' start-up included."""
     out, skip = [], False
     for arg in argv:
         if skip:
@@ -72,14 +73,16 @@ def worker_argv(argv: Sequence[str], index: int, seed: int, devices: Sequence[in
         out += ["--device", str(devices[index % len(devices)])]
     if report is not None:
         out += ["--worker-report", str(report)]
+    if until is not None:
+        out += ["--worker-until", repr(until)]
     return out
 
 
 def write_worker_report(path: str | Path, report: FuzzReport) -> None:
     """Write a worker's counts and breakdown for its parent (read after the worker has exited)."""
     Path(path).write_text(json.dumps({"examples": report.examples, "cases": report.cases, "wall_s": report.wall_s,
-                                      "times": report.times.to_json(), "failures": len(report.failures),
-                                      "absorbed": dict(report.absorbed)}))
+                                      "times": report.times.to_json(), "timeline": report.times.timeline_json(),
+                                      "failures": len(report.failures), "absorbed": dict(report.absorbed)}))
 
 
 #: The stages a worker spends on the host's CPU; the others (pipeline, dispatch, read-back) wait on the device.
@@ -104,6 +107,8 @@ def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> s
     times = Breakdown()
     for r in records:
         times.merge(r["times"])
+    for r in records:  # interval by interval, each worker's counted from its own start
+        times.merge_timeline(r.get("timeline", []))
     missing = f" ({workers - len(records)} worker(s) wrote no report)" if len(records) < workers else ""
     head = (f"{workers} workers together: {sum(r['examples'] for r in records)} examples, {cases} cases in "
             f"{wall_s:.1f}s ({cases / wall_s if wall_s else 0.0:.0f} cases/s){missing}")
@@ -113,7 +118,7 @@ def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> s
     told = [f"  {rule}: {n} case(s) that fail by the spec pass under it (all workers)"
             for rule, n in sorted(absorbed.items())]
     return "\n".join([head, times.summary(None, cases, title="where the workers' time went (summed)"),
-                      bound_by(times, workers, default_workers()), *told])
+                      bound_by(times, workers, default_workers()), times.timeline_summary(wall_s, workers), *told])
 
 
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h)
@@ -192,7 +197,8 @@ class Fleet:
         return [p.returncode for p in self.procs]
 
 
-def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[int]) -> int:
+def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[int], until: float | None = None
+                ) -> int:
     """Start the workers, stream each one's output with a prefix as it comes, print their totals,
     return the worst exit status."""
     def line(index: int, text: str) -> None:
@@ -203,7 +209,7 @@ def run_workers(argv: Sequence[str], workers: int, seed: int, devices: Sequence[
     with tempfile.TemporaryDirectory(prefix="ctsgen-workers-") as tmp:
         reports = [Path(tmp) / f"worker-{i}.json" for i in range(workers)]
         began = time.monotonic()
-        fleet = Fleet([worker_argv(argv, i, seed, devices, reports[i]) for i in range(workers)], line)
+        fleet = Fleet([worker_argv(argv, i, seed, devices, reports[i], until) for i in range(workers)], line)
         codes = fleet.wait()
         wall = time.monotonic() - began
         records = [json.loads(r.read_text()) for r in reports if r.exists()]

@@ -30,10 +30,30 @@ def simplicity(mt: MatrixType) -> tuple:
 
 def profile_key(profile: DeviceProfile) -> tuple:
     """What the matrix types of ``profile`` depend on (a cache key): two profiles alike but for their
-    subgroup size have different Subgroup-scope types."""
-    return (profile.name, repr(sorted(profile.features.items())), repr(profile.coopmat_khr),
-            repr(profile.flexible_dimensions), profile.flexible_max_dimension, profile.subgroup_size,
-            repr(sorted(profile.properties.items())))
+    subgroup size have different Subgroup-scope types. Computed once per profile object (a case's
+    draw asks for it several times; its reprs cost more than the rest of the draw), and again
+    whenever the profile's tables changed size or content since."""
+    cheap = (id(profile), len(profile.features), len(profile.properties), len(profile.coopmat_khr),
+             len(profile.flexible_dimensions))
+    known = _KEYS.get(cheap)
+    if known is not None and known[0] is profile and known[1] == _contents(profile):
+        return known[2]
+    key = (profile.name, repr(sorted(profile.features.items())), repr(profile.coopmat_khr),
+           repr(profile.flexible_dimensions), profile.flexible_max_dimension, profile.subgroup_size,
+           repr(sorted(profile.properties.items())))
+    if len(_KEYS) >= 64:
+        _KEYS.clear()
+    _KEYS[cheap] = (profile, _contents(profile), key)  # the profile held: its id is not reused meanwhile
+    return key
+
+
+def _contents(profile: DeviceProfile) -> tuple:
+    """The profile's tables as they are now, compared by value (dict and list equality, no repr)."""
+    return (profile.name, dict(profile.features), dict(profile.properties), list(profile.coopmat_khr),
+            list(profile.flexible_dimensions))
+
+
+_KEYS: dict[tuple, tuple[DeviceProfile, tuple, tuple]] = {}
 
 
 _CACHE: dict[tuple, list[MatrixType]] = {}
@@ -59,10 +79,16 @@ def supported_matrices(profile: DeviceProfile, max_granules: int = MAX_GRANULES)
 def same_kind(profile: DeviceProfile, like: MatrixType, *, use: MatrixUse | None = None,
               component: ComponentType | None = None) -> list[MatrixType]:
     """Supported types with ``like``'s scope and workgroup size (and optionally a given
-    use / component type), any shape, simplest first."""
-    return [m for m in supported_matrices(profile)
-            if m.scope is like.scope and m.workgroup_size == like.workgroup_size
-            and (use is None or m.use is use) and (component is None or m.component is component)]
+    use / component type), any shape, simplest first (each selection computed once per profile)."""
+    key = (profile_key(profile), like.scope, like.workgroup_size, use, component)
+    if key not in _SAME_KIND:
+        _SAME_KIND[key] = tuple(m for m in supported_matrices(profile)
+                                if m.scope is like.scope and m.workgroup_size == like.workgroup_size
+                                and (use is None or m.use is use) and (component is None or m.component is component))
+    return list(_SAME_KIND[key])
+
+
+_SAME_KIND: dict[tuple, tuple[MatrixType, ...]] = {}
 
 
 #: The feature every cooperative-matrix shader needs: its OpTypeCooperativeMatrixKHR declares the

@@ -328,8 +328,14 @@ def dequantize(fmt: Format, blocks: np.ndarray) -> np.ndarray:
 
 def block_shapes(dim: int, K: int) -> list[tuple[int, ...]]:
     """Block shapes of ``dim`` sides with product K, outer sides in {1, 2, 4}, flattest first."""
+    return list(_block_shapes(dim, K))
+
+
+@functools.cache
+def _block_shapes(dim: int, K: int) -> tuple[tuple[int, ...], ...]:
+    """:func:`block_shapes`, computed once per (dim, K): a decode case's draw asks for them every time."""
     shapes = [()]
     for _ in range(dim - 1):
         shapes = [s + (o,) for s in shapes for o in (1, 2, 4)]
     out = [s + (K // math.prod(s),) for s in shapes if K % math.prod(s) == 0]
-    return sorted(out, key=lambda s: (math.prod(s[:-1]), s))
+    return tuple(sorted(out, key=lambda s: (math.prod(s[:-1]), s)))

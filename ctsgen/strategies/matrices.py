@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.ops.cm2 import profile_key
 
 
 def _simplicity(mt: MatrixType) -> tuple:
@@ -33,6 +34,19 @@ def matrix_types(profile: DeviceProfile, *, max_granules: int = 3,
     simplest fixed type: subgroup scope, fewest
     elements, float16 (an 8x8 float16 B matrix on the H100).
     """
+    key = (profile_key(profile), max_granules, flexible, workgroup,
+           None if components is None else frozenset(components), None if uses is None else frozenset(uses))
+    if key not in _BUILT:  # built once per profile and arguments: a variant's draw asks for it each time
+        _BUILT[key] = _matrix_types(profile, max_granules, flexible, workgroup, components, uses)
+    return _BUILT[key]
+
+
+_BUILT: dict[tuple, st.SearchStrategy[MatrixType]] = {}
+
+
+def _matrix_types(profile: DeviceProfile, max_granules: int, flexible: bool, workgroup: bool,
+                  components: Collection[ComponentType] | None, uses: Collection[MatrixUse] | None
+                  ) -> st.SearchStrategy[MatrixType]:
     def kept(mt: MatrixType) -> bool:
         return (components is None or mt.component in components) and (uses is None or mt.use in uses)
 

@@ -1,0 +1,100 @@
+"""``fuzz --time T`` ends on time: the example in flight at the deadline is abandoned OVERTIME_S
+after it (the 420 s device runs ended at 481 s and 512 s, a worker's last pipeline build running
+on), and the backend's close is bounded as a campaign worker's is."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import ctsgen.fuzz.deadline as deadline_module
+from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.fuzz.deadline import OVERTIME_S, example_bound
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class SlowDispatch(ReferenceBackend):
+    """The reference backend whose every dispatch after the first ``fast`` takes ``slow_s`` seconds."""
+
+    def __init__(self, fast: int, slow_s: float) -> None:
+        super().__init__()
+        self.fast, self.slow_s, self.dispatches = fast, slow_s, 0
+
+    def run(self, dispatch, timeout_s):  # noqa: ANN001, ANN201 - the Backend signature
+        self.dispatches += 1
+        if self.dispatches > self.fast:
+            time.sleep(self.slow_s)
+        return super().run(dispatch, timeout_s)
+
+
+def test_the_alarm_is_armed_overtime_after_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    armed: list[tuple[float | None, Callable[[], None]]] = []
+
+    @contextmanager
+    def recording(at: float | None, act: Callable[[], None]) -> Iterator[None]:
+        armed.append((at, act))
+        yield
+
+    monkeypatch.setattr(deadline_module, "alarm_at", recording)
+
+    def stop() -> None:
+        pass
+
+    with example_bound(100.0, stop):
+        pass
+    with example_bound(None, stop):
+        pass
+    assert armed == [(100.0 + OVERTIME_S, stop), (None, stop)]
+
+
+@pytest.mark.slow
+def test_an_example_in_flight_at_the_deadline_is_abandoned_and_the_run_reports(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dispatch that would take a minute, begun before the deadline: the run returns its report
+    OVERTIME_S after the deadline (shortened here), with the examples finished before it."""
+    monkeypatch.setattr(deadline_module, "OVERTIME_S", 0.3)
+    backend = SlowDispatch(fast=1, slow_s=60.0)
+    fuzzer = Fuzzer(backend, FuzzOptions(families=("cm2-reduce",), time_s=30.0, max_examples=10**6, database=None))
+
+    def stop() -> None:
+        fuzzer.request_stop()
+        raise KeyboardInterrupt
+
+    began = time.monotonic()
+    with example_bound(began + 3.0, stop):
+        report = fuzzer.run()
+    assert backend.dispatches == 2  # the slow one began, and no example began after it was abandoned
+    assert time.monotonic() - began < 10.0  # not the minute the dispatch would take
+    assert report.examples == 2 and report.wall_s < 10.0
+
+
+@pytest.mark.slow
+def test_fuzz_time_with_workers_ends_within_5_s_of_its_budget_whatever_the_last_example_does(
+        tmp_path: Path) -> None:
+    """Every dispatch takes 30 s (a pipeline build in flight at the deadline) and the backend's close
+    a minute: the workers abandon the example OVERTIME_S past the parent's deadline and their
+    supervised backend is stopped CLOSE_BY_S past it, so the session ends within 5 s of ``--time``
+    (Python's own start-up before the command begins counted apart)."""
+    budget = 10.0
+    env = {**os.environ, "CTSGEN_TEST_DISPATCH_S": "30", "CTSGEN_TEST_CLOSE_S": "60",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    startup = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import ctsgen.cli"], check=True, env=env, cwd=ROOT, timeout=60)
+    startup = time.monotonic() - startup
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "ctsgen", "fuzz", "--workers", "2", "--family", "cm2-reduce",
+                           "--backend", "tests.planted_device:SlowToEnd", "--time", str(budget),
+                           "--database", "none", "--repro-dir", str(tmp_path / "repros")],
+                          capture_output=True, text=True, timeout=150, env=env, cwd=ROOT)
+    wall = time.monotonic() - began
+    assert "past the deadline" in done.stdout and "2 workers together" in done.stdout, done.stdout + done.stderr
+    assert wall - startup <= budget + 5.0, (wall, startup, done.stdout, done.stderr)
