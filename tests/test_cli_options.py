@@ -10,16 +10,9 @@ from pathlib import Path
 
 from ctsgen.cli import build_parser
 from ctsgen.cli.options import SHARED, add_options
+from tests.test_cli_help import _every_parser
 
 CLI = Path(__file__).resolve().parents[1] / "ctsgen" / "cli"
-
-
-def _every_parser(parser: argparse.ArgumentParser, path: tuple[str, ...] = ("ctsgen",)):
-    yield path, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, child in action.choices.items():
-                yield from _every_parser(child, (*path, name))
 
 
 def _shape(action: argparse.Action) -> tuple:
