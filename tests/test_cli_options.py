@@ -8,7 +8,9 @@ import argparse
 import ast
 from pathlib import Path
 
-from ctsgen.cli import build_parser
+import pytest
+
+from ctsgen.cli import build_parser, main
 from ctsgen.cli.options import SHARED, add_options
 from tests.test_cli_help import _every_parser
 
@@ -101,3 +103,22 @@ def test_a_second_declaration_is_caught_even_with_the_same_help():
     planted = ('def add_parser(sub, names):\n    p = sub.add_parser("x")\n'
                f'    p.add_argument("--device", help={SHARED["device"]["help"]!r})\n')
     assert declared_again({**_cli_sources(), "planted.py": planted}) == ["planted.py:3 --device"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--baseline", "/nonexistent/ctsgen-baseline.csv"],
+    ["--expect-deviation", "no-such-mutant"],
+    ["--min-batch", "300"],
+])
+def test_fuzz_checks_every_input_once_before_its_workers_start(argv, monkeypatch, capsys, tmp_path) -> None:
+    """``fuzz --workers N`` checks its inputs in the one place every fuzz does: a bad one is one
+    line and exit 2 from the parent, not one line from each worker."""
+    started = []
+    monkeypatch.setattr("ctsgen.cli.fuzz.run_workers", lambda *a: started.append(a) or 0)
+    with pytest.raises(SystemExit) as exit_:
+        main(["fuzz", "--workers", "2", "--database", "none", "--repro-dir", str(tmp_path / "r"), *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(err) == 1 and err[0].startswith("ctsgen: error: "), err
+    assert started == []
+    main(["fuzz", "--workers", "2", "--database", "none", "--repro-dir", str(tmp_path / "r")])
+    assert len(started) == 1  # the same command with good inputs does start them
