@@ -12,7 +12,7 @@ from ctsgen.backends.registry import check_device, open_backend
 from ctsgen.cli.args import check_database, check_writable_dir
 from ctsgen.cli.common import warn_unreached
 from ctsgen.cli.options import add_options
-from ctsgen.core.argtypes import nonneg_int, positive_float, positive_int
+from ctsgen.core.argtypes import positive_float, positive_int
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.fuzz.buckets import deviation_explaining
