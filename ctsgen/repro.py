@@ -114,7 +114,8 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
     baked = [0] * len(v.buffers()) + [int(w) for w in case.data().params]
     glsl = v.glsl(baked)
     # a repro is written where the failure was found, maybe a GPU host without a validator
-    spirv = compile_variant(v, case.family, baked=baked, validation="if-installed").spirv
+    spirv = compile_variant(v, case.family, baked=baked, validation="if-installed",
+                            validator=get_family(case.family).validator).spirv
     describe = getattr(case, "describe", None)
     versions = toolchain_versions(required=False)
     header = {"seed": None, "count": 1, "families": [case.family], "repro_of": origin or {},

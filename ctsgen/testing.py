@@ -41,7 +41,8 @@ def _shader(case: Case) -> ShaderVariant:
     v = case.variant()
     key = (case.family, v.id)
     if key not in _SHADERS:
-        _SHADERS[key] = compile_variant(v, case.family, validation="if-installed")
+        _SHADERS[key] = compile_variant(v, case.family, validation="if-installed",
+                                        validator=get_family(case.family).validator)
     return _SHADERS[key]
 
 

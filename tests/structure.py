@@ -47,6 +47,12 @@ SIGNAL_INSTALLS = {"signal", "setitimer", "alarm", "pthread_sigmask", "siginterr
 #: The one module that turns backend names into backends, and so may compare them.
 BACKEND_NAMES_OWNER = "ctsgen.backends.registry"
 
+#: Strings outside a family's package that spell a family's name and are no table of families:
+#: the default family's one declaration, a device read-out's section name (``coopvec feats``), and
+#: the JSON key of a program node's decode load.
+FAMILY_NAME_SPELLINGS = {("ctsgen.families", "tensor-layout"), ("ctsgen.device.readout", "coopvec"),
+                         ("ctsgen.families.cm2_program.case", "decode")}
+
 
 _NODES: dict[str, tuple[ast.AST, ...]] = {}
 
@@ -321,4 +327,19 @@ def backend_name_tests(src: Source) -> list[str]:
                     and node.func.attr in ("startswith", "endswith") and node.args and _strings(node.args[0]) \
                     and _about_a_backend(node.func.value):
                 found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    return sorted(found)
+
+
+def family_names_outside_their_family(src: Source) -> list[str]:
+    """``module:line name`` for each string that spells a family's name (its package's, ``_`` as
+    ``-``) outside that family's package: a table, switch or default that names a family is
+    edited by every new family; a family says what it needs in its own ``FamilySpec``."""
+    packages = {p.name.replace("_", "-"): f"{PACKAGE}.families.{p.name}" for p in src.families}
+    found = []
+    for name in src.modules:
+        for node in src.nodes(name):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in packages:
+                own = packages[node.value]
+                if name != own and not name.startswith(own + ".") and (name, node.value) not in FAMILY_NAME_SPELLINGS:
+                    found.append(f"{name}:{node.lineno} {node.value!r}")
     return sorted(found)

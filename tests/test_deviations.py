@@ -214,7 +214,7 @@ def test_a_module_without_the_deviations_instructions_gets_the_spec_expectation(
     recomputed under setdimension-floor (no gate applied) gives the spec's expectation anyway."""
     fam = get_family(family)
     v = data.draw(fam.variants(StrategyOptions()))
-    sv = compile_variant(v, family, validation="if-installed")
+    sv = compile_variant(v, family, validation="if-installed", validator=fam.validator)
     c = data.draw(fam.cases_for(v, StrategyOptions()))
     d = c.data()
     if reaching((FLOOR,), sv):

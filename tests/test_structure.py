@@ -20,8 +20,9 @@ import pytest
 import ctsgen
 from ctsgen.errors import CtsgenError
 from tests.structure import (Source, backend_family_reaches, backend_name_tests, command_line_importers,
-                             core_reaches, family_imports, import_cycles, ops_family_reaches, private_reaches,
-                             root_imports_above_the_bottom, signal_installs, upward_imports)
+                             core_reaches, family_imports, family_names_outside_their_family, import_cycles,
+                             ops_family_reaches, private_reaches, root_imports_above_the_bottom, signal_installs,
+                             upward_imports)
 
 REAL = Source(Path(ctsgen.__file__).parent)
 
@@ -205,3 +206,25 @@ def test_every_ctsgen_error_derives_from_the_one_base() -> None:
                 errors.append(getattr(importlib.import_module(name), node.name))
     assert len(errors) >= 12  # the toolchain's, the pack's, the backends', the model's, ...
     assert [e.__qualname__ for e in errors if not issubclass(e, CtsgenError)] == []
+
+
+def test_no_table_outside_a_family_names_a_family() -> None:
+    assert family_names_outside_their_family(REAL) == []
+
+
+@pytest.mark.parametrize("path, code, module, name", [
+    ("toolchain/variants.py", 'VALIDATORS = {"decode-vector": "glslang-decode-vector"}', "ctsgen.toolchain.variants",
+     "decode-vector"),
+    ("fuzz/loop.py", 'def cap(family):\n    return 4 if family.name == "cm2-program" else None', "ctsgen.fuzz.loop",
+     "cm2-program"),
+    ("families/cm2_gemm/case.py", 'NEIGHBOUR = ("cm2-reduce",)', "ctsgen.families.cm2_gemm.case", "cm2-reduce"),
+])
+def test_a_family_named_outside_its_package_is_found(plant, path: str, code: str, module: str, name: str) -> None:
+    """Planted: a validator table, a switch on a family's name, a family naming another family."""
+    found = family_names_outside_their_family(plant(path, code))
+    assert [f for f in found if f.startswith(module + ":") and f.endswith(repr(name))], found
+
+
+def test_a_family_naming_itself_is_not(plant) -> None:
+    planted = plant("families/decode_vector/case.py", 'ME = "decode-vector"')
+    assert family_names_outside_their_family(planted) == []

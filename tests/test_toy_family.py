@@ -9,6 +9,7 @@ report says what the family's ``locate`` says), and checked live with ``check_ca
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,9 +20,9 @@ import pytest
 import ctsgen.families as registry
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import default_profile
-from ctsgen.core.family import StrategyOptions
+from ctsgen.core.family import StrategyOptions, Validator
 from ctsgen.pack.generate import draw_cases
-from ctsgen.pack.read import load_pack
+from ctsgen.pack.read import PackError, load_pack, validate_shaders
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.run import run_pack
 from ctsgen.core.verdict import Status
@@ -207,3 +208,31 @@ def test_an_entry_point_familys_mutants_join_the_catalogue_and_are_found(toy_fam
     pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 0}))
     assert run_pack(pack, MutantBackend("toy-addend-ignored")).counts == {"Fail": len(cases)}
     assert run_pack(pack, ReferenceBackend()).counts == {"Pass": len(cases)}  # the mutant was put back
+
+
+def test_an_entry_point_family_declares_its_own_validator(toy_family, tmp_path, monkeypatch) -> None:
+    """FamilySpec.validator is the extension point: a family whose modules need another validator
+    declares it, and pack writing, its manifest and pack reading use it (no table in ctsgen names it).
+    A manifest naming another validator than the family's is refused."""
+    import toy_copy_family.family as module
+
+    seen: list[tuple[int, bool]] = []
+
+    def validate(spirv: bytes, required: bool) -> bool:
+        seen.append((len(spirv), required))
+        return True
+
+    monkeypatch.setattr(module, "FAMILY", dataclasses.replace(module.FAMILY, validator=Validator("toy-val", validate)))
+    registry.families.cache_clear()
+    family = registry.get_family("toy-copy")
+    cases = draw_cases(family, 6, 0, StrategyOptions(profile=default_profile()))
+    pack = load_pack(write_pack(cases, tmp_path / "pack", header={"seed": 0}))
+    assert {r["validator"] for r in pack.manifest["variants"].values()} == {"toy-val"}
+    assert len(seen) == len(pack.variants) == 2 and all(n > 0 and required for n, required in seen)
+    validate_shaders(pack)
+    assert len(seen) == 4
+    vid = next(iter(pack.variants))
+    pack.manifest["variants"][vid]["validator"] = "spirv-val"
+    with pytest.raises(PackError, match=f"{vid} names validator 'spirv-val', but this ctsgen validates toy-copy "
+                                        "with 'toy-val'"):
+        validate_shaders(pack)

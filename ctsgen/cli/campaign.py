@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
-from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
-from ctsgen.cli.common import BATCH_ARGUMENTS
+from ctsgen.cli.options import add_options
+from ctsgen.core.argtypes import nonneg_int, positive_float, positive_int
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
@@ -65,26 +64,20 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     cs = casub.add_parser("start", help="create a campaign directory and fuzz until --time or SIGTERM/Ctrl-C")
     cs.add_argument("dir", help="the campaign directory (new or empty)")
     cs.add_argument("--family", action="append", help="family to fuzz (repeatable; default: every family)")
-    cs.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
+    add_options(cs, "backend")
     cs.add_argument("--time", type=positive_float,
                     help="fuzzing budget in seconds over every session (default: until stopped)")
     cs.add_argument("--workers", type=positive_int,
                     help="worker processes on this host (default: one per core), spread over --devices")
-    cs.add_argument("--devices", type=device_list, help="GPU indices; worker K uses device K mod their number")
+    add_options(cs, "devices")
     cs.add_argument("--host-id", type=nonneg_int, default=0,
                     help="this host's id when hosts share --database: seeds never overlap (default: 0)")
     cs.add_argument("--seed", type=int, default=0, help="campaign seed; every round's seed derives from it")
     cs.add_argument("--database", help="example database shared with other hosts: redis://HOST:PORT or a "
                                        "directory (default: DIR/db; redis:// is mirrored there)")
     cs.add_argument("--round-examples", type=positive_int, default=200, help="examples per round (default: 200)")
-    for option, declared in BATCH_ARGUMENTS.items():  # a campaign's examples are sized as fuzz's
-        cs.add_argument(f"--{option}", **declared)
-    cs.add_argument("--shrink-time", type=nonneg_float, default=60.0,
-                    help="seconds to shrink a new failure (default: 60)")
-    cs.add_argument("--timeout", type=positive_float, default=10.0,
-                    help="seconds to wait for a dispatch (default: 10)")
-    cs.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
-    cs.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
+    add_options(cs, "max-batch", "min-batch")  # a campaign's examples are sized as fuzz's
+    add_options(cs, "shrink-time", "timeout", "expect-deviation", "include-hazardous", shrink_time=60.0)
     cr = casub.add_parser("resume", help="continue a stopped campaign with its next rounds")
     cr.add_argument("dir", help="the campaign directory")
     cr.add_argument("--time", type=positive_float,
@@ -97,7 +90,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     cw = casub.add_parser("worker", help="(started by start/resume) one device-owning worker process")
     cw.add_argument("dir")
     cw.add_argument("--index", type=nonneg_int, required=True)
-    cw.add_argument("--device", type=nonneg_int)
+    add_options(cw, "device")
     cw.add_argument("--until", type=float, help=argparse.SUPPRESS)  # the session's deadline, time.time()
     cw.add_argument("--worker-report", help=argparse.SUPPRESS)
     ca.set_defaults(func=cmd_campaign)

@@ -1,24 +1,14 @@
-"""What several commands share: the default pack, batch options, and the unreached-deviation warning."""
+"""What several commands share: the default pack and the unreached-deviation warning (their shared
+options: :mod:`ctsgen.cli.options`)."""
 
 from __future__ import annotations
 
 import sys
 
-from ctsgen.core.argtypes import positive_int
 from ctsgen.families import DEFAULT_FAMILY
 
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
-
-
-#: ``--max-batch`` and ``--min-batch``, declared once for ``fuzz`` and ``campaign start``.
-BATCH_ARGUMENTS: dict[str, dict] = {
-    "max-batch": dict(type=positive_int, default=256,
-                      help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)"),
-    "min-batch": dict(type=positive_int,
-                      help="cases an example of more than one carries at least, so that each shader's pipeline "
-                           "build serves many (default: 1 on the reference backend and mutants, 128 elsewhere)"),
-}
 
 
 def warn_unreached(deviations: tuple[str, ...], what: str) -> None:

@@ -8,48 +8,38 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ctsgen.backends.registry import check_device, open_backend
 from ctsgen.cli.args import check_database, check_writable_dir
-from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
+from ctsgen.cli.common import warn_unreached
+from ctsgen.cli.options import add_options
+from ctsgen.core.argtypes import positive_float, positive_int
+from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY
+from ctsgen.fuzz.buckets import deviation_explaining
+from ctsgen.fuzz.deadline import close_by, example_bound, overtime_message
+from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
+from ctsgen.fuzz.workers import run_workers, write_worker_report
+from ctsgen.mutants.deviations import check_deviations
 from ctsgen.progress import Progress
-from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
-from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
+from ctsgen.repro import export_failures, replay_command
+from ctsgen.results import ci
+from ctsgen.results.expectations import Expectations, load_expectations
+from ctsgen.runner.options import RunOptions
 from ctsgen.signals import on_stop
-from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
+from ctsgen.timing import start_timeline
 
 
-def cmd_fuzz(args: argparse.Namespace) -> int:
-    from ctsgen.backends.registry import check_device, open_backend
-    from ctsgen.fuzz.deadline import close_by, example_bound, overtime_message
-    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
-    from ctsgen.fuzz.buckets import deviation_explaining
-    from ctsgen.fuzz.workers import run_workers, write_worker_report
-    from ctsgen.repro import export_failures, replay_command
-    from ctsgen.runner.options import RunOptions
-
-    from ctsgen.errors import UserError
-
+def checked_options(args: argparse.Namespace) -> tuple[FuzzOptions, Expectations]:
+    """Every check of the command's inputs, before any work (an error: one line, exit 2), and the
+    session's options and expectations (a baseline's deviation rules are followed as
+    --expect-deviation here)."""
     if args.devices and args.workers == 1:
         raise UserError("--devices spreads --workers over GPUs, and there is one worker -> add --workers N, or "
                         "pick the one GPU with --device K")
     if args.min_batch is not None and args.min_batch > args.max_batch:
         raise UserError(f"--min-batch {args.min_batch} is above --max-batch {args.max_batch}, so no example could "
                         "hold it -> lower --min-batch or raise --max-batch")
-    # --time counts from the command's start (a --workers worker's: from its parent's), start-up included
-    until = args.worker_until if args.worker_until is not None else \
-        (time.time() + args.time if args.time else None)
-    if args.workers > 1:
-        devices = list(args.devices or [])
-        return run_workers(sys.argv[1:], args.workers, args.seed, devices, until)
-    deadline = None if until is None else time.monotonic() + (until - time.time())
-    if deadline is not None:  # the per-minute breakdown counts from the session's start too
-        from ctsgen.timing import start_timeline
-
-        start_timeline(deadline - args.time)
-    from ctsgen.results import ci
-
-    expected = ci.expectations_of(args)  # deviation rules are followed as --expect-deviation here
-
+    expected = load_expectations(args.baseline or (), args.flakes or ())
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
                           time_s=None, seed=args.seed, max_batch=args.max_batch,
                           min_batch=args.min_batch or default_min_batch(args.backend),
@@ -58,12 +48,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                           include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
                           keep_going=args.keep_going,
                           run=RunOptions(timeout_base_s=args.timeout))
-    from ctsgen.mutants.deviations import check_deviations
-
-    check_deviations(options.expect_deviations)  # an unknown name: one line, exit 2
-    check_device(args.backend, args.device)  # before any work
+    check_deviations(options.expect_deviations)
+    check_device(args.backend, args.device)
     check_database(options.database)  # a failure found and not stored would be lost
     check_writable_dir(args.repro_dir, "--repro-dir")
+    return options, expected
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    # --time counts from the command's start (a --workers worker's: from its parent's), start-up included
+    until = args.worker_until if args.worker_until is not None else \
+        (time.time() + args.time if args.time else None)
+    options, expected = checked_options(args)
+    if args.workers > 1:
+        return run_workers(sys.argv[1:], args.workers, args.seed, list(args.devices or []), until)
+    deadline = None if until is None else time.monotonic() + (until - time.time())
+    if deadline is not None:  # the per-minute breakdown counts from the session's start too
+        start_timeline(deadline - args.time)
     backend = open_backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
     passed_over: Counter = Counter()  # expectation -> failing examples it let pass
@@ -153,31 +154,25 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
-    f.add_argument("--backend", default="reference", help="reference (default), vulkan or mutant:NAME")
+    add_options(f, "backend")
     f.add_argument("--family", action="append",
                    help=f"family to fuzz (repeatable; default: {DEFAULT_FAMILY}): {names}")
     f.add_argument("--max-examples", type=positive_int, default=200, help="examples per round (default: 200)")
     f.add_argument("--time", type=positive_float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
-    for option, declared in BATCH_ARGUMENTS.items():
-        f.add_argument(f"--{option}", **declared)
+    add_options(f, "max-batch", "min-batch")
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
-    f.add_argument("--expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
-    f.add_argument("--include-hazardous", action="store_true", help="also draw cases known to hang drivers")
-    for option in ("baseline", "flakes"):  # a finding they expect is passed over, as --expect-deviation does
-        f.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
-    f.add_argument("--timeout", **RUN_ARGUMENTS["timeout"])
+    add_options(f, "expect-deviation", "include-hazardous")
+    add_options(f, "baseline", "flakes")  # a finding they expect is passed over, as --expect-deviation does
+    add_options(f, "timeout")
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
-    f.add_argument("--shrink-time", type=nonneg_float, default=120.0,
-                   help="stop shrinking this long after the first failure (default: 120)")
-    f.add_argument("--isolation", **RUN_ARGUMENTS["isolation"])
+    add_options(f, "shrink-time", "isolation", shrink_time=120.0)
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
     f.add_argument("--workers", type=positive_int, default=1,
                    help="fuzzer processes sharing --database, each with its own seed (default: 1)")
-    f.add_argument("--devices", type=device_list, help="with --workers: GPU indices, worker K uses device K mod their number")
-    f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
+    add_options(f, "devices", "device")
     f.add_argument("--worker-report", help=argparse.SUPPRESS)  # set by --workers for each worker process
     f.add_argument("--worker-until", type=float, help=argparse.SUPPRESS)  # --workers: the parent's deadline (epoch s)
     f.set_defaults(func=cmd_fuzz)

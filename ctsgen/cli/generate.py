@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from ctsgen.cli.args import Interrupted
+from ctsgen.cli.options import add_options
 from ctsgen.core.argtypes import int_between, positive_int
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
@@ -112,10 +113,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    "as it is")
     g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile; "
                    "docs/profile-format.md), or 'reference' for the reference backend, which runs every family")
-    g.add_argument("--include-hazardous", action="store_true",
-                   help="add the family's hazardous group: cases known to hang drivers (tensor-layout: "
-                        "RepeatMirrored loads out of bounds on an axis of layoutDimension 1, docs/spec-decisions.md "
-                        "mirror-repeat-dim-1; coopvec: RowMajor/ColumnMajor MatMuls in partial subgroups)")
+    add_options(g, "include-hazardous")
     g.add_argument("--hazardous-count", type=int_between(0, MAX_COUNT), default=8,
                    help="cases in the hazardous group (default: 8)")
     g.add_argument("--force", action="store_true",

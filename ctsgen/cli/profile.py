@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctsgen.core.argtypes import nonneg_int
+from ctsgen.cli.options import add_options
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -24,6 +24,6 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
     pr = sub.add_parser("profile", help="read a live Vulkan device's capabilities into a profile file "
                         "(docs/profile-format.md) for generate --profile")
-    pr.add_argument("--device", type=nonneg_int, default=0, help="Vulkan device index (default: 0)")
+    add_options(pr, "device", device=0)
     pr.add_argument("--out", help="profile file to write (default: standard output)")
     pr.set_defaults(func=cmd_profile)

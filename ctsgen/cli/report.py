@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
+from ctsgen.cli.options import add_options
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -14,12 +14,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     # one run judged against expectation files
     if args.baseline or args.flakes or args.improvements_pass or args.b is None:
         from ctsgen.results import ci
+        from ctsgen.results.expectations import load_expectations
 
         if args.b is not None:
             from ctsgen.errors import UserError
             raise UserError("--baseline/--flakes/--improvements-pass judge one results file -> give only RESULTS, "
                             "or drop them to compare two runs")
-        verdict = ci.judge_results_file(Path(args.a), ci.expectations_of(args))
+        verdict = ci.judge_results_file(Path(args.a), load_expectations(args.baseline or (), args.flakes or (),
+                                                                    improvements_pass=args.improvements_pass))
         print("\n".join(verdict.lines()))
         return 0 if verdict.ok else 1
     c, text = report(args.a, args.b)
@@ -33,6 +35,5 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt); with --baseline: "
                     "the JSON-lines results file to judge")
     rp.add_argument("b", nargs="?", help="results file of the later run (left out with --baseline)")
-    for option in ("baseline", "flakes", "improvements-pass"):
-        rp.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
+    add_options(rp, "baseline", "flakes", "improvements-pass")
     rp.set_defaults(func=cmd_report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ctsgen.cli.options import add_options
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
@@ -48,8 +49,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     x.add_argument("case", help="case name")
     x.add_argument("--out", required=True, help="repro directory to write")
     x.add_argument("--results", help="results file whose record of the case goes into REPORT.md")
-    x.add_argument("--backend", help="the backend that failed, for REPORT.md's replay line (default: from the "
-                   "--results file's header, else vulkan)")
+    add_options(x, "backend", backend=None)  # the backend that failed, for REPORT.md's replay line
     x.add_argument("--force", action="store_true", help="replace a ctsgen repro or pack at --out")
     x.add_argument("--debug-rerun", action="store_true",
                    help="for a failing case of a family with intermediates (cm2-program): run its debug "

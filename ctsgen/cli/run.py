@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
+from ctsgen.backends.registry import check_device, open_backend
 from ctsgen.cli.args import Interrupted
-from ctsgen.core.argtypes import nonneg_int
-from ctsgen.progress import Progress
-from ctsgen.oracle.models import MODELS
-from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
-from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
-from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
 from ctsgen.cli.common import DEFAULT_PACK, warn_unreached
+from ctsgen.cli.options import add_options
+from ctsgen.core.argtypes import nonneg_int
+from ctsgen.mutants.deviations import check_deviations
+from ctsgen.oracle.models import MODELS
+from ctsgen.pack.lock import out_lock
+from ctsgen.pack.read import load_pack, validate_shaders
+from ctsgen.progress import Progress
+from ctsgen.results import ci
+from ctsgen.results import results_file as rf
+from ctsgen.results.expectations import NoCaseJudged, load_expectations
+from ctsgen.runner.flakes import run_with_retries
+from ctsgen.runner.options import RunOptions
+from ctsgen.runner.select import Selection, describe_selection, select_cases
+from ctsgen.toolchain import ToolchainError
 
 
 def revalidate(pack) -> None:
     """Validate every shader before a device sees it, where a validator is installed
     (a device machine may have none: the pack's checksums still guard the files)."""
-    from ctsgen.pack.read import validate_shaders
-    from ctsgen.toolchain import ToolchainError
-
     try:
         validate_shaders(pack)  # a rejected module raises PackError
     except ToolchainError as exc:  # no validator here
@@ -30,28 +37,18 @@ def revalidate(pack) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import dataclasses
-
-    from ctsgen.backends.registry import check_device
-    from ctsgen.mutants.deviations import check_deviations
-    from ctsgen.pack.lock import out_lock
-    from ctsgen.pack.read import load_pack
-    from ctsgen.results import ci
-    from ctsgen.results import results_file as rf
-    from ctsgen.results.expectations import NoCaseJudged
-    from ctsgen.runner.select import Selection, describe_selection, select_cases
-
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
     check_device(args.backend, args.device)  # before any work
-    expected = ci.expectations_of(args)
+    expected = load_expectations(args.baseline or (), args.flakes or (), args.skips or (), args.improvements_pass)
     pack = load_pack(args.pack)
-    picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
-                                                args.fraction_start, expected.is_skipped))
+    selection = Selection(args.include, args.exclude, args.caselist, args.fraction, args.fraction_start,
+                          expected.is_skipped)
+    picked = select_cases(pack.cases, selection)
     if not picked.cases:  # before anything is written: the previous results stay as they were
         fix = ("select cases the pack has (--include, --exclude, --skips, --caselist, --fraction)" if pack.cases
                else "generate a pack with cases")
-        raise NoCaseJudged(f"judged no case: {describe_selection(args, len(pack.cases), picked)}, so nothing ran "
-                           f"and no results file changed -> {fix}")
+        why = describe_selection(selection, args.skips, len(pack.cases), picked)
+        raise NoCaseJudged(f"judged no case: {why}, so nothing ran and no results file changed -> {fix}")
     pack = dataclasses.replace(pack, cases=picked.cases)
     revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
@@ -95,12 +92,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_and_write(args: argparse.Namespace, pack, deviations, expected, results_path: Path, then):
     """Run ``pack`` on the backend, put its results file in place and call ``then()`` (the CSV files),
     a stop signal held between them; (summary, device, backend stats)."""
-    from ctsgen.backends.registry import open_backend
-    from ctsgen.results import ci
-    from ctsgen.results import results_file as rf
-    from ctsgen.runner.flakes import run_with_retries
-    from ctsgen.runner.options import RunOptions
-
     backend = open_backend(args.backend, args.isolation, args.device, args.validation)
     try:
         device = backend.profile()
@@ -142,26 +133,24 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
     r = sub.add_parser("run", help="run a pack on a backend")
     r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
-    r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
+    add_options(r, "backend")
     r.add_argument("--results", help="results file with an extension (default: PACK/results-BACKEND.jsonl, ':' "
                    "written as '-'); written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
-    for option in ("batch-size", "timeout", "isolation", "expect-deviation"):
-        r.add_argument(f"--{option}", **RUN_ARGUMENTS[option])
+    add_options(r, "batch-size", "timeout", "isolation", "expect-deviation")
     r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.add_argument("--numerics", choices=sorted(MODELS),
                    help="also compare with a device numeric model bit for bit: a result within the spec's "
                         "tolerance that the model does not reproduce is ModelMismatch (the spec verdict stays "
                         "the conformance verdict)")
-    for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
-        r.add_argument(f"--{option}", **spec)
-    r.add_argument("--flake-retries", **RUN_ARGUMENTS["flake-retries"])
+    add_options(r, "baseline", "flakes", "skips", "improvements-pass", "include", "exclude", "caselist", "fraction",
+                "fraction-start", "flake-retries")
     r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
                    "beside the results file, named by its stem: PACK/results-BACKEND/); a file there that "
                    "ctsgen did not write is refused, never replaced")
-    r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")
+    add_options(r, "device")
     r.add_argument("--validation", action="store_true",
                    help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
                         "message is ValidationError (docs/ci.md)")

@@ -90,11 +90,11 @@ class CaseData:
 class Variant(Protocol):
     """A compile-time signature: one shader serves every case that shares it.
 
-    Optional members (read by :mod:`ctsgen.toolchain.variants`, the one compile step):
+    Optional member (read by :mod:`ctsgen.toolchain.variants`, the one compile step):
     ``spirv(compile_fn, baked=None) -> bytes``, for a variant whose module is not glslang's
     output as is (it compiles its GLSL, ``baked`` as for :meth:`glsl`, with
-    ``compile_fn(glsl, name)`` and transforms it), and
-    ``validator``, the name of the validator its module needs (default ``spirv-val``).
+    ``compile_fn(glsl, name)`` and transforms it). The validator its module needs is its
+    family's (:attr:`FamilySpec.validator`).
     """
 
     @property
@@ -150,6 +150,21 @@ def case_locator(case: Case) -> Locator:
 #: checked) computed by its family's oracle from the given inputs: its parameter words and its
 #: initial buffers, exactly as a pack holds them or a fuzz batch dispatches them.
 Expectation = Callable[[Any, np.ndarray, list[np.ndarray]], list["np.ndarray | None"]]
+
+
+@dataclass(frozen=True)
+class Validator:
+    """The SPIR-V validator a family's modules need, where spirv-val (``--target-env vulkan1.3``,
+    :data:`ctsgen.toolchain.variants.SPIRV_VAL`) does not know their extension.
+
+    ``name`` is recorded with each variant in a pack's manifest (docs/pack-format.md), so that
+    reading the pack validates it again with the same one. ``validate(spirv, required)``: True
+    when the module was validated; ``required=False``: False where the validator is not installed
+    (:class:`~ctsgen.toolchain.ToolchainError` otherwise); a module it rejects raises
+    :class:`~ctsgen.toolchain.SpirvValidationError` either way."""
+
+    name: str
+    validate: Callable[[bytes, bool], bool]
 
 
 @dataclass
@@ -221,6 +236,9 @@ class Family(Protocol):
     #: The family's mutants (see FamilySpec.mutants).
     mutants: Sequence[Mutant]
 
+    #: The validator the family's modules need (see FamilySpec.validator), or None: spirv-val.
+    validator: Validator | None
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -289,6 +307,10 @@ class FamilySpec:
     #: conventionally the ``MUTANTS`` of its ``mutants.py``: ``ctsgen mutants``, ``--backend
     #: mutant:NAME`` and ``--expect-deviation NAME`` find them here.
     mutants: tuple[Mutant, ...] = ()
+    #: The validator every module of the family needs, where spirv-val does not know its
+    #: extension (decode-vector: the glslang library's SPIRV-Tools); None: spirv-val. Pack
+    #: writing, ``check_case``, repros and the debug re-run validate with it.
+    validator: Validator | None = None
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

@@ -309,17 +309,19 @@ def load_pack(root: str | Path) -> Pack:
 def validate_shaders(pack: Pack) -> None:
     """Refuse a pack whose SPIR-V its validator rejects, with the validator's message.
 
-    Each variant is validated by the validator its manifest entry names (``spirv-val``
-    when it names none; see :func:`ctsgen.toolchain.variants.validate_module`); a
-    validator that is not installed raises :class:`~ctsgen.toolchain.ToolchainError`."""
+    Each variant is validated by its family's validator (``FamilySpec.validator``; see
+    :func:`ctsgen.toolchain.variants.validate_module`), which its manifest entry names
+    (``spirv-val`` when it names none); a validator that is not installed raises
+    :class:`~ctsgen.toolchain.ToolchainError`."""
     from ctsgen.toolchain import SpirvValidationError
-    from ctsgen.toolchain.variants import VALIDATORS, validate_module
+    from ctsgen.toolchain.variants import SPIRV_VAL, validate_module
 
     for vid, v in pack.variants.items():
-        validator = pack.manifest["variants"][vid].get("validator", "spirv-val")
-        if validator not in VALIDATORS:
-            raise PackError(f"{pack.root}: shader variant {vid} names validator {validator!r}, which this "
-                            f"ctsgen does not know ({', '.join(VALIDATORS)}); regenerate the pack")
+        named = pack.manifest["variants"][vid].get("validator", SPIRV_VAL.name)
+        validator = get_family(v.family).validator or SPIRV_VAL
+        if named != validator.name:
+            raise PackError(f"{pack.root}: shader variant {vid} names validator {named!r}, but this ctsgen "
+                            f"validates {v.family} with {validator.name!r}; regenerate the pack")
         try:
             validate_module(v.spirv, validator)
         except SpirvValidationError as exc:

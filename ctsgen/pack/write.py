@@ -28,6 +28,7 @@ import numpy as np
 
 from ctsgen.errors import CtsgenError
 from ctsgen.core.family import Case, CaseData, Variant
+from ctsgen.families import get_family
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 from ctsgen.pack.reuse import generator_record
@@ -36,7 +37,7 @@ from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
-from ctsgen.toolchain.variants import compile_variant, variant_validator
+from ctsgen.toolchain.variants import SPIRV_VAL, compile_variant
 
 
 class PackExistsError(CtsgenError, FileExistsError):
@@ -199,12 +200,12 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str
     times = Breakdown()
     first = group[0][1]
     v = first.variant()
-    validator = variant_validator(v)
+    validator = get_family(first.family).validator or SPIRV_VAL
     try:
         with times.stage("compile"):
             glsl = v.glsl()
         spirv = compile_variant(v, first.family, validation="required" if require_validator else "if-installed",
-                                times=times).spirv
+                                validator=validator, times=times).spirv
     except (GlslCompileError, SpirvValidationError) as exc:
         raise VariantBuildError(f"shader variant {v.id} ({first.family}) is invalid: {_first_line(exc)} -> "
                                 "check the --profile's limits, or report the family's shader as a ctsgen "
@@ -212,7 +213,7 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str
     with times.stage("write"):
         (root / "shaders" / f"{v.id}.comp").write_text(glsl)
         (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
-    record = {**variant_record(first.family, v, spirv), "validator": validator}
+    record = {**variant_record(first.family, v, spirv), "validator": validator.name}
     written = []
     for n, case in group:
         with times.stage("data+oracle"):

@@ -7,7 +7,6 @@ the same function on the same file afterwards, so both reach the same statuses a
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -16,17 +15,10 @@ from pathlib import Path
 from ctsgen.errors import UserError
 from ctsgen.results.deqp_csv import CSV_FILES, REGEX_PREFIX, check_csv_dir, write_csvs
 from ctsgen.results.expectations import DEVIATION_PREFIX, CiVerdict, Expectations, ExpectationsError, Outcome, \
-    classify, judge_outcomes, load_expectations, read_outcomes
+    classify, judge_outcomes, read_outcomes
 from ctsgen.results.results_file import explained_deviations
 from ctsgen.results.status import DeqpStatus, deqp_status
 from ctsgen.core.verdict import CaseResult
-
-
-def expectations_of(args: argparse.Namespace) -> Expectations:
-    """The expectations the ``--baseline/--flakes/--skips/--improvements-pass`` options name (none
-    given: none expected)."""
-    return load_expectations(args.baseline or (), args.flakes or (), getattr(args, "skips", None) or (),
-                             getattr(args, "improvements_pass", False))
 
 
 def unexpected_failure(result: CaseResult, exp: Expectations) -> bool:

@@ -97,7 +97,7 @@ def debug_rerun(family: Family, case: Case, backend: Backend, deviations: Sequen
     with applied(deviations):
         probe = family.intermediates(case, data)
     glsl = probe.variant.glsl()
-    sv = compile_variant(probe.variant, case.family, validation="if-installed")
+    sv = compile_variant(probe.variant, case.family, validation="if-installed", validator=family.validator)
     # the debug buffers are compared node by node below, not by the judge: none is expected
     unjudged = CaseInput(case.name(), probe.data.params, probe.data.initial, [None] * len(sv.buffers), None,
                          case.compare_rule().to_json())

@@ -97,12 +97,13 @@ def select_cases(cases: Sequence[PackCase], sel: Selection) -> Selected:
     return Selected(out, missing)
 
 
-def describe_selection(args: Any, total: int, picked: Selected) -> str:
-    """Which options took which share of a pack's ``total`` cases (for a selection that took none)."""
-    given = [f"--{o} {v}" for o, v in (("include", args.include), ("exclude", args.exclude)) for v in v or ()]
-    given += [f"--caselist {c}" for c in args.caselist or ()] + [f"--skips {k}" for k in args.skips or ()]
-    if args.fraction > 1:
-        given.append(f"--fraction {args.fraction} --fraction-start {args.fraction_start}")
+def describe_selection(sel: Selection, skips: Sequence[str], total: int, picked: Selected) -> str:
+    """Which options took which share of a pack's ``total`` cases (for a selection that took none;
+    ``skips``: the --skips files behind ``sel.skipped``)."""
+    given = [f"--{o} {v}" for o, v in (("include", sel.include), ("exclude", sel.exclude)) for v in v]
+    given += [f"--caselist {c}" for c in sel.caselists] + [f"--skips {k}" for k in skips]
+    if sel.fraction > 1:
+        given.append(f"--fraction {sel.fraction} --fraction-start {sel.fraction_start}")
     missing = f"; {len(picked.missing)} listed name(s) are not in the pack" if picked.missing else ""
     return (f"{' '.join(given) or 'the pack'} selected {len(picked.cases)} of {total} case(s){missing}"
             if total else "the pack has no case")

@@ -4,9 +4,9 @@
 :func:`ctsgen.testing.check_case`, fuzz buckets, the mutation bench, the
 debug re-run and the benches compile a variant with :func:`compile_variant`;
 pack reading re-validates a module with :func:`validate_module`. The
-validator a variant's module needs is chosen here, from the variant's
-optional ``validator`` attribute, so a family that needs its own validator
-adds it to :data:`VALIDATORS` and nothing else; how strictly a path
+validator a module needs is its family's (``FamilySpec.validator``, a
+:class:`~ctsgen.core.family.Validator` the family declares; :data:`SPIRV_VAL`
+where it declares none), which the caller passes; how strictly a path
 validates is its :data:`Validation`, named once where the path compiles.
 """
 
@@ -17,6 +17,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal, get_args
 
 from ctsgen import toolchain  # its functions are looked up when called (tests replace them)
+from ctsgen.core.family import Validator
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.toolchain import ToolchainError
 
@@ -24,14 +25,20 @@ if TYPE_CHECKING:
     from ctsgen.core.family import Variant
     from ctsgen.timing import Breakdown
 
-#: Validators a variant may name in its optional ``validator`` attribute: ``spirv-val``
-#: (the default: spirv-val --target-env vulkan1.3) or ``glslang-decode-vector`` (the
-#: glslang library's SPIRV-Tools, which knows SPV_NV_cooperative_matrix_decode_vector).
-VALIDATORS = ("spirv-val", "glslang-decode-vector")
+
+def _spirv_val(spirv: bytes, required: bool) -> bool:
+    if required:
+        toolchain.validate_spirv(spirv)
+        return True
+    return toolchain.validate_if_installed(spirv)
+
+
+#: The validator of a family that declares none: spirv-val --target-env vulkan1.3.
+SPIRV_VAL = Validator("spirv-val", _spirv_val)
 
 #: How :func:`compile_variant` validates, one per path:
 #:
-#: * ``required``: the variant's validator (:data:`VALIDATORS`), which must be installed
+#: * ``required``: the family's validator, which must be installed
 #:   (pack writing, CI);
 #: * ``if-installed``: the same where it is installed, else the module is used as compiled (a GPU
 #:   host compiling on the fly: ``ctsgen repro``, ``check_case``, the debug re-run);
@@ -43,14 +50,6 @@ VALIDATORS = ("spirv-val", "glslang-decode-vector")
 #:   takes it (the reference backend and its mutants in this process: fuzz buckets explaining a
 #:   failure, the mutation bench's search for the smallest exposing case).
 Validation = Literal["required", "if-installed", "in-process", "no-module"]
-
-
-def variant_validator(v: Variant) -> str:
-    """The validator the variant's module needs (optional attribute ``validator``; see VALIDATORS)."""
-    name = getattr(v, "validator", "spirv-val")
-    if name not in VALIDATORS:
-        raise ToolchainError(f"variant {v.id} names validator {name!r} -> use one of {', '.join(VALIDATORS)}")
-    return name
 
 
 def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes] | None = None,
@@ -66,23 +65,20 @@ def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes] | None = N
     return compile_fn(v.glsl(baked), f"{v.id}.comp")
 
 
-def validate_module(spirv: bytes, validator: str = "spirv-val", *, required: bool = True) -> bool:
-    """Validate ``spirv`` with the named validator (see :data:`VALIDATORS`); True when it was
+def validate_module(spirv: bytes, validator: Validator | None = None, *, required: bool = True) -> bool:
+    """Validate ``spirv`` with ``validator`` (None: :data:`SPIRV_VAL`); True when it was
     validated. ``required=False``: where no validator is installed (a GPU host compiling on
     the fly) return False instead of raising :class:`ToolchainError`; an invalid module
     raises :class:`~ctsgen.toolchain.errors.SpirvValidationError` either way."""
-    if validator not in VALIDATORS:
-        raise ToolchainError(f"unknown validator {validator!r} -> use one of {', '.join(VALIDATORS)}")
-    decode_vector = validator == "glslang-decode-vector"
-    if required:
-        toolchain.validate_spirv(spirv, decode_vector=decode_vector)
-        return True
-    return toolchain.validate_if_installed(spirv, decode_vector=decode_vector)
+    return (validator or SPIRV_VAL).validate(spirv, required)
 
 
 def compile_variant(v: Variant, family: str, *, baked: Sequence[int] | None = None,
-                    validation: Validation = "required", times: Breakdown | None = None) -> ShaderVariant:
-    """Compile ``v`` (a variant of ``family``) and validate it as ``validation`` says.
+                    validation: Validation = "required", validator: Validator | None = None,
+                    times: Breakdown | None = None) -> ShaderVariant:
+    """Compile ``v`` (a variant of ``family``) and validate it as ``validation`` says, with
+    ``validator`` (the family's ``FamilySpec.validator``; None: :data:`SPIRV_VAL`) where that
+    is ``required`` or ``if-installed``.
 
     ``baked``: a repro's parameter record, compiled into a standalone one-case shader.
     A module the validator rejects is always an error. ``times`` receives the seconds of
@@ -101,6 +97,6 @@ def compile_variant(v: Variant, family: str, *, baked: Sequence[int] | None = No
             if validation == "in-process":
                 toolchain.validate_in_process(spirv)
             else:
-                validate_module(spirv, variant_validator(v), required=validation == "required")
+                validate_module(spirv, validator, required=validation == "required")
     return ShaderVariant(id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
                          requirements=v.requirements(), family=family, signature=v.to_json())

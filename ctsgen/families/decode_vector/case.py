@@ -5,7 +5,7 @@ type, decode function, block shape) plus V, the component count of the vector
 decode function's result (SPV_NV_cooperative_matrix_decode_vector: 2, 4 or 8).
 Its shader defines both functions; the compiled module is rewritten by
 :func:`ctsgen.toolchain.spirv_patch.add_decode_vector` and validated by the
-glslang library's SPIRV-Tools (``validator = "glslang-decode-vector"``).
+glslang library's SPIRV-Tools (the family's validator, :mod:`.validator`).
 
 A :class:`DecodeVectorCase` is a decode-family case (layout, data seed) whose
 layout has blockSize[LDim-1] % V == 0 (the extension's requirement whenever
@@ -50,8 +50,6 @@ class DecodeVectorVariant(DecodeVariant):
     """A decode variant whose load also names a DecodeVectorFunc returning V components."""
 
     V: int = 2
-
-    validator: ClassVar[str] = "glslang-decode-vector"
 
     def __post_init__(self) -> None:
         super().__post_init__()
