@@ -47,7 +47,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not picked.cases:  # before anything is written: the previous results stay as they were
         fix = ("select cases the pack has (--include, --exclude, --skips, --caselist, --fraction)" if pack.cases
                else "generate a pack with cases")
-        why = describe_selection(selection, args.skips, len(pack.cases), picked)
+        why = describe_selection(selection, args.skips or (), len(pack.cases), picked)
         raise NoCaseJudged(f"judged no case: {why}, so nothing ran and no results file changed -> {fix}")
     pack = dataclasses.replace(pack, cases=picked.cases)
     revalidate(pack)
