@@ -1,0 +1,38 @@
+"""A hostile user's pass over every option and file of run, report, repro, fuzz, coverage, the
+pytest plugin and campaign.json, after the CI-trust fixes: each test here failed before its fix.
+
+``--results .`` and ``--results /`` ended in a traceback (exit 1); an empty ``--results`` or
+``--csv-dir`` (``"$UNSET"``) silently wrote to the default place.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from one_line_errors import fails_with
+
+PACK_COUNT = 4
+
+
+def no_results_written(pack: Path, where: Path) -> None:
+    assert not list(pack.glob("results-*")) and not list(where.glob("*.jsonl*")), "a case ran before the refusal"
+
+
+@pytest.mark.parametrize("given", [".", "/", ".."])
+def test_a_results_path_that_names_no_file_is_refused_in_one_line(pack: Path, tmp_path: Path, capsys,
+                                                                  monkeypatch, given: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = fails_with(capsys, ["run", str(pack), "--quiet", "--results", given])
+    assert f"--results {given}" in line and "extension" in line
+    no_results_written(pack, tmp_path)
+
+
+@pytest.mark.parametrize("option", ["--results", "--csv-dir"])
+def test_an_empty_output_path_is_refused_not_taken_for_the_default(pack: Path, tmp_path: Path, capsys,
+                                                                   option: str) -> None:
+    line = fails_with(capsys, ["run", str(pack), "--quiet", option, ""])
+    assert option in line and "expected a path" in line
+    no_results_written(pack, tmp_path)
