@@ -36,3 +36,33 @@ def test_an_empty_output_path_is_refused_not_taken_for_the_default(pack: Path, t
     line = fails_with(capsys, ["run", str(pack), "--quiet", option, ""])
     assert option in line and "expected a path" in line
     no_results_written(pack, tmp_path)
+
+
+# -- a Ctrl-C before the command runs -----------------------------------------------------------
+
+#: ``python -m ctsgen --version`` with a Ctrl-C landing as module ``{0}`` is imported (a CI job
+#: cancelled in the first second: the command line's imports, then the families' as the parser is built)
+CTRL_C_AT_IMPORT = """
+import runpy, sys
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == {0!r}:
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["ctsgen", "--version"]
+runpy.run_module("ctsgen", run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", ["ctsgen.pack.generate", "ctsgen.families.cm2_convert"])
+def test_a_ctrl_c_while_the_command_line_loads_is_one_line_not_a_traceback(module: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from one_line_errors import REPO
+
+    done = subprocess.run([sys.executable, "-c", CTRL_C_AT_IMPORT.format(module)], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert (done.returncode, done.stderr) == (130, "ctsgen: interrupted\n")
