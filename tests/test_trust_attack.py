@@ -66,3 +66,23 @@ def test_a_ctrl_c_while_the_command_line_loads_is_one_line_not_a_traceback(modul
     done = subprocess.run([sys.executable, "-c", CTRL_C_AT_IMPORT.format(module)], capture_output=True, text=True,
                           timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert (done.returncode, done.stderr) == (130, "ctsgen: interrupted\n")
+
+
+# -- repro --results --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("held", ["nothing", "other cases"])
+def test_repro_refuses_a_results_file_without_the_cases_record(pack: Path, tmp_path: Path, capsys,
+                                                              held: str) -> None:
+    from ctsgen.cli import main
+
+    names = [c["name"] for c in json.loads((pack / "manifest.json").read_text())["cases"]]
+    results = tmp_path / "r.jsonl"
+    if held == "nothing":
+        results.write_text("")
+    else:
+        assert main(["run", str(pack), "--quiet", "--results", str(results), "--include", names[1]]) == 0
+        capsys.readouterr()
+    line = fails_with(capsys, ["repro", str(pack), names[0], "--out", str(tmp_path / "rp"), "--results",
+                               str(results)])
+    assert "no record" in line and names[0] in line
+    assert not (tmp_path / "rp").exists()
