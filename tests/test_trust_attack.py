@@ -86,3 +86,33 @@ def test_repro_refuses_a_results_file_without_the_cases_record(pack: Path, tmp_p
                                str(results)])
     assert "no record" in line and names[0] in line
     assert not (tmp_path / "rp").exists()
+
+
+# -- report --baseline on a results file that is not a run's whole record --------------------
+
+def test_report_refuses_a_results_file_cut_short_rather_than_passing_its_first_cases(tmp_path: Path,
+                                                                                    capsys) -> None:
+    """A run puts its results file in place whole; one whose last line is torn was cut short on its
+    way (an artifact download), and judging the cases before the cut passed the run."""
+    from ctsgen.results.results_file import make_header
+
+    header = make_header("0" * 64, "reference", "d", None, (), None)
+    records = [{"name": f"x.case_{i}", "status": s, "detail": ""} for i, s in enumerate(["Pass", "Fail"])]
+    whole = "".join(json.dumps(r) + "\n" for r in [header, *records])
+    cut = tmp_path / "r.jsonl"
+    cut.write_text(whole[:whole.rindex('"status"')])  # the Fail's record torn
+    (tmp_path / "b.csv").write_text("")
+    line = fails_with(capsys, ["report", str(cut), "--baseline", str(tmp_path / "b.csv")])
+    assert "r.jsonl:3: not a ctsgen result record" in line
+
+
+def test_report_refuses_an_interrupted_runs_partial_file(pack: Path, tmp_path: Path, capsys) -> None:
+    from ctsgen.cli import main
+
+    assert main(["run", str(pack), "--quiet", "--results", str(tmp_path / "r.jsonl")]) == 0
+    partial = tmp_path / "r.jsonl.partial"
+    partial.write_text("".join((tmp_path / "r.jsonl").read_text().splitlines(keepends=True)[:2]))  # one case
+    (tmp_path / "b.csv").write_text("")
+    capsys.readouterr()
+    line = fails_with(capsys, ["report", str(partial), "--baseline", str(tmp_path / "b.csv")])
+    assert "interrupted run" in line and "--resume" in line
