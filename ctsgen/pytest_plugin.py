@@ -39,8 +39,8 @@ oracle under that documented driver deviation, on the pack's own inputs
 
 Driver CI (docs/ci.md): ``--ctsgen-include/--ctsgen-exclude REGEX``, ``--ctsgen-caselist FILE``
 and ``--ctsgen-fraction N --ctsgen-fraction-start S`` deselect what ``ctsgen run``'s options of
-the same names leave out (:mod:`ctsgen.runner.select`; a caselist's names the pack lacks are not
-reported here); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`` and
+the same names leave out (:mod:`ctsgen.runner.select`; a caselist's name the pack lacks is a
+failing item, Missing, as in ``ctsgen run``); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`` and
 ``--ctsgen-flakes FILE`` (and ``--ctsgen-flake-retries N``) judge each verdict as ``ctsgen run`` does
 (:func:`ctsgen.results.expectations.classify`): an ExpectedFail, a Flake or a KnownFlake is an
 xfail, an UnexpectedImprovement fails (as in deqp-runner), or under ``--ctsgen-improvements-pass``
@@ -374,6 +374,19 @@ class CaseItem(pytest.Item):
         return self.path, None, f"{self.name} [{self.config.getoption('ctsgen_backend')}]"
 
 
+class MissingItem(pytest.Item):
+    """A name ``--ctsgen-caselist`` gives that the pack lacks: a failure, deqp-runner's Missing (docs/ci.md)."""
+
+    def runtest(self) -> None:
+        raise CaseFailed(f"Missing: {self.name} is listed in --ctsgen-caselist but the pack has no such case")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return str(excinfo.value) if isinstance(excinfo.value, CaseFailed) else super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.name} [Missing]"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect the cases ``--ctsgen-include/-exclude/-caselist/-fraction/-skips`` leave out, as
     ``ctsgen run`` does (the same :func:`~ctsgen.runner.select.select_cases`)."""
@@ -388,13 +401,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                           opt("ctsgen_fraction_start"), state.expected.is_skipped if state.expected else
                           (lambda name: False))
     try:
-        keep = {c.name for c in select_cases(state.pack.cases, selection).cases}
+        picked = select_cases(state.pack.cases, selection)
     except CtsgenError as exc:
         raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+    keep = {c.name for c in picked.cases}
+    manifest = next((i.parent for i in items if isinstance(i, CaseItem)), None)
     dropped = [i for i in items if isinstance(i, CaseItem) and i.name not in keep]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [i for i in items if not (isinstance(i, CaseItem) and i.name not in keep)]
+    if manifest is not None:
+        items += [MissingItem.from_parent(manifest, name=name) for name in picked.missing]
 
 
 class _JunitClassnames:

@@ -14,6 +14,8 @@ import pytest
 
 from one_line_errors import fails_with
 
+pytest_plugins = ["pytester"]
+
 PACK_COUNT = 4
 
 
@@ -116,3 +118,17 @@ def test_report_refuses_an_interrupted_runs_partial_file(pack: Path, tmp_path: P
     capsys.readouterr()
     line = fails_with(capsys, ["report", str(partial), "--baseline", str(tmp_path / "b.csv")])
     assert "interrupted run" in line and "--resume" in line
+
+
+# -- the pytest plugin's caselist ---------------------------------------------------------------
+
+def test_the_plugin_fails_a_caselist_name_the_pack_lacks_as_run_does(pytester: pytest.Pytester, pack: Path,
+                                                                    tmp_path: Path) -> None:
+    """``ctsgen run --caselist`` judges a listed name the pack lacks Missing (exit 1); the plugin
+    deselected the rest and passed, so a case gone from the pack went unnoticed."""
+    name = json.loads((pack / "manifest.json").read_text())["cases"][0]["name"]
+    caselist = tmp_path / "cases.txt"
+    caselist.write_text(f"{name}\nx.case_gone\nx.case_gone\n")
+    res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack), "--ctsgen-caselist", str(caselist))
+    res.assert_outcomes(passed=1, failed=1, deselected=PACK_COUNT - 1)
+    res.stdout.fnmatch_lines(["*Missing: x.case_gone is listed in --ctsgen-caselist*"])
