@@ -132,3 +132,15 @@ def test_the_plugin_fails_a_caselist_name_the_pack_lacks_as_run_does(pytester: p
     res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack), "--ctsgen-caselist", str(caselist))
     res.assert_outcomes(passed=1, failed=1, deselected=PACK_COUNT - 1)
     res.stdout.fnmatch_lines(["*Missing: x.case_gone is listed in --ctsgen-caselist*"])
+
+
+# -- generate --profile ---------------------------------------------------------------------------
+
+def test_a_device_profile_saved_with_a_bom_and_crlf_reads_as_it_looks(tmp_path: Path) -> None:
+    """A read-out saved by a Windows editor was refused at line 1 ('unrecognised line \\ufeff# ...')."""
+    from ctsgen.device.profile import default_profile, load_profile
+
+    shipped = Path(__file__).resolve().parents[1] / "ctsgen" / "device" / "profiles" / "nvidia-h100-driver580.txt"
+    saved = tmp_path / "h100.txt"
+    saved.write_bytes(b"\xef\xbb\xbf" + shipped.read_bytes().replace(b"\n", b"\r\n"))
+    assert load_profile(saved) == default_profile()

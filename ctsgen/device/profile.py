@@ -254,7 +254,7 @@ def load_profile(path: str | Path) -> DeviceProfile:
     """Read a device-profile file (see :func:`parse_profile`)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a BOM (a read-out saved on Windows) dropped; CRLF is a line end
     except OSError as exc:
         raise ProfileFormatError(f"cannot read device profile {p}: {exc.strerror} -> check the --profile path") \
             from None
