@@ -144,3 +144,33 @@ def test_a_device_profile_saved_with_a_bom_and_crlf_reads_as_it_looks(tmp_path: 
     saved = tmp_path / "h100.txt"
     saved.write_bytes(b"\xef\xbb\xbf" + shipped.read_bytes().replace(b"\n", b"\r\n"))
     assert load_profile(saved) == default_profile()
+
+
+# -- worker processes: a count is bounded before any starts -------------------------------------
+
+@pytest.mark.parametrize("argv", [["fuzz", "--max-examples", "1", "--database", "none"],
+                                  ["campaign", "start", "{tmp}/c", "--time", "1"]])
+def test_workers_beyond_the_cores_are_refused_before_any_starts(tmp_path: Path, capsys, monkeypatch,
+                                                                 argv: list[str]) -> None:
+    """``--workers 100000`` started a process each (``generate --jobs`` was bounded, these were not)."""
+    import ctsgen.campaign.run
+    import ctsgen.fuzz.workers
+
+    def no_fleet(*args, **kwargs):
+        raise AssertionError("worker processes were started")
+
+    for module in (ctsgen.fuzz.workers, ctsgen.campaign.run):
+        monkeypatch.setattr(module, "Fleet", no_fleet)
+    monkeypatch.setattr(ctsgen.fuzz.workers, "default_workers", lambda: 2)
+    line = fails_with(capsys, [a.format(tmp=tmp_path) for a in argv] + ["--workers", "3"])
+    assert "--workers" in line and "from 1 to 2" in line
+
+
+@pytest.mark.parametrize("field, value", [("workers", 100000), ("host", -3), ("devices", [-1]),
+                                          ("shrink_time_s", -1)])
+def test_a_campaign_json_out_of_range_is_refused_on_resume(field: str, value: object) -> None:
+    """A campaign.json edited to ``"workers": 100000`` started a process each on resume."""
+    from ctsgen.campaign.store import CampaignConfig
+
+    with pytest.raises(TypeError, match=f"field '{field}(\\[0\\])?' is -?[0-9]+, expected a whole number"):
+        CampaignConfig.from_json({"families": ["tensor-layout"], field: value})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ctsgen.core.argtypes import nonneg_float, nonneg_int, positive_float, positive_int, device_list
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
-from ctsgen.cli.common import BATCH_ARGUMENTS
+from ctsgen.cli.common import BATCH_ARGUMENTS, worker_count
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
@@ -68,8 +68,9 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     cs.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
     cs.add_argument("--time", type=positive_float,
                     help="fuzzing budget in seconds over every session (default: until stopped)")
-    cs.add_argument("--workers", type=positive_int,
-                    help="worker processes on this host (default: one per core), spread over --devices")
+    cs.add_argument("--workers", type=worker_count,
+                    help="worker processes on this host (default and most: one per core), spread over "
+                         "--devices")
     cs.add_argument("--devices", type=device_list, help="GPU indices; worker K uses device K mod their number")
     cs.add_argument("--host-id", type=nonneg_int, default=0,
                     help="this host's id when hosts share --database: seeds never overlap (default: 0)")

@@ -14,7 +14,7 @@ from ctsgen.progress import Progress
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.signals import on_stop
-from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
+from ctsgen.cli.common import BATCH_ARGUMENTS, worker_count, warn_unreached
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -145,8 +145,9 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    help="stop shrinking this long after the first failure (default: 120)")
     f.add_argument("--isolation", **RUN_ARGUMENTS["isolation"])
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
-    f.add_argument("--workers", type=positive_int, default=1,
-                   help="fuzzer processes sharing --database, each with its own seed (default: 1)")
+    f.add_argument("--workers", type=worker_count, default=1,
+                   help="fuzzer processes sharing --database, each with its own seed (default: 1; at most "
+                        "the cores)")
     f.add_argument("--devices", type=device_list, help="with --workers: GPU indices, worker K uses device K mod their number")
     f.add_argument("--device", type=nonneg_int, help="the Vulkan device to fuzz (default: 0)")
     f.add_argument("--worker-report", help=argparse.SUPPRESS)  # set by --workers for each worker process
