@@ -174,3 +174,17 @@ def test_a_campaign_json_out_of_range_is_refused_on_resume(field: str, value: ob
 
     with pytest.raises(TypeError, match=f"field '{field}(\\[0\\])?' is -?[0-9]+, expected a whole number"):
         CampaignConfig.from_json({"families": ["tensor-layout"], field: value})
+
+
+# -- coverage --plot ------------------------------------------------------------------------------
+
+def test_coverage_never_writes_its_plot_over_a_file_of_the_pack_it_reads(pack: Path, tmp_path: Path,
+                                                                         capsys) -> None:
+    """A --plot link to the pack's manifest.json replaced the manifest with a PNG: the pack was gone."""
+    pytest.importorskip("matplotlib")
+    manifest = (pack / "manifest.json").read_bytes()
+    plot = tmp_path / "link.png"
+    plot.symlink_to(pack / "manifest.json")
+    line = fails_with(capsys, ["coverage", str(pack), "--plot", str(plot)])
+    assert "a file of the pack" in line
+    assert (pack / "manifest.json").read_bytes() == manifest
