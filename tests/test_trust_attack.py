@@ -188,3 +188,22 @@ def test_coverage_never_writes_its_plot_over_a_file_of_the_pack_it_reads(pack: P
     line = fails_with(capsys, ["coverage", str(pack), "--plot", str(plot)])
     assert "a file of the pack" in line
     assert (pack / "manifest.json").read_bytes() == manifest
+
+
+# -- a case name a baseline reads as a rule -----------------------------------------------------
+
+@pytest.mark.parametrize("prefix", ["re:(", "deviation:"])
+def test_a_case_name_a_baseline_would_read_as_a_rule_is_refused_when_the_pack_is_read(pack: Path, capsys,
+                                                                                     prefix: str) -> None:
+    """failures.csv is the next baseline as it is: a case named ``re:(x`` or ``deviation:x`` (edited
+    into the manifest) wrote a line the next run read as a rule and refused (a bad regex, an unknown
+    deviation), so the round trip broke."""
+    m = json.loads((pack / "manifest.json").read_text())
+    entry = m["cases"][0]
+    rec = json.loads((pack / entry["case"]).read_text())
+    entry["name"] = rec["name"] = prefix + entry["name"]
+    (pack / "manifest.json").write_text(json.dumps(m))
+    (pack / entry["case"]).write_text(json.dumps(rec))
+    line = fails_with(capsys, ["run", str(pack), "--quiet"])
+    assert "holds ':'" in line and "case name" in line
+    assert not list(pack.glob("results-*"))
