@@ -58,6 +58,7 @@ Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import warnings
 from collections.abc import Iterator
@@ -264,6 +265,8 @@ def _expectations(config: pytest.Config) -> Expectations | None:
     """The ``--ctsgen-baseline/--ctsgen-flakes/--ctsgen-skips`` files, with ``--ctsgen-improvements-pass``
     (None: no file given); a bad one is a usage error."""
     names = [config.getoption(f"ctsgen_{o}") or [] for o in ("baseline", "flakes", "skips")]
+    _not_the_junit_file(config, {"--ctsgen-baseline": names[0], "--ctsgen-flakes": names[1], "--ctsgen-skips": names[2],
+                                 "--ctsgen-caselist": config.getoption("ctsgen_caselist") or []})
     if not any(names) and not config.getoption("ctsgen_improvements_pass"):
         return None
     from ctsgen.results.expectations import load_expectations
@@ -272,6 +275,17 @@ def _expectations(config: pytest.Config) -> Expectations | None:
         return load_expectations(*names, improvements_pass=config.getoption("ctsgen_improvements_pass"))
     except CtsgenError as exc:
         raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+
+
+def _not_the_junit_file(config: pytest.Config, inputs: dict[str, list[str]]) -> None:
+    """Refuse an input file that is also ``--junitxml``: pytest would replace the baseline with the
+    report of the run it feeds (docs/ci.md, "A baseline is never an output of the run it feeds")."""
+    xml = getattr(config.option, "xmlpath", None)
+    for flag, paths in inputs.items():
+        for given in paths if xml else ():
+            if os.path.realpath(given) == os.path.realpath(xml):
+                raise pytest.UsageError(f"ctsgen: error: {flag} {given} is also --junitxml, which pytest replaces "
+                                        "with its report -> write the report to a file of its own")
 
 
 def _worker_device(devices: str | None, worker: str | None) -> int | None:

@@ -207,3 +207,18 @@ def test_a_case_name_a_baseline_would_read_as_a_rule_is_refused_when_the_pack_is
     line = fails_with(capsys, ["run", str(pack), "--quiet"])
     assert "holds ':'" in line and "case name" in line
     assert not list(pack.glob("results-*"))
+
+
+@pytest.mark.parametrize("option", ["--ctsgen-baseline", "--ctsgen-caselist"])
+def test_the_plugin_refuses_an_input_that_is_also_the_junit_report(pytester: pytest.Pytester, pack: Path,
+                                                                   tmp_path: Path, option: str) -> None:
+    """``--junitxml ci.csv --ctsgen-baseline ci.csv`` passed, and pytest replaced the baseline with its XML."""
+    name = json.loads((pack / "manifest.json").read_text())["cases"][0]["name"]
+    given = tmp_path / "ci.csv"
+    given.write_text(f"{name},Fail\n" if option == "--ctsgen-baseline" else f"{name}\n")
+    kept = given.read_text()
+    res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack), option, str(given),
+                             f"--junitxml={given}")
+    text = res.stdout.str() + res.stderr.str()
+    assert res.ret == pytest.ExitCode.USAGE_ERROR and "is also --junitxml" in text, text
+    assert given.read_text() == kept
