@@ -222,3 +222,29 @@ def test_the_plugin_refuses_an_input_that_is_also_the_junit_report(pytester: pyt
     text = res.stdout.str() + res.stderr.str()
     assert res.ret == pytest.ExitCode.USAGE_ERROR and "is also --junitxml" in text, text
     assert given.read_text() == kept
+
+
+# -- a CSV folder that takes no file --------------------------------------------------------------
+
+def test_a_csv_folder_that_takes_no_file_is_refused_before_any_case(pack: Path, tmp_path: Path, capsys,
+                                                                   monkeypatch) -> None:
+    """``--csv-dir`` an existing folder on a read-only file system (or without write permission) ran
+    every case, put the results file in place, then failed on the CSV files: exit 2 after the work,
+    and the results file and the CSV files disagreeing."""
+    import os
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):  # what the kernel says to root on a read-only mount
+        if Path(path).parent == folder and flags & os.O_CREAT:
+            raise OSError(30, "Read-only file system", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    line = fails_with(capsys, ["run", str(pack), "--quiet", "--results", str(tmp_path / "r.jsonl"), "--csv-dir",
+                               str(folder)])
+    assert "cannot write there" in line and "ro" in line
+    assert not (tmp_path / "r.jsonl").exists()
