@@ -80,9 +80,10 @@ def test_deqp_runners_loop_last_run_as_baseline_new_run_elsewhere_works(pack: Pa
     last, new = tmp_path / "last", tmp_path / "new"
     last.mkdir()
     (last / "failures.csv").write_text(f"{first_case(pack)},Fail\n")
-    assert run(pack, "--baseline", str(last / "failures.csv"), "--csv-dir", str(new)) == 0
+    assert run(pack, "--baseline", str(last / "failures.csv"), "--csv-dir", str(new)) == 1  # did better: deqp-runner fails it
+    assert run(pack, "--baseline", str(last / "failures.csv"), "--csv-dir", str(new), "--improvements-pass") == 0
     assert (last / "failures.csv").read_text() == f"{first_case(pack)},Fail\n"
-    assert statuses(new / "failures.csv") == {first_case(pack): "UnexpectedPass"}
+    assert statuses(new / "failures.csv") == {first_case(pack): "UnexpectedImprovement(Pass)"}
 
 
 def test_the_csv_files_are_replaced_together_or_not_at_all(pack: Path, monkeypatch) -> None:
@@ -179,8 +180,8 @@ def test_a_closed_stdout_leaves_the_csv_files_judging_this_run(pack: Path, tmp_p
     finally:
         os.close(fd)
     assert e.value.code == 141
-    assert statuses(pack / "results-reference" / "results.csv")[first_case(pack)] == "UnexpectedPass"
-    assert statuses(pack / "results-reference" / "failures.csv") == {first_case(pack): "UnexpectedPass"}
+    assert statuses(pack / "results-reference" / "results.csv")[first_case(pack)] == "UnexpectedImprovement(Pass)"
+    assert statuses(pack / "results-reference" / "failures.csv") == {first_case(pack): "UnexpectedImprovement(Pass)"}
 
 
 # -- items 15 and 16: every output path checked before any case runs --------------------
@@ -261,8 +262,8 @@ def test_a_stop_signal_while_the_files_are_renamed_lands_after_them_all(pack: Pa
         run(pack, "--baseline", str(baseline))
     assert e.value.code == 128 + signal.SIGTERM
     assert "the run had ended" in capsys.readouterr().err
-    assert statuses(pack / "results-reference" / "results.csv")[first_case(pack)] == "UnexpectedPass"
-    assert statuses(pack / "results-reference" / "failures.csv") == {first_case(pack): "UnexpectedPass"}
+    assert statuses(pack / "results-reference" / "results.csv")[first_case(pack)] == "UnexpectedImprovement(Pass)"
+    assert statuses(pack / "results-reference" / "failures.csv") == {first_case(pack): "UnexpectedImprovement(Pass)"}
 
 
 def test_device_on_the_reference_backend_is_refused_by_fuzz_too(tmp_path: Path, capsys) -> None:
