@@ -248,3 +248,26 @@ def test_a_csv_folder_that_takes_no_file_is_refused_before_any_case(pack: Path, 
                                str(folder)])
     assert "cannot write there" in line and "ro" in line
     assert not (tmp_path / "r.jsonl").exists()
+
+
+# -- an input without end -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("option", ["--baseline", "--skips", "--caselist"])
+def test_an_input_without_end_is_refused_not_read_until_memory_runs_out(pack: Path, capsys, monkeypatch,
+                                                                        option: str) -> None:
+    """``--baseline /dev/zero`` read until the machine's memory ran out (a MemoryError traceback under a
+    limit, the OOM killer without one). The bound is lowered here so that the test reads little."""
+    import ctsgen.core.textlines
+
+    monkeypatch.setattr(ctsgen.core.textlines, "MAX_BYTES", 1 << 16)
+    line = fails_with(capsys, ["run", str(pack), "--quiet", option, "/dev/zero"])
+    assert "/dev/zero" in line and "FileTooLarge" in line
+    assert not list(pack.glob("results-*"))
+
+
+def test_a_device_profile_without_end_is_refused(tmp_path: Path, capsys, monkeypatch) -> None:
+    import ctsgen.device.profile
+
+    monkeypatch.setattr(ctsgen.device.profile, "MAX_PROFILE_BYTES", 1 << 16)
+    line = fails_with(capsys, ["generate", "--count", "2", "--profile", "/dev/zero", "--out", str(tmp_path / "g")])
+    assert "/dev/zero: more than 65536 bytes" in line
