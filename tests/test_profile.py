@@ -182,7 +182,7 @@ def test_no_decode_vector_pack_for_the_h100_profile(tmp_path, capsys):
     err = _generate_error(["generate", "--family", "decode-vector", "--out", str(tmp_path / "p")], capsys)
     assert "device extension VK_NV_cooperative_matrix_decode_vector is not exposed" in err
     assert err.endswith("choose a family it runs: cm2-convert, cm2-elementwise, cm2-gemm, cm2-program, cm2-reduce, "
-                        "coopvec, coopvec-elementwise, coopvec-program, decode, tensor-layout, tensor-view")
+                        "coopmat-khr, coopvec, coopvec-elementwise, coopvec-program, decode, tensor-layout, tensor-view")
     assert not (tmp_path / "p").exists()
 
 
