@@ -1,8 +1,16 @@
 """A hostile user's pass over every option and file of run, report, repro, fuzz, coverage, the
 pytest plugin and campaign.json, after the CI-trust fixes: each test here failed before its fix.
 
-``--results .`` and ``--results /`` ended in a traceback (exit 1); an empty ``--results`` or
-``--csv-dir`` (``"$UNSET"``) silently wrote to the default place.
+``--results /`` ended in a traceback (exit 1); an empty ``--results`` or ``--csv-dir``
+(``"$UNSET"``) silently wrote to the default place; a Ctrl-C while the command line loaded was a
+traceback; ``repro --results`` without the case's record wrote a REPORT.md without it; ``report
+--baseline`` passed a results file cut short, or a ``.partial``, on the cases it held; the plugin
+deselected a caselist's name the pack lacks and passed, and let pytest write ``--junitxml`` over
+its baseline; a device profile saved with a BOM was refused; ``--workers 100000`` (fuzz, campaign
+start, campaign.json) started a process each; ``coverage --plot`` through a link replaced the pack's
+manifest; a case name ``re:...`` or ``deviation:...`` came back from failures.csv as a rule; a
+read-only ``--csv-dir`` failed only after every case ran; ``--baseline /dev/zero`` read until memory
+ran out.
 """
 
 from __future__ import annotations
