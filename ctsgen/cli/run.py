@@ -143,7 +143,8 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     r = sub.add_parser("run", help="run a pack on a backend")
     r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
     r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
-    r.add_argument("--results", type=path_given, help="results file with an extension (default: PACK/results-BACKEND.jsonl, ':' "
+    r.add_argument("--results", type=path_given,
+                   help="results file with an extension (default: PACK/results-BACKEND.jsonl, ':' "
                    "written as '-'); written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
@@ -158,7 +159,8 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
         r.add_argument(f"--{option}", **spec)
     r.add_argument("--flake-retries", **RUN_ARGUMENTS["flake-retries"])
-    r.add_argument("--csv-dir", type=path_given, help="where results.csv and failures.csv go, deqp-runner's layout (default: "
+    r.add_argument("--csv-dir", type=path_given,
+                   help="where results.csv and failures.csv go, deqp-runner's layout (default: "
                    "beside the results file, named by its stem: PACK/results-BACKEND/); a file there that "
                    "ctsgen did not write is refused, never replaced")
     r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")
