@@ -39,8 +39,8 @@ oracle under that documented driver deviation, on the pack's own inputs
 
 Driver CI (docs/ci.md): ``--ctsgen-include/--ctsgen-exclude REGEX``, ``--ctsgen-caselist FILE``
 and ``--ctsgen-fraction N --ctsgen-fraction-start S`` deselect what ``ctsgen run``'s options of
-the same names leave out (:mod:`ctsgen.runner.select`; a caselist's names the pack lacks are not
-reported here); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`` and
+the same names leave out (:mod:`ctsgen.runner.select`; a caselist's name the pack lacks is a
+failing item, Missing, as in ``ctsgen run``); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`` and
 ``--ctsgen-flakes FILE`` (and ``--ctsgen-flake-retries N``) judge each verdict as ``ctsgen run`` does
 (:func:`ctsgen.results.expectations.classify`): an ExpectedFail, a Flake or a KnownFlake is an
 xfail, an UnexpectedImprovement fails (as in deqp-runner), or under ``--ctsgen-improvements-pass``
@@ -58,6 +58,7 @@ Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import warnings
 from collections.abc import Iterator
@@ -264,6 +265,8 @@ def _expectations(config: pytest.Config) -> Expectations | None:
     """The ``--ctsgen-baseline/--ctsgen-flakes/--ctsgen-skips`` files, with ``--ctsgen-improvements-pass``
     (None: no file given); a bad one is a usage error."""
     names = [config.getoption(f"ctsgen_{o}") or [] for o in ("baseline", "flakes", "skips")]
+    _not_the_junit_file(config, {"--ctsgen-baseline": names[0], "--ctsgen-flakes": names[1], "--ctsgen-skips": names[2],
+                                 "--ctsgen-caselist": config.getoption("ctsgen_caselist") or []})
     if not any(names) and not config.getoption("ctsgen_improvements_pass"):
         return None
     from ctsgen.results.expectations import load_expectations
@@ -272,6 +275,17 @@ def _expectations(config: pytest.Config) -> Expectations | None:
         return load_expectations(*names, improvements_pass=config.getoption("ctsgen_improvements_pass"))
     except CtsgenError as exc:
         raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+
+
+def _not_the_junit_file(config: pytest.Config, inputs: dict[str, list[str]]) -> None:
+    """Refuse an input file that is also ``--junitxml``: pytest would replace the baseline with the
+    report of the run it feeds (docs/ci.md, "A baseline is never an output of the run it feeds")."""
+    xml = getattr(config.option, "xmlpath", None)
+    for flag, paths in inputs.items():
+        for given in paths if xml else ():
+            if os.path.realpath(given) == os.path.realpath(xml):
+                raise pytest.UsageError(f"ctsgen: error: {flag} {given} is also --junitxml, which pytest replaces "
+                                        "with its report -> write the report to a file of its own")
 
 
 def _worker_device(devices: str | None, worker: str | None) -> int | None:
@@ -374,6 +388,19 @@ class CaseItem(pytest.Item):
         return self.path, None, f"{self.name} [{self.config.getoption('ctsgen_backend')}]"
 
 
+class MissingItem(pytest.Item):
+    """A name ``--ctsgen-caselist`` gives that the pack lacks: a failure, deqp-runner's Missing (docs/ci.md)."""
+
+    def runtest(self) -> None:
+        raise CaseFailed(f"Missing: {self.name} is listed in --ctsgen-caselist but the pack has no such case")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return str(excinfo.value) if isinstance(excinfo.value, CaseFailed) else super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.name} [Missing]"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect the cases ``--ctsgen-include/-exclude/-caselist/-fraction/-skips`` leave out, as
     ``ctsgen run`` does (the same :func:`~ctsgen.runner.select.select_cases`)."""
@@ -388,13 +415,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                           opt("ctsgen_fraction_start"), state.expected.is_skipped if state.expected else
                           (lambda name: False))
     try:
-        keep = {c.name for c in select_cases(state.pack.cases, selection).cases}
+        picked = select_cases(state.pack.cases, selection)
     except CtsgenError as exc:
         raise pytest.UsageError(f"ctsgen: error: {exc}") from None
+    keep = {c.name for c in picked.cases}
+    manifest = next((i.parent for i in items if isinstance(i, CaseItem)), None)
     dropped = [i for i in items if isinstance(i, CaseItem) and i.name not in keep]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [i for i in items if not (isinstance(i, CaseItem) and i.name not in keep)]
+    if manifest is not None:
+        items += [MissingItem.from_parent(manifest, name=name) for name in picked.missing]
 
 
 class _JunitClassnames:

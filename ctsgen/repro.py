@@ -152,7 +152,11 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
         raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")
     record = match[0].record
     case = get_family(record["family"]).case_from_json(record["parameters"])
-    return export_case(case, out_dir, failure=None if results is None else case_record(results, name),
+    failure = None if results is None else case_record(results, name)
+    if results is not None and failure is None:  # before --out is written: a REPORT.md without the verdict asked for
+        raise PackError(f"--results {results}: holds no record of case {name} -> name the results file of the run "
+                        "in which it failed, or leave --results out")
+    return export_case(case, out_dir, failure=failure,
                        origin={"pack": str(pack.root), "case": name}, overwrite=overwrite, backend=backend,
                        debug_backend=debug_backend)
 

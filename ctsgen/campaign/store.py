@@ -76,6 +76,13 @@ class CampaignConfig:
         for name, value in positive.items():  # a wait of 0 s times out every dispatch; NaN and inf never end
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise TypeError(f"field {name!r} is {value!r}, expected a number > 0")
+        bounded = {"workers": (config.workers, 1, MAX_WORKERS), "host": (config.host, 0, MAX_HOSTS - 1),
+                   "shrink_time_s": (config.shrink_time_s, 0, math.inf),
+                   **{f"devices[{i}]": (d, 0, math.inf) for i, d in enumerate(config.devices)}}
+        for name, (value, low, high) in bounded.items():  # a process each: 100000 workers were the OOM killer
+            if not low <= value <= high:
+                raise TypeError(f"field {name!r} is {value!r}, expected a whole number "
+                                + (f">= {low}" if high == math.inf else f"from {low} to {high}"))
         return config
 
 

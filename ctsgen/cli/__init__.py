@@ -33,10 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    keep_hypothesis_out_of_cwd()
     try:
-        with interrupts_as_one_line(), user_errors():
-            return args.func(args)
+        with interrupts_as_one_line():  # a Ctrl-C while the families load is one line too
+            args = build_parser().parse_args(argv)
+            keep_hypothesis_out_of_cwd()
+            with user_errors():
+                return args.func(args)
     except BrokenPipeError:
         exit_quietly_on_broken_pipe()

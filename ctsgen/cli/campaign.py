@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ctsgen.cli.common import worker_count
 from ctsgen.cli.options import add_options
 from ctsgen.core.argtypes import nonneg_int, positive_float, positive_int
 
@@ -67,8 +68,8 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     add_options(cs, "backend")
     cs.add_argument("--time", type=positive_float,
                     help="fuzzing budget in seconds over every session (default: until stopped)")
-    cs.add_argument("--workers", type=positive_int,
-                    help="worker processes on this host (default: one per core), spread over --devices")
+    cs.add_argument("--workers", type=worker_count,
+                    help="worker processes on this host (default and most: one per core), spread over --devices")
     add_options(cs, "devices")
     cs.add_argument("--host-id", type=nonneg_int, default=0,
                     help="this host's id when hosts share --database: seeds never overlap (default: 0)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from ctsgen.core.argtypes import int_between
 from ctsgen.families import DEFAULT_FAMILY
 
 
@@ -19,3 +20,12 @@ def warn_unreached(deviations: tuple[str, ...], what: str) -> None:
         if name not in reached():
             sys.stderr.write(f"ctsgen: warning: --expect-deviation {name} reached no case of {what} (another "
                              "family's deviation?), so it changed no verdict\n")
+
+
+def worker_count(text: str) -> int:
+    """``--workers``: a whole number from 1 to the cores this process may run on. Each worker is a
+    process holding its own backend and oracle: more than the cores only crowd them, and an unbounded
+    count is the OOM killer (``--jobs``, docs/commands.md)."""
+    from ctsgen.fuzz.workers import default_workers
+
+    return int_between(1, default_workers())(text)

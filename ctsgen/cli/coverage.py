@@ -16,6 +16,12 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
     if args.plot:
         check_plot_path(args.plot, "--plot")
+        target = Path(args.plot).resolve()  # a link followed: the file the plot would replace
+        if target.exists() and target.is_relative_to(Path(args.pack).resolve()):
+            from ctsgen.errors import UserError
+
+            raise UserError(f"--plot {args.plot} is {target}, a file of the pack {args.pack} this reads -> name a "
+                            "new file outside the pack, e.g. coverage.png")
     pack = load_pack(args.pack)
     tables = coverage_tables(pack)
     print(format_tables(tables, pack))

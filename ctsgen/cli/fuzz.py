@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ctsgen.backends.registry import check_device, open_backend
 from ctsgen.cli.args import check_database, check_writable_dir
-from ctsgen.cli.common import warn_unreached
+from ctsgen.cli.common import warn_unreached, worker_count
 from ctsgen.cli.options import add_options
 from ctsgen.core.argtypes import positive_float, positive_int
 from ctsgen.errors import UserError
@@ -170,8 +170,9 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
     add_options(f, "shrink-time", "isolation", shrink_time=120.0)
     f.add_argument("--repro-dir", default=".ctsgen/repros", help="where a failure's repro goes")
-    f.add_argument("--workers", type=positive_int, default=1,
-                   help="fuzzer processes sharing --database, each with its own seed (default: 1)")
+    f.add_argument("--workers", type=worker_count, default=1,
+                   help="fuzzer processes sharing --database, each with its own seed (default: 1; at most "
+                        "the cores)")
     add_options(f, "devices", "device")
     f.add_argument("--worker-report", help=argparse.SUPPRESS)  # set by --workers for each worker process
     f.add_argument("--worker-until", type=float, help=argparse.SUPPRESS)  # --workers: the parent's deadline (epoch s)

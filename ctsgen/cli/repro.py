@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ctsgen.cli.options import add_options
+from ctsgen.core.argtypes import path_given
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
@@ -48,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     x.add_argument("pack", help="pack directory")
     x.add_argument("case", help="case name")
     x.add_argument("--out", required=True, help="repro directory to write")
-    x.add_argument("--results", help="results file whose record of the case goes into REPORT.md")
+    x.add_argument("--results", type=path_given, help="results file whose record of the case goes into REPORT.md")
     add_options(x, "backend", backend=None)  # the backend that failed, for REPORT.md's replay line
     x.add_argument("--force", action="store_true", help="replace a ctsgen repro or pack at --out")
     x.add_argument("--debug-rerun", action="store_true",

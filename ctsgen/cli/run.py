@@ -12,7 +12,7 @@ from ctsgen.backends.registry import check_device, open_backend
 from ctsgen.cli.args import Interrupted
 from ctsgen.cli.common import DEFAULT_PACK, warn_unreached
 from ctsgen.cli.options import add_options
-from ctsgen.core.argtypes import nonneg_int
+from ctsgen.core.argtypes import nonneg_int, path_given
 from ctsgen.mutants.deviations import check_deviations
 from ctsgen.oracle.models import MODELS
 from ctsgen.pack.lock import out_lock
@@ -134,7 +134,8 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     r = sub.add_parser("run", help="run a pack on a backend")
     r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
     add_options(r, "backend")
-    r.add_argument("--results", help="results file with an extension (default: PACK/results-BACKEND.jsonl, ':' "
+    r.add_argument("--results", type=path_given,
+                   help="results file with an extension (default: PACK/results-BACKEND.jsonl, ':' "
                    "written as '-'); written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
@@ -147,7 +148,8 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                         "the conformance verdict)")
     add_options(r, "baseline", "flakes", "skips", "improvements-pass", "include", "exclude", "caselist", "fraction",
                 "fraction-start", "flake-retries")
-    r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
+    r.add_argument("--csv-dir", type=path_given,
+                   help="where results.csv and failures.csv go, deqp-runner's layout (default: "
                    "beside the results file, named by its stem: PACK/results-BACKEND/); a file there that "
                    "ctsgen did not write is refused, never replaced")
     add_options(r, "device")

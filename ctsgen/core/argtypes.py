@@ -39,6 +39,14 @@ def int_between(low: int, high: int) -> Callable[[str], int]:
     return _number(int, low, True, f"a whole number from {low} to {high}", high)
 
 
+def path_given(text: str) -> str:
+    """A path option's value: an empty one (``--results "$UNSET"``) is refused, not read as the default
+    or as the current directory."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a path, got ''")
+    return text
+
+
 def device_list(text: str) -> list[int]:
     """``--devices 0,1``: GPU indices."""
     try:

@@ -12,11 +12,23 @@ from pathlib import Path
 
 BOM = "\ufeff"
 
+#: The most bytes a line-based input may hold: a whole VK-GL-CTS results.csv is a few hundred MB; a
+#: device without end (``--baseline /dev/zero``) would otherwise fill the machine's memory.
+MAX_BYTES = 1 << 30
+
+
+class FileTooLarge(OSError):
+    """A line-based input holds more than :data:`MAX_BYTES`."""
+
 
 def read_lines(path: str | Path) -> list[str]:
-    """The lines of UTF-8 text file ``path``, each without its BOM, CR and LF (OSError and
-    UnicodeDecodeError propagate: the caller names the file and what it should hold)."""
-    text = Path(path).read_bytes().decode("utf-8")
+    """The lines of UTF-8 text file ``path``, each without its BOM, CR and LF (OSError, FileTooLarge
+    among them, and UnicodeDecodeError propagate: the caller names the file and what it should hold)."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise FileTooLarge(f"{path}: more than {MAX_BYTES} bytes")
+    text = data.decode("utf-8")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

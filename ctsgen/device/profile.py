@@ -275,11 +275,20 @@ def _literal(text: str, source: str, lineno: int) -> dict[str, int]:
     return value
 
 
+#: The most bytes a device-profile file may hold (a read-out is about 10 KB)
+MAX_PROFILE_BYTES = 1 << 24
+
+
 def load_profile(path: str | Path) -> DeviceProfile:
     """Read a device-profile file (see :func:`parse_profile`)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(p, "rb") as fh:  # a read-out is kilobytes: a device without end (/dev/zero) is cut short
+            data = fh.read(MAX_PROFILE_BYTES + 1)
+        if len(data) > MAX_PROFILE_BYTES:
+            raise ProfileFormatError(f"{p}: more than {MAX_PROFILE_BYTES} bytes, no device read-out -> pass a "
+                                     "read-out like shared/device-profiles/*.txt")
+        text = data.decode("utf-8-sig")  # a BOM (a read-out saved on Windows) dropped; CRLF is a line end
     except OSError as exc:
         raise ProfileFormatError(f"cannot read device profile {p}: {exc.strerror} -> check the --profile path") \
             from None

@@ -223,12 +223,13 @@ def _buffers(records: list[Any], where: str) -> tuple[BufferSpec, ...]:
 
 def _check_name(name: str, where: str) -> None:
     """Refuse a case name that cannot be one field of one line of deqp-runner's CSV files (results.csv,
-    failures.csv, a baseline: unquoted ``name,Status``), or that a baseline would read as a comment."""
-    bad = next((c for c in name if c == "," or c.isspace() or not c.isprintable()), None)
+    failures.csv, a baseline: unquoted ``name,Status``), or that a baseline would read as a comment or
+    as a rule (``re:``, ``deviation:``; docs/ci.md): a failures.csv is the next baseline as it is."""
+    bad = next((c for c in name if c in ",:" or c.isspace() or not c.isprintable()), None)
     if not name or bad is not None or name.startswith("#"):
         rule = ("is empty" if not name else f"holds {bad!r}" if bad is not None else "starts with '#'")
         raise PackError(f"{where}: case name {name[:80]!r} {rule}; a case name is one field of a line of "
-                        "results.csv (no ',', whitespace or control character, no leading '#') -> regenerate the "
+                        "results.csv (no ',', ':', whitespace or control character, no leading '#') -> regenerate the "
                         "pack, or undo the edit")
 
 

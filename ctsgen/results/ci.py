@@ -58,7 +58,16 @@ def csv_dir_for(results: Path) -> Path:
     """Where results.csv and failures.csv go by default: beside ``results``, named by its whole stem
     (PACK/results-B.jsonl -> PACK/results-B/; out/n.a.jsonl -> out/n.a/), so that each results file
     keeps its own pair under deqp-runner's file names."""
+    _need_extension(results)
     return results.with_suffix("")
+
+
+def _need_extension(results: Path) -> None:
+    """A results path names a file with an extension (``.``, ``/`` and ``..`` name none)."""
+    if not results.suffix or results.name in ("", ".", ".."):
+        better = results / "results.jsonl" if results.name in ("", "..") else f"{results}.jsonl"
+        raise UserError(f"--results {results}: a name without an extension (.jsonl), so its CSV folder would "
+                        f"be the file itself -> name it {better}")
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -76,9 +85,7 @@ def check_outputs(results: Path, csv_dir: Path, inputs: dict[str, Sequence[str]]
     cases, so as the next baseline it would turn every expected failure into a new one (docs/ci.md)."""
     from ctsgen.results import results_file as rf
 
-    if not results.suffix:
-        raise UserError(f"--results {results}: a name without an extension (.jsonl), so its CSV folder would "
-                        f"be the file itself -> name it {results}.jsonl")
+    _need_extension(results)
     outputs = {"results file": results, "results file's .partial": rf.partial_path(results),
                "CTS-style text": rf.cts_path(results), "CSV folder": csv_dir,
                **{name: csv_dir / name for name in CSV_FILES}}

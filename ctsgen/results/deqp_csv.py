@@ -114,6 +114,11 @@ def check_csv_dir(out_dir: Path) -> None:
         if path.exists() and _sha256(path) not in owned.get(name, ()):
             raise CsvOutputError(f"{path}: not written by ctsgen (or changed since), so it will not replace it "
                                  f"{fix}")
+    try:  # each file goes in as a temporary beside it, renamed: a folder that takes none fails before any case
+        write_beside(out_dir / OWNED, "").unlink()
+    except OSError as exc:
+        raise CsvOutputError(f"{out_dir}: cannot write there ({exc.strerror}) -> check its permissions, or choose "
+                             "another --csv-dir") from None
 
 
 def _write_record(out_dir: Path, files: dict[str, list[str]]) -> None:

@@ -182,8 +182,12 @@ def classify(outcome: Outcome, exp: Expectations) -> DeqpStatus:
 
 def read_outcomes(path: Path) -> list[Outcome]:
     """The case records of a ctsgen JSON-lines results file (the last record of a name wins; lines
-    that are not case records, such as a header, are skipped; the last line of several may be
-    torn by an interrupted run)."""
+    that are not case records, such as a header, are skipped). A run puts its results file in place
+    whole, so a torn line (a copy cut short) and an interrupted run's ``.partial`` are refused: judged,
+    they would pass on the cases they happen to hold."""
+    if path.name.endswith(".partial"):
+        raise ExpectationsError(f"{path}: an interrupted run's cases so far, not a run's results -> finish it with "
+                                "`ctsgen run ... --resume` and judge the results file that run puts in place")
     try:
         lines = read_lines(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -196,10 +200,10 @@ def read_outcomes(path: Path) -> list[Outcome]:
         try:
             rec = json.loads(line)
         except ValueError as exc:
-            if n < len(lines):  # a torn line can only be the last
-                raise ExpectationsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> name the .jsonl "
-                                        "file `ctsgen run` wrote") from None
-            continue
+            if not any(ln.strip() for i, ln in enumerate(lines, 1) if i != n):  # its one line: judged no case
+                continue
+            raise ExpectationsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> name the .jsonl "
+                                    "file `ctsgen run` wrote, whole") from None
         if isinstance(rec, dict) and "name" in rec and "status" in rec:
             try:
                 out[rec["name"]] = Outcome.from_record(rec)
