@@ -10,7 +10,7 @@ on the components of its vectors as it does on scalars):
   OpConvertSToF/UToF, OpSConvert/OpUConvert (+ OpBitcast), as
   :func:`ctsgen.oracle.numeric.convert` implements them (decision "cm2-conversion-rules").
 * :func:`float_op`: the float instructions, computed exactly in float64 (the
-  data keep every operation exact there, see data.py) and rounded to nearest
+  data keep every operation exact there, see elementwise_operands.py) and rounded to nearest
   even; GLSL.std.450 FMin "y if y < x, otherwise x", FMax "y if x < y,
   otherwise x", NMin/NMax the operand that is not NaN, clamps as min(max()),
   Step "0.0 if x < edge, otherwise 1.0".
@@ -373,7 +373,7 @@ def tolerance(op: Op, operands: list[np.ndarray], scalar: float, t: CoopVecType,
     with np.errstate(all="ignore"):
         if op in CORRECTLY_ROUNDED:
             x = {Op.fadd: lambda: a + b, Op.fsub: lambda: a - b, Op.fmul: lambda: a * b,
-                 Op.vts: lambda: a * float(scalar)}[op]()  # exact in float64 (data.py)
+                 Op.vts: lambda: a * float(scalar)}[op]()  # exact in float64 (elementwise_operands.py)
             lo, hi = (e, e) if ieee else numeric.neighbours(x, component(t))
         elif op is Op.fdiv:
             x = a / b
@@ -404,7 +404,7 @@ def _fma_interval(a: np.ndarray, b: np.ndarray, c: np.ndarray, t: CoopVecType) -
     and the result may lie anywhere in [x - E, x + E], E = max(|x - Fmin|, |x - Fmax|), x = a*b + c
     exactly. That holds [Fmin, Fmax] and so both neighbours of x (a fused evaluation).
 
-    a*b is exact in float64 (data.py: at most 48 significant bits), a rounded product plus c too;
+    a*b is exact in float64 (elementwise_operands.py: at most 48 significant bits), a rounded product plus c too;
     x = a*b + c may not be (up to 70 bits in float32), so it is kept as a TwoSum pair. A bound
     2x - F that float64 cannot place exactly and that lies within 2^-44 relative of a
     representable value is settled in fractions (rare elements)."""

@@ -33,7 +33,7 @@ from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops import coopvec_elementwise as oracle
-from ctsgen.families.coopvec_elementwise.data import operands
+from ctsgen.ops.elementwise_operands import operands
 from ctsgen.ops.coopvec_elementwise_ops import (
     ELEMENT_TYPES,
     EXT_INST,

@@ -1,4 +1,5 @@
-"""Operand data of a coopvec-elementwise case: inside each instruction's domain, edges included.
+"""Operand data of an element-wise arithmetic or conversion instruction (coopvec-elementwise's vectors,
+coopmat-khr's matrices): inside each instruction's domain, edges included.
 
 Floats (no NaN, infinity, subnormal or overflowing result outside an ieee
 variant: Vulkan's default float controls may flush or ignore them):
