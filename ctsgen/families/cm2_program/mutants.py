@@ -36,7 +36,7 @@ def _producer(run: Any, i: int, k: int) -> Any:
 
 def _first_layout(run: Any, i: int) -> int | None:
     """The first tensor-layout node of the program, if it is not node ``i``."""
-    first = run.program.layout_nodes()[0]
+    first = next(iter(run.program.layout_nodes()), i)
     return None if first == i else first
 
 
