@@ -21,13 +21,18 @@ from ctsgen.strategies.sampling import draw_examples
 
 PROFILES = sorted((Path(__file__).resolve().parents[1] / "ctsgen" / "device" / "profiles").glob("*.txt"))
 #: What each fixture runs: the H100 all but decode-vector (no such extension in its driver); the Mesa
-#: drivers only families that need no tensor addressing (none of them has it), ANV not reductions either.
+#: drivers only families that need no tensor addressing (none of them has it): cm2-gemm and cm2-program
+#: load and store there through OpCooperativeMatrixLoadKHR / StoreKHR. ANV not reductions
+#: (cooperativeMatrixReductions), nor cm2-program: its 16 x 16 matrices need
+#: cooperativeMatrixFlexibleDimensions there (ANV lists only 8 x 8 x 16 and 8 x 8 x 32 sizes).
 RUNS = {
     "nvidia-h100-driver580.txt": sorted(set(families()) - {"decode-vector"}),
-    "mesa-lavapipe-26.2.6.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce"],
-    "mesa-radv-gfx11-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-reduce"],
-    "mesa-anv-gfx9-cm2.txt": ["cm2-convert", "cm2-elementwise"],
+    "mesa-lavapipe-26.2.6.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm", "cm2-program", "cm2-reduce"],
+    "mesa-radv-gfx11-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm", "cm2-program", "cm2-reduce"],
+    "mesa-anv-gfx9-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm"],
 }
+#: The one thing that stops each family a Mesa fixture does not run (tests the refusal names it).
+STOPPED_BY = {"cm2-reduce": "cooperativeMatrixReductions", "cm2-program": "cooperativeMatrixFlexibleDimensions"}
 
 
 def _profile(name: str) -> DeviceProfile:
@@ -77,6 +82,36 @@ def test_a_family_the_profile_cannot_run_is_refused_naming_what_it_lacks(name: s
     assert msg.split(" -> ")[1].startswith("choose a family it runs: ")
 
 
+def test_anv_is_stopped_from_reductions_and_programs_by_the_feature_named() -> None:
+    anv = _profile("mesa-anv-gfx9-cm2.txt")
+    for family, feature in STOPPED_BY.items():
+        with pytest.raises(ProfileLacksError, match=f"feature {feature} is not supported"):
+            check_runnable(get_family(family), anv)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_gemm_and_programs_take_the_khr_route_without_tensor_addressing_and_both_routes_with_it(name: str) -> None:
+    """The khr route (OpCooperativeMatrixLoadKHR / StoreKHR) is drawn on every fixture; the tensor route
+    beside it only where cooperativeMatrixTensorAddressing is set (the H100)."""
+    profile = _profile(name)
+    both = profile.has_feature("cooperativeMatrixTensorAddressing")
+    options = StrategyOptions(profile=profile)
+    gemm = draw_examples(get_family("cm2-gemm").variants(options), 40, 6)
+    assert {v.route.value for v in gemm} == ({"tensor", "khr"} if both else {"khr"})
+    if "cm2-program" not in RUNS[name]:
+        return
+    programs = draw_examples(get_family("cm2-program").variants(options), 40, 6)
+    ops = {n.op.value for v in programs for n in v.program.nodes}
+    assert {"loadkhr", "storekhr"} <= ops
+    tensor_ops = {"load", "store", "loadview", "storeview", "loaddecode", "loaddecodeview"}
+    assert (ops & tensor_ops == set()) is not both, ops
+    if not both:  # every operation the profile allows chains with KHR loads and stores
+        allowed = {"muladd", "add", "sub", "mul", "scale", "const", "generate", "perelement", "reduce", "convert",
+                   "transpose"}
+        assert allowed <= ops, allowed - ops
+
+
 def test_subgroup_scope_matrices_take_the_profiles_subgroup_size() -> None:
     lvp, radv = _profile("mesa-lavapipe-26.2.6.txt"), _profile("mesa-radv-gfx11-cm2.txt")
     assert {m.workgroup_size for m in lvp.matrix_types()} == {8}
@@ -84,7 +119,8 @@ def test_subgroup_scope_matrices_take_the_profiles_subgroup_size() -> None:
 
 
 @pytest.mark.parametrize("name, family", [("mesa-lavapipe-26.2.6.txt", f) for f in RUNS["mesa-lavapipe-26.2.6.txt"]]
-                         + [("mesa-anv-gfx9-cm2.txt", "cm2-convert")])
+                         + [("mesa-anv-gfx9-cm2.txt", "cm2-convert"), ("mesa-anv-gfx9-cm2.txt", "cm2-gemm"),
+                            ("mesa-radv-gfx11-cm2.txt", "cm2-program")])
 def test_generate_for_a_mesa_profile_writes_a_pack(name: str, family: str, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     profile = next(p for p in PROFILES if p.name == name)
