@@ -36,8 +36,12 @@ from lavapipe_support import DEVIATION, REPO, Lavapipe, PlantedVulkan
 #: every test drives lavapipe in supervised worker processes or ctsgen subprocesses
 pytestmark = pytest.mark.slow
 
-#: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass.
-RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce")
+#: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass (cm2-gemm and cm2-program through
+#: OpCooperativeMatrixLoadKHR / StoreKHR: lavapipe has no tensor addressing).
+RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "cm2-gemm", "cm2-program")
+#: Families whose packs are judged under lavapipe's documented reduce deviation: a program's Row or Column
+#: reduction of its 16 x 16 matrices meets the reduce finding (docs/validation.md, "lavapipe").
+UNDER_DEVIATION = ("cm2-program",)
 
 
 #: lavapipe's fixture profile, captured from the live driver with `ctsgen profile`.
@@ -60,8 +64,9 @@ def test_a_pack_passes_with_lavapipes_shipped_expectations(family: str, lavapipe
     assert main(["generate", "--family", family, "--count", "24", "--seed", "25", "--out", str(pack),
                  "--profile", str(LAVAPIPE_PROFILE)]) == 0
     results = tmp_path / "results.jsonl"
+    deviation = ["--expect-deviation", DEVIATION] if family in UNDER_DEVIATION else []
     run = lavapipe.ctsgen("run", str(pack), "--backend", "vulkan", "--results", str(results),
-                          "--baseline", str(REPO / "expectations" / "lavapipe-26.csv"))
+                          "--baseline", str(REPO / "expectations" / "lavapipe-26.csv"), *deviation)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "llvmpipe" in run.stdout
     counts = _statuses(results)
