@@ -23,6 +23,7 @@ and no padding.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -140,3 +141,14 @@ def khr_strides(draw: st.DrawFn, v: GemmVariant, mt: int, nt: int, kt: int) -> t
         line = khr.line_length(layout, rows, cols)
         out.append((-(-line // unit) + draw(_PADDING)) * unit)
     return tuple(out)
+
+
+@st.composite
+def route_twins(draw: st.DrawFn, options: StrategyOptions = StrategyOptions()) -> tuple[GemmCase, GemmCase]:
+    """A tensor-route case and the same problem (matrices, tile, alpha, beta, seed) on the khr route, each
+    matrix in a drawn MemoryLayout with a drawn stride: the two must give the same D (``d_matrix``). Needs
+    a profile with tensor addressing (refused, naming it, without)."""
+    tensor = draw(gemm_variants(options, route=Route.tensor).flatmap(lambda v: gemm_cases_for(v, options)))
+    v = replace(tensor.shader, route=Route.khr, layouts=tuple(draw(_LAYOUTS) for _ in range(4)))
+    return tensor, replace(tensor, shader=v, strides=draw(khr_strides(v, tensor.m_tiles, tensor.n_tiles,
+                                                                       tensor.k_tiles)))

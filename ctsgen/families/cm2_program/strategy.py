@@ -44,6 +44,7 @@ from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_prof
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParams, ProgramCase, ProgramVariant,
                                               Scalars, layout_variant, op_features)
+from ctsgen.ops.khr_addressing import KhrAccess
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, KHR_OPS, SCALARS,
                                                  SIDE, SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op,
                                                  Program, decode_variant, in_subgroup, operand_rule, result_bound,
@@ -398,3 +399,52 @@ def _mlp() -> Program:
 
 #: Named seed programs, shaped like the kernels users run; always in a pack.
 SEEDS: dict[str, Program] = {"flash-attention": _flash_attention(), "mlp": _mlp()}
+
+
+#: Node kinds with a KHR twin (:func:`khr_route`) or no memory access: views and DecodeFuncs have no KHR form.
+TWIN_KINDS = tuple(k for k in KINDS if k not in (Op.loadview, Op.loaddecode, Op.loadkhr))
+
+
+def _dense(program: Program) -> Program:
+    """Every load and store of ``program`` through a 2-D layout without clamping."""
+    return Program(tuple(replace(n, clampMode=ClampMode.Undefined, Dim=2) if n.op in (Op.load, Op.store) else n
+                         for n in program.nodes))
+
+
+def _twin_params(program: Program, scalars: Sequence[Scalars]) -> tuple[NodeParams, ...]:
+    """Dense SIDE x SIDE layouts (tensor loads and stores), RowMajor stride-SIDE accesses (KHR ones): the
+    same elements at the same places of their regions; ``scalars`` for the nodes that take them."""
+    out: list[NodeParams] = []
+    for n, s in zip(program.nodes, scalars):
+        if n.op in (Op.load, Op.store):
+            out.append(TensorLayoutCase(layout_variant(n), (SIDE, SIDE)))
+        elif n.op in KHR_OPS:
+            out.append(KhrAccess(Layout.RowMajor, SIDE))
+        elif n.op in WORDS:
+            out.append(s if WORDS[n.op] > 1 else Scalars(s.s))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+@st.composite
+def route_twins(draw: st.DrawFn, options: StrategyOptions = StrategyOptions()) -> tuple[ProgramCase, ProgramCase]:
+    """A program (a seed program or a drawn one of :data:`TWIN_KINDS`) whose loads and stores go through
+    dense 2-D tensor layouts, and its :func:`khr_route` twin through RowMajor KHR pointers of stride SIDE, with
+    the same scalars, data seed and domain: the two read the same data and must write the same outputs."""
+    profile = options.profile or default_profile()
+    kinds = kinds_on(profile, TWIN_KINDS)
+    if Op.load not in kinds:
+        raise ProfileLacksError(f"device profile {profile.name!r} has no tensor route to compare: feature "
+                                "cooperativeMatrixTensorAddressing is not supported")
+    drawn = build(draw(st.lists(STEP, min_size=MIN_OPS, max_size=8)), draw(st.lists(STORE, min_size=1,
+                                                                                    max_size=MAX_STORES)),
+                  kinds, (Op.store,))
+    seeds = [p for p in SEEDS.values() if all(n.op in kinds or n.op in SINKS for n in p.nodes)]
+    tensor = in_subgroup(_dense(draw(st.sampled_from([drawn, *seeds]))), profile.subgroup_size)
+    scalars = [Scalars(draw(SMALL_INTS) if n.op is Op.const else draw(SCALAR_DRAWS), draw(ROW_COL), draw(ROW_COL))
+               for n in tensor.nodes]
+    seed, domain = draw(DATA_SEEDS), DOMAINS[draw(st.integers(0, len(DOMAINS) - 1))]
+    khr = khr_route(tensor)
+    return (ProgramCase(ProgramVariant(tensor), _twin_params(tensor, scalars), seed, domain),
+            ProgramCase(ProgramVariant(khr), _twin_params(khr, scalars), seed, domain))

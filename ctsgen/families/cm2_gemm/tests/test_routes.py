@@ -3,12 +3,10 @@ through tensor layouts and through OpCooperativeMatrixLoadKHR giving the same D 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.core.family import StrategyOptions
@@ -17,7 +15,7 @@ import ctsgen.device.profile as profile_module
 from ctsgen.device.profile import default_profile, load_profile
 from ctsgen.families.cm2_gemm import FAMILY
 from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant, Route
-from ctsgen.families.cm2_gemm.strategy import khr_strides
+from ctsgen.families.cm2_gemm.strategy import route_twins
 from ctsgen.fuzz.buckets import observe
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import Scope
@@ -29,19 +27,8 @@ H100 = default_profile()
 LAVAPIPE = load_profile(Path(profile_module.__file__).with_name("profiles") / "mesa-lavapipe-26.2.6.txt")
 
 
-@st.composite
-def twins(draw: st.DrawFn) -> tuple[GemmCase, GemmCase]:
-    """A tensor-route case of the H100 and the same problem (matrices, tile, alpha, beta) on the khr route,
-    each matrix in a drawn MemoryLayout with a drawn stride."""
-    tensor = draw(FAMILY.cases(StrategyOptions(profile=H100), route=Route.tensor))
-    layouts = tuple(draw(st.sampled_from(tuple(Layout))) for _ in range(4))
-    v = replace(tensor.shader, route=Route.khr, layouts=layouts)
-    strides = draw(khr_strides(v, tensor.m_tiles, tensor.n_tiles, tensor.k_tiles))
-    return tensor, replace(tensor, shader=v, strides=strides)
-
-
 @settings(max_examples=25, deadline=None)
-@given(twins())
+@given(route_twins(StrategyOptions(profile=H100)))
 def test_both_routes_compute_the_same_d_from_the_same_matrices(pair: tuple[GemmCase, GemmCase]) -> None:
     tensor, khr_case = pair
     backend = ReferenceBackend()

@@ -4,64 +4,22 @@ backend; KHR nodes alone chain every operation; KHR accesses are checked when a 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.core.verdict import Status
-from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
-from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, Node, Op, Program
-from ctsgen.families.cm2_program.strategy import (KINDS, SCALARS, SEEDS, SMALL, STEP, STORE, build, khr_route)
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars
+from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, Node, Op, Program
+from ctsgen.families.cm2_program.strategy import route_twins
 from ctsgen.fuzz.buckets import observe
-from ctsgen.model.tensor import ClampMode
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.ops.khr_addressing import KhrAccess, Layout
-
-#: node kinds with a KHR twin or none needed (views and DecodeFuncs have no KHR form)
-PLAIN = tuple(k for k in KINDS if k not in (Op.loadview, Op.loaddecode, Op.loadkhr))
-
-
-def _dense(program: Program) -> Program:
-    """Every load and store through a 2-D layout (the tensor side of the twins)."""
-    return Program(tuple(replace(n, clampMode=ClampMode.Undefined, Dim=2) if n.op in (Op.load, Op.store) else n
-                         for n in program.nodes))
-
-
-def _params(program: Program, scalars: list[Scalars]) -> tuple:
-    out = []
-    for n, s in zip(program.nodes, scalars):
-        if n.op in (Op.load, Op.store):
-            out.append(TensorLayoutCase(layout_variant(n), (SIDE, SIDE)))
-        elif n.op in (Op.loadkhr, Op.storekhr):
-            out.append(KhrAccess(Layout.RowMajor, SIDE))
-        elif n.op is Op.const or n.op in (Op.generate, Op.perelement, Op.scale):
-            out.append(s)
-        else:
-            out.append(None)
-    return tuple(out)
-
-
-@st.composite
-def twins(draw: st.DrawFn) -> tuple[ProgramCase, ProgramCase]:
-    steps = draw(st.lists(STEP, min_size=2, max_size=8))
-    stores = draw(st.lists(STORE, min_size=1, max_size=3))
-    tensor = _dense(draw(st.sampled_from([*SEEDS.values(), build(steps, stores, PLAIN, (Op.store,))])))
-    scalars = [Scalars(draw(st.sampled_from(SCALARS)) if n.op is not Op.const else draw(st.integers(-SMALL, SMALL)),
-                       draw(st.integers(0, SIDE)), draw(st.integers(0, SIDE))) for n in tensor.nodes]
-    scalars = [s if n.op in (Op.generate, Op.perelement) else Scalars(s.s) for n, s in zip(tensor.nodes, scalars)]
-    seed, domain = draw(st.integers(0, 2**32 - 1)), draw(st.sampled_from(("exact", "float")))
-    khr = khr_route(tensor)
-    return (ProgramCase(ProgramVariant(tensor), _params(tensor, scalars), seed, domain),
-            ProgramCase(ProgramVariant(khr), _params(khr, scalars), seed, domain))
 
 
 @pytest.mark.slow
 @settings(max_examples=30, deadline=None)
-@given(twins())
+@given(route_twins())
 def test_both_routes_write_the_same_outputs_from_the_same_data(pair: tuple[ProgramCase, ProgramCase]) -> None:
     tensor, khr = pair
     assert {n.op for n in khr.shader.program.nodes}.isdisjoint({Op.load, Op.store})
