@@ -13,6 +13,7 @@ bitwise equal; names each pair that does not. Exit 0 when every pair passes and 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -21,6 +22,7 @@ from ctsgen.backends.registry import open_backend
 from ctsgen.core.family import Case, StrategyOptions
 from ctsgen.core.verdict import Status
 from ctsgen.device.profile import ProfileLacksError, drawing_profile
+from ctsgen.errors import CtsgenError
 from ctsgen.execute.run import drawn, run_cases
 from ctsgen.families.cm2_gemm.strategy import route_twins as gemm_twins
 from ctsgen.families.cm2_program.strategy import route_twins as program_twins
@@ -38,13 +40,24 @@ def outputs_of(case: Case, out: list[np.ndarray]) -> bytes:
                     zip(case.shader.program.buffers(), out) if not name.startswith("in_"))
 
 
+def _pairs(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} pairs: ask for at least 1")
+    return n
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", default="reference")
-    p.add_argument("--count", type=int, default=100, help="pairs per family (default 100)")
+    p.add_argument("--count", type=_pairs, default=100, help="pairs per family (default 100)")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
-    backend = open_backend(a.backend, "none")
+    try:
+        backend = open_backend(a.backend, "none")
+    except CtsgenError as exc:
+        print(f"khr_route_agreement.py: {exc}", file=sys.stderr)
+        return 2
     bad = 0
     try:
         options = StrategyOptions(profile=drawing_profile(backend.profile()))
@@ -82,4 +95,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the reader closed stdout early (| head): no traceback, the lines it read stand
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
