@@ -76,6 +76,7 @@ from ctsgen.templates import render
 FAMILY_NAME = "cm2-program"
 
 _LOADS = ["cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"]
+FLEXIBLE = "cooperativeMatrixFlexibleDimensions"
 _FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS, Op.loaddecodeview: _LOADS,
              Op.store: ["cooperativeMatrixTensorAddressing"], Op.storeview: ["cooperativeMatrixTensorAddressing"],
              Op.generate: ["cooperativeMatrixPerElementOperations"],
@@ -127,7 +128,9 @@ class ProgramVariant:
         return tuple(BufferSpec(k + 1, name, c.dtype.name) for k, (name, c) in enumerate(self.all_buffers()))
 
     def requirements(self) -> Requirements:
-        feats = [f for n in self.program.nodes for f in _FEATURES.get(n.op, [])]
+        """The nodes' cm2 features, and cooperativeMatrixFlexibleDimensions for the 16 x 16 types at the
+        device's subgroup size (the family's ``needs``: decision "khr-routes")."""
+        feats = [FLEXIBLE] + [f for n in self.program.nodes for f in _FEATURES.get(n.op, [])]
         return requirements_for(feats, [n.type for n in self.program.nodes])
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:

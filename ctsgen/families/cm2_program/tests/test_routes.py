@@ -59,7 +59,8 @@ def test_khr_nodes_alone_chain_every_operation() -> None:
     assert (a == a[:, :1]).all()  # stride 0: every column is the first
     result, _ = observe(ReferenceBackend(), case)
     assert result.status is Status.Pass
-    assert case.shader.requirements().features == ("cooperativeMatrix", "cooperativeMatrixReductions",
+    assert case.shader.requirements().features == ("cooperativeMatrix", "cooperativeMatrixFlexibleDimensions",
+                                                   "cooperativeMatrixReductions",
                                                    "cooperativeMatrixPerElementOperations",
                                                    "cooperativeMatrixConversions")
 
