@@ -46,7 +46,9 @@ def _product(alpha: Any, beta: Any) -> float | int:
     return p if isinstance(p, float) else p & 0xFFFFFFFF
 
 
-def _robust_indices(access: Any, rows: int, cols: int, memory: np.ndarray, component: Any) -> tuple[np.ndarray, np.ndarray]:
+def _robust_indices(access: Any, rows: int, cols: int, memory: np.ndarray, component: Any
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The access's component indices (0 where outside ``memory``) and where they are inside it."""
     from ctsgen.ops.khr_addressing import component_indices
 
     index = component_indices(access, rows, cols, component)
