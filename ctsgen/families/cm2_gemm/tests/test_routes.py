@@ -94,3 +94,20 @@ def test_a_tensor_route_case_keeps_its_json_and_name() -> None:
                               "scope": "Subgroup", "workgroupSize": 32, "tile": [16, 16, 16]},
                               "tiles": [2, 1, 1], "tile": [1, 0], "alpha": 2.0, "beta": 0.5, "seed": 7}
     assert FAMILY.case_from_json(case.to_json()) == case
+
+
+def test_each_khr_mutant_is_seen_by_the_memory_it_names() -> None:
+    from ctsgen.fuzz.buckets import run_with_mutant
+    from ctsgen.mutants.catalogue import catalogue
+
+    row, col = Layout.RowMajor, Layout.ColumnMajor
+    cases = {  # MemoryLayouts, strides of one 16 x 16 x 16 tile -> the mutants that see it
+        ((row,) * 4, (16, 16, 16, 16)): set(),
+        ((col, row, row, row), (16, 16, 16, 16)): {"gemm-khr-column-major-as-row-major"},
+        ((row,) * 4, (16, 32, 16, 16)): {"gemm-khr-stride-as-line-length"},
+    }
+    names = ("gemm-khr-column-major-as-row-major", "gemm-khr-stride-as-line-length")
+    for (layouts, strides), killed in cases.items():
+        v = GemmVariant(C.sint8, C.sint32, Scope.Subgroup, 8, 16, 16, 16, Route.khr, layouts)
+        case = GemmCase(v, 1, 1, 1, 0, 0, 1, 0, 9, strides=strides)
+        assert {n for n in names if run_with_mutant(case, catalogue()[n]).status is Status.Fail} == killed, layouts

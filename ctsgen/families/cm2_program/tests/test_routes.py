@@ -72,3 +72,19 @@ def test_a_store_whose_lines_overlap_is_refused() -> None:
         ProgramCase(ProgramVariant(prog), (KhrAccess(Layout.RowMajor, 0), KhrAccess(Layout.RowMajor, 8)))
     with pytest.raises(ValueError, match="wrong kind"):
         ProgramCase(ProgramVariant(prog), (KhrAccess(Layout.ColumnMajor, 16), KhrAccess(Layout.RowMajor, 16)))
+
+
+@pytest.mark.parametrize("load, store, killed", [
+    (KhrAccess(Layout.RowMajor, 16), KhrAccess(Layout.RowMajor, 16), set()),
+    (KhrAccess(Layout.ColumnMajor, 16), KhrAccess(Layout.RowMajor, 16), {"program-khr-column-major-as-row-major"}),
+    (KhrAccess(Layout.RowMajor, 0, 8), KhrAccess(Layout.RowMajor, 24), {"program-khr-store-takes-load-stride"}),
+])
+def test_each_khr_mutant_is_seen_by_the_access_it_names(load: KhrAccess, store: KhrAccess, killed: set[str]) -> None:
+    from ctsgen.fuzz.buckets import run_with_mutant
+    from ctsgen.mutants.catalogue import catalogue
+
+    prog = Program((Node(Op.loadkhr, ACC32, layout=load.layout), Node(Op.storekhr, ACC32, (0,), layout=store.layout)))
+    case = ProgramCase(ProgramVariant(prog), (load, store), seed=5)
+    names = ("program-khr-column-major-as-row-major", "program-khr-store-takes-load-stride")
+    failing = {n for n in names if run_with_mutant(case, catalogue()[n]).status is Status.Fail}
+    assert failing == killed
