@@ -24,12 +24,11 @@ must not read and a store must not write).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
-
-import enum
 
 import numpy as np
 
