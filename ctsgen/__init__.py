@@ -1,6 +1,15 @@
-"""ctsgen: property-based conformance tests for NVIDIA's cooperative matrix extensions."""
+"""ctsgen: property-based conformance tests for NVIDIA's cooperative matrix extensions.
 
-__version__ = "0.1.0"
+The package's public face, above every module in it: ``ctsgen.check_case`` and
+``ctsgen.given_cases`` (:mod:`ctsgen.testing`, for users' own tests) and ``ctsgen.__version__``.
+Every import of a ctsgen module runs this file first, so it imports only the bottom layer
+eagerly and loads the rest when asked. No ctsgen module imports it: each imports what it uses
+from where it is defined (tests/test_structure.py).
+"""
+
+from ctsgen.version import __version__
+
+__all__ = ["__version__", "check_case", "given_cases"]
 
 
 def __getattr__(name: str):  # lazy: `import ctsgen` stays cheap (no Hypothesis, no families)

@@ -42,10 +42,11 @@ and ``--ctsgen-fraction N --ctsgen-fraction-start S`` deselect what ``ctsgen run
 the same names leave out (:mod:`ctsgen.runner.select`; a caselist's names the pack lacks are not
 reported here); ``--ctsgen-skips FILE`` deselects too. ``--ctsgen-baseline FILE`` and
 ``--ctsgen-flakes FILE`` (and ``--ctsgen-flake-retries N``) judge each verdict as ``ctsgen run`` does
-(:func:`ctsgen.results.expectations.classify`): an ExpectedFail or a Flake is an xfail, an
-UnexpectedPass passes with a :class:`CtsgenUnexpectedPass` warning. In the JUnit XML a case's
-classname is its name without the last part (``<family>.<group of one shader>``, as the CTS's
-``dEQP-VK.<group>``), and each case records the ``device`` and ``driver`` properties the backend
+(:func:`ctsgen.results.expectations.classify`): an ExpectedFail, a Flake or a KnownFlake is an
+xfail, an UnexpectedImprovement fails (as in deqp-runner), or under ``--ctsgen-improvements-pass``
+passes with a :class:`CtsgenUnexpectedImprovement` warning (UnexpectedImprovement(Skip) always fails).
+In the JUnit XML a case's classname is its name without the last part (``<family>.<group of one
+shader>``, as the CTS's ``dEQP-VK.<group>``), and each case records the ``device`` and ``driver`` properties the backend
 reports (``device_index`` where ``--ctsgen-devices`` picked one).
 
 Without ``--ctsgen-pack`` the plugin collects nothing. Its fixtures:
@@ -82,8 +83,9 @@ class CtsgenQualityWarning(UserWarning):
     """A case passed within its tolerance, but close to the edge of it (Status.QualityWarning)."""
 
 
-class CtsgenUnexpectedPass(UserWarning):
-    """A case the baseline expects to fail works now: the baseline can shrink (DeqpStatus.UnexpectedPass)."""
+class CtsgenUnexpectedImprovement(UserWarning):
+    """A case the baseline lists as failing did better, under ``--ctsgen-improvements-pass``: the baseline
+    can shrink (an UnexpectedImprovement, ctsgen.results.status)."""
 
 
 class CaseFailed(Exception):
@@ -97,21 +99,25 @@ def apply_verdict(result: CaseResult, expected: Expectations | None = None) -> N
     pass; NotSupported -> pytest.skip with the reason; Fail, Timeout,
     DeviceLost, Crash -> CaseFailed carrying the status, detail and first
     mismatches. Under ``expected`` (``--ctsgen-baseline/--ctsgen-flakes``) or after
-    re-runs (``--ctsgen-flake-retries``) an ExpectedFail or Flake is pytest.xfail, an
-    UnexpectedPass a CtsgenUnexpectedPass warning, then pass.
+    re-runs (``--ctsgen-flake-retries``) an ExpectedFail, Flake or KnownFlake is pytest.xfail; an
+    UnexpectedImprovement is CaseFailed, or under ``--ctsgen-improvements-pass`` one of a case that
+    ran a CtsgenUnexpectedImprovement warning, then pass.
     """
     if expected is not None or result.reruns:
         from ctsgen.results.expectations import Expectations, Outcome, classify
-        from ctsgen.results.status import DeqpStatus
+        from ctsgen.results.status import DeqpStatus, lets_pass
 
         outcome = Outcome(result.name, result.status, tuple(result.reruns), tuple(result.explained_by))
         ci = classify(outcome, expected or Expectations())
-        if ci in (DeqpStatus.ExpectedFail, DeqpStatus.Flake):
+        if ci in (DeqpStatus.ExpectedFail, DeqpStatus.Flake, DeqpStatus.KnownFlake):
             pytest.xfail(f"{ci.value}: {result.status.value}: {result.detail}")
-        if ci is DeqpStatus.UnexpectedPass:
-            warnings.warn(CtsgenUnexpectedPass(f"{result.name}: {result.status.value} where the baseline expects "
-                                               "a failure: the baseline can shrink"), stacklevel=2)
-            return
+        if ci.is_improvement:
+            said = (f"{ci.value}: {result.name}: {result.status.value} where the baseline lists a failure: the "
+                    "baseline can shrink")
+            if lets_pass(ci, (expected or Expectations()).improvements_pass):
+                warnings.warn(CtsgenUnexpectedImprovement(said), stacklevel=2)
+                return
+            raise CaseFailed(said)
     if result.status is Status.Pass:
         return
     if result.status is Status.QualityWarning:
@@ -137,8 +143,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ctsgen-expect-deviation", **RUN_ARGUMENTS["expect-deviation"])
     for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
         group.addoption(f"--ctsgen-{option}", **spec)
-    group.addoption("--ctsgen-flake-retries", type=int, default=0, metavar="N",
-                    help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake (xfail)")
+    group.addoption("--ctsgen-flake-retries", **RUN_ARGUMENTS["flake-retries"])
     group.addoption("--ctsgen-validation", action="store_true",
                     help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "
                          "message fails as ValidationError")
@@ -256,15 +261,15 @@ def _deviations(names: list[str] | None) -> tuple[str, ...]:
 
 
 def _expectations(config: pytest.Config) -> Expectations | None:
-    """The ``--ctsgen-baseline/--ctsgen-flakes/--ctsgen-skips`` files (None: none given); a bad one is a
-    usage error."""
+    """The ``--ctsgen-baseline/--ctsgen-flakes/--ctsgen-skips`` files, with ``--ctsgen-improvements-pass``
+    (None: no file given); a bad one is a usage error."""
     names = [config.getoption(f"ctsgen_{o}") or [] for o in ("baseline", "flakes", "skips")]
-    if not any(names):
+    if not any(names) and not config.getoption("ctsgen_improvements_pass"):
         return None
     from ctsgen.results.expectations import load_expectations
 
     try:
-        return load_expectations(*names)
+        return load_expectations(*names, improvements_pass=config.getoption("ctsgen_improvements_pass"))
     except CtsgenError as exc:
         raise pytest.UsageError(f"ctsgen: error: {exc}") from None
 

@@ -14,6 +14,7 @@ hand, REPORT.md also names the first differing node found by a debug re-run
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,8 @@ def _bullets(obj: dict[str, Any]) -> list[str]:
 
 def replay_command(out_dir: Path, backend: str, expect_deviations: Sequence[str] = ()) -> str:
     """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations)."""
-    return " ".join([f"ctsgen run {out_dir} --backend {backend}",
-                     *(f"--expect-deviation {name}" for name in expect_deviations)])
+    return shlex.join(["ctsgen", "run", str(out_dir), "--backend", backend,
+                       *(arg for name in expect_deviations for arg in ("--expect-deviation", name))])
 
 
 def debug_section(run: DebugRun, glsl: str, backend: str) -> list[str]:
@@ -125,9 +126,15 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
     """Write the repro of case ``name`` of ``pack`` to ``out_dir`` (``debug_backend``: as in
     :func:`export_case`)."""
     source, target = Path(pack.root).resolve(), Path(out_dir).resolve()
-    if target == source or source in target.parents or target in source.parents:
+    if not target.name:
+        raise PackError(f"--out {out_dir}: a filesystem root cannot be an output directory -> name a directory "
+                        "below it, e.g. --out ./repro")
+    if target == source or source in target.parents:
         raise PackError(f"--out {out_dir}: the repro would be written over or inside its source pack {pack.root} "
                         "-> choose a directory outside the pack")
+    if target in source.parents:
+        raise PackError(f"--out {out_dir}: holds the source pack {pack.root}, which replacing it would delete -> "
+                        "choose a directory outside the pack")
     match = [c for c in pack.cases if c.name == name]
     if not match:
         raise PackError(f"{pack.root}: no case named {name!r} -> use a case name listed in its manifest.json")

@@ -172,14 +172,34 @@ def test_the_bench_readme_indexes_every_script_and_names_only_paths_that_exist()
 
 
 def test_every_bench_path_the_docs_cite_exists_or_names_its_commit() -> None:
-    """docs/validation.md backs every GPU claim with a command and its output, and other pages cite
-    benches too; a bench script or result removed from the tree is cited "at commit <hash>", where
-    ``git show`` still finds it."""
+    """docs/validation.md backs every GPU claim with a command and its output, and other pages (the
+    results' READMEs too) cite benches; a bench script or result removed from the tree is cited "at
+    commit <hash>", where ``git show`` still finds it."""
     dangling = []
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(BENCH.glob("results/**/README.md"))]:
         for paragraph in re.split(r"\n\s*\n", page.read_text()):
             for path in REPO_PATH.findall(paragraph):
                 present = (ROOT / path).exists() or any(ROOT.glob(path + ".*"))  # "run1-local8.{log,jsonl.gz}"
                 if path.startswith("bench/") and not present and not AT_COMMIT.search(paragraph):
-                    dangling.append(f"{page.name}: {path}")
+                    dangling.append(f"{page.relative_to(ROOT)}: {path}")
     assert dangling == []
+
+
+def _tracked_results() -> list[str]:
+    """bench/results' files as git tracks them (what a clone has), or as they lie where there is no git."""
+    listed = subprocess.run(["git", "ls-files", "bench/results"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode == 0 and listed.stdout.strip():
+        return listed.stdout.split()
+    return [p.relative_to(ROOT).as_posix() for p in (BENCH / "results").rglob("*") if p.is_file()]
+
+
+def test_every_results_folder_has_a_readme_indexed_and_no_script() -> None:
+    """bench/results holds summaries beside the commands that made them (bench/README.md, "Results"):
+    raw outputs are cited at a commit, scripts are benches or retired."""
+    files = _tracked_results()
+    folders = sorted({f.split("/")[2] for f in files if f.count("/") >= 3})
+    readme = (BENCH / "README.md").read_text()
+    assert [d for d in folders if f"bench/results/{d}/README.md" not in files] == []
+    assert [d for d in folders if f"(results/{d}/README.md)" not in readme] == []
+    assert [f for f in files if f.endswith((".py", ".sh"))] == []
+    assert len(files) <= 100, f"{len(files)} files in bench/results -> cite raw outputs at a commit instead"

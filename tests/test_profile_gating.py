@@ -22,14 +22,17 @@ from ctsgen.strategies.sampling import draw_examples
 PROFILES = sorted((Path(__file__).resolve().parents[1] / "ctsgen" / "device" / "profiles").glob("*.txt"))
 #: What each fixture runs: the H100 all but decode-vector (no such extension in its driver); the Mesa
 #: drivers only families that need no tensor addressing (none of them has it): cm2-gemm and cm2-program
-#: load and store there through OpCooperativeMatrixLoadKHR / StoreKHR. ANV not reductions
-#: (cooperativeMatrixReductions), nor cm2-program: its 16 x 16 matrices need
-#: cooperativeMatrixFlexibleDimensions there (ANV lists only 8 x 8 x 16 and 8 x 8 x 32 sizes).
+#: load and store there through OpCooperativeMatrixLoadKHR / StoreKHR; every one of them coopmat-khr
+#: (VK_KHR_cooperative_matrix alone). ANV not reductions (cooperativeMatrixReductions), nor cm2-program:
+#: its 16 x 16 matrices need cooperativeMatrixFlexibleDimensions there (ANV lists only 8 x 8 x 16 and
+#: 8 x 8 x 32 sizes).
 RUNS = {
     "nvidia-h100-driver580.txt": sorted(set(families()) - {"decode-vector"}),
-    "mesa-lavapipe-26.2.6.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm", "cm2-program", "cm2-reduce"],
-    "mesa-radv-gfx11-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm", "cm2-program", "cm2-reduce"],
-    "mesa-anv-gfx9-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm"],
+    "mesa-lavapipe-26.2.6.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm", "cm2-program", "cm2-reduce",
+                                 "coopmat-khr"],
+    "mesa-radv-gfx11-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm", "cm2-program", "cm2-reduce",
+                                "coopmat-khr"],
+    "mesa-anv-gfx9-cm2.txt": ["cm2-convert", "cm2-elementwise", "cm2-gemm", "coopmat-khr"],
 }
 #: The one thing that stops each family a Mesa fixture does not run (tests the refusal names it).
 STOPPED_BY = {"cm2-reduce": "cooperativeMatrixReductions", "cm2-program": "cooperativeMatrixFlexibleDimensions"}

@@ -1,152 +1,163 @@
-"""The seams between ctsgen's parts, checked on the source.
+"""The seams between ctsgen's parts, checked on the source: every rule docs/architecture.md states.
 
-* No ctsgen module reaches into another module's private (``_name``) names.
-* No import cycle among ctsgen modules, counting every import: at module
-  level, inside functions and under ``TYPE_CHECKING`` (a deferred import
-  hides a cycle, it does not remove it), and the parent packages an import
-  runs.
+Each rule (``tests/structure.py``) holds on the real tree, and is proven to bite: a test plants one
+violation in a copy of the tree and the rule names it. Also:
+
 * The pytest plugin does not import the command line, even indirectly.
 * Every ctsgen ``*Error`` derives from the one base, :class:`ctsgen.errors.CtsgenError`.
-
-Test modules (``tests/`` folders) are left out: a test may look inside what it tests.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-from functools import cache
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 import ctsgen
 from ctsgen.errors import CtsgenError
+from tests.structure import (Source, backend_family_reaches, backend_name_tests, command_line_importers,
+                             core_reaches, family_imports, import_cycles, ops_family_reaches, private_reaches,
+                             root_imports_above_the_bottom, signal_installs, upward_imports)
 
-ROOT = Path(ctsgen.__file__).parent
+REAL = Source(Path(ctsgen.__file__).parent)
 
-
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-@cache
-def modules() -> dict[str, Path]:
-    """Every ctsgen module but the tests, by dotted name."""
-    return {_module_name(p): p for p in sorted(ROOT.rglob("*.py")) if "tests" not in p.relative_to(ROOT).parts}
-
-
-@cache
-def tree(name: str) -> ast.Module:
-    return ast.parse(modules()[name].read_text(), str(modules()[name]))
+#: Family packages that still reuse another family's case model, named until it moves below the
+#: families: the tensor-layout case (its run-time layout state, word writer and strategy) in the
+#: families that extend it (tensor-view, decode) or embed it (decode-vector, cm2-program), the
+#: decode case and strategy in decode-vector (its subclass) and cm2-program's decode nodes, the
+#: tensor-view case and strategy in cm2-program's view nodes. Imports written relative count.
+CASE_MODEL_REUSE = {("cm2_program", "decode"), ("cm2_program", "tensor_layout"), ("cm2_program", "tensor_view"),
+                    ("decode", "tensor_layout"), ("decode_vector", "decode"), ("decode_vector", "tensor_layout"),
+                    ("tensor_view", "tensor_layout")}
 
 
-def _imported(name: str, node: ast.Import | ast.ImportFrom) -> list[tuple[str, str | None]]:
-    """(module, imported name or None) for each name ``node`` imports, relative imports resolved."""
-    if isinstance(node, ast.Import):
-        return [(a.name, None) for a in node.names]
-    if node.level:
-        package = name.split(".") if modules()[name].name == "__init__.py" else name.split(".")[:-1]
-        base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
-    else:
-        base = node.module or ""
-    return [(base, a.name) for a in node.names]
+@pytest.fixture
+def plant(tmp_path: Path) -> Callable[[str, str], Source]:
+    """``plant(path, code)``: a copy of ctsgen's source (tests left out) with ``code`` appended to
+    ``path`` (a new file where there is none), as a :class:`Source`."""
+    root = tmp_path / "ctsgen"
+    shutil.copytree(REAL.root, root, ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
+
+    def planted(path: str, code: str) -> Source:
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((target.read_text() if target.exists() else "") + "\n" + code + "\n")
+        return Source(root)
+
+    return planted
 
 
-def imports(name: str) -> set[str]:
-    """The ctsgen modules that importing or running module ``name`` imports, directly: each
-    imported module, or the module an imported name is, and the packages above it."""
-    out = set()
-    for node in ast.walk(tree(name)):
-        if not isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        for module, attr in _imported(name, node):
-            target = f"{module}.{attr}" if attr and f"{module}.{attr}" in modules() else module
-            parts = target.split(".")
-            for i in range(2, len(parts) + 1):
-                dep = ".".join(parts[:i])
-                if dep in modules() and dep != name and not name.startswith(dep + "."):
-                    out.add(dep)
-    return out
+def test_the_import_graph_sees_every_kind_of_import() -> None:
+    """The checker itself: the kinds of import a cycle or an upward reach can hide behind are edges."""
+    assert "ctsgen.backends.supervise" in REAL.imports("ctsgen.backends.registry")  # inside a function
+    assert "ctsgen.core.family" in REAL.imports("ctsgen.toolchain.variants")  # under TYPE_CHECKING
+    assert "ctsgen.core" in REAL.imports("ctsgen.runner.run")  # the package an import runs
+    assert "ctsgen.core.verdict" in REAL.imports("ctsgen.runner.run")  # a from-import
+    assert "ctsgen" not in REAL.imports("ctsgen.toolchain.variants")  # `from ctsgen import toolchain`: a module
+    assert "ctsgen.testing" in REAL.imports("ctsgen")  # the root's lazy re-export
+    assert not any("ctsgen" in REAL.imports(m) for m in REAL.modules if m != "ctsgen.__main__")
 
 
-def import_cycles() -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan)."""
-    graph = {m: imports(m) for m in modules()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    cycles: list[list[str]] = []
+# --- the layers -----------------------------------------------------------------------------------
 
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                cycles.append(sorted(component))
-
-    for m in graph:
-        if m not in index:
-            visit(m)
-    return cycles
+def test_every_import_runs_down_the_layers() -> None:
+    assert upward_imports(REAL) == []
 
 
-def test_the_import_graph_sees_deferred_and_type_checking_imports() -> None:
-    """The checker itself: the kinds of import a cycle can hide behind are edges."""
-    assert "ctsgen.backends.supervise" in imports("ctsgen.backends.registry")  # inside a function
-    assert "ctsgen.core.family" in imports("ctsgen.toolchain.variants")  # under TYPE_CHECKING
-    assert "ctsgen.core" in imports("ctsgen.runner.run")  # the package an import runs
-    assert "ctsgen.core.verdict" in imports("ctsgen.runner.run")  # a relative-free from-import
+@pytest.mark.parametrize("path, code, found", [
+    ("core/verdict.py", "from ctsgen.runner.run import run_pack", "ctsgen.core.verdict -> ctsgen.runner.run"),
+    ("ops/cm2.py", "from ctsgen import check_case", "ctsgen.ops.cm2 -> ctsgen"),
+    ("core/shader.py", "import ctsgen", "ctsgen.core.shader -> ctsgen"),
+    ("model/types.py", "def f():\n    from ..device import profile", "ctsgen.model.types -> ctsgen.device.profile"),
+])
+def test_an_upward_import_is_found(plant, path: str, code: str, found: str) -> None:
+    assert found in upward_imports(plant(path, code))
 
 
-def test_no_import_cycles_among_ctsgen_modules() -> None:
-    assert import_cycles() == []
+def test_the_root_package_imports_only_the_bottom_at_module_level(plant) -> None:
+    """It runs before every ctsgen module: anything it imported eagerly would load for all of them."""
+    assert root_imports_above_the_bottom(REAL) == []
+    assert "ctsgen -> ctsgen.testing" in root_imports_above_the_bottom(plant("__init__.py", "from ctsgen import testing"))
 
 
-def private_reaches() -> list[str]:
-    """``module: name`` for every private name of another ctsgen module that a module uses:
-    ``from ctsgen.x import _y``, or ``x._y`` on a ctsgen module it imported as ``x``."""
-    found = []
-    for name in modules():
-        aliases: dict[str, str] = {}
-        for node in ast.walk(tree(name)):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for (module, attr), alias in zip(_imported(name, node), node.names):
-                    if not module.startswith("ctsgen"):
-                        continue
-                    if attr is None:
-                        aliases[alias.asname or module.split(".")[0]] = module
-                    elif f"{module}.{attr}" in modules():
-                        aliases[alias.asname or attr] = f"{module}.{attr}"
-                    elif attr.startswith("_") and not attr.startswith("__") and module != name:
-                        found.append(f"{name}: from {module} import {attr}")
-        for node in ast.walk(tree(name)):
-            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
-                chain = node.value
-                dotted = []
-                while isinstance(chain, ast.Attribute):
-                    dotted.append(chain.attr)
-                    chain = chain.value
-                if isinstance(chain, ast.Name) and chain.id in aliases:
-                    module = ".".join([aliases[chain.id], *reversed(dotted)])
-                    if module in modules() and module != name:
-                        found.append(f"{name}: {module}.{node.attr}")
-    return sorted(found)
+def test_the_root_package_is_the_public_face() -> None:
+    from ctsgen import testing, version
+
+    assert (ctsgen.check_case, ctsgen.given_cases) == (testing.check_case, testing.given_cases)
+    assert ctsgen.__version__ == version.__version__
+    with pytest.raises(AttributeError, match="module 'ctsgen' has no attribute 'run_cases'"):
+        ctsgen.run_cases  # noqa: B018 - the seams are imported from where they are defined
 
 
-def test_no_module_uses_another_modules_private_names() -> None:
-    assert private_reaches() == []
+def test_no_import_cycles_among_ctsgen_modules(plant) -> None:
+    assert import_cycles(REAL) == []
+    plant("errors.py", "def f():\n    from . import signals")
+    planted = plant("signals.py", "from ctsgen.errors import CtsgenError")
+    assert ["ctsgen.errors", "ctsgen.signals"] in import_cycles(planted)
+
+
+def test_no_module_uses_another_modules_private_names(plant) -> None:
+    assert private_reaches(REAL) == []
+    planted = plant("execute/run.py", "from ..signals import _private\nfrom ctsgen import timing\ntiming._x()")
+    assert {"ctsgen.execute.run: from ctsgen.signals import _private",
+            "ctsgen.execute.run: ctsgen.timing._x"} <= set(private_reaches(planted))
+
+
+# --- the four rules that sharpen the layers, and the command line -----------------------------------
+
+def test_no_family_imports_another_family() -> None:
+    """A family imports the contract, the registry and what lives below the families (ops/, model/,
+    oracle/, strategies/), never another family (docs/architecture.md); the named case-model
+    reuses are the ones left, and each must still exist, so the list only shrinks."""
+    assert family_imports(REAL) == CASE_MODEL_REUSE
+
+
+@pytest.mark.parametrize("path, code", [
+    ("families/cm2_gemm/case.py", "from ..cm2_reduce.case import ReduceCase"),
+    ("families/cm2_gemm/strategy.py", "from .. import cm2_reduce"),
+    ("families/cm2_gemm/case.py", "def f():\n    import ctsgen.families.cm2_reduce.case"),
+    ("families/cm2_gemm/tests/test_planted.py", "from ctsgen.families.cm2_reduce import FAMILY"),
+])
+def test_a_family_importing_another_is_found(plant, path: str, code: str) -> None:
+    assert family_imports(plant(path, code)) - CASE_MODEL_REUSE == {("cm2_gemm", "cm2_reduce")}
+
+
+def test_a_family_importing_its_own_package_or_the_registry_is_not(plant) -> None:
+    planted = plant("families/cm2_gemm/case.py", "from . import strategy\nfrom .. import gating\n"
+                                                 "from ctsgen.families import families")
+    assert family_imports(planted) == CASE_MODEL_REUSE
+
+
+def test_ops_import_no_family(plant) -> None:
+    assert ops_family_reaches(REAL) == []
+    planted = plant("ops/cm2.py", "def f():\n    from ..families.cm2_reduce import case")
+    assert "ctsgen.ops.cm2 -> ctsgen.families.cm2_reduce.case" in ops_family_reaches(planted)
+
+
+def test_backends_import_no_family(plant) -> None:
+    assert backend_family_reaches(REAL) == []
+    planted = plant("backends/reference.py", "from ctsgen.families.decode.case import DecodeCase")
+    assert "ctsgen.backends.reference -> ctsgen.families.decode.case" in backend_family_reaches(planted)
+
+
+@pytest.mark.parametrize("code, found", [
+    ("from ctsgen import check_case", "ctsgen.core.verdict -> ctsgen"),
+    ("from ..pack import read", "ctsgen.core.verdict -> ctsgen.pack.read"),
+    ("from ctsgen.ops import cm2", "ctsgen.core.verdict -> ctsgen.ops.cm2"),
+])
+def test_the_contract_imports_only_the_vocabulary_below_it(plant, code: str, found: str) -> None:
+    assert core_reaches(REAL) == []
+    assert found in core_reaches(plant("core/verdict.py", code))
+
+
+def test_the_command_line_is_imported_only_by_main(plant) -> None:
+    assert command_line_importers(REAL) == []
+    assert command_line_importers(plant("__init__.py", "def main():\n    from ctsgen.cli import main")) == ["ctsgen"]
+    assert command_line_importers(plant("doctor.py", "from .cli import args")) == ["ctsgen", "ctsgen.doctor"]
 
 
 def test_the_pytest_plugin_does_not_import_the_command_line() -> None:
@@ -156,117 +167,41 @@ def test_the_pytest_plugin_does_not_import_the_command_line() -> None:
         m = todo.pop()
         if m not in seen:
             seen.add(m)
-            todo.extend(imports(m))
+            todo.extend(REAL.imports(m))
     assert "ctsgen.cli" not in seen
     assert "ctsgen.backends.registry" in seen  # where it gets its backend instead
 
 
+# --- the seams ------------------------------------------------------------------------------------
+
+def test_only_signals_installs_signal_handlers(plant) -> None:
+    assert signal_installs(REAL) == []
+    planted = plant("pack/workers.py", "import signal as s\ndef f():\n    s.signal(s.SIGTERM, s.SIG_DFL)")
+    assert any(f.startswith("ctsgen.pack.workers:") and f.endswith(" s.signal") for f in signal_installs(planted))
+    planted = plant("fuzz/loop.py", "from signal import setitimer")
+    assert any(f.startswith("ctsgen.fuzz.loop:") and f.endswith("from signal import setitimer")
+               for f in signal_installs(planted))
+
+
+@pytest.mark.parametrize("code", [
+    'def f(backend):\n    return backend.name == "vulkan"',
+    'def f(args):\n    return args.backend in ("reference", "vulkan")',
+    'def f(backend_name):\n    return backend_name.startswith("mutant:")',
+    'def f(backend):\n    return "vulkan" != type(backend).__name__.lower()',
+])
+def test_no_code_asks_a_backend_its_name(plant, code: str) -> None:
+    """A backend says what it can do through its capability attributes (docs/architecture.md,
+    "Adding a backend"); only the registry reads names."""
+    assert backend_name_tests(REAL) == []
+    found = backend_name_tests(plant("runner/run.py", code))
+    assert len(found) == 1 and found[0].startswith("ctsgen.runner.run:")
+
+
 def test_every_ctsgen_error_derives_from_the_one_base() -> None:
     errors = []
-    for name in modules():
-        for node in ast.walk(tree(name)):
+    for name in REAL.modules:
+        for node in REAL.nodes(name):
             if isinstance(node, ast.ClassDef) and node.name.endswith("Error"):
                 errors.append(getattr(importlib.import_module(name), node.name))
     assert len(errors) >= 12  # the toolchain's, the pack's, the backends', the model's, ...
     assert [e.__qualname__ for e in errors if not issubclass(e, CtsgenError)] == []
-
-
-#: The layers, lowest first: a module imports only from its own layer or a lower one (docs/architecture.md,
-#: "Layers"). The key is the top-level folder or module under ctsgen/.
-LAYERS = [
-    {"errors", "timing", "progress", "signals"},
-    {"model"},
-    {"device"},
-    {"core", "oracle"},
-    {"strategies", "templates", "toolchain", "ops"},
-    {"families"},
-    {"backends"},
-    {"mutants"},
-    {"pack", "execute"},
-    {"runner", "results"},
-    {"fuzz", "repro"},
-    {"campaign", "testing", "doctor"},
-    {"pytest_plugin", "xdist_schedule"},
-    {"cli"},
-    {"__main__", ""},  # "": the package root, whose lazy attributes are the public API
-]
-
-
-def layer(module: str) -> int:
-    key = module.split(".")[1] if "." in module else ""
-    found = [i for i, names in enumerate(LAYERS) if key in names]
-    assert found, f"{module}: its folder {key!r} is in no layer of LAYERS -> add it where it belongs"
-    return found[0]
-
-
-def test_every_import_runs_down_the_layers() -> None:
-    upward = sorted(f"{m} -> {d}" for m in modules() for d in imports(m) if layer(d) > layer(m))
-    assert upward == []
-
-
-def test_the_contract_imports_only_the_vocabulary_below_it() -> None:
-    allowed = ("ctsgen.core", "ctsgen.model", "ctsgen.device", "ctsgen.errors")
-    reaches = sorted(f"{m} -> {d}" for m in modules() if m.startswith("ctsgen.core")
-                     for d in imports(m) if not d.startswith(allowed))
-    assert reaches == []
-
-
-def test_backends_import_no_family() -> None:
-    """The reference backend finds a variant's semantics through the registry (ctsgen.families),
-    never by importing a family's package."""
-    reaches = sorted(f"{m} -> {d}" for m in modules() if m.startswith("ctsgen.backends")
-                     for d in imports(m) if d.startswith("ctsgen.families."))
-    assert reaches == []
-
-
-def test_the_command_line_is_imported_only_by_main() -> None:
-    importers = sorted(m for m in modules() if not m.startswith("ctsgen.cli") and m != "ctsgen.__main__"
-                       and any(d == "ctsgen.cli" or d.startswith("ctsgen.cli.") for d in imports(m)))
-    assert importers == []
-
-
-FAMILIES = ROOT / "families"
-#: Family packages that still reuse another family's case model, named until it moves below the
-#: families: the tensor-layout case (its run-time layout state, word writer and strategy) in the
-#: families that extend it (tensor-view, decode) or embed it (decode-vector, cm2-program), the
-#: decode case and strategy in decode-vector (its subclass) and cm2-program's decode nodes, the
-#: tensor-view case and strategy in cm2-program's view nodes.
-CASE_MODEL_REUSE = {("cm2_program", "decode"), ("cm2_program", "tensor_layout"), ("cm2_program", "tensor_view"),
-                    ("decode", "tensor_layout"), ("decode_vector", "decode"), ("decode_vector", "tensor_layout"),
-                    ("tensor_view", "tensor_layout")}
-#: What a family may import of ``ctsgen.families`` besides its own package: the registry and the contract.
-SHARED = {"ctsgen.families", "ctsgen.core.family", "ctsgen.families.gating"}
-
-
-def family_imports() -> set[tuple[str, str]]:
-    """(family, other family) for each import of another family's package by a module of a family
-    package, its tests included."""
-    edges = set()
-    for package in sorted(p for p in FAMILIES.iterdir() if (p / "__init__.py").exists()):
-        for path in package.rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(), str(path))):
-                if isinstance(node, ast.ImportFrom) and not node.level:
-                    names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
-                elif isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
-                else:
-                    continue
-                for module in names:
-                    parts = module.split(".")
-                    if module.startswith("ctsgen.families.") and module not in SHARED and parts[2] != package.name \
-                            and (FAMILIES / parts[2] / "__init__.py").exists():
-                        edges.add((package.name, parts[2]))
-    return edges
-
-
-def test_no_family_imports_another_family() -> None:
-    """A family imports the contract, the registry and what lives below the families (ops/, model/,
-    oracle/, strategies/), never another family (docs/architecture.md); the named case-model
-    reuses are the ones left, and each must still exist, so the list only shrinks."""
-    assert family_imports() == CASE_MODEL_REUSE
-
-
-def test_ops_import_no_family() -> None:
-    found = [f"{name}: {dep}" for name in modules() if name.startswith("ctsgen.ops")
-             for dep in imports(name) if dep.startswith("ctsgen.families")]
-    assert found == []

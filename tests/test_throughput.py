@@ -188,7 +188,7 @@ def test_a_worker_forked_while_stops_are_held_still_ends_on_sigterm() -> None:
     import os
     import signal
 
-    from ctsgen.pack.workers import holding
+    from ctsgen.signals import holding
 
     held: list[int] = []
     hold = holding(held)

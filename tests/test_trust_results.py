@@ -22,6 +22,7 @@ import pytest
 import ctsgen
 from ctsgen.cli import main
 from ctsgen.results.results_file import load_results
+from one_line_errors import held_by_another_process
 
 REPO = Path(__file__).resolve().parents[1]
 PACK_COUNT = 6
@@ -52,9 +53,10 @@ def test_every_results_file_begins_with_a_header_saying_what_it_judged(pack: Pat
     assert header == {
         "format": "ctsgen-results", "format_version": 1,
         "pack": {"manifest_sha256": hashlib.sha256((pack / "manifest.json").read_bytes()).hexdigest()},
-        "backend": "reference", "device": {"name": "ctsgen reference backend", "driver_version": None},
+        "backend": "reference",
+        "device": {"name": "ctsgen reference backend", "driver_version": None, "driver_version_name": None},
         "generator": {"ctsgen": ctsgen.__version__, "hypothesis": hypothesis.__version__},
-        "options": {"expect_deviation": ["repeat-c-remainder"], "numerics": None}}
+        "options": {"expect_deviation": ["repeat-c-remainder"], "numerics": None, "explain_deviation": []}}
     assert len(records) == PACK_COUNT and all("name" in r for r in records)
     txt = load_results(pack / "results-reference.txt")  # the CTS-style text carries it too
     assert txt.header == header and len(txt.verdicts) == PACK_COUNT
@@ -91,16 +93,9 @@ def test_resume_refuses_a_results_file_without_a_header(pack: Path, capsys) -> N
 
 def test_a_second_run_on_the_same_results_path_is_refused_at_once(pack: Path, capsys) -> None:
     results = pack / "results-reference.jsonl"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys\nfrom ctsgen.pack.lock import out_lock\n"
-         f"with out_lock({str(results)!r}, '--results'):\n    print('held', flush=True)\n    sys.stdin.read()"],
-        env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with held_by_another_process(results, "--results"):
         line = fails_with(capsys, ["run", str(pack), "--quiet"])
         assert "another ctsgen process" in line and "--results" in line
-    finally:
-        holder.communicate("", timeout=30)
     assert not results.exists()
     assert run(pack) == 0  # the lock went with its holder
 

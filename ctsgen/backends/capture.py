@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from ctsgen import __version__
+from ctsgen.version import __version__
 from ctsgen.device.profile import parse_profile
 from ctsgen.device.readout import format_profile
 

@@ -31,9 +31,6 @@ BUILTIN = {"reference": "ctsgen.backends.reference:ReferenceBackend",
 #: Built-in names with an argument, ``PREFIX:ARG``: the factory of each, called with ARG.
 BUILTIN_PREFIXED = {"mutant": "ctsgen.mutants.backend:mutant_backend"}
 
-#: ``--isolation`` choices: ``auto`` runs every backend but the reference in a worker.
-ISOLATION_CHOICES = ("auto", "process", "none")
-
 
 def _load(target: str) -> Any:
     module, attr = target.split(":", 1)
@@ -93,6 +90,14 @@ def _adapter_class(name: str) -> type:
         raise UnknownNameError(f"backend {name!r}: {module}.{attr} is a {type(cls).__name__}, not a backend class "
                                "-> name a class with name, profile(), run() and close() (docs/third-party-backend.md)")
     return cls
+
+
+def check_device(backend: str, device: int | None) -> None:
+    """Refuse ``--device N`` (N > 0) for a backend that cannot select a device (it has one, device 0):
+    the option would be ignored and the run would judge another device than the one asked for."""
+    if device and not capabilities(backend).selects_device:
+        raise UserError(f"--device {device}: backend {backend} has one device (0) and cannot select another -> "
+                        "leave --device out, or use a backend that selects devices (--backend vulkan)")
 
 
 def open_backend(name: str, isolation: str = "auto", device: int | None = None, validation: bool = False) -> Backend:

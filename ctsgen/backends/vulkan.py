@@ -451,6 +451,7 @@ class VulkanBackend(Backend):
         out = {n: int(getattr(props.limits, n)) for n in _CORE_LIMITS}
         out["subgroupSize"] = int(vk11.subgroupSize)
         out["driverVersion"] = int(props.driverVersion)  # what a results file's header names
+        out["vendorID"] = int(props.vendorID)  # how the header spells driverVersion
         out.update((n, int(getattr(vk12, n))) for n in _FLOAT_CONTROLS)
         self._driver = " ".join(bytes(getattr(vk12, f)).split(b"\0")[0].decode(errors="replace")
                                 for f in ("driverName", "driverInfo")).strip()
@@ -627,11 +628,6 @@ class VulkanBackend(Backend):
                     self.stats["pipeline_cache_saved_bytes"] = len(data)  # it reports: refused (validation.md)
         dev.vkDestroyPipelineCache(cache, None)
         self._pipeline_cache = None
-
-    def pipeline_cache_bytes(self) -> int:
-        """The size of the VkPipelineCache's data now: what this process keeps of every pipeline
-        it built. 0 without a cache."""
-        return 0 if self._pipeline_cache is None else self._cache_size(self._pipeline_cache)
 
     def _cache_size(self, cache: Any) -> int:
         """vkGetPipelineCacheData's size query; 0 where the driver gives nothing."""

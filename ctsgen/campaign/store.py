@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
 import time
 from collections import Counter
@@ -70,9 +71,11 @@ class CampaignConfig:
             if f.name in obj and not _is(obj[f.name], str(f.type)):
                 raise TypeError(f"field {f.name!r} is {obj[f.name]!r}, expected {f.type}")
         config = cls(**obj)
-        if config.workers < 1 or config.round_examples < 1 or config.max_batch < 1 or \
-                (config.time_s is not None and config.time_s <= 0):
-            raise TypeError("workers, round_examples, max_batch and time_s must be positive")
+        positive = {"workers": config.workers, "round_examples": config.round_examples,
+                    "max_batch": config.max_batch, "timeout_s": config.timeout_s, "time_s": config.time_s}
+        for name, value in positive.items():  # a wait of 0 s times out every dispatch; NaN and inf never end
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise TypeError(f"field {name!r} is {value!r}, expected a number > 0")
         return config
 
 

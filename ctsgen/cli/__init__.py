@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctsgen import __version__
+from ctsgen.version import __version__
 from ctsgen.cli import bench, campaign, coverage, doctor, fuzz, generate, mutants, profile, repro, report, run
 from ctsgen.cli.args import OneLineParser, exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd
 from ctsgen.errors import user_errors

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from ctsgen.cli.args import check_database, check_writable_dir
@@ -17,7 +18,7 @@ from ctsgen.cli.common import BATCH_ARGUMENTS, warn_unreached
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from ctsgen.backends.registry import open_backend
+    from ctsgen.backends.registry import check_device, open_backend
     from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
     from ctsgen.fuzz.workers import run_workers, write_worker_report
     from ctsgen.repro import export_failures, replay_command
@@ -49,10 +50,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from ctsgen.mutants.deviations import check_deviations
 
     check_deviations(options.expect_deviations)  # an unknown name: one line, exit 2
+    check_device(args.backend, args.device)  # before any work
     check_database(options.database)  # a failure found and not stored would be lost
     check_writable_dir(args.repro_dir, "--repro-dir")
     backend = open_backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
+    passed_over: Counter = Counter()  # expectation -> failing examples it let pass
+
+    def known(failure) -> bool:
+        rule = ci.excused_by(failure.result, expected)
+        if rule is not None:
+            passed_over[rule] += 1
+        return rule is not None
 
     def found(failure) -> None:  # on its own line, never glued to the progress line
         show.write(f"found: {failure.result.status.value} in {failure.case.name()} ({failure.result.detail}); "
@@ -69,7 +78,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         with on_stop(stop):
             total = None if args.time else options.max_examples  # open-ended with --time: a count, no bar
             fuzzer = Fuzzer(backend, options, progress=lambda r: show(r.examples, total, f"{r.cases} cases"),
-                            on_failure=found, known=lambda f: not ci.unexpected_failure(f.result, expected))
+                            on_failure=found, known=known)
             running.append(fuzzer)
             for name, why in fuzzer.report.skipped.items():
                 show.write(f"skipping {name}: {why}")
@@ -86,10 +95,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             warn_unreached(options.expect_deviations, f"the {report.examples} examples fuzzed")
         if args.worker_report:  # for the parent of --workers (ctsgen.fuzz.workers)
             write_worker_report(args.worker_report, report)
+        if args.baseline or args.flakes:
+            ends = ci.absorbed_lines(expected, passed_over, report.absorbed)
+        else:
+            ends = []
         for case, result in report.flakes:  # deqp-runner's Flake: reported, never a failure of the session
             print(f"  Flake: {case.name()}: {result.status.value} ({result.detail}); it did not recur on replay")
         if not report.failures:
-            print("no failure found" + (f" ({len(report.flakes)} flake(s) above)" if report.flakes else ""))
+            print("\n".join(["no failure found" + (f" ({len(report.flakes)} flake(s) above)" if report.flakes
+                                                   else ""), *ends]))
             return 0
         print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
         # the backend is still open: a program's repro gets its debug re-run on it
@@ -100,6 +114,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         for (case, result), out in zip(report.failures, repros):
             print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
                   f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
+        if ends:
+            print("\n".join(ends))
         return 1
     finally:
         backend.close()

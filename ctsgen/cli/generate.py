@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 from ctsgen.cli.args import Interrupted
-from ctsgen.core.argtypes import nonneg_int, positive_int
+from ctsgen.core.argtypes import int_between, positive_int
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
-from ctsgen.pack.generate import CASES_PER_VARIANT
+from ctsgen.pack.generate import CASES_PER_VARIANT, MAX_COUNT
 
 
 #: ``generate --profile reference``: a pack for the reference backend, which runs every family (decode-vector,
@@ -48,6 +48,7 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.pack.generate import draw_cases, draw_hazardous
     from ctsgen.pack.reuse import request_differences
     from ctsgen.pack.owned import is_ctsgen_pack
+    from ctsgen.pack.workers import usable_jobs
     from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
     from ctsgen.toolchain import toolchain_versions
 
@@ -65,6 +66,7 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
         raise PackExistsError(f"{out} holds a pack generated with other options ({differ}) -> pass --force "
                               "to replace it, or choose another --out")
     check_replaceable(out, args.force)
+    jobs = usable_jobs(args.jobs)
     options = StrategyOptions(profile=None if reference else profile)
     from ctsgen.timing import Breakdown
 
@@ -72,7 +74,7 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     t0 = time.monotonic()
     with times.stage("draw"):
         cases = draw_cases(family, args.count, args.seed, options, cases_per_variant=args.cases_per_variant,
-                           progress=Progress("drawing cells"), jobs=args.jobs,
+                           progress=Progress("drawing cells"), jobs=jobs,
                            note=lambda line: print(f"ctsgen: {line}", file=sys.stderr))
         drawn = len(cases)
         if args.include_hazardous:
@@ -89,12 +91,12 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
         "toolchain": toolchain,
     }
     write_pack(cases, out, header=header, overwrite=args.force, progress=Progress("writing cases"),
-               jobs=args.jobs, times=times)
+               jobs=jobs, times=times)
     t2 = time.monotonic()
     n_variants = len({c.variant().id for c in cases})
     print(f"wrote {out}: {len(cases)} cases, {n_variants} shader variants in {t2 - t0:.1f}s "
           f"({len(cases) / max(t2 - t0, 1e-9):.0f} cases/s; draw {t1 - t0:.1f}s, compile+write {t2 - t1:.1f}s, "
-          f"{args.jobs} jobs)")
+          f"{jobs} jobs)")
     print(times.summary(t2 - t0, len(cases)))
     return 0
 
@@ -103,7 +105,8 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
     g = sub.add_parser("generate", help="draw cases and write a test pack")
     g.add_argument("--family", default=DEFAULT_FAMILY, help=f"test family: {names} (default: {DEFAULT_FAMILY})")
-    g.add_argument("--count", type=positive_int, default=500, help="number of cases (default: 500)")
+    g.add_argument("--count", type=int_between(1, MAX_COUNT), default=500,
+                   help=f"number of cases (default: 500, at most {MAX_COUNT})")
     g.add_argument("--seed", type=int, default=0, help="same seed, byte-identical pack (default: 0)")
     g.add_argument("--out", help="pack directory (default: generated/FAMILY); an identical pack there is kept "
                    "as it is")
@@ -113,7 +116,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    help="add the family's hazardous group: cases known to hang drivers (tensor-layout: "
                         "RepeatMirrored loads out of bounds on an axis of layoutDimension 1, docs/spec-decisions.md "
                         "mirror-repeat-dim-1; coopvec: RowMajor/ColumnMajor MatMuls in partial subgroups)")
-    g.add_argument("--hazardous-count", type=nonneg_int, default=8,
+    g.add_argument("--hazardous-count", type=int_between(0, MAX_COUNT), default=8,
                    help="cases in the hazardous group (default: 8)")
     g.add_argument("--force", action="store_true",
                    help="replace a ctsgen pack at --out (anything else there is refused)")
@@ -121,5 +124,6 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    help=f"cases drawn for each shader variant (default: {CASES_PER_VARIANT}); more give a pack of "
                         "the same size fewer pipelines to build, for packs at CTS scale")
     g.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
-                   help="worker processes drawing and writing (default: all cores); the pack is the same for any")
+                   help="worker processes drawing and writing (default and most: the cores this machine has); "
+                        "the pack is the same for any")
     g.set_defaults(func=cmd_generate)

@@ -11,13 +11,14 @@ from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 def cmd_report(args: argparse.Namespace) -> int:
     from ctsgen.results.report import report
 
-    if args.baseline or args.flakes or args.b is None:  # one run judged against expectation files
+    # one run judged against expectation files
+    if args.baseline or args.flakes or args.improvements_pass or args.b is None:
         from ctsgen.results import ci
 
         if args.b is not None:
             from ctsgen.errors import UserError
-            raise UserError("--baseline/--flakes judge one results file -> give only RESULTS, or drop them to "
-                            "compare two runs")
+            raise UserError("--baseline/--flakes/--improvements-pass judge one results file -> give only RESULTS, "
+                            "or drop them to compare two runs")
         verdict = ci.judge_results_file(Path(args.a), ci.expectations_of(args))
         print("\n".join(verdict.lines()))
         return 0 if verdict.ok else 1
@@ -32,6 +33,6 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     rp.add_argument("a", help="results file of the earlier run (JSON lines or CTS-style .txt); with --baseline: "
                     "the JSON-lines results file to judge")
     rp.add_argument("b", nargs="?", help="results file of the later run (left out with --baseline)")
-    for option in ("baseline", "flakes"):
+    for option in ("baseline", "flakes", "improvements-pass"):
         rp.add_argument(f"--{option}", **EXPECTATION_ARGUMENTS[option])
     rp.set_defaults(func=cmd_report)

@@ -10,7 +10,7 @@ from pathlib import Path
 def cmd_repro(args: argparse.Namespace) -> int:
     from ctsgen.errors import UserError
     from ctsgen.pack.read import load_pack
-    from ctsgen.repro import export_repro
+    from ctsgen.repro import export_repro, replay_command
 
     results = Path(args.results) if args.results else None
     if results is not None and not results.is_file():
@@ -37,7 +37,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
     finally:
         if debug_backend is not None:
             debug_backend.close()
-    print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: ctsgen run {out} --backend {backend}")
+    print(f"wrote {out} (REPORT.md, repro.comp, one-case pack); replay: {replay_command(out, backend)}")
     return 0
 
 

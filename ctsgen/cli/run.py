@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ctsgen.cli.args import Interrupted
 from ctsgen.core.argtypes import nonneg_int
@@ -31,44 +32,41 @@ def revalidate(pack) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from ctsgen.backends.registry import open_backend
+    from ctsgen.backends.registry import check_device
     from ctsgen.mutants.deviations import check_deviations
+    from ctsgen.pack.lock import out_lock
     from ctsgen.pack.read import load_pack
     from ctsgen.results import ci
     from ctsgen.results import results_file as rf
-    from ctsgen.runner.flakes import run_with_retries
-    from ctsgen.runner.options import RunOptions
-    from ctsgen.runner.select import Selection, select_cases
+    from ctsgen.results.expectations import NoCaseJudged
+    from ctsgen.runner.select import Selection, describe_selection, select_cases
 
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
+    check_device(args.backend, args.device)  # before any work
     expected = ci.expectations_of(args)
     pack = load_pack(args.pack)
     picked = select_cases(pack.cases, Selection(args.include, args.exclude, args.caselist, args.fraction,
                                                 args.fraction_start, expected.is_skipped))
+    if not picked.cases:  # before anything is written: the previous results stay as they were
+        fix = ("select cases the pack has (--include, --exclude, --skips, --caselist, --fraction)" if pack.cases
+               else "generate a pack with cases")
+        raise NoCaseJudged(f"judged no case: {describe_selection(args, len(pack.cases), picked)}, so nothing ran "
+                           f"and no results file changed -> {fix}")
     pack = dataclasses.replace(pack, cases=picked.cases)
     revalidate(pack)
     results_path = Path(args.results or Path(args.pack) / f"results-{rf.safe_name(args.backend)}.jsonl")
-    rf.check_results_file(results_path)  # before a backend starts
-    rf.check_results_file(rf.partial_path(results_path))
-    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
-    try:
-        device = backend.profile()
-        header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
-                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics)
-        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
-                          expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
-        try:
-            with rf.results_output(results_path, args.resume, header,
-                                   f"ctsgen results: pack {args.pack}, backend {args.backend}") as (fh, done_before):
-                summary = run_with_retries(pack, backend, rf.JsonLinesSink(fh), opts, args.flake_retries,
-                                           lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
-                                           progress=None if args.quiet else _run_progress())
-        except KeyboardInterrupt as exc:
-            raise Interrupted(getattr(exc, "signum", 2), f"{results_path} is as it was; the cases run so far "
-                              f"are in {rf.partial_path(results_path)} (--resume continues them)") from None
-    finally:
-        backend.close()
-    # both results files are complete and in place: what follows only prints
+    csv_dir = Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)
+    ci.check_outputs(results_path, csv_dir, {"--baseline": args.baseline or (), "--flakes": args.flakes or (),
+                                             "--skips": args.skips or ()})  # before a backend starts
+    judged: dict[str, Any] = {}
+
+    def write_csvs() -> None:  # with the results file, before anything is printed (docs/ci.md)
+        judged["verdict"] = ci.judge_results_file(results_path, expected, picked.missing)
+        judged["files"] = ci.write_ci_files(judged["verdict"], csv_dir)
+
+    with out_lock(csv_dir, "--csv-dir"):
+        summary, device, stats = _run_and_write(args, pack, deviations, expected, results_path, write_csvs)
+    verdict = judged["verdict"]
     ran = len(pack.cases) - summary.resumed
     if ran:
         warn_unreached(deviations, f"pack {args.pack}")
@@ -80,7 +78,6 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{min(summary.hang_detect_s):.1f}-{max(summary.hang_detect_s):.1f} s")
     for status, n in sorted(summary.counts.items()):
         print(f"  {status:15s} {n}")
-    stats = backend.stats
     if stats:
         print("  backend: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
                                         for k, v in stats.items()))
@@ -90,10 +87,47 @@ def cmd_run(args: argparse.Namespace) -> int:
         for m in r.mismatches[:4]:
             print(f"    {m}")
     print(f"results: {results_path} (CTS-style: {rf.cts_path(results_path)})")
-    verdict = ci.judge_results_file(results_path, expected, picked.missing)
     print("\n".join(verdict.lines()))
-    print(ci.write_ci_files(verdict, Path(args.csv_dir) if args.csv_dir else ci.csv_dir_for(results_path)))
+    print(judged["files"])
     return 0 if verdict.ok else 1
+
+
+def _run_and_write(args: argparse.Namespace, pack, deviations, expected, results_path: Path, then):
+    """Run ``pack`` on the backend, put its results file in place and call ``then()`` (the CSV files),
+    a stop signal held between them; (summary, device, backend stats)."""
+    from ctsgen.backends.registry import open_backend
+    from ctsgen.results import ci
+    from ctsgen.results import results_file as rf
+    from ctsgen.runner.flakes import run_with_retries
+    from ctsgen.runner.options import RunOptions
+
+    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
+    try:
+        device = backend.profile()
+        header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
+                                device.properties.get("driverVersion"), args.expect_deviation or (), args.numerics,
+                                tuple(expected.deviations), device.properties.get("vendorID"))
+        opts = RunOptions(batch_size=args.batch_size, timeout_base_s=args.timeout, numerics=args.numerics,
+                          expect_deviations=deviations, explain_deviations=tuple(expected.deviations))
+        finished: list[bool] = []
+
+        def finish() -> None:
+            then()
+            finished.append(True)
+
+        try:
+            with rf.results_output(results_path, args.resume, header,
+                                   rf.results_title(args.pack, args.backend), then=finish) as (fh, done_before):
+                summary = run_with_retries(pack, backend, rf.JsonLinesSink(fh), opts, args.flake_retries,
+                                           lambda r: ci.unexpected_failure(r, expected), done_before=done_before,
+                                           progress=None if args.quiet else _run_progress())
+        except KeyboardInterrupt as exc:  # held over the renames: it lands before them or after them all
+            raise Interrupted(getattr(exc, "signum", 2), f"the run had ended: {results_path} and its CSV files "
+                              "are in place" if finished else f"{results_path} is as it was; the cases run so "
+                              f"far are in {rf.partial_path(results_path)} (--resume continues them)") from None
+    finally:
+        backend.close()
+    return summary, device, backend.stats
 
 
 def _run_progress():
@@ -109,8 +143,8 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     r = sub.add_parser("run", help="run a pack on a backend")
     r.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack directory (default: {DEFAULT_PACK})")
     r.add_argument("--backend", default="reference", help="reference (default), vulkan, mutant:NAME or MODULE:CLASS")
-    r.add_argument("--results", help="results file (default: PACK/results-BACKEND.jsonl, ':' written as '-'); "
-                   "written as FILE.partial and renamed over FILE when the run ends")
+    r.add_argument("--results", help="results file with an extension (default: PACK/results-BACKEND.jsonl, ':' "
+                   "written as '-'); written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
     for option in ("batch-size", "timeout", "isolation", "expect-deviation"):
@@ -123,11 +157,10 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                         "the conformance verdict)")
     for option, spec in {**EXPECTATION_ARGUMENTS, **SELECT_ARGUMENTS}.items():
         r.add_argument(f"--{option}", **spec)
-    r.add_argument("--flake-retries", type=nonneg_int, default=0, metavar="N",
-                   help="re-run each unexpected failure up to N times; one that works on a re-run is a Flake "
-                        "(default: 0)")
+    r.add_argument("--flake-retries", **RUN_ARGUMENTS["flake-retries"])
     r.add_argument("--csv-dir", help="where results.csv and failures.csv go, deqp-runner's layout (default: "
-                   "beside the results file, PACK/results-BACKEND/)")
+                   "beside the results file, named by its stem: PACK/results-BACKEND/); a file there that "
+                   "ctsgen did not write is refused, never replaced")
     r.add_argument("--device", type=nonneg_int, help="the Vulkan device to run on (default: 0)")
     r.add_argument("--validation", action="store_true",
                    help="run the Vulkan backend under VK_LAYER_KHRONOS_validation: a case whose dispatch draws a "

@@ -7,13 +7,14 @@ import math
 from collections.abc import Callable
 
 
-def _number(kind: Callable[[str], float], low: float, inclusive: bool, what: str) -> Callable[[str], float]:
+def _number(kind: Callable[[str], float], low: float, inclusive: bool, what: str,
+            high: float = math.inf) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if not math.isfinite(value) or value < low or (value == low and not inclusive):
+        if not math.isfinite(value) or value < low or (value == low and not inclusive) or value > high:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
         return value
     parse.__name__ = what
@@ -30,6 +31,12 @@ positive_float = _number(float, 0.0, False, "a number of seconds > 0")
 
 
 nonneg_float = _number(float, 0.0, True, "a number of seconds >= 0")
+
+
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """A whole number from ``low`` to ``high``: an option whose work grows with it gets a bound, so a
+    slip of the keyboard is one line, not a run that never ends."""
+    return _number(int, low, True, f"a whole number from {low} to {high}", high)
 
 
 def device_list(text: str) -> list[int]:

@@ -91,8 +91,9 @@ class Variant(Protocol):
     """A compile-time signature: one shader serves every case that shares it.
 
     Optional members (read by :mod:`ctsgen.toolchain.variants`, the one compile step):
-    ``spirv(compile_fn) -> bytes``, for a variant whose module is not glslang's output
-    as is (it compiles its GLSL with ``compile_fn(glsl, name)`` and transforms it), and
+    ``spirv(compile_fn, baked=None) -> bytes``, for a variant whose module is not glslang's
+    output as is (it compiles its GLSL, ``baked`` as for :meth:`glsl`, with
+    ``compile_fn(glsl, name)`` and transforms it), and
     ``validator``, the name of the validator its module needs (default ``spirv-val``).
     """
 
@@ -281,9 +282,8 @@ class FamilySpec:
     #: The most cases a fuzz example of this family carries (it bounds ``FuzzOptions.min_batch``
     #: and ``max_batch``), or None (no limit). Hypothesis gives an example 8,192 bytes of choices and
     #: throws away a batch that needs more after drawing it, so a family whose case takes many
-    #: choices (a program: a layout per node) keeps its batches below that budget: with only its
-    #: floor capped, 38 of 63 cm2-program batches of one run overran, and their drawing (three
-    #: times the judged batches' choices) was charged to the cases that ran.
+    #: choices (a program: a layout per node) keeps its batches below that budget
+    #: (docs/validation.md, "Batch caps").
     batch_cap: int | None = None
     #: The injected driver bugs of the family's semantics (:class:`ctsgen.core.mutant.Mutant`),
     #: conventionally the ``MUTANTS`` of its ``mutants.py``: ``ctsgen mutants``, ``--backend

@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,7 +78,8 @@ def worker_argv(argv: Sequence[str], index: int, seed: int, devices: Sequence[in
 def write_worker_report(path: str | Path, report: FuzzReport) -> None:
     """Write a worker's counts and breakdown for its parent (read after the worker has exited)."""
     Path(path).write_text(json.dumps({"examples": report.examples, "cases": report.cases, "wall_s": report.wall_s,
-                                      "times": report.times.to_json(), "failures": len(report.failures)}))
+                                      "times": report.times.to_json(), "failures": len(report.failures),
+                                      "absorbed": dict(report.absorbed)}))
 
 
 #: The stages a worker spends on the host's CPU; the others (pipeline, dispatch, read-back) wait on the device.
@@ -105,8 +107,13 @@ def summary(records: Sequence[dict[str, Any]], workers: int, wall_s: float) -> s
     missing = f" ({workers - len(records)} worker(s) wrote no report)" if len(records) < workers else ""
     head = (f"{workers} workers together: {sum(r['examples'] for r in records)} examples, {cases} cases in "
             f"{wall_s:.1f}s ({cases / wall_s if wall_s else 0.0:.0f} cases/s){missing}")
+    absorbed: Counter = Counter()
+    for r in records:
+        absorbed.update(r.get("absorbed") or {})
+    told = [f"  {rule}: {n} case(s) that fail by the spec pass under it (all workers)"
+            for rule, n in sorted(absorbed.items())]
     return "\n".join([head, times.summary(None, cases, title="where the workers' time went (summed)"),
-                      bound_by(times, workers, default_workers())])
+                      bound_by(times, workers, default_workers()), *told])
 
 
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h)

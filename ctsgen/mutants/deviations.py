@@ -157,8 +157,28 @@ def expected_under(family: Family, case: Case, data: CaseData, deviations: Seque
 
 
 def data_under(family: Family, cases: Sequence[Case], deviations: Sequence[str]) -> list[CaseData]:
-    """``expected_under(family, case, case.data(), deviations)`` of each case, without the second
-    ``case.data()`` where it cannot differ.
+    """``expected_under(family, case, case.data(), deviations)`` of each case (:func:`spec_and_under`)."""
+    return spec_and_under(family, cases, deviations)[1]
+
+
+def moved(spec: CaseData, deviated: CaseData) -> bool:
+    """Whether a deviation changed what a case must give (an expected buffer or a tolerance, bit for
+    bit), so that the case's verdict can differ between the spec and the deviation."""
+    def same(x: np.ndarray | None, y: np.ndarray | None) -> bool:
+        return x is y or (x is not None and y is not None and _same(x, y))
+
+    if spec is deviated:
+        return False
+    tol_a, tol_b = spec.tolerance or [None] * len(spec.expected), deviated.tolerance or [None] * len(spec.expected)
+    return not (all(same(x, y) for x, y in zip(spec.expected, deviated.expected))
+                and all(same(x, y) for x, y in zip(tol_a, tol_b)))
+
+
+def spec_and_under(family: Family, cases: Sequence[Case], deviations: Sequence[str]
+                   ) -> tuple[list[CaseData], list[CaseData]]:
+    """Each case's spec data and its data under ``deviations``: ``expected_under(family, case,
+    case.data(), deviations)``, without the second ``case.data()`` where it cannot differ (the
+    spec data itself, the same object, where it is not recomputed).
 
     A family without ``expectation`` has its expectation recomputed by ``case.data()`` itself
     under the mutants. Every case's spec ``data()`` runs with the mutants' targets replaced by
@@ -170,7 +190,8 @@ def data_under(family: Family, cases: Sequence[Case], deviations: Sequence[str])
     calls it). Families with an ``expectation``, and targets that are not plain functions
     (a class), are recomputed as :func:`expected_under` does."""
     if not deviations:
-        return [c.data() for c in cases]
+        spec = [c.data() for c in cases]
+        return spec, spec
     targets = tuple(t for name in deviations for t in get_mutant(name).targets())
     with _calls_to(targets if family.expectation is None else ()) as calls:
         spec, touched = [], []
@@ -178,7 +199,7 @@ def data_under(family: Family, cases: Sequence[Case], deviations: Sequence[str])
             before = calls[0] if calls else 0
             spec.append(c.data())
             touched.append(calls is None or calls[0] != before)
-    return [expected_under(family, c, d, deviations) if hit else d for c, d, hit in zip(cases, spec, touched)]
+    return spec, [expected_under(family, c, d, deviations) if hit else d for c, d, hit in zip(cases, spec, touched)]
 
 
 @contextmanager

@@ -22,6 +22,9 @@ from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.strategies.sampling import draw_examples, draw_many
 
 CASES_PER_VARIANT = 8
+#: The most cases ``generate --count`` draws into one pack: the size of the whole VK-GL-CTS. Drawing
+#: grows with the count (about a million cases an hour on one core); past this, split the pack.
+MAX_COUNT = 1_000_000
 
 
 def _sub_seed(*parts: object) -> int:

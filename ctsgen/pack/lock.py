@@ -1,4 +1,5 @@
-"""Owning an output directory while writing it: a lock, stale temporaries, the user's umask.
+"""Owning an output while writing it: a lock, stale temporaries, the user's umask, a file
+written beside its place and renamed over it (:func:`write_beside`).
 
 A writer holds an exclusive ``flock`` on ``.NAME.lock`` beside ``NAME`` for as
 long as it writes, so a second ``ctsgen generate`` (or ``repro``) to the same
@@ -14,6 +15,7 @@ import fcntl
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,7 +40,7 @@ def out_lock(out: Path, flag: str = "--out") -> Iterator[None]:
     out = Path(os.path.abspath(out))
     if not out.name:
         raise UserError(f"{out}: a filesystem root cannot be an output directory -> name a directory "
-                        "below it, e.g. --out ./pack")
+                        f"below it, e.g. {flag} ./out")
     if out in _HELD:
         yield
         return
@@ -112,6 +114,23 @@ def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def write_beside(path: Path, text: str) -> Path:
+    """Write ``text`` to a temporary file beside ``path``, with ``path``'s mode (or the one the umask
+    asks for); returns it, for the caller to rename over ``path`` (removed if writing fails)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if path.exists():
+            shutil.copymode(path, tmp)
+        else:
+            os.chmod(tmp, 0o666 & ~current_umask())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
 
 
 def follow_umask(path: Path) -> None:

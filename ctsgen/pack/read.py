@@ -221,6 +221,17 @@ def _buffers(records: list[Any], where: str) -> tuple[BufferSpec, ...]:
     return tuple(out)
 
 
+def _check_name(name: str, where: str) -> None:
+    """Refuse a case name that cannot be one field of one line of deqp-runner's CSV files (results.csv,
+    failures.csv, a baseline: unquoted ``name,Status``), or that a baseline would read as a comment."""
+    bad = next((c for c in name if c == "," or c.isspace() or not c.isprintable()), None)
+    if not name or bad is not None or name.startswith("#"):
+        rule = ("is empty" if not name else f"holds {bad!r}" if bad is not None else "starts with '#'")
+        raise PackError(f"{where}: case name {name[:80]!r} {rule}; a case name is one field of a line of "
+                        "results.csv (no ',', whitespace or control character, no leading '#') -> regenerate the "
+                        "pack, or undo the edit")
+
+
 def load_pack(root: str | Path) -> Pack:
     """Read and validate the pack at ``root`` (case arrays are read lazily)."""
     root = Path(root)
@@ -280,6 +291,7 @@ def load_pack(root: str | Path) -> Pack:
         if vid not in variants:
             raise PackError(f"{where}: variant {vid!r} is not in the manifest's variants -> regenerate the pack")
         name = _require(entry, "name", str, where)
+        _check_name(name, where)
         if name in seen:
             raise PackError(f"{where}: case {name} is listed twice (also cases[{seen[name]}]) -> regenerate the pack")
         seen[name] = i

@@ -14,7 +14,7 @@ from typing import Any
 
 import hypothesis
 
-from ctsgen import __version__
+from ctsgen.version import __version__
 from ctsgen.pack.generate import CASES_PER_VARIANT
 
 

@@ -4,7 +4,7 @@ left running when the parent stops early.
 A signal (Ctrl-C, SIGTERM) or an error in the parent must end the command at once. A
 ``concurrent.futures`` pool cannot promise that: its shutdown waits for every task already
 handed to a worker, and a signal that lands while ``map`` is still submitting leaves every
-task queued, so an interrupted ``generate`` went on compiling the whole pack before it exited.
+task queued, and an interrupted ``generate`` would compile the whole pack before it exits.
 This pool is terminated instead: the workers only ever write into the temporary directory the
 parent removes, so stopping them mid-task loses nothing.
 """
@@ -22,28 +22,15 @@ from multiprocessing.pool import Pool
 from typing import Any, TypeVar
 
 from ctsgen.errors import CtsgenError
-from ctsgen.signals import leave_interrupts_to_the_parent, on_stop
+from ctsgen.signals import holding, leave_interrupts_to_the_parent, on_stop
 
 T = TypeVar("T")
 
 
-def holding(held: list[int]) -> Callable[[int, object], None]:
-    """A handler that holds a stop signal for this process (appends it to ``held``). A worker
-    forked while it is installed inherits it until its initializer runs; there it does what the
-    initializer will set (SIGTERM ends the worker, SIGINT is the parent's): the pool's
-    ``terminate`` had reached a worker in that window, the worker held the SIGTERM and lived, and
-    the parent waited for it forever (a CI run, tests/test_throughput.py)."""
-    parent = os.getpid()
-
-    def hold(signum: int, frame: object) -> None:
-        if os.getpid() != parent:
-            if signum == signal.SIGTERM:
-                signal.signal(signum, signal.SIG_DFL)
-                os.kill(os.getpid(), signum)
-            return
-        held.append(signum)
-
-    return hold
+def usable_jobs(jobs: int, items: int | None = None) -> int:
+    """The worker processes to start for ``jobs`` asked: never more than the cores this machine has
+    (more only compete for them) nor than the ``items`` of work, and at least one."""
+    return max(1, min(jobs, os.cpu_count() or 1, jobs if items is None else items))
 
 
 @contextmanager
@@ -51,16 +38,13 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     """``jobs`` worker processes; use ``pool.imap`` for results in order. Leaving the block,
     however it is left, terminates the workers rather than waiting for them.
 
-    A stop signal is held back while the pool starts and raised once the pool can be terminated:
-    a signal that interrupted ``Pool()`` half-way left workers, and the pool's thread that
-    re-forks them, that nothing would terminate, and the interrupted ``generate`` printed its one
-    line and then hung at exit (a CI run, tests/test_safety.py). It is held back by Python's
-    handler, which always runs in the main thread, whichever thread the kernel picks. Every
-    handler installed is restored, even when a signal's own handler raises between the two
-    installations: a holding handler left behind would hold every later Ctrl-C for good."""
+    A stop signal is held back while the pool starts (:func:`ctsgen.signals.holding`, Python's
+    handler, which runs in the main thread whichever thread the kernel picks) and raised once the
+    pool can be terminated: a pool interrupted half-way would leave workers, and the pool's thread
+    that re-forks them, that nothing terminates (docs/validation.md, "Stopping generate")."""
     held: list[int] = []
     with on_stop(holding(held)):
-        pool = multiprocessing.get_context().Pool(jobs, initializer=leave_interrupts_to_the_parent)
+        pool = multiprocessing.get_context().Pool(usable_jobs(jobs), initializer=leave_interrupts_to_the_parent)
     try:
         for s in held[:1]:
             signal.raise_signal(s)  # the held signal, now where the pool is terminated

@@ -31,7 +31,7 @@ from ctsgen.core.family import Case, CaseData, Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import save_array
 from ctsgen.pack.reuse import generator_record
-from ctsgen.pack.owned import foreign_files, is_ctsgen_pack
+from ctsgen.pack.owned import foreign_files, is_ctsgen_pack, owned_files
 from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.timing import Breakdown
@@ -176,7 +176,7 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
             progress(done, len(cases))
 
     if jobs > 1 and len(work) > 1:
-        with worker_pool(jobs) as pool:
+        with worker_pool(min(jobs, len(work))) as pool:
             for result in in_order(pool, _write_variant, work, max(1, len(work) // (8 * jobs))):
                 collect(result)
     else:
@@ -248,11 +248,41 @@ def _write_case(root: Path, case: Case, v: Variant, d: CaseData) -> dict[str, An
 
 
 def _publish(tmp: Path, out_dir: Path) -> None:
-    """Rename the finished pack into place (replacing an old one last)."""
-    if out_dir.exists():
-        old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
-        os.replace(out_dir, old)
+    """Rename the finished pack into place. An old pack is moved aside first and checked again
+    there, at the moment it is replaced: a file that appeared in it while the new pack was compiled
+    and written (a user's note, the results of a run) is no file ctsgen wrote, so the old pack is
+    put back and the new one refused, as before drawing (:func:`check_replaceable`). Of the old
+    pack only the files its manifest lists are then deleted."""
+    if not out_dir.exists() and not out_dir.is_symlink():
         os.replace(tmp, out_dir)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, out_dir)
+        return
+    old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
+    os.replace(out_dir, old)
+    foreign = foreign_files(old)
+    if foreign:
+        os.replace(old, out_dir)
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise PackExistsError(f"{out_dir / foreign[0]}{more}: appeared while the new pack was made, not written "
+                              f"by ctsgen, so --force will not delete it with the pack -> move it out of {out_dir} "
+                              "and generate again")
+    os.replace(tmp, out_dir)
+    _remove_owned(old, out_dir)
+
+
+def _remove_owned(old: Path, out_dir: Path) -> None:
+    """Delete what the old pack's manifest lists, then its empty folders; a file that appeared in
+    it since it was checked is moved into the new pack at the same place (never deleted)."""
+    owned = owned_files(old)
+    for dirpath, _, filenames in os.walk(old, topdown=False):
+        for name in filenames:
+            path = Path(dirpath, name)
+            rel = os.path.relpath(path, old)
+            if rel in owned:
+                path.unlink()
+            elif not (out_dir / rel).exists():
+                (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(path, out_dir / rel)
+        try:
+            os.rmdir(dirpath)
+        except OSError:
+            pass  # something stays in it: never deleted

@@ -12,7 +12,12 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
                      help="expected results, deqp-runner style: 'name,Status' lines (a failures.csv as it is), "
                           "or rules 're:REGEX,Status' / 'deviation:NAME,Status' (docs/ci.md); repeatable"),
     "flakes": dict(action="append", metavar="FILE",
-                   help="regular expressions, one a line: a failing case whose name matches is a Flake"),
+                   help="regular expressions, one a line: a case whose name matches and whose status is no success is "
+                        "a KnownFlake"),
     "skips": dict(action="append", metavar="FILE",
                   help="regular expressions, one a line: matching cases are not run"),
+    "improvements-pass": dict(action="store_true",
+                              help="UnexpectedImprovement(Pass|Warn|Fail), a listed failure that did better, does "
+                                   "not fail the run (deqp-runner fails it; UnexpectedImprovement(Skip) always "
+                                   "fails); failures.csv still lists it"),
 }

@@ -8,8 +8,9 @@ options; then one record per case (``name``, ``status``, ``detail``, ...). Besid
 CTS-style ``.txt`` (``name,status,detail`` in CSV, the header as a ``# header`` comment line).
 
 A run holds a lock on the results path (a second run on it is refused), writes into
-``FILE.partial``, and on success writes the ``.txt`` and renames both into place before it
-prints anything, so a closed stdout cannot leave them disagreeing. A crash or an interrupt
+``FILE.partial``, and on success writes the ``.txt`` and renames both into place (then the
+caller's CSV files, a stop signal held until all are in place) before it prints anything, so
+neither a closed stdout nor a Ctrl-C can leave them disagreeing. A crash or an interrupt
 leaves an earlier ``FILE`` as it was; ``--resume`` continues ``FILE.partial`` when an
 interrupted run left one, else a copy of ``FILE``, and only when its header is the one this run
 would write. Only a ctsgen results file is ever replaced: anything else at that path is refused.
@@ -24,7 +25,6 @@ import json
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,15 +33,19 @@ from typing import IO, Any
 
 import hypothesis
 
-from ctsgen import __version__
+from ctsgen.version import __version__
+from ctsgen.core.textlines import read_lines
 from ctsgen.errors import CtsgenError, UserError
-from ctsgen.pack.lock import out_lock
+from ctsgen.pack.lock import out_lock, write_beside
 from ctsgen.core.verdict import CaseResult, Status
+from ctsgen.signals import stops_held
 
 #: The header record's ``format`` and ``format_version``.
 FORMAT, FORMAT_VERSION = "ctsgen-results", 1
 #: How the CTS-style text carries the header: one comment line, this prefix and the JSON.
 TXT_HEADER = "# header "
+#: How the CTS-style text of ``ctsgen run`` begins: its title comment (``results_title``).
+TITLE_PREFIX = "# ctsgen results"
 
 
 class NotResultsError(UserError):
@@ -74,15 +78,47 @@ def manifest_sha256(pack_root: Path) -> str:
     return hashlib.sha256((Path(pack_root) / "manifest.json").read_bytes()).hexdigest()
 
 
+#: VkPhysicalDeviceProperties::vendorID of the vendors whose driverVersion packing is known
+NVIDIA, AMD, INTEL, MESA = 0x10DE, 0x1002, 0x8086, 0x10005
+
+
+def driver_version_name(raw: int | None, vendor_id: int | None) -> str | None:
+    """``driverVersion`` as its vendor spells it; None where the packing is not known. The Vulkan spec
+    leaves the packing to the vendor: NVIDIA packs major.minor.secondary.tertiary in 10.8.8.6 bits
+    (2435301632 is 580.159.4; the tertiary is left out when 0); Mesa's drivers (RADV, ANV, NVK,
+    lavapipe; AMD's and Intel's vendor IDs on Linux) use VK_MAKE_VERSION(major, minor, patch),
+    10.10.12 bits (109060102 is 26.2.6)."""
+    if raw is None or vendor_id is None or not 0 <= raw < 1 << 32:
+        return None
+    if vendor_id == NVIDIA:
+        parts = [raw >> 22, (raw >> 14) & 0xFF, (raw >> 6) & 0xFF] + ([raw & 0x3F] if raw & 0x3F else [])
+        return ".".join(map(str, parts))
+    if vendor_id in (MESA, AMD, INTEL):
+        return f"{raw >> 22}.{(raw >> 12) & 0x3FF}.{raw & 0xFFF}"
+    return None
+
+
 def make_header(pack_sha256: str, backend: str, device: str, driver_version: int | None,
-                expect_deviations: Sequence[str], numerics: str | None) -> dict[str, Any]:
-    """The header record of a results file (docs/pack-format.md, "Results")."""
+                expect_deviations: Sequence[str], numerics: str | None, explain_deviations: Sequence[str] = (),
+                vendor_id: int | None = None) -> dict[str, Any]:
+    """The header record of a results file (docs/pack-format.md, "Results"): ``explain_deviation``
+    names the deviations whose explanations the case records carry (a baseline's ``deviation:``
+    rules); ``driver_version_name`` is the raw number as its vendor spells it (:func:`driver_version_name`)."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION,
             "pack": {"manifest_sha256": pack_sha256},
             "backend": backend,
-            "device": {"name": device, "driver_version": driver_version},
+            "device": {"name": device, "driver_version": driver_version,
+                       "driver_version_name": driver_version_name(driver_version, vendor_id)},
             "generator": {"ctsgen": __version__, "hypothesis": hypothesis.__version__},
-            "options": {"expect_deviation": sorted(expect_deviations), "numerics": numerics}}
+            "options": {"expect_deviation": sorted(expect_deviations), "numerics": numerics,
+                        "explain_deviation": sorted(explain_deviations)}}
+
+
+def explained_deviations(path: Path) -> list[str]:
+    """The deviations a results file's run recorded explanations for (its header's
+    ``explain_deviation``; none without a header)."""
+    header = read_header(path)
+    return list(((header or {}).get("options") or {}).get("explain_deviation") or [])
 
 
 def is_header(rec: object) -> bool:
@@ -114,7 +150,7 @@ def describe_header(header: dict[str, Any] | None) -> str:
     if header is None:
         return "no header (written by a ctsgen before results files had one)"
     device, opts = header.get("device") or {}, header.get("options") or {}
-    driver = device.get("driver_version")
+    driver = device.get("driver_version_name") or device.get("driver_version")
     return (f"pack {str(pack_of(header))[:12]}, backend {header.get('backend')}, device {device.get('name')}"
             + (f" (driver {driver})" if driver is not None else "")
             + f", ctsgen {(header.get('generator') or {}).get('ctsgen')}"
@@ -165,7 +201,7 @@ def recover_results(path: Path) -> dict[str, Status]:
             if n < len(lines):
                 raise ResultsError(f"{path}:{n}: not a ctsgen result record ({exc}) -> run without --resume, or "
                                    "choose another --results") from None
-            os.replace(_write_atomically(Path(path), "".join(g + "\n" for g in lines[:-1])), path)
+            os.replace(write_beside(Path(path), "".join(g + "\n" for g in lines[:-1])), path)
     return done
 
 
@@ -191,7 +227,7 @@ def load_results(path: str | Path) -> Results:
     path = Path(path)
     fix = "-> name a file `ctsgen run PACK` wrote (PACK/results-BACKEND.jsonl or .txt)"
     try:
-        text = path.read_text()
+        lines = read_lines(path)  # a BOM and CRLF line ends dropped, as every line-based input
     except FileNotFoundError:
         raise ResultsError(f"{path}: no such results file {fix}") from None
     except IsADirectoryError:
@@ -199,10 +235,10 @@ def load_results(path: str | Path) -> Results:
     except UnicodeDecodeError:
         raise ResultsError(f"{path}: not a ctsgen results file (not UTF-8 text) {fix}") from None
     header = None
-    for line in text.splitlines():
+    for line in lines:
         if line.startswith(TXT_HEADER):
             header = _json_header(path, line[len(TXT_HEADER):])
-    body = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    body = [(n, line) for n, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
     out: dict[str, Verdict] = {}
     if body and body[0][1].lstrip().startswith("{"):
         for n, line in body:
@@ -245,7 +281,7 @@ def read_header(path: Path) -> dict[str, Any] | None:
     """The header record a JSON-lines results file begins with (None: it has none); the rest,
     a torn last line included, is not read."""
     with open(path, encoding="utf-8", errors="replace") as fh:
-        first = fh.readline()
+        first = fh.readline().lstrip("\ufeff")
     try:
         rec = json.loads(first)
     except ValueError:
@@ -267,6 +303,11 @@ def format_cts(results: dict[str, Verdict], title: str = "", header: dict[str, A
         v = results[name]
         w.writerow([name, v.status.value, " ".join(v.detail.split())])
     return buf.getvalue()
+
+
+def results_title(pack: str | Path, backend: str) -> str:
+    """The first comment of a run's CTS-style text: what it holds (:data:`TITLE_PREFIX`)."""
+    return f"{TITLE_PREFIX[2:]}: pack {pack}, backend {backend}"
 
 
 def cts_path(results: Path) -> Path:
@@ -314,22 +355,21 @@ def check_results_file(path: Path) -> None:
             raise NotResultsError(f"{path} is not a ctsgen results file (line {n} is not a result record) {fix}")
 
 
-def _write_atomically(path: Path, text: str) -> Path:
-    """Write ``text`` to a temporary file beside ``path``; returns it (the caller renames it into place)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    if path.exists():
-        shutil.copymode(path, tmp)
-    else:
-        os.chmod(tmp, 0o666 & ~_umask())
-    return Path(tmp)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def check_cts_file(path: Path) -> None:
+    """Refuse ``path``, where the CTS-style text of a run goes (:func:`cts_path`), unless it is absent,
+    empty, or a text ctsgen wrote (its first lines: the ``# ctsgen results`` title or the header)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    fix = "-> move it out of the way, or choose another --results (its .txt goes beside it)"
+    if not stat.S_ISREG(mode):
+        raise NotResultsError(f"{path} is not a plain file, so the run will not replace it with its CTS-style text "
+                              f"{fix}")
+    with open(path, "rb") as fh:
+        head = fh.read(4096).decode("utf-8", errors="replace").splitlines()[:2]
+    if head and not any(ln.startswith((TITLE_PREFIX, TXT_HEADER)) for ln in head):
+        raise NotResultsError(f"{path} is not a CTS-style text ctsgen wrote, so the run will not replace it {fix}")
 
 
 def _resume_source(path: Path, header: dict[str, Any]) -> Path | None:
@@ -351,17 +391,20 @@ def _resume_source(path: Path, header: dict[str, Any]) -> Path | None:
 
 @contextmanager
 def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
-                   recover: Callable[[Path], dict[str, Status]] = recover_results) -> Iterator[tuple[IO[str], dict]]:
+                   recover: Callable[[Path], dict[str, Status]] = recover_results,
+                   then: Callable[[], None] = lambda: None) -> Iterator[tuple[IO[str], dict]]:
     """Own the results of a run at ``path``: hold its lock, yield (file to append records to,
     verdicts already there for ``--resume``). When the block ends without an exception the
     records and their CTS-style text (``title``: its first comment) replace ``path`` and
-    :func:`cts_path` together; otherwise ``path`` is left as it was and ``FILE.partial`` holds
-    the cases run so far."""
+    :func:`cts_path` together, and ``then()`` writes what is judged from them (a run's CSV files),
+    with Ctrl-C and SIGTERM held until all are in place; otherwise ``path`` is left as it was and
+    ``FILE.partial`` holds the cases run so far."""
     path = Path(path)
     partial = partial_path(path)
     with out_lock(path, "--results"):
         check_results_file(path)
         check_results_file(partial)
+        check_cts_file(cts_path(path))
         done: dict[str, Status] = {}
         source = _resume_source(path, header) if resume else None
         if source is not None:
@@ -372,11 +415,13 @@ def results_output(path: Path, resume: bool, header: dict[str, Any], title: str,
             if source is None:
                 fh.write(json.dumps(header, sort_keys=True) + "\n")
             yield fh, done
-        results = load_results(partial)
-        text = _write_atomically(cts_path(path), format_cts(results.verdicts, title, results.header))
-        try:
-            os.replace(partial, path)
-            os.replace(text, cts_path(path))
-        except BaseException:
-            text.unlink(missing_ok=True)
-            raise
+        with stops_held():
+            results = load_results(partial)
+            text = write_beside(cts_path(path), format_cts(results.verdicts, title, results.header))
+            try:
+                os.replace(partial, path)
+                os.replace(text, cts_path(path))
+            except BaseException:
+                text.unlink(missing_ok=True)
+                raise
+            then()

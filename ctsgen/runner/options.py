@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ctsgen.core.argtypes import positive_float, positive_int
+from ctsgen.core.argtypes import int_between, positive_float, positive_int
 
 #: ``--isolation``: ``process`` runs the backend in a supervised worker process, ``none`` in
 #: this one, ``auto`` in a worker for every backend but the reference (see ``open_backend``).
@@ -42,6 +42,10 @@ class RunOptions:
 
 _DEFAULTS = RunOptions()
 
+#: The most re-runs ``--flake-retries`` asks of a failing case: a failure that fails this many times
+#: again is no flake, and each round is a run of its own.
+MAX_FLAKE_RETRIES = 10
+
 #: ``add_argument`` keywords of each option, by its name without dashes or prefix.
 ARGUMENTS: dict[str, dict[str, Any]] = {
     "batch-size": dict(type=positive_int, default=_DEFAULTS.batch_size,
@@ -52,6 +56,9 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
                          "report the timeout itself before it is killed"),
     "isolation": dict(choices=list(ISOLATION_CHOICES), default="auto",
                       help="run the backend in a supervised worker process (auto: all but the reference)"),
+    "flake-retries": dict(type=int_between(0, MAX_FLAKE_RETRIES), default=0, metavar="N",
+                          help="re-run each unexpected failure up to N times (at most "
+                               f"{MAX_FLAKE_RETRIES}); one that works on a re-run is a Flake (default: 0)"),
     "expect-deviation": dict(action="append", metavar="NAME",
                              help="expect a documented driver deviation (a mutant name, see ctsgen mutants) "
                                   "instead of the spec: each case must give what its oracle gives under it, "

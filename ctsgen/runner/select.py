@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctsgen.core.argtypes import positive_int
+from ctsgen.core.textlines import read_lines
 from ctsgen.errors import UserError
 
 if TYPE_CHECKING:
@@ -66,10 +67,10 @@ def _regexes(option: str, texts: Sequence[str]) -> list[re.Pattern[str]]:
 def read_caselist(path: str | Path) -> list[str]:
     """The case names of a caselist file (the first comma-separated field of each line)."""
     try:
-        lines = Path(path).read_text().splitlines()
-    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
+        lines = read_lines(path)
+    except (OSError, UnicodeDecodeError) as exc:
         raise SelectionError(f"--caselist {path}: cannot be read ({type(exc).__name__}) -> name a file of case "
-                             "names, one a line") from None
+                             "names, one a line (UTF-8 text)") from None
     return [ln.split(",", 1)[0].strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
 
 
@@ -94,6 +95,17 @@ def select_cases(cases: Sequence[PackCase], sel: Selection) -> Selected:
     names = {c.name for c in cases}
     missing = [n for n in dict.fromkeys(listed or []) if n not in names]
     return Selected(out, missing)
+
+
+def describe_selection(args: Any, total: int, picked: Selected) -> str:
+    """Which options took which share of a pack's ``total`` cases (for a selection that took none)."""
+    given = [f"--{o} {v}" for o, v in (("include", args.include), ("exclude", args.exclude)) for v in v or ()]
+    given += [f"--caselist {c}" for c in args.caselist or ()] + [f"--skips {k}" for k in args.skips or ()]
+    if args.fraction > 1:
+        given.append(f"--fraction {args.fraction} --fraction-start {args.fraction_start}")
+    missing = f"; {len(picked.missing)} listed name(s) are not in the pack" if picked.missing else ""
+    return (f"{' '.join(given) or 'the pack'} selected {len(picked.cases)} of {total} case(s){missing}"
+            if total else "the pack has no case")
 
 
 #: ``add_argument`` keywords of the selection options (``ctsgen run``; the plugin's ``--ctsgen-*``).

@@ -13,7 +13,7 @@ from collections.abc import Hashable
 
 from hypothesis import strategies as st
 
-try:  # Hypothesis-internal: where a Hypothesis version moves it, the public st.integers (same choices, slower)
+try:  # Hypothesis-internal (tests/test_hypothesis_internals.py): where a version moves it, st.integers (slower)
     from hypothesis.strategies._internal.numbers import IntegersStrategy
 except ImportError:  # pragma: no cover - every Hypothesis ctsgen was tested with has it
     IntegersStrategy = st.integers

@@ -24,8 +24,8 @@ def pinned_constants() -> Iterator[None]:
     and an editable install (ctsgen's modules are local) drew different packs from a regular one
     (they are in site-packages). Inside the block the local pool is empty, as for a regular
     install; Hypothesis's own global constants (0, +-1, type limits, infinities) stay. This uses
-    Hypothesis internals: where they are missing the block changes nothing, and
-    tests/test_pack.py's determinism test says so."""
+    Hypothesis internals, checked on the versions tests/test_hypothesis_internals.py names: where
+    they are missing the block changes nothing, and tests/test_pack.py's determinism test says so."""
     original = getattr(providers, "_get_local_constants", None)
     if original is None:
         yield

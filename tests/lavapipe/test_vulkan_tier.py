@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow
 
 #: Families lavapipe (Mesa 26.2.6) runs whole: packs of them must pass (cm2-gemm and cm2-program through
 #: OpCooperativeMatrixLoadKHR / StoreKHR: lavapipe has no tensor addressing).
-RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "cm2-gemm", "cm2-program")
+RUNS = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "coopmat-khr", "cm2-gemm", "cm2-program")
 #: Families whose packs are judged under lavapipe's documented reduce deviation: a program's Row or Column
 #: reduction of its 16 x 16 matrices meets the reduce finding (docs/validation.md, "lavapipe").
 UNDER_DEVIATION = ("cm2-program",)

@@ -1,0 +1,324 @@
+"""The rules of docs/architecture.md, read off a ctsgen source tree.
+
+Each rule is a function of a :class:`Source` that returns its violations, one readable line each,
+so ``tests/test_structure.py`` can hold it against the real tree (no violation) and against a copy
+with one violation planted (that violation found). Imports are counted wherever they are written:
+at module level, inside functions and under ``TYPE_CHECKING`` (a deferred import hides a cycle, it
+does not remove it), absolute or relative, of a module, of a name in it, or of the bare root
+package. Test modules (``tests/`` folders) are left out: a test may look inside what it tests.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+PACKAGE = "ctsgen"
+
+#: The layers, lowest first: a module imports only from its own layer or a lower one (docs/architecture.md,
+#: "The layers"). The key is the top-level folder or module under ctsgen/; "" is the root package, the
+#: public face (``ctsgen.check_case``, ``ctsgen.given_cases``, ``ctsgen.__version__``), above everything.
+LAYERS = [
+    {"errors", "timing", "progress", "signals", "version"},
+    {"model"},
+    {"device"},
+    {"core", "oracle"},
+    {"strategies", "templates", "toolchain", "ops"},
+    {"families"},
+    {"backends"},
+    {"mutants"},
+    {"pack", "execute"},
+    {"runner", "results"},
+    {"fuzz", "repro"},
+    {"campaign", "testing", "doctor"},
+    {"pytest_plugin", "xdist_schedule"},
+    {"cli"},
+    {"__main__", ""},
+]
+
+#: What a family may import of ``ctsgen.families`` besides its own package: the registry and the gate.
+SHARED = {"ctsgen.families", "ctsgen.families.gating"}
+
+#: The calls that install a signal handler or a timer signal: only ``ctsgen/signals.py`` makes them.
+SIGNAL_INSTALLS = {"signal", "setitimer", "alarm", "pthread_sigmask", "siginterrupt", "set_wakeup_fd"}
+
+#: The one module that turns backend names into backends, and so may compare them.
+BACKEND_NAMES_OWNER = "ctsgen.backends.registry"
+
+
+_NODES: dict[str, tuple[ast.AST, ...]] = {}
+
+
+def _nodes(text: str, filename: str) -> tuple[ast.AST, ...]:
+    """Every node of a module's source, parsed once per text wherever it lies: a planted copy
+    parses only what was planted."""
+    if text not in _NODES:
+        _NODES[text] = tuple(ast.walk(ast.parse(text, filename)))
+    return _NODES[text]
+
+
+def _dotted(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A ctsgen tree on disk: ``root`` is its ``ctsgen/`` folder (the real one, or a planted copy)."""
+
+    root: Path
+    _imports: dict[str, set[str]] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def modules(self) -> dict[str, Path]:
+        """Every module but the tests, by dotted name."""
+        return {_dotted(p, self.root): p for p in sorted(self.root.rglob("*.py"))
+                if "tests" not in p.relative_to(self.root).parts}
+
+    def nodes(self, name: str) -> tuple[ast.AST, ...]:
+        return self.nodes_of(self.modules[name])
+
+    def nodes_of(self, path: Path) -> tuple[ast.AST, ...]:
+        return _nodes(path.read_text(), str(path))
+
+    def resolve(self, name: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
+        """The dotted targets one import names in module ``name``: each module imported, and for a
+        from-import each ``module.attr`` (a submodule, or a name in the module), relative ones resolved."""
+        if isinstance(node, ast.Import):
+            return [a.name for a in node.names]
+        if node.level:
+            package = name.split(".") if is_package else name.split(".")[:-1]
+            base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        return [base] + [f"{base}.{a.name}" for a in node.names]
+
+    def imports(self, name: str) -> set[str]:
+        """The ctsgen modules that module ``name`` imports, directly: each module it names, the module
+        an imported name is, the packages above it (they run first), and the root package where the
+        import names it alone (``import ctsgen``, ``from ctsgen import check_case``): the root runs
+        for every import, but only an import of the root itself takes what it re-exports."""
+        if name in self._imports:
+            return self._imports[name]
+        out = set()
+        is_package = self.modules[name].name == "__init__.py"
+        for node in self.nodes(name):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            targets = self.resolve(name, is_package, node)
+            named = [t for t in targets[1:] if t in self.modules] if isinstance(node, ast.ImportFrom) else []
+            if isinstance(node, ast.ImportFrom) and len(named) < len(targets) - 1:
+                named.append(targets[0])  # some name is not a submodule: it is taken from the module itself
+            for target in named or targets:
+                parts = target.split(".")
+                first = 1 if target == PACKAGE else 2
+                for i in range(first, len(parts) + 1):
+                    dep = ".".join(parts[:i])
+                    if dep in self.modules and dep != name and (dep == PACKAGE or not name.startswith(dep + ".")):
+                        out.add(dep)
+        self._imports[name] = out
+        return out
+
+    def layer(self, module: str) -> int:
+        key = module.split(".")[1] if "." in module else ""
+        found = [i for i, names in enumerate(LAYERS) if key in names]
+        assert found, f"{module}: its folder {key!r} is in no layer of LAYERS -> add it where it belongs"
+        return found[0]
+
+    @property
+    def families(self) -> list[Path]:
+        return sorted(p for p in (self.root / "families").iterdir() if (p / "__init__.py").exists())
+
+
+def upward_imports(src: Source) -> list[str]:
+    return sorted(f"{m} -> {d}" for m in src.modules for d in src.imports(m) if src.layer(d) > src.layer(m))
+
+
+def import_cycles(src: Source) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    graph = {m: src.imports(m) for m in src.modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for m in graph:
+        if m not in index:
+            visit(m)
+    return cycles
+
+
+def _private(attr: str) -> bool:
+    return attr.startswith("_") and not attr.startswith("__")
+
+
+def private_reaches(src: Source) -> list[str]:
+    """``module: name`` for every private name of another ctsgen module that a module uses:
+    ``from ctsgen.x import _y`` (relative or not), or ``x._y`` on a ctsgen module it imported as ``x``."""
+    found = []
+    for name, path in src.modules.items():
+        aliases: dict[str, str] = {}
+        is_package = path.name == "__init__.py"
+        for node in src.nodes(name):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.split(".")[0] == PACKAGE:
+                        aliases[a.asname or PACKAGE] = a.name if a.asname else PACKAGE
+            elif isinstance(node, ast.ImportFrom):
+                base, *targets = src.resolve(name, is_package, node)
+                if base.split(".")[0] != PACKAGE:
+                    continue
+                for target, alias in zip(targets, node.names):
+                    if target in src.modules:
+                        aliases[alias.asname or alias.name] = target
+                    elif _private(alias.name) and base != name:
+                        found.append(f"{name}: from {base} import {alias.name}")
+        for node in src.nodes(name):
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                chain, dotted = node.value, []
+                while isinstance(chain, ast.Attribute):
+                    dotted.append(chain.attr)
+                    chain = chain.value
+                if isinstance(chain, ast.Name) and chain.id in aliases:
+                    module = ".".join([aliases[chain.id], *reversed(dotted)])
+                    if module in src.modules and module != name:
+                        found.append(f"{name}: {module}.{node.attr}")
+    return sorted(found)
+
+
+def reaches_from(src: Source, prefix: str, into: tuple[str, ...], allowed: tuple[str, ...] = ()) -> list[str]:
+    """``module -> dependency`` for each import by a module under ``prefix`` of a module under one of
+    ``into`` (dotted prefixes), those under ``allowed`` excepted."""
+    def under(module: str, prefixes: tuple[str, ...]) -> bool:
+        return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+    return sorted(f"{m} -> {d}" for m in src.modules if under(m, (prefix,))
+                  for d in src.imports(m) if under(d, into) and not under(d, allowed))
+
+
+def core_reaches(src: Source) -> list[str]:
+    """What ``core/`` imports beyond the vocabulary below it (``model/``, ``device/``, ``errors``)."""
+    return reaches_from(src, "ctsgen.core", (PACKAGE,),
+                        allowed=("ctsgen.core", "ctsgen.model", "ctsgen.device", "ctsgen.errors"))
+
+
+def ops_family_reaches(src: Source) -> list[str]:
+    return reaches_from(src, "ctsgen.ops", ("ctsgen.families",))
+
+
+def backend_family_reaches(src: Source) -> list[str]:
+    """The reference backend finds a variant's semantics through the registry (``ctsgen.families``),
+    never by importing a family's package."""
+    return reaches_from(src, "ctsgen.backends", tuple(f"ctsgen.families.{p.name}" for p in src.families))
+
+
+def command_line_importers(src: Source) -> list[str]:
+    return sorted(m for m in src.modules if m != "ctsgen.__main__" and not m.startswith("ctsgen.cli")
+                  and any(d == "ctsgen.cli" or d.startswith("ctsgen.cli.") for d in src.imports(m)))
+
+
+def root_imports_above_the_bottom(src: Source) -> list[str]:
+    """The root package runs first for every import of ctsgen, so at module level it imports only
+    the bottom layer; what it re-exports from higher up it loads when asked (a module ``__getattr__``)."""
+    found = []
+    body = src.nodes(PACKAGE)[0].body
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for target in src.resolve(PACKAGE, True, node):
+                if target in src.modules and src.layer(target) > 0:
+                    found.append(f"{PACKAGE} -> {target}")
+    return found
+
+
+def family_imports(src: Source) -> set[tuple[str, str]]:
+    """(family, other family) for each import of another family's package by a module of a family
+    package, its tests included, written absolute or relative."""
+    names = {p.name for p in src.families}
+    edges = set()
+    for package in src.families:
+        for path in package.rglob("*.py"):
+            module = _dotted(path, src.root)
+            for node in src.nodes_of(path):
+                if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                    continue
+                for target in src.resolve(module, path.name == "__init__.py", node):
+                    parts = target.split(".")
+                    if target.startswith("ctsgen.families.") and target not in SHARED and parts[2] != package.name \
+                            and parts[2] in names:
+                        edges.add((package.name, parts[2]))
+    return edges
+
+
+def signal_installs(src: Source) -> list[str]:
+    """``module:line`` for each handler or timer signal installed outside ``ctsgen/signals.py``, the one
+    place that restores what it replaces (``on_stop``, ``alarm_at``, ``leave_interrupts_to_the_parent``)."""
+    found = []
+    for name in src.modules:
+        if name == "ctsgen.signals":
+            continue
+        aliases = set()
+        for node in src.nodes(name):
+            if isinstance(node, ast.Import):
+                aliases |= {a.asname or a.name for a in node.names if a.name == "signal"}
+            elif isinstance(node, ast.ImportFrom) and node.module == "signal" and not node.level:
+                found += [f"{name}:{node.lineno} from signal import {a.name}" for a in node.names
+                          if a.name in SIGNAL_INSTALLS]
+        for node in src.nodes(name):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in SIGNAL_INSTALLS and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id in aliases:
+                found.append(f"{name}:{node.lineno} {ast.unparse(node.func)}")
+    return sorted(found)
+
+
+def _strings(node: ast.expr) -> bool:
+    """A string constant, or a literal tuple, list or set of them."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_strings(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _about_a_backend(node: ast.expr) -> bool:
+    return "backend" in ast.unparse(node).lower()
+
+
+def backend_name_tests(src: Source) -> list[str]:
+    """``module:line`` for each test of which backend is in hand by its name (``backend.name ==
+    "vulkan"``, ``args.backend in ("reference",)``, ``backend_name.startswith("mutant:")``): what a
+    backend can do is its capability attributes (``backends/base.py``), asked for by name nowhere
+    but the registry, which turns names into backends."""
+    found = []
+    for name in src.modules:
+        if name == BACKEND_NAMES_OWNER:
+            continue
+        for node in src.nodes(name):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                if any(_strings(o) for o in operands) and any(_about_a_backend(o) for o in operands if not _strings(o)):
+                    found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("startswith", "endswith") and node.args and _strings(node.args[0]) \
+                    and _about_a_backend(node.func.value):
+                found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    return sorted(found)
