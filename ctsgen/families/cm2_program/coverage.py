@@ -30,14 +30,20 @@ from ctsgen.ops.decode import FORMATS
 
 ORDER = [o.value for o in Op]
 SINK_NAMES = [o.value for o in SINKS]
-SEED_JSON = {**{name: p.to_json() for name, p in SEEDS.items()},
-             **{f"{name} khr": khr_route(p).to_json() for name, p in SEEDS.items()}}
+def _shape(program: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A program's JSON without its matrices' workgroup size (a seed program runs at the device's subgroup size)."""
+    return [{**n, "type": {k: v for k, v in n["type"].items() if k != "workgroupSize"}} for n in program]
+
+
+SEED_JSON = {**{name: _shape(p.to_json()) for name, p in SEEDS.items()},
+             **{f"{name} khr": _shape(khr_route(p).to_json()) for name, p in SEEDS.items()}}
 #: each named seed program's length (its KHR twin's is the same)
 SEED_OPS = {name: SEEDS[name.removesuffix(" khr")].ops for name in SEED_JSON}
 
 
 def origin(program: list[dict[str, Any]]) -> str:
-    return next((name for name, p in SEED_JSON.items() if p == program), "drawn")
+    shape = _shape(program)
+    return next((name for name, p in SEED_JSON.items() if p == shape), "drawn")
 
 
 def tables(cases: list[dict[str, Any]]) -> list[Table]:

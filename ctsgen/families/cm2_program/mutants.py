@@ -253,7 +253,7 @@ def _decode_base_hoisted() -> dict[str, Any]:
 MUTANTS = [
     Mutant("program-layout-clamp-inherited", FAMILY,
            "a second tensor-layout object in a shader takes the first one's clamp mode", _layout_clamp_inherited,
-           "two loads (or stores) with different clamp modes, the second out of bounds", kill_budget=550),
+           "two loads (or stores) with different clamp modes, the second out of bounds", kill_budget=650),
     Mutant("program-layout-clamp-value-inherited", FAMILY,
            "a second tensor-layout object takes the first one's clampValue", _layout_clamp_value_inherited,
            "two Constant-clamped layouts with different clampValues, the second loading out of bounds",
