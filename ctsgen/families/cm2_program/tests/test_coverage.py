@@ -24,7 +24,7 @@ def test_a_seed_programs_khr_twin_at_another_subgroup_size_lands_in_its_own_cell
     _, lengths, _, seeds, kinds, _, _ = tables([mlp])
     assert seeds.counts[("mlp khr", "cases")] == 1 and seeds.counts[("mlp", "cases")] == 0
     assert lengths.counts[(SEEDS["mlp"].ops, "mlp khr")] == 1
-    assert kinds.counts[("loadkhr", 3)] == 1 and kinds.counts[("storekhr", 2)] == 1
+    assert kinds.counts[("loadkhr", 4)] == 1 and kinds.counts[("storekhr", 2)] == 1
 
 
 def test_view_and_decode_loads_show_in_the_pair_kind_and_format_tables() -> None:
