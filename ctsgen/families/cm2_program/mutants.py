@@ -290,7 +290,7 @@ MUTANTS = [
     Mutant("program-view-store-permutation-dropped", FAMILY,
            "a view store ignores its permutation when another tensor-view object is in the shader",
            _view_store_permutation_dropped,
-           "a view load (or a second view store) and a view store with a non-identity permutation", kill_budget=600),
+           "a view load (or a second view store) and a view store with a non-identity permutation", kill_budget=750),
     Mutant("program-decode-base-hoisted", FAMILY,
            "a decode load reads through an earlier decode load's base pointer (same block format)",
            _decode_base_hoisted, "two decode loads of one format, the second's value stored", kill_budget=1250),
