@@ -92,7 +92,6 @@ def test_anv_is_stopped_from_reductions_and_programs_by_the_feature_named() -> N
             check_runnable(get_family(family), anv)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_gemm_and_programs_take_the_khr_route_without_tensor_addressing_and_both_routes_with_it(name: str) -> None:
     """The khr route (OpCooperativeMatrixLoadKHR / StoreKHR) is drawn on every fixture; the tensor route
