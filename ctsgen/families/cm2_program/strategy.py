@@ -4,10 +4,9 @@ Valid by construction, no filtering: the program is drawn as a list of
 2-12 *steps* (three integers each) and one to three *stores* (two integers each: the
 value stored, and the sink's attributes: a store through a layout or a KHR store, or in one
 draw of four a store through a layout and a view, each where the profile has it, :func:`sink`),
-and :func:`build` turns them into
-nodes in order. A step's first integer picks
-a node kind among those the profile has (:func:`kinds_on`; without tensor addressing the
-loads are KHR loads, OpCooperativeMatrixLoadKHR) (if that kind has no operands yet, the step first adds sources
+and :func:`build` turns them into nodes in order. A step's first integer picks a node kind
+among those the profile has (:func:`kinds_on`: without tensor addressing every load is a KHR
+load, OpCooperativeMatrixLoadKHR; if that kind has no operands yet, the step first adds sources
 of the types it needs, :func:`feeder`; at most 12 nodes in all),
 its second picks the operands among the values of the right types whose
 result stays in the exact domain (the latest ones in half the draws), its third the kind's
@@ -44,7 +43,6 @@ from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_prof
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParams, ProgramCase, ProgramVariant,
                                               Scalars, layout_variant, op_features)
-from ctsgen.ops.khr_addressing import KhrAccess
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, KHR_OPS, SCALARS,
                                                  SIDE, SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op,
                                                  Program, decode_variant, in_subgroup, operand_rule, result_bound,
@@ -57,7 +55,7 @@ from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
 from ctsgen.families.tensor_view.strategy import draw_view_over, view_cases
 from ctsgen.model.tensor import ClampMode
-from ctsgen.ops.khr_addressing import Layout
+from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.strategies.khr import khr_accesses
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import to_bits
