@@ -18,7 +18,7 @@ for f in cm2-gemm cm2-program; do
     echo "== ctsgen fuzz --backend vulkan --family $f --time $T --seed $SEED --workers 12 --database none" \
          "--keep-going --shrink-time 20 ${dev[*]}" | tee -a "$OUT/summary.txt"
     timeout $((T + 90)) python3 -m ctsgen fuzz --backend vulkan --family "$f" --time "$T" --seed "$SEED" --workers 12 \
-        --database none --keep-going --shrink-time 20 "${dev[@]}" \
+        --database none --keep-going --shrink-time 20 ${dev[@]+"${dev[@]}"} \
         --repro-dir "/tmp/repros/$f" > "$OUT/fuzz-$f.log" 2>&1
     echo "exit $?" >> "$OUT/fuzz-$f.log"
     grep -E "fuzzed|failure|found|exit" "$OUT/fuzz-$f.log" | tail -8 | tee -a "$OUT/summary.txt"
