@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.core.family import StrategyOptions
 from ctsgen.core.verdict import Status
 import ctsgen.device.profile as profile_module
-from ctsgen.device.profile import default_profile, load_profile
+from ctsgen.device.profile import ProfileLacksError, default_profile, load_profile
 from ctsgen.families.cm2_gemm import FAMILY
 from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant, Route
 from ctsgen.families.cm2_gemm.strategy import route_twins
@@ -111,3 +112,8 @@ def test_each_khr_mutant_is_seen_by_the_memory_it_names() -> None:
         v = GemmVariant(C.sint8, C.sint32, Scope.Subgroup, 8, 16, 16, 16, Route.khr, layouts)
         case = GemmCase(v, 1, 1, 1, 0, 0, 1, 0, 9, strides=strides)
         assert {n for n in names if run_with_mutant(case, catalogue()[n]).status is Status.Fail} == killed, layouts
+
+
+def test_twins_are_refused_where_there_is_no_tensor_route() -> None:
+    with pytest.raises(ProfileLacksError, match="cooperativeMatrixTensorAddressing is not supported"):
+        draw_examples(route_twins(StrategyOptions(profile=LAVAPIPE)), 1, 0)

@@ -4,17 +4,23 @@ backend; KHR nodes alone chain every operation; KHR accesses are checked when a 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 
+import ctsgen.device.profile as profile_module
 from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.core.family import StrategyOptions
 from ctsgen.core.verdict import Status
+from ctsgen.device.profile import ProfileLacksError, load_profile
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, Node, Op, Program
 from ctsgen.families.cm2_program.strategy import route_twins
 from ctsgen.fuzz.buckets import observe
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.ops.khr_addressing import KhrAccess, Layout
+from ctsgen.strategies.sampling import draw_examples
 
 
 @pytest.mark.slow
@@ -88,3 +94,9 @@ def test_each_khr_mutant_is_seen_by_the_access_it_names(load: KhrAccess, store: 
     names = ("program-khr-column-major-as-row-major", "program-khr-store-takes-load-stride")
     failing = {n for n in names if run_with_mutant(case, catalogue()[n]).status is Status.Fail}
     assert failing == killed
+
+
+def test_twins_are_refused_where_there_is_no_tensor_route() -> None:
+    lavapipe = load_profile(Path(profile_module.__file__).with_name("profiles") / "mesa-lavapipe-26.2.6.txt")
+    with pytest.raises(ProfileLacksError, match="cooperativeMatrixTensorAddressing is not supported"):
+        draw_examples(route_twins(StrategyOptions(profile=lavapipe)), 1, 0)
