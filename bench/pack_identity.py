@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ctsgen.results.deqp_csv import OWNED
+
 
 def _all_families() -> list[str]:
     from ctsgen.families import families
@@ -50,16 +52,12 @@ def _verdict_bytes(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _timed(path: Path, root: Path) -> bool:
-    """A verdict folder's ownership record: the digests of its CSV files as written, timings included,
-    so it differs from run to run; the CSV files themselves are compared without their timings."""
-    return "verdicts" in path.relative_to(root).parts and path.name == ".ctsgen-owned.json"
-
-
 def _digests(root: Path) -> dict[str, str]:
+    """Every file's digest but SHA256SUMS and the verdict folders' ownership records
+    (``ctsgen.results.deqp_csv.OWNED``: the SHA-256 of each CSV as written, durations included)."""
     return {p.relative_to(root).as_posix():
             hashlib.sha256(_verdict_bytes(p) if "verdicts" in p.relative_to(root).parts else p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and p.name != "SHA256SUMS" and not _timed(p, root)}
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name not in ("SHA256SUMS", OWNED)}
 
 
 def record(out: Path, count: int, seeds: list[int], families: list[str]) -> None:

@@ -50,6 +50,14 @@ def test_naive_loop_prints_a_rate_and_fails_nothing_on_the_reference(tmp_path: P
 
 
 @pytest.mark.slow
+def test_khr_route_agreement_finds_both_routes_agree_on_the_reference(tmp_path: Path) -> None:
+    out = _ok(_bench("khr_route_agreement.py", "--count", "2", "--seed", "4", cwd=tmp_path))
+    for family in ("cm2-gemm", "cm2-program"):
+        assert f"{family} on ctsgen reference backend: 2 pairs, both routes Pass in 2, bitwise equal outputs in 2" \
+            in out, out
+
+
+@pytest.mark.slow
 def test_throughput_writes_both_rates_and_the_stage_table(tmp_path: Path) -> None:
     out_dir = tmp_path / "tp"
     _ok(_bench("throughput.py", "--backend", "reference", "--family", "tensor-layout", "--time", "1",

@@ -42,6 +42,9 @@ def _needs_met(family: str, path: Path) -> bool:
 #: What each fixture runs, by every registered family's ``needs`` against the fixture's read-out: a new
 #: family is gated by what it declares, with no edit here.
 RUNS = {p.name: sorted(f for f in families() if _needs_met(f, p)) for p in PROFILES}
+#: The one thing that stops each family ANV's fixture does not run (tests the refusal names it): cm2-program's
+#: 16 x 16 matrices need cooperativeMatrixFlexibleDimensions there (ANV lists only 8 x 8 x 16 and 8 x 8 x 32).
+STOPPED_BY = {"cm2-reduce": "cooperativeMatrixReductions", "cm2-program": "cooperativeMatrixFlexibleDimensions"}
 
 
 def _profile(name: str) -> DeviceProfile:
@@ -60,13 +63,14 @@ def test_every_fixture_runs_a_share_of_the_families() -> None:
     """The H100 runs every family but those that need an extension its driver does not expose
     (decode-vector's); each Mesa fixture runs at least the three families that need neither tensor
     addressing nor anything beyond VK_NV_cooperative_matrix2's per-element operations or plain
-    VK_KHR_cooperative_matrix (ANV: no reductions), lavapipe and RADV at least four."""
+    VK_KHR_cooperative_matrix (ANV: no reductions), lavapipe and RADV at least six (cm2-gemm and
+    cm2-program through KHR loads and stores, and coopmat-khr)."""
     h100_extensions, _ = _read_out(next(p for p in PROFILES if p.name.startswith("nvidia-h100")))
     assert RUNS["nvidia-h100-driver580.txt"] == sorted(
         f for f in families() if set(get_family(f).needs.extensions) <= h100_extensions)
     assert len(RUNS["nvidia-h100-driver580.txt"]) >= len(families()) - 1
     assert min(len(RUNS[p.name]) for p in PROFILES) >= 3
-    assert len(RUNS["mesa-lavapipe-26.2.6.txt"]) >= 4 and len(RUNS["mesa-radv-gfx11-cm2.txt"]) >= 4
+    assert len(RUNS["mesa-lavapipe-26.2.6.txt"]) >= 6 and len(RUNS["mesa-radv-gfx11-cm2.txt"]) >= 6
     tensor = {f for f in families() if "cooperativeMatrixTensorAddressing" in get_family(f).needs.features}
     assert tensor and all(not tensor & set(RUNS[p.name]) for p in PROFILES if p.name.startswith("mesa-"))
 
@@ -103,6 +107,35 @@ def test_a_family_the_profile_cannot_run_is_refused_naming_what_it_lacks(name: s
     assert msg.split(" -> ")[1].startswith("choose a family it runs: ")
 
 
+def test_anv_is_stopped_from_reductions_and_programs_by_the_feature_named() -> None:
+    anv = _profile("mesa-anv-gfx9-cm2.txt")
+    for family, feature in STOPPED_BY.items():
+        with pytest.raises(ProfileLacksError, match=f"feature {feature} is not supported"):
+            check_runnable(get_family(family), anv)
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_gemm_and_programs_take_the_khr_route_without_tensor_addressing_and_both_routes_with_it(name: str) -> None:
+    """The khr route (OpCooperativeMatrixLoadKHR / StoreKHR) is drawn on every fixture; the tensor route
+    beside it only where cooperativeMatrixTensorAddressing is set (the H100)."""
+    profile = _profile(name)
+    both = profile.has_feature("cooperativeMatrixTensorAddressing")
+    options = StrategyOptions(profile=profile)
+    gemm = draw_examples(get_family("cm2-gemm").variants(options), 40, 6)
+    assert {v.route.value for v in gemm} == ({"tensor", "khr"} if both else {"khr"})
+    if "cm2-program" not in RUNS[name]:
+        return
+    programs = draw_examples(get_family("cm2-program").variants(options), 40, 6)
+    ops = {n.op.value for v in programs for n in v.program.nodes}
+    assert {"loadkhr", "storekhr"} <= ops
+    tensor_ops = {"load", "store", "loadview", "storeview", "loaddecode", "loaddecodeview"}
+    assert (ops & tensor_ops == set()) is not both, ops
+    if not both:  # every operation the profile allows chains with KHR loads and stores
+        allowed = {"muladd", "add", "sub", "mul", "scale", "const", "generate", "perelement", "reduce", "convert",
+                   "transpose"}
+        assert allowed <= ops, allowed - ops
+
+
 def test_subgroup_scope_matrices_take_the_profiles_subgroup_size() -> None:
     lvp, radv = _profile("mesa-lavapipe-26.2.6.txt"), _profile("mesa-radv-gfx11-cm2.txt")
     assert {m.workgroup_size for m in lvp.matrix_types()} == {8}
@@ -110,7 +143,8 @@ def test_subgroup_scope_matrices_take_the_profiles_subgroup_size() -> None:
 
 
 @pytest.mark.parametrize("name, family", [("mesa-lavapipe-26.2.6.txt", f) for f in RUNS["mesa-lavapipe-26.2.6.txt"]]
-                         + [("mesa-anv-gfx9-cm2.txt", "cm2-convert")])
+                         + [("mesa-anv-gfx9-cm2.txt", "cm2-convert"), ("mesa-anv-gfx9-cm2.txt", "cm2-gemm"),
+                            ("mesa-radv-gfx11-cm2.txt", "cm2-program")])
 def test_generate_for_a_mesa_profile_writes_a_pack(name: str, family: str, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     profile = next(p for p in PROFILES if p.name == name)

@@ -41,6 +41,11 @@ from repro_docs import Repro, lavapipe_repros
 #: every test drives lavapipe in supervised worker processes or ctsgen subprocesses
 pytestmark = pytest.mark.slow
 
+#: Families whose packs are judged under lavapipe's documented reduce deviation: a program's Row or Column
+#: reduction of its 16 x 16 matrices meets the reduce finding (docs/validation.md, "lavapipe").
+UNDER_DEVIATION = ("cm2-program",)
+
+
 #: lavapipe's fixture profile, captured from the live driver with `ctsgen profile`.
 LAVAPIPE_PROFILE = REPO / "ctsgen" / "device" / "profiles" / "mesa-lavapipe-26.2.6.txt"
 
@@ -50,9 +55,9 @@ RUNS = tuple(families_it_runs(load_profile(LAVAPIPE_PROFILE)))
 
 
 def test_lavapipe_runs_a_share_of_the_families() -> None:
-    """At least the four families that need no tensor addressing (Mesa has none), and no family
-    that needs it."""
-    assert len(RUNS) >= 4
+    """At least six families (those that need no tensor addressing, Mesa has none: cm2-gemm and
+    cm2-program through KHR loads and stores, coopmat-khr), and no family that needs it."""
+    assert len(RUNS) >= 6
     assert not [f for f in RUNS if "cooperativeMatrixTensorAddressing" in get_family(f).needs.features]
 
 
@@ -72,8 +77,9 @@ def test_a_pack_passes_with_lavapipes_shipped_expectations(family: str, lavapipe
     assert main(["generate", "--family", family, "--count", "24", "--seed", "25", "--out", str(pack),
                  "--profile", str(LAVAPIPE_PROFILE)]) == 0
     results = tmp_path / "results.jsonl"
-    run = lavapipe.ctsgen("run", str(pack), "--backend", "vulkan", "--results", str(results),
-                          "--baseline", str(REPO / "expectations" / "lavapipe-26.csv"))
+    deviation = ["--expect-deviation", DEVIATION] if family in UNDER_DEVIATION else []
+    run = lavapipe.ctsgen("run", str(pack), "--backend", "vulkan", "--results", str(results), "--timeout", "60",
+                          "--baseline", str(REPO / "expectations" / "lavapipe-26.csv"), *deviation)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "llvmpipe" in run.stdout
     counts = _statuses(results)
@@ -84,8 +90,11 @@ def test_a_pack_passes_with_lavapipes_shipped_expectations(family: str, lavapipe
 
 @pytest.mark.parametrize("family", families())
 def test_a_short_fuzz_runs_or_skips_naming_what_the_device_lacks(family: str, lavapipe: Lavapipe) -> None:
+    # --timeout 60: lavapipe compiles a pipeline at its first dispatch, which for a long cm2-program takes
+    # longer than the default 10 s on a loaded 2-core machine (docs/validation.md, "The khr route: cm2-gemm
+    # and cm2-program on Mesa")
     run = lavapipe.ctsgen("fuzz", "--backend", "vulkan", "--family", family, "--max-examples", "6",
-                          "--database", "none", "--seed", "2026", "--shrink-time", "5",
+                          "--database", "none", "--seed", "2026", "--shrink-time", "5", "--timeout", "60",
                           "--expect-deviation", DEVIATION)
     out = run.stdout + run.stderr
     ran = run.returncode == 0 and "no failure found" in out

@@ -6,7 +6,9 @@
 * type x tile shape TILE_M x TILE_N x TILE_K, in granules of the entry
   (MGranularity, NGranularity, KGranularity);
 * problem size in tiles (M / TILE_M x N / TILE_N x K / TILE_K);
-* alpha x beta: 0 (a term dropped), 1, or another value.
+* alpha x beta: 0 (a term dropped), 1, or another value;
+* route (tensor layouts, or OpCooperativeMatrixLoadKHR / StoreKHR) x the MemoryLayouts of A, B, C
+  and D ('RCRR': A RowMajor, B ColumnMajor, ...; '-' on the tensor route).
 """
 
 from __future__ import annotations
@@ -73,4 +75,6 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
              ((f"{p['tiles'][0]}x{p['tiles'][1]}", p["tiles"][2]) for p in cases)),
         grid("alpha x beta", "alpha", "beta", SCALARS, SCALARS,
              ((scalar_class(p["alpha"]), scalar_class(p["beta"])) for p in cases)),
+        grid("route x MemoryLayouts of A, B, C, D", "route", "layouts", ["tensor", "khr"], [],
+             ((x.get("route", "tensor"), "".join(s[0] for s in x.get("layouts", ())) or "-") for x in v)),
     ]

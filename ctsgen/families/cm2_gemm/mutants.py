@@ -1,9 +1,12 @@
-"""Plausible driver bugs in the workgroup-scope GEMM tile, for the mutation benchmark.
+"""Plausible driver bugs in the GEMM tile, for the mutation benchmark.
 
-The reference semantics (GemmVariant.execute) call ``expected_tile`` by the
-name imported into this family's case module: that is the name patched.
-The rule (VK_NV_cooperative_matrix2 proposal, "4. Examples"):
-D[tile] = alpha * (A x B)[tile] + beta * C[tile].
+The reference semantics (GemmVariant.execute) call ``expected_tile``, and on the khr route
+``khr_load`` / ``khr_store``, by the names in this family's case module: those are the names
+patched. The rule (VK_NV_cooperative_matrix2 proposal, "4. Examples"):
+D[tile] = alpha * (A x B)[tile] + beta * C[tile]; the khr route's addressing:
+SPV_KHR_cooperative_matrix, "Cooperative Matrix Layout" (line i starts at Pointer[i * Stride]).
+A khr mutant's access that leaves the case's memory reads zeros and drops its writes, as
+robustBufferAccess would.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from dataclasses import replace
 
 from ctsgen.core.mutant import Mutant
 
@@ -41,6 +46,43 @@ def _product(alpha: Any, beta: Any) -> float | int:
     return p if isinstance(p, float) else p & 0xFFFFFFFF
 
 
+def _robust_indices(access: Any, rows: int, cols: int, memory: np.ndarray, component: Any
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The access's component indices (0 where outside ``memory``) and where they are inside it."""
+    from ctsgen.ops.khr_addressing import component_indices
+
+    index = component_indices(access, rows, cols, component)
+    inside = index < memory.size
+    return np.where(inside, index, 0), inside
+
+
+def _khr_access(fault: Any) -> dict[str, Any]:
+    """Both khr accesses with the access replaced by ``fault(access, rows, cols)`` (robust out of memory)."""
+    def khr_load(access: Any, rows: int, cols: int, memory: np.ndarray, component: Any) -> np.ndarray:
+        index, inside = _robust_indices(fault(access, rows, cols), rows, cols, memory, component)
+        return np.where(inside, memory[index], np.zeros((), memory.dtype))
+
+    def khr_store(access: Any, matrix: np.ndarray, memory: np.ndarray, component: Any) -> np.ndarray:
+        index, inside = _robust_indices(fault(access, *matrix.shape), *matrix.shape, memory, component)
+        out = np.array(memory, copy=True)
+        out[index[inside]] = matrix[inside]
+        return out
+
+    return {f"{CASE}:khr_load": khr_load, f"{CASE}:khr_store": khr_store}
+
+
+def _layout_ignored(access: Any, rows: int, cols: int) -> Any:
+    from ctsgen.ops.khr_addressing import Layout
+
+    return replace(access, layout=Layout.RowMajor)
+
+
+def _stride_ignored(access: Any, rows: int, cols: int) -> Any:
+    from ctsgen.ops.khr_addressing import line_length
+
+    return replace(access, stride=line_length(access.layout, rows, cols))
+
+
 MUTANTS = [
     Mutant("gemm-ignores-beta", FAMILY, "the epilogue adds C unscaled (beta treated as 1)",
            lambda: _epilogue(lambda alpha, beta: (alpha, type(_as_python(beta))(1))),
@@ -48,4 +90,12 @@ MUTANTS = [
     Mutant("gemm-alpha-scales-c", FAMILY, "alpha scales the whole sum: alpha * (A x B + beta * C)",
            lambda: _epilogue(lambda alpha, beta: (alpha, _product(alpha, beta))),
            "a GEMM tile with alpha != 1, beta != 0 and a non-zero C"),
+    Mutant("gemm-khr-column-major-as-row-major", FAMILY,
+           "OpCooperativeMatrixLoadKHR / StoreKHR ignore MemoryLayout: a ColumnMajor matrix is read and "
+           "written as RowMajor", lambda: _khr_access(_layout_ignored),
+           "a khr-route GEMM tile with a ColumnMajor A, B, C or D", kill_budget=300),
+    Mutant("gemm-khr-stride-as-line-length", FAMILY,
+           "OpCooperativeMatrixLoadKHR / StoreKHR ignore Stride: lines taken as packed (Stride = the tile's "
+           "line length)", lambda: _khr_access(_stride_ignored),
+           "a khr-route GEMM tile whose A, B, C or D has padding between its lines"),
 ]

@@ -152,11 +152,12 @@ def node_bounds(run: Run) -> list[np.ndarray | None]:
 
 def stored_bounds(run: Run, bounds: list[np.ndarray | None]) -> list[np.ndarray]:
     """Each buffer's tolerance (float64, the buffer's size): every store writes its value's bounds
-    where it writes the value (the oracle's own store, ``oracle.eval_store`` / ``eval_storeview``,
+    where it writes the value (the oracle's own store, ``oracle.eval_store`` / ``eval_storeview`` / ``eval_storekhr``,
     run on the bounds), 0 everywhere else (input data, and output elements that keep their poison)."""
     tol = [np.zeros(b.size) for b in run.buffers]
     shadow = Run(run.program, run.words, tol, run.offsets, list(bounds))
     for i, n in enumerate(run.program.nodes):
         if n.op in SINKS:
-            (oracle.eval_store if n.op is Op.store else oracle.eval_storeview)(shadow, i)
+            {Op.store: oracle.eval_store, Op.storeview: oracle.eval_storeview,
+             Op.storekhr: oracle.eval_storekhr}[n.op](shadow, i)
     return tol

@@ -16,6 +16,12 @@ store's is drawn race-free by that family's strategy); a decode load's a decode 
 encoded blocks); a decode load through a view's both, over one layout
 (:class:`DecodeViewCase`).
 
+A KHR load's or store's (OpCooperativeMatrixLoadKHR / StoreKHR, no tensor
+addressing) is a :class:`KhrAccess` (ops/khr_addressing.py): its MemoryLayout is the
+node's (compile time); the Stride and the element offset within the node's region are
+run-time words. A load's stride is any aligned value >= 0 (0 repeats a line, a short
+stride overlaps lines); a store's keeps its lines disjoint (strategies/khr.py).
+
 Bindings: one input buffer per component type that a load or view load reads,
 one uint32 buffer of encoded blocks if the program decodes, and one output
 buffer per component type that a store or view store writes (Program.buffers). Every load
@@ -49,11 +55,14 @@ from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.families.cm2_program.bounds import node_bounds, stored_bounds
 from ctsgen.families.cm2_program.oracle import Run, evaluate
-from ctsgen.families.cm2_program.program import (ARITH, MOVES, SIDE, SINKS, SMALL, W_C0, W_R0, W_S, WORDS, Node,
-                                                 Op, Program, decode_variant, view_variant)
+from ctsgen.families.cm2_program.program import (ARITH, KHR_OPS, MOVES, SIDE, SINKS, SMALL, W_C0, W_KHR_OFFSET,
+                                                 W_KHR_STRIDE, W_R0, W_S, WORDS, Node, Op, Program, decode_variant,
+                                                 view_variant)
 from ctsgen.ops.cm2 import requirements_for
 from ctsgen.families.decode.case import DecodeCase
 from ctsgen.ops.decode import FORMATS, encode_small_blocks
+from ctsgen.ops import khr_addressing as khr
+from ctsgen.ops.khr_addressing import KhrAccess
 from ctsgen.ops import tensor_view as tv
 from ctsgen.families.tensor_view.case import TensorViewCase
 from ctsgen.ops import tensor_layout as tl
@@ -67,6 +76,7 @@ from ctsgen.templates import render
 FAMILY_NAME = "cm2-program"
 
 _LOADS = ["cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"]
+FLEXIBLE = "cooperativeMatrixFlexibleDimensions"
 _FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS, Op.loaddecodeview: _LOADS,
              Op.store: ["cooperativeMatrixTensorAddressing"], Op.storeview: ["cooperativeMatrixTensorAddressing"],
              Op.generate: ["cooperativeMatrixPerElementOperations"],
@@ -75,7 +85,8 @@ _FEATURES = {Op.load: _LOADS, Op.loadview: _LOADS, Op.loaddecode: _LOADS, Op.loa
 
 
 def op_features(op: Op) -> list[str]:
-    """The cm2 feature bits a node of kind ``op`` needs (none for MulAdd, arithmetic, scale, const)."""
+    """The cm2 feature bits a node of kind ``op`` needs (none for MulAdd, arithmetic, scale, const, and
+    the KHR loads and stores)."""
     return _FEATURES.get(op, [])
 
 
@@ -117,7 +128,9 @@ class ProgramVariant:
         return tuple(BufferSpec(k + 1, name, c.dtype.name) for k, (name, c) in enumerate(self.all_buffers()))
 
     def requirements(self) -> Requirements:
-        feats = [f for n in self.program.nodes for f in _FEATURES.get(n.op, [])]
+        """The nodes' cm2 features, and cooperativeMatrixFlexibleDimensions for the 16 x 16 types at the
+        device's subgroup size (the family's ``needs``: decision "khr-routes")."""
+        feats = [FLEXIBLE] + [f for n in self.program.nodes for f in _FEATURES.get(n.op, [])]
         return requirements_for(feats, [n.type for n in self.program.nodes])
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
@@ -128,9 +141,10 @@ class ProgramVariant:
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
                       bases=[H + b for b in p.word_bases], buffers=buffers, H=H,
                       slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
-                      buffer_of={i: p.buffer_of(i) for i in p.layout_nodes()}, ARITH=ARITH,
+                      buffer_of={i: p.buffer_of(i) for i in p.memory_nodes()}, ARITH=ARITH,
                       comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
-                      TL=_TL_WORDS, TV=_TV_WORDS, lines=p.lines(),
+                      TL=_TL_WORDS, TV=_TV_WORDS, KHR=dict(STRIDE=W_KHR_STRIDE, OFFSET=W_KHR_OFFSET),
+                      lines=p.lines(),
                       formats=sorted({n.decoder for n in p.nodes if n.decoder}), FORMATS=FORMATS,
                       baked=None if baked is None else [int(w) for w in baked])
 
@@ -186,7 +200,7 @@ class DecodeViewCase:
         return {**self.decode.describe(), **self.view.describe()}
 
 
-NodeParams = TensorLayoutCase | TensorViewCase | DecodeCase | DecodeViewCase | Scalars | None
+NodeParams = TensorLayoutCase | TensorViewCase | DecodeCase | DecodeViewCase | KhrAccess | Scalars | None
 #: The run-time parameter type of each tensor node kind.
 TENSOR_PARAMS = {Op.load: TensorLayoutCase, Op.store: TensorLayoutCase, Op.loadview: TensorViewCase,
                  Op.storeview: TensorViewCase, Op.loaddecode: DecodeCase, Op.loaddecodeview: DecodeViewCase}
@@ -235,7 +249,11 @@ class ProgramCase:
             raise ValueError(f"{len(self.nodes)} node parameters for a program of {len(p.nodes)} nodes")
         for i, (n, q) in enumerate(zip(p.nodes, self.nodes)):
             want = TENSOR_PARAMS.get(n.op)
-            if want is not None:
+            if n.op in KHR_OPS:
+                ok = isinstance(q, KhrAccess) and q.layout is n.layout and q.pointee is None
+                if ok:  # a valid access (aligned; a store's lines disjoint), or ValueError naming the rule
+                    khr.check_access(q, SIDE, SIDE, n.type.component, is_store=n.op in SINKS)
+            elif want is not None:
                 ok = type(q) is want
             else:
                 ok = isinstance(q, Scalars) if n.op in WORDS else q is None
@@ -246,16 +264,21 @@ class ProgramCase:
         return self.shader
 
     def extents(self) -> dict[int, int]:
-        """Elements of each tensor node's region (a decode load's: uint32 words of blocks)."""
+        """Elements of each memory node's region (a decode load's: uint32 words of blocks; a KHR
+        load's or store's: up to the last element its access touches)."""
         out = {}
-        for i in self.shader.program.layout_nodes():
+        p = self.shader.program
+        for i in p.memory_nodes():
             q = self.nodes[i]
             d = decode_case_of(q)
-            out[i] = d.shader.input_words(d.layout()) if d is not None else q.layout().extent()
+            if isinstance(q, KhrAccess):
+                out[i] = khr.extent_components(q, SIDE, SIDE, p.nodes[i].type.component)
+            else:
+                out[i] = d.shader.input_words(d.layout()) if d is not None else q.layout().extent()
         return out
 
     def layout_regions(self) -> tuple[dict[int, int], list[int]]:
-        """(element offset of each load / store node's tensor in its buffer, buffer sizes)."""
+        """(element offset of each memory node's region in its buffer, buffer sizes)."""
         start, sizes = self._regions
         return dict(start), list(sizes)
 
@@ -279,6 +302,8 @@ class ProgramCase:
                 w[base] = start[i]
                 words = q.params()
                 w[base + 1:base + 1 + len(words)] = words
+            elif n.op in KHR_OPS:
+                w[base], w[base + W_KHR_STRIDE], w[base + W_KHR_OFFSET] = start[i], q.stride, q.offset
             elif isinstance(q, Scalars):
                 w[base + W_S] = int(to_bits(np.asarray([q.s], dtype=n.type.component.dtype), n.type.component)[0])
                 if WORDS[n.op] > 1:
@@ -306,7 +331,7 @@ class ProgramCase:
         p = self.shader.program
         start, _ = self._regions
         out = np.zeros(size, np.uint32)
-        for i in p.layout_nodes():
+        for i in p.memory_nodes():
             q = decode_case_of(self.nodes[i])
             if q is not None:
                 raw = encode_small_blocks(q.shader.format, q.layout().extent(), q.seed).ravel()
@@ -338,6 +363,8 @@ class ProgramCase:
 
     def to_json(self) -> dict[str, Any]:
         def node(q: NodeParams) -> Any:
+            if isinstance(q, KhrAccess):  # its MemoryLayout is the node's
+                return {"stride": q.stride, "offset": q.offset}
             if isinstance(q, DecodeViewCase):
                 return {"decode": node(q.decode), "view": node(q.view)}
             if isinstance(q, (TensorLayoutCase, TensorViewCase, DecodeCase)):
@@ -378,6 +405,8 @@ class ProgramCase:
                 nodes.append(decode_case(n, q))
             elif n.op is Op.loaddecodeview:
                 nodes.append(DecodeViewCase(decode_case(n, q["decode"]), view_case(n, q["view"])))
+            elif n.op in KHR_OPS:
+                nodes.append(KhrAccess(n.layout, int(q["stride"]), int(q["offset"])))
             else:
                 nodes.append(None if q is None else Scalars(int(q["s"]), int(q["r0"]), int(q["c0"])))
         return cls(v, tuple(nodes), int(o["seed"]), str(o.get("domain", "exact")))
@@ -391,8 +420,11 @@ class ProgramCase:
         out: dict[str, Any] = {"program": p.lines(), "length": p.ops}
         if self.domain != "exact":
             out["domain"] = self.domain
-        for i in p.layout_nodes():
+        for i in p.memory_nodes():
             q = self.nodes[i]
+            if isinstance(q, KhrAccess):
+                out[f"pointer v{i}"] = {"layout": q.layout.value, "stride": q.stride, "offset": q.offset}
+                continue
             t = q.layout()
             out[f"layout v{i}"] = {"clampMode": t.clampMode.name, "layoutDimension": list(t.layoutDimension),
                                    "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,

@@ -24,13 +24,13 @@ from ctsgen.oracle.values import from_bits, sentinel_bits
 
 
 def store_regions(program: Program, params: np.ndarray, sizes: list[int]) -> dict[int, tuple[int, int]]:
-    """Sink i (a store or a view store) -> (start, length) of the region it owns in its output
+    """Sink i (a store, a view store or a KHR store) -> (start, length) of the region it owns in its output
     buffer: from the node's first word (the region's offset) to the next region of that buffer,
     or its end."""
     bases = program.word_bases
-    starts = {i: int(params[bases[i]]) for i in program.layout_nodes()}
+    starts = {i: int(params[bases[i]]) for i in program.memory_nodes()}
     out = {}
-    for i in program.layout_nodes():
+    for i in program.memory_nodes():
         if program.nodes[i].op not in SINKS:
             continue
         b = program.buffer_of(i)

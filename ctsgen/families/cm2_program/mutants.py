@@ -1,6 +1,6 @@
 """Composition bugs only a chain of operations can show.
 
-Each mutant replaces one ``eval_*`` / ``layout_of`` / ``view_of`` function of the program
+Each mutant replaces one ``eval_*`` / ``layout_of`` / ``view_of`` / ``khr_access_of`` function of the program
 interpreter (ctsgen.families.cm2_program.oracle), which the reference
 semantics (ProgramVariant.execute) look up when they run. Every fault needs
 two nodes in one shader (two tensor-layout objects, a producer and its
@@ -36,7 +36,7 @@ def _producer(run: Any, i: int, k: int) -> Any:
 
 def _first_layout(run: Any, i: int) -> int | None:
     """The first tensor-layout node of the program, if it is not node ``i``."""
-    first = run.program.layout_nodes()[0]
+    first = next(iter(run.program.layout_nodes()), i)
     return None if first == i else first
 
 
@@ -113,8 +113,43 @@ def _convert_after_reduce_reads_source() -> dict[str, Any]:
 
 
 def _store_after_perelement_writes_source() -> dict[str, Any]:
-    """A store after a per-element op writes the pre-op value."""
-    return _reading_the_source("store", Op.perelement)
+    """A store (through a layout or a KHR pointer) after a per-element op writes the pre-op value."""
+    return {**_reading_the_source("store", Op.perelement), **_reading_the_source("storekhr", Op.perelement)}
+
+
+def _khr_column_major_as_row_major() -> dict[str, Any]:
+    """KHR loads and stores ignore MemoryLayout: a ColumnMajor access is made as RowMajor (for a square
+    matrix the same memory, transposed)."""
+    o = _oracle()
+    original = o.khr_access_of
+
+    def khr_access_of(run: Any, i: int) -> Any:
+        from ctsgen.ops.khr_addressing import Layout
+
+        return replace(original(run, i), layout=Layout.RowMajor)
+
+    return {f"{ORACLE}:khr_access_of": khr_access_of}
+
+
+def _khr_store_takes_load_stride() -> dict[str, Any]:
+    """A KHR store writes with the stride of the shader's first KHR load (one stride value reused for
+    both): its lines may overlap (the last write wins) or leave its region (the writes are dropped)."""
+    from ctsgen.ops.khr_addressing import component_indices
+
+    o = _oracle()
+
+    def eval_storekhr(run: Any, i: int) -> None:
+        loads = [j for j, n in enumerate(run.program.nodes) if n.op is Op.loadkhr]
+        access = o.khr_access_of(run, i)
+        region = o.khr_region(run, i, access)
+        if loads:
+            access = replace(access, stride=o.khr_access_of(run, loads[0]).stride)
+        value = run.arg(i, 0)
+        index = component_indices(access, *value.shape, run.program.nodes[i].type.component).ravel()
+        inside = index < region.size
+        region[index[inside]] = value.ravel()[inside]  # numpy: the last of repeated indices wins
+
+    return {f"{ORACLE}:eval_storekhr": eval_storekhr}
 
 
 def _reduce_after_muladd_reads_c() -> dict[str, Any]:
@@ -218,7 +253,7 @@ def _decode_base_hoisted() -> dict[str, Any]:
 MUTANTS = [
     Mutant("program-layout-clamp-inherited", FAMILY,
            "a second tensor-layout object in a shader takes the first one's clamp mode", _layout_clamp_inherited,
-           "two loads (or stores) with different clamp modes, the second out of bounds", kill_budget=550),
+           "two loads (or stores) with different clamp modes, the second out of bounds", kill_budget=650),
     Mutant("program-layout-clamp-value-inherited", FAMILY,
            "a second tensor-layout object takes the first one's clampValue", _layout_clamp_value_inherited,
            "two Constant-clamped layouts with different clampValues, the second loading out of bounds",
@@ -231,6 +266,13 @@ MUTANTS = [
     Mutant("program-store-after-perelement-writes-source", FAMILY,
            "a store after a per-element op writes the pre-op value", _store_after_perelement_writes_source,
            "load, per-element op, store", kill_budget=1150),
+    Mutant("program-khr-column-major-as-row-major", FAMILY,
+           "KHR loads and stores ignore MemoryLayout: ColumnMajor is read and written as RowMajor",
+           _khr_column_major_as_row_major, "a ColumnMajor KHR load or store of a non-symmetric matrix",
+           kill_budget=450),
+    Mutant("program-khr-store-takes-load-stride", FAMILY,
+           "a KHR store writes with the stride of the shader's first KHR load", _khr_store_takes_load_stride,
+           "a KHR load and a KHR store with different strides", kill_budget=450),
     Mutant("program-reduce-after-muladd-reads-c", FAMILY,
            "a reduction of a MulAdd result reduces the MulAdd's C", _reduce_after_muladd_reads_c,
            "load A, load B, load C, MulAdd, reduce, store", kill_budget=6550),
@@ -248,7 +290,7 @@ MUTANTS = [
     Mutant("program-view-store-permutation-dropped", FAMILY,
            "a view store ignores its permutation when another tensor-view object is in the shader",
            _view_store_permutation_dropped,
-           "a view load (or a second view store) and a view store with a non-identity permutation", kill_budget=600),
+           "a view load (or a second view store) and a view store with a non-identity permutation", kill_budget=750),
     Mutant("program-decode-base-hoisted", FAMILY,
            "a decode load reads through an earlier decode load's base pointer (same block format)",
            _decode_base_hoisted, "two decode loads of one format, the second's value stored", kill_budget=1250),

@@ -12,6 +12,9 @@ instruction alone, nothing re-implemented:
   it refuses a racing store, which the tensor-view family's strategy never draws);
 * loaddecode: the decode family's ``DecodeVariant.expected`` (``expected_decode_load``)
   over the node's region of encoded blocks;
+* loadkhr / storekhr: ``ops.khr_addressing.expected_load`` / ``expected_store`` (SPV_KHR_cooperative_matrix,
+  "Cooperative Matrix Layout"), the access (the node's MemoryLayout, the Stride and the element
+  offset from its words) replayed by :func:`khr_access_of`, over the node's region;
 * loaddecodeview: the decode family's ``DecodeVariant.decoded_at`` at the addresses of
   ``oracle.addressing.tensor_addresses_with_view`` (the tensor-view family's addressing),
   onto a zero matrix (an element outside the clip keeps it);
@@ -41,8 +44,10 @@ from ctsgen.ops.cm2_convert import Kind, expected_result
 from ctsgen.ops.cm2_elementwise import Op as ElementFn
 from ctsgen.ops.cm2_elementwise import expected_per_element
 from ctsgen.ops.cm2_gemm import expected_tile
-from ctsgen.families.cm2_program.program import (ARITH, LAYOUT_WORDS, VIEW_WORDS, W_C0, W_R0, W_S, Op, Program,
-                                                 decode_variant, view_variant)
+from ctsgen.families.cm2_program.program import (ARITH, LAYOUT_WORDS, VIEW_WORDS, W_C0, W_KHR_OFFSET, W_KHR_STRIDE,
+                                                 W_R0, W_S, Op, Program, decode_variant, view_variant)
+from ctsgen.ops import khr_addressing as khr
+from ctsgen.ops.khr_addressing import KhrAccess
 from ctsgen.ops.cm2_reduce import expected_reduce
 from ctsgen.ops.tensor_layout import decode_layout
 from ctsgen.ops.tensor_layout import expected_load, expected_store
@@ -85,6 +90,28 @@ def tensor_region(run: Run, i: int, extent: int) -> np.ndarray:
     b = run.program.buffer_of(i)
     start = int(run.offsets[b]) + run.word(i, 0)
     return run.buffers[b][start:start + extent]
+
+
+def khr_access_of(run: Run, i: int) -> KhrAccess:
+    """KHR load or store i's access: the node's MemoryLayout, the Stride and element offset of its words."""
+    return KhrAccess(run.program.nodes[i].layout, run.word(i, W_KHR_STRIDE), run.word(i, W_KHR_OFFSET))
+
+
+def khr_region(run: Run, i: int, access: KhrAccess) -> np.ndarray:
+    """The view of KHR node i's region: from the node's first word to the last element its access touches."""
+    m = run.program.nodes[i].type
+    return tensor_region(run, i, khr.extent_components(access, m.rows, m.cols, m.component))
+
+
+def eval_loadkhr(run: Run, i: int) -> np.ndarray:
+    a, m = khr_access_of(run, i), run.program.nodes[i].type
+    return khr.expected_load(a, m.rows, m.cols, khr_region(run, i, a), m.component)
+
+
+def eval_storekhr(run: Run, i: int) -> None:
+    a = khr_access_of(run, i)
+    region = khr_region(run, i, a)
+    region[:] = khr.expected_store(a, run.arg(i, 0), region, run.program.nodes[i].type.component)
 
 
 def eval_load(run: Run, i: int) -> np.ndarray:

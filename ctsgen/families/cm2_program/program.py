@@ -31,6 +31,7 @@ from typing import Any
 from ctsgen.ops.straight_line import StraightLine
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode, domain_size
 from ctsgen.families.decode.case import DecodeVariant
+from ctsgen.ops.khr_addressing import Layout
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.families.tensor_view.case import ViewVariant
 from ctsgen.model.tensor import ClampMode
@@ -75,32 +76,40 @@ class Op(str, enum.Enum):
     loaddecode = "loaddecode"  # OpCooperativeMatrixLoadTensorNV through a tensor layout with a DecodeFunc
     storeview = "storeview"  # OpCooperativeMatrixStoreTensorNV through a tensor layout and a tensor view
     loaddecodeview = "loaddecodeview"  # OpCooperativeMatrixLoadTensorNV through a layout and a view with a DecodeFunc
+    loadkhr = "loadkhr"      # OpCooperativeMatrixLoadKHR: a pointer, a MemoryLayout and a stride (no tensor addressing)
+    storekhr = "storekhr"    # OpCooperativeMatrixStoreKHR: a pointer, a MemoryLayout and a stride
 
 
-SOURCES = (Op.load, Op.const, Op.generate, Op.loadview, Op.loaddecode)
+SOURCES = (Op.load, Op.const, Op.generate, Op.loadview, Op.loaddecode, Op.loadkhr)
 #: Every kind without operands: the sources a step draws, and a decode load through a view
 #: (drawn as a decode load's attribute).
 NO_OPERANDS = (*SOURCES, Op.loaddecodeview)
 #: Sinks: nodes that store a value into an output buffer and define none.
-SINKS = (Op.store, Op.storeview)
+SINKS = (Op.store, Op.storeview, Op.storekhr)
 #: Nodes that own a tensor-layout object (and a region of a buffer).
 TENSOR_OPS = (Op.load, Op.loadview, Op.loaddecode, Op.store, Op.storeview, Op.loaddecodeview)
+#: Nodes that address memory through a pointer, a MemoryLayout and a stride (SPV_KHR_cooperative_matrix).
+KHR_OPS = (Op.loadkhr, Op.storekhr)
+#: Nodes that own a region of a buffer: the tensor nodes and the KHR loads and stores.
+MEMORY_OPS = TENSOR_OPS + KHR_OPS
 #: Nodes that own a tensor-layout object and a tensor-view object.
 VIEW_OPS = (Op.loadview, Op.storeview, Op.loaddecodeview)
 #: Loads with a DecodeFunc (they read the buffer of encoded blocks).
 DECODE_OPS = (Op.loaddecode, Op.loaddecodeview)
 #: Loads whose matrix elements are copied from a tensor of the matrix's component type.
-PLAIN_LOADS = (Op.load, Op.loadview)
+PLAIN_LOADS = (Op.load, Op.loadview, Op.loadkhr)
 ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
 #: Nodes that move values without arithmetic: they keep every bit, the sign of zero too.
-MOVES = frozenset({Op.load, Op.loadview, Op.transpose, *SINKS})
+MOVES = frozenset({Op.load, Op.loadview, Op.loadkhr, Op.transpose, *SINKS})
 #: Run-time words per node kind (after the node's layout words, for load / store).
 LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in tests)
 VIEW_WORDS = 44  # ctsgen.families.tensor_view.case.FAMILY_WORDS: the layout's words, then the view's
 WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
          Op.perelement: 3, Op.scale: 1, Op.loadview: 1 + VIEW_WORDS, Op.loaddecode: 1 + LAYOUT_WORDS,
-         Op.storeview: 1 + VIEW_WORDS, Op.loaddecodeview: 1 + VIEW_WORDS}
+         Op.storeview: 1 + VIEW_WORDS, Op.loaddecodeview: 1 + VIEW_WORDS, Op.loadkhr: 3, Op.storekhr: 3}
 W_S, W_R0, W_C0 = 0, 1, 2
+#: A KHR load's or store's words after its region's offset: the Stride and the element offset in the region.
+W_KHR_STRIDE, W_KHR_OFFSET = 1, 2
 
 
 @dataclass(frozen=True)
@@ -110,7 +119,8 @@ class Node:
     and ``Dim``; perelement ``fn`` (affine / select); reduce ``mode`` and ``combine``;
     loadview / storeview also the view type's ``hasDimensions`` and ``permutation`` (VDim is
     its length); loaddecode also the block format ``decoder`` and its ``blockShape``;
-    loaddecodeview both a view type's and a block format's attributes."""
+    loaddecodeview both a view type's and a block format's attributes; loadkhr / storekhr
+    the MemoryLayout ``layout`` (a constant; the stride and offset are run-time words)."""
 
     op: Op
     type: MatrixType
@@ -124,6 +134,7 @@ class Node:
     permutation: tuple[int, ...] = ()
     decoder: str = ""
     blockShape: tuple[int, ...] = ()
+    layout: Layout | None = None
 
     def to_json(self) -> dict[str, Any]:
         o: dict[str, Any] = {"op": self.op.value, "type": self.type.to_json(), "args": list(self.args)}
@@ -137,6 +148,8 @@ class Node:
             o.update(hasDimensions=self.hasDimensions, permutation=list(self.permutation))
         if self.decoder:
             o.update(decoder=self.decoder, blockShape=list(self.blockShape))
+        if self.layout is not None:
+            o["layout"] = self.layout.value
         return o
 
     @classmethod
@@ -146,10 +159,13 @@ class Node:
                    o.get("fn", ""), ReduceMode[o["mode"]] if "mode" in o else None,
                    Combine(o["combine"]) if "combine" in o else None, bool(o.get("hasDimensions", False)),
                    tuple(int(p) for p in o.get("permutation", ())), o.get("decoder", ""),
-                   tuple(int(b) for b in o.get("blockShape", ())))
+                   tuple(int(b) for b in o.get("blockShape", ())), Layout(o["layout"]) if "layout" in o else None)
 
     def tensor_type(self) -> str:
-        """The node's tensor objects as GLSL types (a load's or a store's)."""
+        """The node's tensor objects as GLSL types (a load's or a store's); a KHR load's or store's
+        MemoryLayout."""
+        if self.op in KHR_OPS:
+            return f"a pointer, {self.layout.value}"
         t = f"tensorLayoutNV<{self.Dim}, {self.clampMode.name}>"
         if self.op in VIEW_OPS:
             has = "true" if self.hasDimensions else "false"
@@ -165,7 +181,7 @@ class Node:
         if self.op in SINKS:
             return f"{self.op.value}(v{self.args[0]}) through {self.tensor_type()}"
         extra = ""
-        if self.op in TENSOR_OPS:
+        if self.op in MEMORY_OPS:
             extra = self.tensor_type()
         elif self.op is Op.perelement:
             extra = self.fn
@@ -291,7 +307,16 @@ class Program(StraightLine):
         return tuple(i for i, n in enumerate(self.nodes) if n.op in TENSOR_OPS)
 
     def layout_nodes(self) -> list[int]:
+        """The nodes that own a tensor-layout object."""
         return list(self._layout_nodes)
+
+    @cached_property
+    def _memory_nodes(self) -> tuple[int, ...]:
+        return tuple(i for i, n in enumerate(self.nodes) if n.op in MEMORY_OPS)
+
+    def memory_nodes(self) -> list[int]:
+        """The nodes that own a region of a buffer: the tensor nodes and the KHR loads and stores."""
+        return list(self._memory_nodes)
 
     @cached_property
     def _buffers(self) -> tuple[tuple[str, ComponentType], ...]:
@@ -335,7 +360,7 @@ class Program(StraightLine):
     def _buffer_of(self) -> dict[int, int]:
         names = [b for b, _ in self._buffers]
         out = {}
-        for i in self._layout_nodes:
+        for i in self._memory_nodes:
             n = self.nodes[i]
             name = "in_blocks" if n.op in DECODE_OPS else \
                 f"{'in' if n.op in PLAIN_LOADS else 'out'}_{n.type.component.name}"
@@ -343,6 +368,6 @@ class Program(StraightLine):
         return out
 
     def buffer_of(self, i: int) -> int:
-        """The buffer (index into :meth:`buffers`) whose region tensor node i loads or stores."""
+        """The buffer (index into :meth:`buffers`) whose region memory node i loads or stores."""
         return self._buffer_of[i]
 

@@ -2,10 +2,11 @@
 
 Valid by construction, no filtering: the program is drawn as a list of
 2-12 *steps* (three integers each) and one to three *stores* (two integers each: the
-value stored, and the sink's attributes: a store through a layout, or in one draw of four
-a store through a layout and a view, :func:`sink`), and :func:`build` turns them into
-nodes in order. A step's first integer picks
-a node kind (if that kind has no operands yet, the step first adds sources
+value stored, and the sink's attributes: a store through a layout or a KHR store, or in one
+draw of four a store through a layout and a view, each where the profile has it, :func:`sink`),
+and :func:`build` turns them into nodes in order. A step's first integer picks a node kind
+among those the profile has (:func:`kinds_on`: without tensor addressing every load is a KHR
+load, OpCooperativeMatrixLoadKHR; if that kind has no operands yet, the step first adds sources
 of the types it needs, :func:`feeder`; at most 12 nodes in all),
 its second picks the operands among the values of the right types whose
 result stays in the exact domain (the latest ones in half the draws), its third the kind's
@@ -42,9 +43,9 @@ from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_prof
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParams, ProgramCase, ProgramVariant,
                                               Scalars, layout_variant, op_features)
-from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, SCALARS, SIDE,
-                                                 SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op, Program,
-                                                 decode_variant, in_subgroup, operand_rule, result_bound,
+from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, KHR_OPS, SCALARS,
+                                                 SIDE, SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op,
+                                                 Program, decode_variant, in_subgroup, operand_rule, result_bound,
                                                  view_variant)
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.ops.decode import FORMATS
@@ -54,6 +55,8 @@ from ctsgen.families.tensor_layout.case import TensorLayoutCase
 from ctsgen.families.tensor_layout.strategy import layout_cases
 from ctsgen.families.tensor_view.strategy import draw_view_over, view_cases
 from ctsgen.model.tensor import ClampMode
+from ctsgen.ops.khr_addressing import KhrAccess, Layout
+from ctsgen.strategies.khr import khr_accesses
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import to_bits
 
@@ -73,9 +76,14 @@ DECODE_VIEW_EVERY = 4
 VIEWS_AT = {d: [(has, perm) for d2, has, perm in VIEW_ATTRS if d2 == d] for d in DIMS}
 REDUCE_ATTRS = [(mode, comb) for mode in (ReduceMode.Row, ReduceMode.Column, ReduceMode.RowColumn)
                 for comb in (Combine.max, Combine.sum, Combine.min)]
-#: Node kinds in the order a step's first integer picks them (sources first: the shrink target).
-KINDS = (Op.load, Op.const, Op.generate, Op.muladd, Op.scale, Op.add, Op.sub, Op.mul, Op.perelement, Op.reduce,
-         Op.convert, Op.transpose, Op.loadview, Op.loaddecode)
+#: Node kinds in the order a step's first integer picks them (sources first: the shrink target; a KHR load
+#: right after a load through a layout, so a program without tensor addressing shrinks to KHR loads).
+KINDS = (Op.load, Op.loadkhr, Op.const, Op.generate, Op.muladd, Op.scale, Op.add, Op.sub, Op.mul, Op.perelement,
+         Op.reduce, Op.convert, Op.transpose, Op.loadview, Op.loaddecode)
+#: Sink kinds (a sink's attribute pick chooses among those the profile has, :func:`sink`).
+SINK_KINDS = (Op.store, Op.storekhr, Op.storeview)
+#: MemoryLayouts of KHR loads and stores (RowMajor first: the shrink target).
+LAYOUTS = tuple(Layout)
 #: Operand picks at or above this read the latest values (half the draws: chains form).
 LATEST = 32
 #: A step's attribute pick: enough digits for a view or decode load's type, clamp mode and attributes.
@@ -95,6 +103,8 @@ def source(kind: Op, t: MatrixType, attr: int) -> Node:
     """A source node of ``kind`` and type ``t``; ``attr`` picks a tensor load's clamp mode and
     Dim (then, for a view load, the view type; for a decode load, the format and block shape,
     and in one draw of :data:`DECODE_VIEW_EVERY` a view type: a decode load through a view)."""
+    if kind is Op.loadkhr:
+        return Node(kind, t, layout=LAYOUTS[attr % len(LAYOUTS)])
     if kind not in (Op.load, Op.loadview, Op.loaddecode):
         return Node(kind, t)
     if kind is Op.load:
@@ -121,13 +131,20 @@ def view_node(kind: Op, t: MatrixType, args: tuple[int, ...], attr: int) -> Node
     return Node(kind, t, args, mode, d, hasDimensions=has, permutation=perm)
 
 
-def sink(value: int, t: MatrixType, attr: int) -> Node:
-    """A store of value ``value`` (type ``t``): in one draw of :data:`VIEW_STORE_EVERY` a store
-    through a layout and a view (the view store's attributes as a view load's), else through a
-    layout of the clamp mode and Dim ``attr`` picks (0: the shrink target)."""
+def sink(value: int, t: MatrixType, attr: int, sinks: Sequence[Op] = SINK_KINDS) -> Node:
+    """A store of value ``value`` (type ``t``), of a kind among ``sinks``: in one draw of
+    :data:`VIEW_STORE_EVERY` a store through a layout and a view (the view store's attributes as a
+    view load's), else a store through a layout of the clamp mode and Dim ``attr`` picks, or a KHR
+    store of the MemoryLayout it picks (0: the shrink target, the first of them ``sinks`` has)."""
     kind, rest = attr % VIEW_STORE_EVERY, attr // VIEW_STORE_EVERY
-    if kind == VIEW_STORE_EVERY - 1:
+    if kind == VIEW_STORE_EVERY - 1 and Op.storeview in sinks:
         return view_node(Op.storeview, t, (value,), rest)
+    plain = [k for k in SINK_KINDS if k in sinks and k is not Op.storeview]
+    if not plain:
+        raise ValueError("a program needs a store through a layout or a KHR store")
+    chosen, rest = plain[rest % len(plain)], rest // len(plain)
+    if chosen is Op.storekhr:
+        return Node(Op.storekhr, t, (value,), layout=LAYOUTS[rest % len(LAYOUTS)])
     mode, d = LAYOUT_ATTRS[rest % len(LAYOUT_ATTRS)]
     return Node(Op.store, t, (value,), mode, d)
 
@@ -170,15 +187,15 @@ def feeder(kind: Op, nodes: Sequence[Node], attr: int, sources: Sequence[Op] = S
     return source(sources[attr % len(sources)], need[0], attr // len(sources))
 
 
-def kinds_on(profile: DeviceProfile) -> tuple[Op, ...]:
-    """The node kinds of :data:`KINDS` whose feature bits ``profile`` has (case.op_features): a
+def kinds_on(profile: DeviceProfile, kinds: Sequence[Op] = KINDS) -> tuple[Op, ...]:
+    """The node kinds of ``kinds`` whose feature bits ``profile`` has (case.op_features): a
     device without cooperativeMatrixReductions gets programs without reductions, and so on."""
-    return tuple(k for k in KINDS if all(profile.has_feature(f) for f in op_features(k)))
+    return tuple(k for k in kinds if all(profile.has_feature(f) for f in op_features(k)))
 
 
 def omissions(profile: DeviceProfile) -> str | None:
     """The node kinds ``profile`` gets no program with, and the feature bits they lack (one line)."""
-    left = [k for k in KINDS if k not in kinds_on(profile)]
+    left = [k for k in KINDS + SINK_KINDS if k not in kinds_on(profile, KINDS + SINK_KINDS)]
     if not left:
         return None
     lacks = sorted({f for k in left for f in op_features(k) if not profile.has_feature(f)})
@@ -187,9 +204,10 @@ def omissions(profile: DeviceProfile) -> str | None:
 
 
 def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int]],
-          kinds: Sequence[Op] = KINDS) -> Program:
+          kinds: Sequence[Op] = KINDS, sinks: Sequence[Op] = SINK_KINDS) -> Program:
     """The program the raw draws describe (see the module docstring), of node kinds among ``kinds``
-    (a step's pick wraps around them); always valid. ``kinds`` holds const, so a source is always there."""
+    (a step's pick wraps around them) and sinks among ``sinks``; always valid. ``kinds`` holds const,
+    so a source is always there; ``sinks`` a KHR store, which needs no cm2 feature."""
     sources = [k for k in SOURCES if k in kinds]
     nodes: list[Node] = []
     bounds: list[int] = []
@@ -207,21 +225,32 @@ def build(steps: Sequence[tuple[int, int, int]], stores: Sequence[tuple[int, int
     for value_pick, attr in stores:  # values nothing reads yet first, latest first
         vals = sorted(range(values), key=lambda i: (any(i in n.args for n in nodes), -i))
         v = vals[0 if value_pick >= LATEST else value_pick % len(vals)]
-        nodes.append(sink(v, nodes[v].type, attr))
+        nodes.append(sink(v, nodes[v].type, attr, sinks))
     return Program(tuple(nodes))
 
 
 def strata() -> list[dict[str, object]]:
-    """Each named seed program, then drawn programs (four shares of the pack)."""
-    return [{"seed": name} for name in SEEDS] + [{"seed": None}] * 4
+    """Each named seed program through tensor layouts and through KHR loads and stores (:func:`khr_route`),
+    then drawn programs (four shares of the pack)."""
+    return [{"seed": name} for name in SEEDS] + [{"seed": name, "route": "khr"} for name in SEEDS] \
+        + [{"seed": None}] * 4
+
+
+def khr_route(program: Program) -> Program:
+    """``program`` with every load and store through a layout made a RowMajor KHR load or store (the
+    same matrices where the region is the tensor, packed: stride 16)."""
+    kinds = {Op.load: Op.loadkhr, Op.store: Op.storekhr}
+    return Program(tuple(replace(n, op=kinds[n.op], clampMode=None, Dim=0, layout=Layout.RowMajor)
+                         if n.op in kinds else n for n in program.nodes))
 
 
 @st.composite
 def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
-                     seed: str | None = None) -> ProgramVariant:
+                     seed: str | None = None, route: str = "tensor") -> ProgramVariant:
     """A program shape of the node kinds the profile has (:func:`kinds_on`), its matrices in one
-    subgroup of the profile's size; ``seed`` pins one of the named seed programs (refused, naming the
-    feature, where the profile lacks one of its kinds)."""
+    subgroup of the profile's size; ``seed`` pins one of the named seed programs, through tensor
+    layouts or (``route`` "khr") KHR loads and stores (refused, naming the feature, where the profile
+    lacks one of its kinds)."""
     profile = options.profile or default_profile()
     size = profile.subgroup_size
     for t in TYPES:
@@ -232,14 +261,17 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     if seed is not None:
         if seed not in SEEDS:
             raise ValueError(f"unknown seed program {seed!r}; use one of {', '.join(SEEDS)}")
-        lacks = sorted({f for n in SEEDS[seed].nodes for f in op_features(n.op) if not profile.has_feature(f)})
+        if route not in ("tensor", "khr"):
+            raise ValueError(f"unknown route {route!r}; use tensor or khr")
+        program = khr_route(SEEDS[seed]) if route == "khr" else SEEDS[seed]
+        lacks = sorted({f for n in program.nodes for f in op_features(n.op) if not profile.has_feature(f)})
         if lacks:
             raise ProfileLacksError(f"device profile {profile.name!r} runs no {seed} seed program: feature "
                                     f"{', '.join(lacks)} is not supported")
-        return ProgramVariant(in_subgroup(SEEDS[seed], size))
+        return ProgramVariant(in_subgroup(program, size))
     steps = draw(st.lists(STEP, min_size=MIN_OPS, max_size=MAX_OPS))
     stores = draw(st.lists(STORE, min_size=1, max_size=MAX_STORES))
-    return ProgramVariant(in_subgroup(build(steps, stores, kinds), size))
+    return ProgramVariant(in_subgroup(build(steps, stores, kinds, kinds_on(profile, SINK_KINDS)), size))
 
 
 @functools.lru_cache(maxsize=64)
@@ -287,6 +319,9 @@ def program_cases_for(variant: ProgramVariant,
             tensors[i] = decode_cases(decode_variant(n), options)
         elif n.op in VIEW_OPS:
             tensors[i] = view_cases(view_variant(n), options)
+        elif n.op in KHR_OPS:  # the node's MemoryLayout, the buffer's own component type
+            tensors[i] = khr_accesses(SIDE, SIDE, n.type.component, is_store=n.op in SINKS, layouts=(n.layout,),
+                                      pointees=(None,))
     return _program_cases(variant, tensors)
 
 
@@ -307,6 +342,8 @@ def _program_cases(draw: st.DrawFn, variant: ProgramVariant, tensors: dict[int, 
             tq = draw(tensors[i])
             small = _small_clamp_value(tq.layout_case, n, draw(SMALL_INTS))
             params.append(replace(tq, layout_case=small))
+        elif n.op in KHR_OPS:
+            params.append(draw(tensors[i]))
         elif n.op is Op.const:
             params.append(Scalars(draw(SMALL_INTS)))
         elif n.op in WORDS:
@@ -360,3 +397,52 @@ def _mlp() -> Program:
 
 #: Named seed programs, shaped like the kernels users run; always in a pack.
 SEEDS: dict[str, Program] = {"flash-attention": _flash_attention(), "mlp": _mlp()}
+
+
+#: Node kinds with a KHR twin (:func:`khr_route`) or no memory access: views and DecodeFuncs have no KHR form.
+TWIN_KINDS = tuple(k for k in KINDS if k not in (Op.loadview, Op.loaddecode, Op.loadkhr))
+
+
+def _dense(program: Program) -> Program:
+    """Every load and store of ``program`` through a 2-D layout without clamping."""
+    return Program(tuple(replace(n, clampMode=ClampMode.Undefined, Dim=2) if n.op in (Op.load, Op.store) else n
+                         for n in program.nodes))
+
+
+def _twin_params(program: Program, scalars: Sequence[Scalars]) -> tuple[NodeParams, ...]:
+    """Dense SIDE x SIDE layouts (tensor loads and stores), RowMajor stride-SIDE accesses (KHR ones): the
+    same elements at the same places of their regions; ``scalars`` for the nodes that take them."""
+    out: list[NodeParams] = []
+    for n, s in zip(program.nodes, scalars):
+        if n.op in (Op.load, Op.store):
+            out.append(TensorLayoutCase(layout_variant(n), (SIDE, SIDE)))
+        elif n.op in KHR_OPS:
+            out.append(KhrAccess(Layout.RowMajor, SIDE))
+        elif n.op in WORDS:
+            out.append(s if WORDS[n.op] > 1 else Scalars(s.s))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+@st.composite
+def route_twins(draw: st.DrawFn, options: StrategyOptions = StrategyOptions()) -> tuple[ProgramCase, ProgramCase]:
+    """A program (a seed program or a drawn one of :data:`TWIN_KINDS`) whose loads and stores go through
+    dense 2-D tensor layouts, and its :func:`khr_route` twin through RowMajor KHR pointers of stride SIDE, with
+    the same scalars, data seed and domain: the two read the same data and must write the same outputs."""
+    profile = options.profile or default_profile()
+    kinds = kinds_on(profile, TWIN_KINDS)
+    if Op.load not in kinds:
+        raise ProfileLacksError(f"device profile {profile.name!r} has no tensor route to compare: feature "
+                                "cooperativeMatrixTensorAddressing is not supported")
+    drawn = build(draw(st.lists(STEP, min_size=MIN_OPS, max_size=8)), draw(st.lists(STORE, min_size=1,
+                                                                                    max_size=MAX_STORES)),
+                  kinds, (Op.store,))
+    seeds = [p for p in SEEDS.values() if all(n.op in kinds or n.op in SINKS for n in p.nodes)]
+    tensor = in_subgroup(_dense(draw(st.sampled_from([drawn, *seeds]))), profile.subgroup_size)
+    scalars = [Scalars(draw(SMALL_INTS) if n.op is Op.const else draw(SCALAR_DRAWS), draw(ROW_COL), draw(ROW_COL))
+               for n in tensor.nodes]
+    seed, domain = draw(DATA_SEEDS), DOMAINS[draw(st.integers(0, len(DOMAINS) - 1))]
+    khr = khr_route(tensor)
+    return (ProgramCase(ProgramVariant(tensor), _twin_params(tensor, scalars), seed, domain),
+            ProgramCase(ProgramVariant(khr), _twin_params(khr, scalars), seed, domain))

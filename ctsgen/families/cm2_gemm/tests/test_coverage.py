@@ -20,7 +20,10 @@ def test_tiles_in_granules() -> None:
 def test_scalar_classes_and_cells() -> None:
     assert [scalar_class(x) for x in (0.0, 1.0, -1.0, 0, 7)] == ["0", "1", "other", "0", "other"]
     case = {"variant": _variant([32, 32, 16]), "tiles": [2, 1, 3], "alpha": 0.5, "beta": 0.0}
-    by_scope, tiles, problem, scalars = tables([case])
-    assert by_scope.counts[("float16 -> float16", "Workgroup 128")] == 1
-    assert tiles.counts[("float16 -> float16", "1x2x1")] == 1
-    assert problem.counts[("2x1", 3)] == 1 and scalars.counts[("other", "0")] == 1
+    khr = {**case, "variant": {**_variant([32, 32, 16]), "route": "khr",
+                               "layouts": ["RowMajor", "ColumnMajor", "RowMajor", "RowMajor"]}}
+    by_scope, tiles, problem, scalars, routes = tables([case, khr])
+    assert by_scope.counts[("float16 -> float16", "Workgroup 128")] == 2
+    assert tiles.counts[("float16 -> float16", "1x2x1")] == 2
+    assert problem.counts[("2x1", 3)] == 2 and scalars.counts[("other", "0")] == 2
+    assert routes.counts[("tensor", "-")] == 1 and routes.counts[("khr", "RCRR")] == 1

@@ -44,9 +44,8 @@ def _tile_in_int64(c: GemmCase) -> np.ndarray:
 @given(FAMILY.cases(StrategyOptions(profile=PROFILE), float_c=False))
 def test_integer_tiles_are_the_int64_products_bit_for_bit(c: GemmCase) -> None:
     # the oracle multiplies 8-bit matrices in float64 (BLAS), exact below 2^53: same words as int64
-    M, N, _ = c.dims()
     v = c.shader
-    d = c.data().expected[3].reshape(M, N)
+    d = c.d_matrix(c.data().expected[3])
     tile = d[c.ty * v.tile_m:(c.ty + 1) * v.tile_m, c.tx * v.tile_n:(c.tx + 1) * v.tile_n]
     assert np.array_equal(tile.view(np.uint32), _tile_in_int64(c))
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ctsgen.families.cm2_program.coverage import tables
-from ctsgen.families.cm2_program.program import ACC32, Node, Op, Program
-from ctsgen.families.cm2_program.strategy import SEEDS
+from ctsgen.families.cm2_program.program import ACC32, Node, Op, Program, in_subgroup
+from ctsgen.families.cm2_program.strategy import SEEDS, khr_route
 from ctsgen.model.tensor import ClampMode
 
 
@@ -17,6 +17,14 @@ def test_a_seed_program_lands_in_its_cells() -> None:
     assert objects.counts[(5, 3)] == 1  # 3 loads + 2 stores; Constant, ClampToEdge, Repeat
     assert seeds.counts[("flash-attention", "cases")] == 1 and seeds.counts[("mlp", "cases")] == 0
     assert (1, 2) in objects.excluded and not objects.excluded_but_held()
+
+
+def test_a_seed_programs_khr_twin_at_another_subgroup_size_lands_in_its_own_cells() -> None:
+    mlp = {"variant": {"program": in_subgroup(khr_route(SEEDS["mlp"]), 8).to_json()}}
+    _, lengths, _, seeds, kinds, _, _ = tables([mlp])
+    assert seeds.counts[("mlp khr", "cases")] == 1 and seeds.counts[("mlp", "cases")] == 0
+    assert lengths.counts[(SEEDS["mlp"].ops, "mlp khr")] == 1
+    assert kinds.counts[("loadkhr", 4)] == 1 and kinds.counts[("storekhr", 2)] == 1
 
 
 def test_view_and_decode_loads_show_in_the_pair_kind_and_format_tables() -> None:
