@@ -8,11 +8,11 @@
 #   cases/s over the session's wall, first vs last whole minute, how far past --time it ended, pass/FAIL
 #   against the issue's goals (10,000 cases/s, within 5 s of --time, last minute within 10% of the first).
 #   carry: .gl .whl .carry (device)
-# usage: bash bench/device/sustained.sh [T [W [SEED [NAIVE_S]]]]
+# usage: bash bench/device/sustained.sh [T [W [SEED [NAIVE_S]]]]   (DEVICES=0,1 in the environment: two GPUs)
 #   BACKEND=reference OUT=/tmp/s bash bench/device/sustained.sh 70 2 1 3   checks the script here, on the CPU.
 set -uo pipefail
 T=${1:-450}; W=${2:-16}; SEED=${3:-$(( $(date +%s) % 1000000 ))}; NAIVE_S=${4:-20}
-BACKEND=${BACKEND:-vulkan}; OUT=${OUT:-/tmp/sustained-out}; mkdir -p "$OUT"
+BACKEND=${BACKEND:-vulkan}; DEVICES=${DEVICES:-0}; OUT=${OUT:-/tmp/sustained-out}; mkdir -p "$OUT"
 PY=${PYTHON:-python3}
 if [ "$BACKEND" = vulkan ]; then
     . bench/device/setup.sh >/dev/null 2>&1
@@ -28,7 +28,7 @@ echo "== $PY bench/naive_loop.py --backend $BACKEND --time $NAIVE_S" > "$OUT/nai
 timeout $((NAIVE_S + 30)) $PY bench/naive_loop.py --backend "$BACKEND" --time "$NAIVE_S" >> "$OUT/naive.log" 2>&1
 
 rm -rf /tmp/repros-sustained
-cmd=(-m ctsgen fuzz --backend "$BACKEND" $fams --workers "$W" --devices 0 --time "$T" --seed "$SEED" "${base[@]}"
+cmd=(-m ctsgen fuzz --backend "$BACKEND" $fams --workers "$W" --devices "$DEVICES" --time "$T" --seed "$SEED" "${base[@]}"
      --database none --keep-going --shrink-time 20 --repro-dir /tmp/repros-sustained)
 echo "== $PY ${cmd[*]}" > "$OUT/fuzz.log"
 t0=$EPOCHREALTIME
