@@ -230,7 +230,7 @@ def test_resume_refuses_a_results_file_that_is_not_utf8(pack, tmp_path, capsys):
 
 
 def test_a_crashing_run_keeps_the_earlier_results(pack, monkeypatch):
-    import ctsgen.runner.flakes as run_mod  # ctsgen run runs a pack through run_with_retries
+    import ctsgen.cli.run as run_mod  # ctsgen run runs a pack through run_with_retries, bound there
 
     assert main(["run", str(pack), "--quiet"]) == 0
     results = pack / "results-reference.jsonl"
@@ -302,7 +302,7 @@ def test_bench_mutation_defaults_do_not_touch_tracked_docs():
 
 
 def test_resume_continues_an_interrupted_run_from_its_partial_results(pack, monkeypatch, capsys):
-    import ctsgen.runner.flakes as run_mod  # ctsgen run runs a pack through run_with_retries
+    import ctsgen.cli.run as run_mod  # ctsgen run runs a pack through run_with_retries, bound there
 
     first = json.loads((pack / "manifest.json").read_text())["cases"][0]["name"]
     real = run_mod.run_with_retries
