@@ -132,9 +132,17 @@ class ProgramVariant:
         return cls(Program.from_json(o["program"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
-        """Reference semantics: evaluate each case's program on the host buffers."""
+        """Reference semantics: evaluate each case's program on the host buffers.
+
+        Each case sees its own region of every buffer only (from its offset to the next case's, or the
+        end: its data and the batch's zero alignment padding), never a batch neighbour's data, so a
+        case is judged the same batched or alone, and a mutant that reads past the case's data (an
+        expected deviation's oracle, run on the case's inputs alone) reads the same memory in both."""
         for words, offs in zip(params, offsets):
-            evaluate(Run(self.program, words, buffers, offs))
+            ends = [min((int(o) for o in offsets[:, b] if o > off), default=buf.size)
+                    for b, (off, buf) in enumerate(zip(offs, buffers))]
+            own = [buf[int(off):end] for off, buf, end in zip(offs, buffers, ends)]
+            evaluate(Run(self.program, words, own, np.zeros_like(offs)))
 
 
 @dataclass(frozen=True)
