@@ -143,17 +143,20 @@ class KhrVariant:
         return from_bits(bits, self.result.component)[()]
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
-        """Reference semantics: each case's loads, operation and store on the host buffers."""
+        """Reference semantics: each case's loads, operation and store on the host buffers.
+
+        Each access sees only its case's own region of a buffer (from the case's offset, as long as the
+        access reaches: the memory ``data()`` draws), never a batch neighbour's data: a case is judged
+        the same batched or alone, and a mutant's load (an expected deviation's oracle) reads the same
+        memory here as on the case's inputs alone."""
         n = len(self.layouts)
         for words, base in zip(params, offsets):
             accesses = [self.access(k, int(words[2 * k]), int(words[2 * k + 1])) for k in range(n)]
-            mats = [load_operand(accesses[k], m, buffers[k][int(base[k]):])
-                    for k, m in enumerate(self.operands)]
+            regions = [buffers[k][int(base[k]):int(base[k]) + extent_components(a, m.rows, m.cols, m.component)]
+                       for k, (a, m) in enumerate(zip(accesses, self.matrices))]
+            mats = [load_operand(accesses[k], m, regions[k]) for k, m in enumerate(self.operands)]
             result, _ = compute(self, mats, self.scalar(int(words[2 * n])), strict=False)
-            res, out = self.result, n - 1
-            region = buffers[out][int(base[out]):int(base[out]) + extent_components(accesses[-1], res.rows, res.cols,
-                                                                                     res.component)]
-            region[:] = store_result(accesses[-1], result, region, self.result.component)
+            regions[-1][:] = store_result(accesses[-1], result, regions[-1], self.result.component)
 
 
 def load_operand(access: KhrAccess, m: MatrixType, memory: np.ndarray) -> np.ndarray:

@@ -132,9 +132,25 @@ class ProgramVariant:
         return cls(Program.from_json(o["program"]))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
-        """Reference semantics: evaluate each case's program on the host buffers."""
-        for words, offs in zip(params, offsets):
-            evaluate(Run(self.program, words, buffers, offs))
+        """Reference semantics: evaluate each case's program on the host buffers.
+
+        Each case sees its own region of every buffer only (from its offset to the next case's, or the
+        end: its data and the batch's zero alignment padding), never a batch neighbour's data, so a
+        case is judged the same batched or alone, and a mutant that reads past the case's data (an
+        expected deviation's oracle, run on the case's inputs alone) reads the same memory in both."""
+        ends = _region_ends(offsets, buffers)
+        for words, offs, stops in zip(params, offsets, ends):
+            own = [buf[int(off):int(stop)] for off, buf, stop in zip(offs, buffers, stops)]
+            evaluate(Run(self.program, words, own, np.zeros_like(offs)))
+
+
+def _region_ends(offsets: np.ndarray, buffers: Sequence[np.ndarray]) -> np.ndarray:
+    """cases x buffers: where each case's region of each buffer ends (the next case's offset, or the end)."""
+    ends = np.empty_like(offsets)
+    for b, buf in enumerate(buffers):
+        starts = np.unique(offsets[:, b])
+        ends[:, b] = np.append(starts[1:], buf.size)[np.searchsorted(starts, offsets[:, b])]
+    return ends
 
 
 @dataclass(frozen=True)
