@@ -343,3 +343,48 @@ def family_names_outside_their_family(src: Source) -> list[str]:
                 if name != own and not name.startswith(own + ".") and (name, node.value) not in FAMILY_NAME_SPELLINGS:
                     found.append(f"{name}:{node.lineno} {node.value!r}")
     return sorted(found)
+
+
+def _defined_names(body: list[ast.stmt]) -> set[str]:
+    """The names a module or class body defines itself (``def``, ``class``, assignment), not those it imports."""
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def mutant_target_escapes(src: Source, targets: set[str]) -> list[str]:
+    """One line for each mutant target (``module:name`` or ``module:Class.attr``, ``core/mutant.py``)
+    that its module does not define, and for each import elsewhere in ctsgen that binds a module-level
+    target's name (``from module import name``, relative or deferred): a mutant swaps the name in its
+    defining module only, so a caller reaches it through that module (``module.name(...)``) and a copy
+    bound by import would run the original (docs/architecture.md, "Adding a family")."""
+    found = []
+    for target in sorted(targets):
+        module, path = target.split(":")
+        first, *rest = path.split(".")
+        if module not in src.modules:
+            found.append(f"{target}: no module {module}")
+            continue
+        body = src.nodes(module)[0].body
+        if first not in _defined_names(body):
+            found.append(f"{target}: {module} does not define {first}")
+            continue
+        if rest:
+            classes = [n for n in body if isinstance(n, ast.ClassDef) and n.name == first]
+            if not classes or len(rest) > 1 or rest[0] not in _defined_names(classes[-1].body):
+                found.append(f"{target}: class {first} of {module} does not define {'.'.join(rest)}")
+            continue  # a class attribute is replaced on the class, which every importer shares
+        for name, mpath in src.modules.items():
+            if name == module:
+                continue
+            for node in src.nodes(name):
+                if isinstance(node, ast.ImportFrom):
+                    base = src.resolve(name, mpath.name == "__init__.py", node)[0]
+                    found += [f"{target}: {name}:{node.lineno} from {base} import {a.name}"
+                              for a in node.names if base == module and a.name == first]
+    return found
