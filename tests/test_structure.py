@@ -275,3 +275,23 @@ def test_a_mutant_naming_a_module_that_does_not_define_its_target_is_found(targe
     a method its class lacks, a module that is not there."""
     planted = Mutant("planted", "cm2-reduce", "a planted mutant", lambda: {target: None})
     assert [f for f in mutant_target_escapes(REAL, _targets() | set(planted.targets())) if found in f] != []
+
+
+@pytest.mark.parametrize("path, code, module", [
+    ("families/coopmat_khr/case.py", "from ctsgen.ops import cm2_reduce as r\nTABLE = {'row': r.expected_reduce}",
+     "ctsgen.families.coopmat_khr.case"),
+    ("ops/cm2_gemm.py", "from . import cm2_reduce\ndef f(reduce=cm2_reduce.expected_reduce):\n    return reduce",
+     "ctsgen.ops.cm2_gemm"),
+])
+def test_a_mutant_target_captured_at_import_is_found(plant, path: str, code: str, module: str) -> None:
+    """Planted: a table and a default argument holding the function the module had when imported."""
+    found = mutant_target_escapes(plant(path, code), _targets())
+    assert len(found) == 1 and found[0].startswith(f"ctsgen.ops.cm2_reduce:expected_reduce: {module}:")
+    assert found[0].endswith("evaluated at import")
+
+
+def test_a_mutant_target_looked_up_when_called_is_not(plant) -> None:
+    planted = plant("families/coopmat_khr/case.py", "from ctsgen.ops import cm2_reduce as r\n"
+                    "def f(m):\n    return {'row': r.expected_reduce}['row'](m)\n"
+                    "g = lambda m: r.expected_reduce(m)")
+    assert mutant_target_escapes(planted, _targets()) == []
