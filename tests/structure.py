@@ -343,3 +343,90 @@ def family_names_outside_their_family(src: Source) -> list[str]:
                 if name != own and not name.startswith(own + ".") and (name, node.value) not in FAMILY_NAME_SPELLINGS:
                     found.append(f"{name}:{node.lineno} {node.value!r}")
     return sorted(found)
+
+
+def _defined_names(body: list[ast.stmt]) -> set[str]:
+    """The names a module or class body defines itself (``def``, ``class``, assignment), not those it imports."""
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def _run_at_import(node: ast.AST) -> list[ast.AST]:
+    """The nodes of ``node`` evaluated when its module is imported: all but what a function or
+    lambda body runs when called (its defaults and decorators run at import)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        inner = [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+    elif isinstance(node, ast.Lambda):
+        inner = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+    else:
+        inner = list(ast.iter_child_nodes(node))
+    return [node] + [n for child in inner for n in _run_at_import(child)]
+
+
+def _module_aliases(src: Source, name: str) -> dict[str, str]:
+    """The names module ``name`` binds to ctsgen modules by import (``import a.b as x``, ``from a import b``)."""
+    aliases = {}
+    for node in src.nodes(name):
+        if isinstance(node, ast.Import):
+            aliases |= {a.asname: a.name for a in node.names if a.asname}
+        elif isinstance(node, ast.ImportFrom):
+            targets = src.resolve(name, src.modules[name].name == "__init__.py", node)[1:]
+            aliases |= {a.asname or a.name: t for a, t in zip(node.names, targets) if t in src.modules}
+    return aliases
+
+
+def mutant_target_escapes(src: Source, targets: set[str]) -> list[str]:
+    """One line for each mutant target (``module:name`` or ``module:Class.attr``, ``core/mutant.py``)
+    that its module does not define, for each import elsewhere in ctsgen that binds a module-level
+    target's name (``from module import name``, relative or deferred), and for each reference to it
+    evaluated at import (``TABLE = {...: module.name}``, a default argument): a mutant swaps the name
+    in its defining module only, so a caller reaches it through that module when it calls
+    (``module.name(...)``) and a copy bound earlier would run the original (docs/architecture.md, "Adding a family")."""
+    found = []
+    captures = _captured_at_import(src, targets)
+    for target in sorted(targets):
+        found += captures.get(target, [])
+        module, path = target.split(":")
+        first, *rest = path.split(".")
+        if module not in src.modules:
+            found.append(f"{target}: no module {module}")
+            continue
+        body = src.nodes(module)[0].body
+        if first not in _defined_names(body):
+            found.append(f"{target}: {module} does not define {first}")
+            continue
+        if rest:
+            classes = [n for n in body if isinstance(n, ast.ClassDef) and n.name == first]
+            if not classes or len(rest) > 1 or rest[0] not in _defined_names(classes[-1].body):
+                found.append(f"{target}: class {first} of {module} does not define {'.'.join(rest)}")
+            continue  # a class attribute is replaced on the class, which every importer shares
+        for name, mpath in src.modules.items():
+            if name == module:
+                continue
+            for node in src.nodes(name):
+                if isinstance(node, ast.ImportFrom):
+                    base = src.resolve(name, mpath.name == "__init__.py", node)[0]
+                    found += [f"{target}: {name}:{node.lineno} from {base} import {a.name}"
+                              for a in node.names if base == module and a.name == first]
+    return found
+
+
+def _captured_at_import(src: Source, targets: set[str]) -> dict[str, list[str]]:
+    """target -> ``module:line`` for each ``alias.name`` of a module-level target evaluated at import."""
+    wanted = {tuple(t.split(":")) for t in targets if "." not in t.split(":")[1]}
+    found: dict[str, list[str]] = {}
+    for name in src.modules:
+        aliases = _module_aliases(src, name)
+        for node in _run_at_import(src.nodes(name)[0]):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and (aliases.get(node.value.id), node.attr) in wanted:
+                target = f"{aliases[node.value.id]}:{node.attr}"
+                found.setdefault(target, []).append(f"{target}: {name}:{node.lineno} {ast.unparse(node)} "
+                                                    "evaluated at import")
+    return found

@@ -18,11 +18,13 @@ from pathlib import Path
 import pytest
 
 import ctsgen
+from ctsgen.core.mutant import Mutant
 from ctsgen.errors import CtsgenError
+from ctsgen.mutants.catalogue import catalogue
 from tests.structure import (Source, backend_family_reaches, backend_name_tests, command_line_importers,
                              core_reaches, family_imports, family_names_outside_their_family, import_cycles,
-                             ops_family_reaches, private_reaches, root_imports_above_the_bottom, signal_installs,
-                             upward_imports)
+                             mutant_target_escapes, ops_family_reaches, private_reaches,
+                             root_imports_above_the_bottom, signal_installs, upward_imports)
 
 REAL = Source(Path(ctsgen.__file__).parent)
 
@@ -228,3 +230,68 @@ def test_a_family_named_outside_its_package_is_found(plant, path: str, code: str
 def test_a_family_naming_itself_is_not(plant) -> None:
     planted = plant("families/decode_vector/case.py", 'ME = "decode-vector"')
     assert family_names_outside_their_family(planted) == []
+
+
+# --- mutant targets -------------------------------------------------------------------------------
+
+def _targets() -> set[str]:
+    return {t for m in catalogue().values() for t in m.targets()}
+
+
+def test_every_mutant_target_is_swapped_where_it_is_defined_and_bound_nowhere_else() -> None:
+    """A mutant replaces a name in the one module that defines it; a copy bound elsewhere by import
+    would run the original (docs/architecture.md, "Adding a family")."""
+    targets = _targets()
+    assert len(targets) >= 40 and "ctsgen.ops.cm2_reduce:expected_reduce" in targets
+    assert "ctsgen.model.tensor:TensorLayout.set_block_size" in targets  # a method, replaced on its class
+    assert mutant_target_escapes(REAL, targets) == []
+
+
+@pytest.mark.parametrize("path, code, module", [
+    ("families/coopmat_khr/case.py", "from ctsgen.ops.cm2_reduce import expected_reduce",
+     "ctsgen.families.coopmat_khr.case"),
+    ("families/cm2_reduce/case.py", "from ...ops.cm2_reduce import expected_reduce as reduce",
+     "ctsgen.families.cm2_reduce.case"),
+    ("ops/cm2_gemm.py", "def f():\n    from .cm2_reduce import Combine, expected_reduce", "ctsgen.ops.cm2_gemm"),
+    ("strategies/planted.py", "from ctsgen.ops.cm2_reduce import expected_reduce", "ctsgen.strategies.planted"),
+])
+def test_a_mutant_target_bound_by_import_is_found(plant, path: str, code: str, module: str) -> None:
+    """Planted: the import a new family would write, relative, aliased, deferred, outside the families."""
+    found = mutant_target_escapes(plant(path, code), _targets())
+    assert [f for f in found if f.startswith(f"ctsgen.ops.cm2_reduce:expected_reduce: {module}:")
+            and f.endswith("from ctsgen.ops.cm2_reduce import expected_reduce")] == found != []
+
+
+@pytest.mark.parametrize("target, found", [
+    ("ctsgen.families.cm2_reduce.case:expected_reduce",
+     "ctsgen.families.cm2_reduce.case does not define expected_reduce"),
+    ("ctsgen.families.cm2_reduce.case:cm2_reduce_ops",
+     "ctsgen.families.cm2_reduce.case does not define cm2_reduce_ops"),
+    ("ctsgen.model.tensor:TensorLayout.no_such_method", "class TensorLayout of ctsgen.model.tensor does not define"),
+    ("ctsgen.ops.no_such_module:expected_reduce", "no module ctsgen.ops.no_such_module"),
+])
+def test_a_mutant_naming_a_module_that_does_not_define_its_target_is_found(target: str, found: str) -> None:
+    """Planted: a mutant patching a caller's copy (what cm2-reduce's did), a name the module only imports,
+    a method its class lacks, a module that is not there."""
+    planted = Mutant("planted", "cm2-reduce", "a planted mutant", lambda: {target: None})
+    assert [f for f in mutant_target_escapes(REAL, _targets() | set(planted.targets())) if found in f] != []
+
+
+@pytest.mark.parametrize("path, code, module", [
+    ("families/coopmat_khr/case.py", "from ctsgen.ops import cm2_reduce as r\nTABLE = {'row': r.expected_reduce}",
+     "ctsgen.families.coopmat_khr.case"),
+    ("ops/cm2_gemm.py", "from . import cm2_reduce\ndef f(reduce=cm2_reduce.expected_reduce):\n    return reduce",
+     "ctsgen.ops.cm2_gemm"),
+])
+def test_a_mutant_target_captured_at_import_is_found(plant, path: str, code: str, module: str) -> None:
+    """Planted: a table and a default argument holding the function the module had when imported."""
+    found = mutant_target_escapes(plant(path, code), _targets())
+    assert len(found) == 1 and found[0].startswith(f"ctsgen.ops.cm2_reduce:expected_reduce: {module}:")
+    assert found[0].endswith("evaluated at import")
+
+
+def test_a_mutant_target_looked_up_when_called_is_not(plant) -> None:
+    planted = plant("families/coopmat_khr/case.py", "from ctsgen.ops import cm2_reduce as r\n"
+                    "def f(m):\n    return {'row': r.expected_reduce}['row'](m)\n"
+                    "g = lambda m: r.expected_reduce(m)")
+    assert mutant_target_escapes(planted, _targets()) == []

@@ -19,9 +19,11 @@ from typing import Any
 class Mutant:
     """One injected fault: ``factory()`` maps targets to replacements.
 
-    A target is "module:name" (a module-level name, replaced where the
-    reference semantics look it up at call time) or "module:Class.attr"
-    (an attribute of a class, e.g. one method, replaced on the class itself).
+    A target is "module:name" (a module-level name, replaced in the module
+    that defines it, where every caller looks it up at call time: callers
+    reach it as ``module.name``, never bind it by ``from module import name``)
+    or "module:Class.attr" (an attribute of a class, e.g. one method, replaced
+    on the class itself). tests/test_structure.py holds every target to both.
 
     ``factory`` builds the replacements lazily from the originals, so a
     mutant can wrap the function it replaces. ``killed_by`` describes the

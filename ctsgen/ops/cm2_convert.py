@@ -18,7 +18,8 @@ import enum
 import numpy as np
 
 from ctsgen.model.types import ComponentType
-from ctsgen.oracle.numeric import convert, conversion_tolerance, float_format
+from ctsgen.oracle.numeric import conversion_tolerance, float_format
+from ctsgen.oracle import numeric
 
 
 class Kind(str, enum.Enum):
@@ -37,7 +38,7 @@ def expected_result(kind: Kind, source: np.ndarray, src: ComponentType, dst: Com
         return moved, np.zeros((2,) + moved.shape)
     if kind is Kind.use:
         return source.copy(), np.zeros((2,) + source.shape)
-    out = convert(source, src, dst)
+    out = numeric.convert(source, src, dst)
     return out, conversion_tolerance(source, src, dst, out)
 
 

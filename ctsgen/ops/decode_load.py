@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ctsgen.ops.decode import Format, dequantize
+from ctsgen.ops.decode import Format
+from ctsgen.ops import decode as decode_ops
 from ctsgen.model.tensor import TensorLayout
 from ctsgen.model.types import ComponentType
-from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses
-from ctsgen.oracle.values import clamp_value_bits, from_bits
+from ctsgen.oracle.addressing import TensorAddresses
+from ctsgen.oracle import addressing
+from ctsgen.oracle.values import from_bits
+from ctsgen.oracle import values as oracle_values
 
 #: Multipliers of blockCoord[i] and coordInBlock[i] in the probe (odd, unrelated constants).
 BC_MUL = (0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1)
@@ -53,7 +56,7 @@ def format_values(a: TensorAddresses, words: np.ndarray, fmt: Format, blockShape
                   n_blocks: int) -> np.ndarray:
     """Dequantised element ``element_in_block`` of block ``index`` (float64)."""
     raw = words.view(np.uint8)[:n_blocks * fmt.block_bytes].reshape(n_blocks, fmt.block_bytes)
-    table = dequantize(fmt, raw)
+    table = decode_ops.dequantize(fmt, raw)
     return table[np.where(a.valid, a.index, 0), element_in_block(a, blockShape)]
 
 
@@ -61,7 +64,7 @@ def expected_decode_load(t: TensorLayout, rows: int, cols: int, words: np.ndarra
                          fmt: Format | None, probe_words: int, blockShape: tuple[int, ...] | None
                          ) -> np.ndarray:
     """The rows x cols matrix the decode load produces from the uint32 ``words``."""
-    a = tensor_addresses(t, rows, cols, is_store=False)
+    a = addressing.tensor_addresses(t, rows, cols, is_store=False)
     return decoded_at(a, t, words, component, fmt, probe_words, blockShape)
 
 
@@ -75,5 +78,5 @@ def decoded_at(a: TensorAddresses, t: TensorLayout, words: np.ndarray, component
         values = probe_values(a, words, probe_words, component)
     else:
         values = format_values(a, words, fmt, blockShape or (), t.extent()).astype(component.dtype)
-    clamp = from_bits(clamp_value_bits(t.clampValue, component), component)
+    clamp = from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component)
     return np.where(a.valid, values, clamp).astype(component.dtype)

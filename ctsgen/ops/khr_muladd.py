@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ctsgen.model.types import ComponentType
-from ctsgen.ops.cm2_gemm import expected_tile
+from ctsgen.ops import cm2_gemm as cm2_gemm_ops
 from ctsgen.oracle.propagation import smallest_normal
 
 
@@ -64,7 +64,7 @@ def expected_muladd(a: np.ndarray, b: np.ndarray, c: np.ndarray, result: Compone
             d = wide.astype(np.uint64).astype(result.bits_dtype).view(result.dtype)
         return d, np.zeros((2, rows, cols))
     everything = slice(None)
-    d, tol = expected_tile(a, b, c, 1, 1, everything, everything, c.astype(result.dtype), result)
+    d, tol = cm2_gemm_ops.expected_tile(a, b, c, 1, 1, everything, everything, c.astype(result.dtype), result)
     tol = tol + (a.shape[1] + 1) * smallest_normal(result.dtype)
     return d, np.stack([tol, tol])
 

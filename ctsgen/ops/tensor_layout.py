@@ -21,15 +21,16 @@ import numpy as np
 
 from ctsgen.model.tensor import MAX_DIM, ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType
-from ctsgen.oracle.addressing import tensor_addresses
-from ctsgen.oracle.values import clamp_value_bits, from_bits, pattern_values, sentinel_bits
+from ctsgen.oracle import addressing
+from ctsgen.oracle.values import from_bits, pattern_values, sentinel_bits
+from ctsgen.oracle import values as oracle_values
 
 
 def expected_load(t: TensorLayout, rows: int, cols: int, tensor: np.ndarray,
                   component: ComponentType) -> np.ndarray:
     """The rows x cols matrix a load through ``t`` produces from ``tensor`` (1-D)."""
-    a = tensor_addresses(t, rows, cols, is_store=False)
-    clamp = from_bits(clamp_value_bits(t.clampValue, component), component)
+    a = addressing.tensor_addresses(t, rows, cols, is_store=False)
+    clamp = from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component)
     return np.where(a.valid, tensor[np.where(a.valid, a.index, 0)], clamp)
 
 
@@ -40,7 +41,7 @@ def expected_store(t: TensorLayout, matrix: np.ndarray, tensor: np.ndarray, *, r
     depend on the order of racing stores), unless ``racing`` (a device's execution:
     :meth:`~ctsgen.oracle.addressing.TensorAddresses.store`).
     """
-    return tensor_addresses(t, *matrix.shape, is_store=True).store(matrix, tensor, racing=racing)
+    return addressing.tensor_addresses(t, *matrix.shape, is_store=True).store(matrix, tensor, racing=racing)
 
 
 class Operation(str, enum.Enum):

@@ -22,7 +22,8 @@ import numpy as np
 from ctsgen.model.tensor import MAX_DIM, TensorLayout, TensorView
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.addressing import tensor_addresses_with_view
-from ctsgen.oracle.values import clamp_value_bits, from_bits
+from ctsgen.oracle.values import from_bits
+from ctsgen.oracle import values as oracle_values
 from ctsgen.ops.tensor_layout import FAMILY_WORDS as LAYOUT_WORDS
 
 
@@ -30,7 +31,7 @@ def expected_load_view(t: TensorLayout, v: TensorView, rows: int, cols: int, ten
                        component: ComponentType, matrix_before: np.ndarray) -> np.ndarray:
     """The rows x cols matrix after loading from ``tensor`` (1-D) into ``matrix_before``."""
     a, in_clip = tensor_addresses_with_view(t, v, rows, cols, is_store=False)
-    clamp = from_bits(clamp_value_bits(t.clampValue, component), component)
+    clamp = from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component)
     loaded = np.where(a.valid, tensor[np.where(a.valid, a.index, 0)], clamp)
     return np.where(in_clip, loaded, matrix_before.reshape(rows, cols)).astype(component.dtype)
 

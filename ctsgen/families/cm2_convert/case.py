@@ -21,7 +21,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.ops.cm2_convert import Kind, expected_result, source_values
+from ctsgen.ops.cm2_convert import Kind, source_values
+from ctsgen.ops import cm2_convert as cm2_convert_ops
 from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
                             subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
@@ -110,7 +111,7 @@ class ConvertVariant:
         s, r, n = self.source, self.result, self.subgroups
         for in_off, out_off in offsets:
             m = src[in_off:in_off + n * s.elements].reshape(n, s.rows, s.cols)
-            out, _ = expected_result(self.kind, m, s.component, r.component)
+            out, _ = cm2_convert_ops.expected_result(self.kind, m, s.component, r.component)
             dst[out_off:out_off + n * r.elements] = out.ravel()
 
 
@@ -138,7 +139,8 @@ class ConvertCase:
     def data(self) -> CaseData:
         s, r, n = self.shader.source, self.shader.result, self.shader.subgroups
         src = self.source()
-        exp, tol = expected_result(self.shader.kind, src.reshape(n, s.rows, s.cols), s.component, r.component)
+        exp, tol = cm2_convert_ops.expected_result(self.shader.kind, src.reshape(n, s.rows, s.cols), s.component,
+                                                   r.component)
         poison = np.full(n * r.elements, from_bits(sentinel_bits(r.component), r.component), dtype=r.component.dtype)
         return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()],
                         [None, tol.reshape(2, -1)] if self._float_result() else None)

@@ -1,11 +1,10 @@
 """Plausible driver bugs in cooperative-matrix conversions and transposes, for the mutation benchmark.
 
-The reference semantics (ConvertVariant.execute) call ``expected_result``
-by the name imported into this family's case module, and that looks up
-``convert`` in this family's oracle module at call time: those are the
-names patched. The rules are SPIR-V's conversion instructions (float ->
-integer rounds toward zero; integer narrowing keeps the low bits) and
-OpCooperativeMatrixTransposeNV (result (j, i) = source (i, j)).
+The reference semantics (ConvertVariant.execute) call ``expected_result`` in
+``ctsgen.ops.cm2_convert``, which calls ``convert`` in ``ctsgen.oracle.numeric``; each is
+looked up in its defining module at call time, and patched there. The rules are SPIR-V's
+conversion instructions (float -> integer rounds toward zero; integer narrowing keeps the low
+bits) and OpCooperativeMatrixTransposeNV (result (j, i) = source (i, j)).
 """
 
 from __future__ import annotations
@@ -18,16 +17,16 @@ from ctsgen.ops.cm2_convert import Kind
 from ctsgen.model.types import ComponentType
 from ctsgen.core.mutant import Mutant
 
+NUMERIC = "ctsgen.oracle.numeric"
 ORACLE = "ctsgen.ops.cm2_convert"
-CASE = "ctsgen.families.cm2_convert.case"
 FAMILY = "cm2-convert"
 
 
 def _float_to_int_rounds() -> dict[str, Any]:
     """OpConvertFTo{S,U} rounds to nearest even (and saturates) instead of truncating."""
-    from ctsgen.ops import cm2_convert as oracle
+    from ctsgen.oracle import numeric
 
-    original = oracle.convert
+    original = numeric.convert
 
     def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.ndarray:
         if src.is_float and not dst.is_float:
@@ -35,14 +34,14 @@ def _float_to_int_rounds() -> dict[str, Any]:
             return np.clip(np.rint(np.asarray(values, np.float64)), info.min, info.max).astype(dst.dtype)
         return original(values, src, dst)
 
-    return {f"{ORACLE}:convert": convert}
+    return {f"{NUMERIC}:convert": convert}
 
 
 def _int_narrowing_saturates() -> dict[str, Any]:
     """A narrowing OpSConvert / OpUConvert saturates instead of keeping the low bits."""
-    from ctsgen.ops import cm2_convert as oracle
+    from ctsgen.oracle import numeric
 
-    original = oracle.convert
+    original = numeric.convert
 
     def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.ndarray:
         if not src.is_float and not dst.is_float and dst.size < src.size:
@@ -50,15 +49,15 @@ def _int_narrowing_saturates() -> dict[str, Any]:
             return np.clip(np.asarray(values, np.int64), info.min, info.max).astype(dst.dtype)
         return original(values, src, dst)
 
-    return {f"{ORACLE}:convert": convert}
+    return {f"{NUMERIC}:convert": convert}
 
 
 def _transpose_ignored(component: ComponentType) -> dict[str, Any]:
     """OpCooperativeMatrixTransposeNV of one component type copies the elements in order
     (the N x M result is the source's row-major data reinterpreted, not transposed)."""
-    from ctsgen.families.cm2_convert import case
+    from ctsgen.ops import cm2_convert as oracle
 
-    original = case.expected_result
+    original = oracle.expected_result
 
     def expected_result(kind: Kind, source: np.ndarray, src: ComponentType, dst: ComponentType
                         ) -> tuple[np.ndarray, np.ndarray]:
@@ -67,7 +66,7 @@ def _transpose_ignored(component: ComponentType) -> dict[str, Any]:
             return source.reshape(*lead, c, r).copy(), np.zeros((2, *lead, c, r))
         return original(kind, source, src, dst)
 
-    return {f"{CASE}:expected_result": expected_result}
+    return {f"{ORACLE}:expected_result": expected_result}
 
 
 MUTANTS = [

@@ -19,7 +19,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.ops.cm2_elementwise import SMALL, Op, expected_per_element, op_allows
+from ctsgen.ops.cm2_elementwise import SMALL, Op, op_allows
+from ctsgen.ops import cm2_elementwise as cm2_elementwise_ops
 from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
                             subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType
@@ -84,8 +85,8 @@ class PerElementVariant:
             s = from_bits(int(words[W_S]), comp)[()]
             x = src[a:a + n * m.elements].reshape(n, m.rows, m.cols)
             mm = opnd[b:b + n * m.elements].reshape(n, m.rows, m.cols)
-            dst[c:c + n * m.elements] = expected_per_element(self.op, x, comp, s=s, m=mm, r0=int(words[W_R0]),
-                                                         c0=int(words[W_C0])).ravel()
+            dst[c:c + n * m.elements] = cm2_elementwise_ops.expected_per_element(
+                self.op, x, comp, s=s, m=mm, r0=int(words[W_R0]), c0=int(words[W_C0])).ravel()
 
 
 def _values(component: ComponentType, n: int, seed: int) -> np.ndarray:
@@ -125,8 +126,8 @@ class PerElementCase:
         x = _values(comp, n * m.elements, self.seed)
         mm = _values(comp, n * m.elements, self.seed ^ 0x5A5A5A5A)
         s = np.asarray(self.s, dtype=comp.dtype)[()]
-        exp = expected_per_element(self.shader.op, x.reshape(n, m.rows, m.cols), comp, s=s,
-                                   m=mm.reshape(n, m.rows, m.cols), r0=self.r0, c0=self.c0)
+        exp = cm2_elementwise_ops.expected_per_element(self.shader.op, x.reshape(n, m.rows, m.cols), comp, s=s,
+                                                       m=mm.reshape(n, m.rows, m.cols), r0=self.r0, c0=self.c0)
         poison = np.full(n * m.elements, from_bits(sentinel_bits(comp), comp), dtype=comp.dtype)
         return CaseData(self.params(), [x, mm, poison], [None, None, exp.ravel()])
 

@@ -1,8 +1,8 @@
 """Plausible driver bugs in OpCooperativeMatrixPerElementOpNV, for the mutation benchmark.
 
 The reference semantics (PerElementVariant.execute) call
-``expected_per_element`` by the name imported into this family's case
-module: that is the name patched. SPV_NV_cooperative_matrix2: result
+``expected_per_element`` in ``ctsgen.ops.cm2_elementwise``, looked up there at call time:
+that is the name patched. SPV_NV_cooperative_matrix2: result
 element (row, col) is Func(row, col, M[row][col], ...).
 """
 
@@ -16,7 +16,7 @@ from ctsgen.ops.cm2_elementwise import Op
 from ctsgen.model.types import ComponentType
 from ctsgen.core.mutant import Mutant
 
-CASE = "ctsgen.families.cm2_elementwise.case"
+ORACLE = "ctsgen.ops.cm2_elementwise"
 FAMILY = "cm2-elementwise"
 
 
@@ -38,21 +38,21 @@ def _coordinates_swapped() -> dict[str, Any]:
         wide = (x.astype(np.int64) * int(s) + m.astype(np.int64) + g) & ((1 << (8 * component.size)) - 1)
         return wide.astype(np.uint64).astype(component.bits_dtype).view(component.dtype)
 
-    return {f"{CASE}:expected_per_element": expected_per_element}
+    return {f"{ORACLE}:expected_per_element": expected_per_element}
 
 
 def _select_row_only() -> dict[str, Any]:
     """select's column operand is dropped: only row == r0 selects s."""
-    from ctsgen.families.cm2_elementwise import case
+    from ctsgen.ops import cm2_elementwise as oracle
 
-    original = case.expected_per_element
+    original = oracle.expected_per_element
 
     def expected_per_element(op: Op, x: np.ndarray, component: ComponentType, **kw: Any) -> np.ndarray:
         if op is Op.select:
             kw["c0"] = -1  # matches no column
         return original(op, x, component, **kw)
 
-    return {f"{CASE}:expected_per_element": expected_per_element}
+    return {f"{ORACLE}:expected_per_element": expected_per_element}
 
 
 MUTANTS = [

@@ -35,7 +35,7 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.ops.cm2_gemm import expected_tile
+from ctsgen.ops import cm2_gemm as cm2_gemm_ops
 from ctsgen.ops.cm2 import requirements_for
 from ctsgen.ops import khr_addressing as khr
 from ctsgen.ops.khr_addressing import KhrAccess, Layout
@@ -171,8 +171,8 @@ class GemmVariant:
             b = B[ob:ob + K * N].reshape(K, N)
             c = C[oc:oc + M * N].reshape(M, N)
             d0 = D[od:od + M * N].reshape(M, N)
-            d, _ = expected_tile(a, b, c, alpha, beta, slice(ty * self.tile_m, (ty + 1) * self.tile_m),
-                                 slice(tx * self.tile_n, (tx + 1) * self.tile_n), d0, self.c_type)
+            d, _ = cm2_gemm_ops.expected_tile(a, b, c, alpha, beta, slice(ty * self.tile_m, (ty + 1) * self.tile_m),
+                                              slice(tx * self.tile_n, (tx + 1) * self.tile_n), d0, self.c_type)
             D[od:od + M * N] = d.ravel()
         return None
 
@@ -195,7 +195,7 @@ class GemmVariant:
                            for k in range(0, K, tk)])
             c = khr_load(tile_access(lc, sc, ty * tm, tx * tn), tm, tn, mem[2], self.c_type)
             everything = slice(None)
-            d, _ = expected_tile(a, b, c, alpha, beta, everything, everything, c, self.c_type)
+            d, _ = cm2_gemm_ops.expected_tile(a, b, c, alpha, beta, everything, everything, c, self.c_type)
             out = mem[3]
             out[:] = khr_store(tile_access(ld, sd, ty * tm, tx * tn), d, out, self.c_type)
 
@@ -305,9 +305,10 @@ class GemmCase:
         a, b, c = self.inputs()
         d0 = np.full(M * N, from_bits(sentinel_bits(v.c_type), v.c_type), dtype=v.c_type.dtype)
         alpha, beta = self._alpha_beta()
-        d, tol = expected_tile(a.reshape(M, K), b.reshape(K, N), c.reshape(M, N), alpha, beta,
-                               slice(self.ty * v.tile_m, (self.ty + 1) * v.tile_m),
-                               slice(self.tx * v.tile_n, (self.tx + 1) * v.tile_n), d0.reshape(M, N), v.c_type)
+        d, tol = cm2_gemm_ops.expected_tile(a.reshape(M, K), b.reshape(K, N), c.reshape(M, N), alpha, beta,
+                                            slice(self.ty * v.tile_m, (self.ty + 1) * v.tile_m),
+                                            slice(self.tx * v.tile_n, (self.tx + 1) * v.tile_n), d0.reshape(M, N),
+                                            v.c_type)
         return CaseData(self.params(), [a, b, c, d0], [None, None, None, d.ravel()],
                         [None, None, None, tol.ravel()] if v.c_type.is_float else None)
 
@@ -331,7 +332,7 @@ class GemmCase:
         alpha, beta = self._alpha_beta()
         tile = slice(self.ty * v.tile_m, (self.ty + 1) * v.tile_m), slice(self.tx * v.tile_n, (self.tx + 1) * v.tile_n)
         cm = c.reshape(M, N)
-        d, tol = expected_tile(a.reshape(M, K), b.reshape(K, N), cm, alpha, beta, *tile, cm, v.c_type)
+        d, tol = cm2_gemm_ops.expected_tile(a.reshape(M, K), b.reshape(K, N), cm, alpha, beta, *tile, cm, v.c_type)
         initial = []
         for (whole, rows, cols), comp, x, n in zip(v.whole(M, N, K, self.strides), v.components(),
                                                    (a, b, c, None), v.extents(M, N, K, self.strides)):

@@ -1,7 +1,8 @@
 """Plausible driver bugs in the GEMM tile, for the mutation benchmark.
 
-The reference semantics (GemmVariant.execute) call ``expected_tile``, and on the khr route
-``khr_load`` / ``khr_store``, by the names in this family's case module: those are the names
+The reference semantics (GemmVariant.execute) call ``expected_tile`` (defined in
+``ctsgen.ops.cm2_gemm``), and on the khr route ``khr_load`` / ``khr_store`` (defined in this
+family's case module), each looked up in its defining module at call time: those are the names
 patched. The rule (VK_NV_cooperative_matrix2 proposal, "4. Examples"):
 D[tile] = alpha * (A x B)[tile] + beta * C[tile]; the khr route's addressing:
 SPV_KHR_cooperative_matrix, "Cooperative Matrix Layout" (line i starts at Pointer[i * Stride]).
@@ -20,20 +21,21 @@ from dataclasses import replace
 from ctsgen.core.mutant import Mutant
 
 CASE = "ctsgen.families.cm2_gemm.case"
+ORACLE = "ctsgen.ops.cm2_gemm"
 FAMILY = "cm2-gemm"
 
 
 def _epilogue(fault: Any) -> dict[str, Any]:
     """Call the correct tile with (alpha, beta) replaced by ``fault(alpha, beta)``."""
-    from ctsgen.families.cm2_gemm import case
+    from ctsgen.ops import cm2_gemm as oracle
 
-    original = case.expected_tile
+    original = oracle.expected_tile
 
     def expected_tile(a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha: Any, beta: Any, *rest: Any
                       ) -> tuple[np.ndarray, np.ndarray]:
         return original(a, b, c, *fault(alpha, beta), *rest)
 
-    return {f"{CASE}:expected_tile": expected_tile}
+    return {f"{ORACLE}:expected_tile": expected_tile}
 
 
 def _as_python(x: Any) -> float | int:

@@ -43,7 +43,8 @@ from ctsgen.ops.cm2_gemm import tile_error
 from ctsgen.families.cm2_program import oracle
 from ctsgen.families.cm2_program.oracle import Run
 from ctsgen.families.cm2_program.program import NO_OPERANDS, SIDE, SINKS, W_C0, W_R0, Op
-from ctsgen.ops.cm2_reduce import Combine, domain_size, reduction_domains
+from ctsgen.ops.cm2_reduce import Combine, domain_size
+from ctsgen.ops import cm2_reduce as cm2_reduce_ops
 from ctsgen.oracle import propagation as prop
 from ctsgen.oracle.numeric import sum_error_bound
 
@@ -75,10 +76,10 @@ def reduce_bound(run: Run, i: int, bounds: list[np.ndarray | None]) -> np.ndarra
     n = run.program.nodes[i]
     x, e = _operand(run, bounds, i, 0)
     shape = (n.type.rows, n.type.cols)
-    de = reduction_domains(e, n.mode)
+    de = cm2_reduce_ops.reduction_domains(e, n.mode)
     if n.combine is not Combine.sum:  # max / min: exact, Lipschitz 1 in the largest operand error
         return np.broadcast_to(prop.exact_step(de.max(axis=2)), shape).copy()
-    dx = reduction_domains(x, n.mode)
+    dx = cm2_reduce_ops.reduction_domains(x, n.mode)
     terms = domain_size(n.mode, *x.shape)
     mag = (np.abs(dx) + de).sum(axis=2)
     own = sum_error_bound(mag, terms, n.type.component) + (terms - 1) * prop.smallest_normal(n.type.component.dtype)

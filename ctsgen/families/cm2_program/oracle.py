@@ -40,15 +40,16 @@ from __future__ import annotations
 import numpy as np
 
 from ctsgen.ops.straight_line import ProgramRun
-from ctsgen.ops.cm2_convert import Kind, expected_result
+from ctsgen.ops.cm2_convert import Kind
+from ctsgen.ops import cm2_convert as cm2_convert_ops
 from ctsgen.ops.cm2_elementwise import Op as ElementFn
-from ctsgen.ops.cm2_elementwise import expected_per_element
-from ctsgen.ops.cm2_gemm import expected_tile
+from ctsgen.ops import cm2_elementwise as cm2_elementwise_ops
+from ctsgen.ops import cm2_gemm as cm2_gemm_ops
 from ctsgen.families.cm2_program.program import (ARITH, LAYOUT_WORDS, VIEW_WORDS, W_C0, W_KHR_OFFSET, W_KHR_STRIDE,
                                                  W_R0, W_S, Op, Program, decode_variant, view_variant)
 from ctsgen.ops import khr_addressing as khr
 from ctsgen.ops.khr_addressing import KhrAccess
-from ctsgen.ops.cm2_reduce import expected_reduce
+from ctsgen.ops import cm2_reduce as cm2_reduce_ops
 from ctsgen.ops.tensor_layout import decode_layout
 from ctsgen.ops.tensor_layout import expected_load, expected_store
 from ctsgen.ops.tensor_view import decode_view
@@ -158,24 +159,25 @@ def eval_const(run: Run, i: int) -> np.ndarray:
 def eval_generate(run: Run, i: int) -> np.ndarray:
     m = run.program.nodes[i].type
     zero = np.zeros((m.rows, m.cols), m.component.dtype)
-    return expected_per_element(ElementFn.select, zero, m.component, s=run.scalar(i),
-                                r0=run.word(i, W_R0), c0=run.word(i, W_C0))
+    return cm2_elementwise_ops.expected_per_element(ElementFn.select, zero, m.component, s=run.scalar(i),
+                                                    r0=run.word(i, W_R0), c0=run.word(i, W_C0))
 
 
 def eval_perelement(run: Run, i: int) -> np.ndarray:
     n = run.program.nodes[i]
     x = run.arg(i, 0)
     if n.fn == "affine":
-        return expected_per_element(ElementFn.affine, x, n.type.component, s=run.scalar(i), m=run.arg(i, 1))
-    return expected_per_element(ElementFn.select, x, n.type.component, s=run.scalar(i),
-                                r0=run.word(i, W_R0), c0=run.word(i, W_C0))
+        return cm2_elementwise_ops.expected_per_element(ElementFn.affine, x, n.type.component, s=run.scalar(i),
+                                                        m=run.arg(i, 1))
+    return cm2_elementwise_ops.expected_per_element(ElementFn.select, x, n.type.component, s=run.scalar(i),
+                                                    r0=run.word(i, W_R0), c0=run.word(i, W_C0))
 
 
 def eval_muladd(run: Run, i: int) -> np.ndarray:
     c = run.arg(i, 2)
     everything = slice(None)
-    d, _ = expected_tile(run.arg(i, 0), run.arg(i, 1), c, 1, 1, everything, everything, c,
-                         run.program.nodes[i].type.component)
+    d, _ = cm2_gemm_ops.expected_tile(run.arg(i, 0), run.arg(i, 1), c, 1, 1, everything, everything, c,
+                                      run.program.nodes[i].type.component)
     return d
 
 
@@ -183,17 +185,18 @@ def eval_convert(run: Run, i: int) -> np.ndarray:
     n = run.program.nodes[i]
     src = run.program.nodes[n.args[0]].type
     kind = Kind.use if src.component is n.type.component else Kind.convert
-    return expected_result(kind, run.arg(i, 0), src.component, n.type.component)[0]
+    return cm2_convert_ops.expected_result(kind, run.arg(i, 0), src.component, n.type.component)[0]
 
 
 def eval_transpose(run: Run, i: int) -> np.ndarray:
     c = run.program.nodes[i].type.component
-    return expected_result(Kind.transpose, run.arg(i, 0), c, c)[0]
+    return cm2_convert_ops.expected_result(Kind.transpose, run.arg(i, 0), c, c)[0]
 
 
 def eval_reduce(run: Run, i: int) -> np.ndarray:
     n = run.program.nodes[i]
-    return expected_reduce(run.arg(i, 0), n.mode, n.combine, n.type.component, n.type.rows, n.type.cols)[0]
+    return cm2_reduce_ops.expected_reduce(run.arg(i, 0), n.mode, n.combine, n.type.component, n.type.rows,
+                                          n.type.cols)[0]
 
 
 def eval_arith(run: Run, i: int) -> np.ndarray:

@@ -21,8 +21,8 @@ from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
                             subgroups_label, tiles_extensions)
-from ctsgen.ops.cm2_reduce import (Combine, ReduceMode, domain_size, expected_reduce,
-                                               reduction_domains, result_shape, sum_is_meaningful)
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode, domain_size, result_shape, sum_is_meaningful
+from ctsgen.ops import cm2_reduce as cm2_reduce_ops
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
 from ctsgen.templates import render
@@ -108,7 +108,7 @@ class ReduceVariant:
         s, r, n = self.source, self.result, self.subgroups
         for in_off, out_off in offsets:
             m = src[in_off:in_off + n * s.elements].reshape(n, s.rows, s.cols)
-            out, _ = expected_reduce(m, self.mode, self.combine, s.component, r.rows, r.cols)
+            out, _ = cm2_reduce_ops.expected_reduce(m, self.mode, self.combine, s.component, r.rows, r.cols)
             dst[out_off:out_off + n * r.elements] = out.ravel()
 
 
@@ -168,8 +168,8 @@ class ReduceCase:
     def data(self) -> CaseData:
         v, s, r = self.shader, self.shader.source, self.shader.result
         src = self.source()
-        exp, tol = expected_reduce(src.reshape(v.subgroups, s.rows, s.cols), v.mode, v.combine, s.component,
-                                   r.rows, r.cols)
+        exp, tol = cm2_reduce_ops.expected_reduce(src.reshape(v.subgroups, s.rows, s.cols), v.mode, v.combine,
+                                                  s.component, r.rows, r.cols)
         poison = np.full(v.subgroups * r.elements, from_bits(sentinel_bits(s.component), s.component), dtype=s.component.dtype)
         tolerance = [None, tol.ravel()] if self._tolerance() else None
         return CaseData(np.zeros(FAMILY_WORDS, np.uint32), [src, poison], [None, exp.ravel()], tolerance)
@@ -234,7 +234,7 @@ def h100_model(case: ReduceCase, params: Any) -> list[np.ndarray | None] | None:
             return None
         red = np.stack(reds)
     else:
-        red = h100.reduce_sum(reduction_domains(tiles, v.mode), s.component, params)
+        red = h100.reduce_sum(cm2_reduce_ops.reduction_domains(tiles, v.mode), s.component, params)
     shape = (v.subgroups, r.rows, r.cols)
     return [None, np.broadcast_to(red.astype(s.component.dtype).reshape(v.subgroups, *red.shape[-2:]),
                                   shape).ravel().copy()]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.ops.cm2_reduce import ReduceMode
-from ctsgen.core.mutant import Mutant, resolve
+from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.ops.cm2_reduce"
 FAMILY = "cm2-reduce"
@@ -48,10 +48,6 @@ def _column_without_transpose(matrix: np.ndarray) -> np.ndarray:
 
 #: lavapipe's tile edge: its cooperative matrices are handled as 8x8 tiles (subgroup size 8).
 LAVAPIPE_TILE = 8
-#: Where the reduce oracle is looked up at call time: the family's cases and reference semantics,
-#: and cm2-program's reduce nodes.
-_REDUCE_CALLERS = ("ctsgen.families.cm2_reduce.case:expected_reduce",
-                   "ctsgen.families.cm2_program.oracle:expected_reduce")
 
 
 def _lavapipe_reduce(original: Any) -> Any:
@@ -88,7 +84,11 @@ def _lavapipe_reduce(original: Any) -> Any:
 
 
 def _lavapipe_targets() -> dict[str, Any]:
-    return {target: _lavapipe_reduce(resolve(target)[2]) for target in _REDUCE_CALLERS}
+    """``expected_reduce`` replaced where it is defined, so every caller (this family's cases and
+    cm2-program's reduce nodes, each through ``ctsgen.ops.cm2_reduce``) takes it."""
+    from ctsgen.ops import cm2_reduce as oracle
+
+    return {f"{ORACLE}:expected_reduce": _lavapipe_reduce(oracle.expected_reduce)}
 
 
 MUTANTS = [

@@ -34,7 +34,8 @@ from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.model.types import ComponentType, MatrixType
-from ctsgen.ops.cm2_convert import Kind, expected_result
+from ctsgen.ops.cm2_convert import Kind
+from ctsgen.ops import cm2_convert as cm2_convert_ops
 from ctsgen.ops.coopvec_elementwise import apply, tolerance
 from ctsgen.ops.khr_addressing import (
     KhrAccess,
@@ -195,7 +196,7 @@ def compute(v: KhrVariant, mats: list[np.ndarray], s: Any, *, strict: bool = Tru
             info = np.iinfo(res.dtype)
             t = np.trunc(mats[0].astype(np.float64))
             mats = [np.where(np.isfinite(t) & (t >= info.min) & (t <= info.max), mats[0], 0).astype(src.dtype)]
-        return expected_result(Kind.convert, mats[0], src, res)
+        return cm2_convert_ops.expected_result(Kind.convert, mats[0], src, res)
     t = element_type(res)
     if v.op is Op.scale and not res.is_float:  # an integer OpMatrixTimesScalar multiplies each element
         operands, scalar = [mats[0], np.full(mats[0].shape, s, res.dtype)], 0.0

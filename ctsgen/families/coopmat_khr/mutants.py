@@ -1,7 +1,7 @@
 """Plausible driver bugs in KHR cooperative-matrix loads, stores, arithmetic and MulAdd.
 
-The reference semantics (KhrVariant.execute) call ``load_operand``, ``store_result`` and ``compute``
-by the names of this family's case module: those are the names patched.
+The reference semantics (KhrVariant.execute) call ``load_operand``, ``store_result`` and ``compute``,
+defined in this family's case module and looked up there at call time: those are the names patched.
 """
 
 from __future__ import annotations

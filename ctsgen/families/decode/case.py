@@ -23,7 +23,8 @@ from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.decode import FORMATS, Format, encode_blocks
-from ctsgen.ops.decode_load import BC_MUL, CIB_MUL, decoded_at, expected_decode_load
+from ctsgen.ops.decode_load import BC_MUL, CIB_MUL, decoded_at
+from ctsgen.ops import decode_load as decode_load_ops
 from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import (
     FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE, W_BLOCK_SIZE,
@@ -31,7 +32,8 @@ from ctsgen.ops.tensor_layout import (
 )
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import MatrixType
-from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses
+from ctsgen.oracle.addressing import TensorAddresses
+from ctsgen.oracle import addressing
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
 
@@ -122,8 +124,8 @@ class DecodeVariant:
 
     def expected(self, t: TensorLayout, words: np.ndarray) -> np.ndarray:
         m = self.matrix
-        return expected_decode_load(t, m.rows, m.cols, words, m.component, self.format, self.probe_words,
-                                    self.blockShape)
+        return decode_load_ops.expected_decode_load(t, m.rows, m.cols, words, m.component, self.format,
+                                                    self.probe_words, self.blockShape)
 
     def decoded_at(self, a: TensorAddresses, t: TensorLayout, words: np.ndarray) -> np.ndarray:
         """This decode function's values at the addresses ``a`` (``oracle.decoded_at``)."""
@@ -217,7 +219,7 @@ class DecodeCase:
         if buffer != 1 or element >= m.elements:
             return {}
         row, col = divmod(element, m.cols)
-        a = tensor_addresses(self.layout(), m.rows, m.cols, is_store=False)
+        a = addressing.tensor_addresses(self.layout(), m.rows, m.cols, is_store=False)
         return {"row": row, "col": col, "clamped": not bool(a.valid[row, col]),
                 "blockIndex": int(a.index[row, col]),
                 "blockCoord": [int(c) for c in a.blockCoord[:, row, col]],
@@ -244,5 +246,5 @@ def tolerance_on(case: DecodeCase, params: np.ndarray, initial: list[np.ndarray]
     it is clampValue (out of bounds: compared bit for bit, execute.judge.judge_buffer)."""
     v = case.shader
     t = decode_layout(params, v.Dim, v.clampMode)
-    a = tensor_addresses(t, v.matrix.rows, v.matrix.cols, is_store=False)
+    a = addressing.tensor_addresses(t, v.matrix.rows, v.matrix.cols, is_store=False)
     return [None, np.where(a.valid, 0.0, np.nan).ravel()]

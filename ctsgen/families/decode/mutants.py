@@ -1,9 +1,9 @@
 """Plausible driver bugs in decode loads (DecodeFunc), for the mutation benchmark.
 
 The reference semantics (DecodeVariant.execute -> expected_decode_load in
-this family's oracle) look up ``tensor_addresses``, ``probe_values`` and
-``dequantize`` in ``ctsgen.ops.decode_load`` at call time: those are
-the names patched. The faults read SPV_NV_cooperative_matrix2 "3.X Tensor
+this family's oracle) look up ``expected_decode_load`` and ``probe_values`` in
+``ctsgen.ops.decode_load`` and ``dequantize`` in ``ctsgen.ops.decode``, their defining modules,
+at call time: those are the names patched. The faults read SPV_NV_cooperative_matrix2 "3.X Tensor
 Layout and View" (the decode function's pointer and its blockCoord /
 coordInBlock operands) or a block format's layout wrongly.
 """
@@ -18,6 +18,7 @@ import numpy as np
 from ctsgen.core.mutant import Mutant
 
 ORACLE = "ctsgen.ops.decode_load"
+BLOCKS = "ctsgen.ops.decode"
 FAMILY = "decode"
 
 
@@ -38,44 +39,43 @@ def _pointer_from_element_index() -> dict[str, Any]:
     """The decode pointer advances by the element's tensor coordinates (tensorCoord . stride),
     not by its block's (blockCoord . stride); the read stays inside the encoded buffer."""
     from ctsgen.ops import decode_load as oracle
+    from ctsgen.oracle import addressing
 
-    original = oracle.tensor_addresses
-
-    def tensor_addresses(t: Any, M: int, N: int, **kw: Any) -> Any:
-        a = original(t, M, N, **kw)
+    def expected_decode_load(t: Any, rows: int, cols: int, words: np.ndarray, *rest: Any) -> np.ndarray:
+        a = addressing.tensor_addresses(t, rows, cols, is_store=False)
         coord = np.where(a.valid, a.tensorCoord, 0)
         index = np.tensordot(np.asarray(t.stride, dtype=np.int64), coord, axes=1) % max(t.extent(), 1)
-        return replace(a, index=index)
+        return oracle.decoded_at(replace(a, index=index), t, words, *rest)
 
-    return {f"{ORACLE}:tensor_addresses": tensor_addresses}
+    return {f"{ORACLE}:expected_decode_load": expected_decode_load}
 
 
 def _q4_0_nibbles_swapped() -> dict[str, Any]:
     """Q4_0 takes element j from the high nibble of qs[j] and j+16 from the low one."""
-    from ctsgen.ops import decode_load as oracle
+    from ctsgen.ops import decode
     from ctsgen.ops.decode import Q4_0
 
-    original = oracle.dequantize
+    original = decode.dequantize
 
     def dequantize(fmt: Any, blocks: np.ndarray) -> np.ndarray:
         out = original(fmt, blocks)
         return np.concatenate([out[:, 16:], out[:, :16]], axis=1) if fmt is Q4_0 else out
 
-    return {f"{ORACLE}:dequantize": dequantize}
+    return {f"{BLOCKS}:dequantize": dequantize}
 
 
 def _mxfp4_bias_off_by_one() -> dict[str, Any]:
     """MXFP4's E8M0 scale is decoded as 2^(e-128) instead of 2^(e-127)."""
-    from ctsgen.ops import decode_load as oracle
+    from ctsgen.ops import decode
     from ctsgen.ops.decode import MXFP4
 
-    original = oracle.dequantize
+    original = decode.dequantize
 
     def dequantize(fmt: Any, blocks: np.ndarray) -> np.ndarray:
         out = original(fmt, blocks)
         return out / 2 if fmt is MXFP4 else out
 
-    return {f"{ORACLE}:dequantize": dequantize}
+    return {f"{BLOCKS}:dequantize": dequantize}
 
 
 MUTANTS = [

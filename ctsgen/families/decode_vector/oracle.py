@@ -22,12 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctsgen.ops.decode import Format, dequantize
+from ctsgen.ops.decode import Format
+from ctsgen.ops import decode as decode_ops
 from ctsgen.ops.decode_load import BC_MUL, CIB_MUL
 from ctsgen.model.tensor import TensorLayout
 from ctsgen.model.types import ComponentType
-from ctsgen.oracle.addressing import TensorAddresses, tensor_addresses
-from ctsgen.oracle.values import clamp_value_bits, from_bits
+from ctsgen.oracle.addressing import TensorAddresses
+from ctsgen.oracle import addressing
+from ctsgen.oracle.values import from_bits
+from ctsgen.oracle import values as oracle_values
 
 CALL_PATTERNS = ("scalar", "vector", "mixed")
 
@@ -144,12 +147,12 @@ def reference_load(t: TensorLayout, rows: int, cols: int, words: np.ndarray, d: 
     V-group, DecodeFunc for the rest) or ``mixed`` (DecodeVectorFunc for every other group)."""
     if pattern not in CALL_PATTERNS:
         raise ValueError(f"unknown call pattern {pattern!r}; use one of {CALL_PATTERNS}")
-    a = tensor_addresses(t, rows, cols, is_store=False)
+    a = addressing.tensor_addresses(t, rows, cols, is_store=False)
     table = None
     if d.fmt is not None:
         n = t.extent()
-        table = dequantize(d.fmt, words.view(np.uint8)[:n * d.fmt.block_bytes].reshape(n, d.fmt.block_bytes))
-    clamp = from_bits(clamp_value_bits(t.clampValue, d.component), d.component)
+        table = decode_ops.dequantize(d.fmt, words.view(np.uint8)[:n * d.fmt.block_bytes].reshape(n, d.fmt.block_bytes))
+    clamp = from_bits(oracle_values.clamp_value_bits(t.clampValue, d.component), d.component)
     out = np.full((rows, cols), clamp, dtype=d.component.dtype)
     vector = np.zeros((rows, cols), dtype=bool)
     if pattern != "scalar":

@@ -25,8 +25,10 @@ from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2 import COOPERATIVE_MATRIX
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, Scope
-from ctsgen.oracle.addressing import linear_to_span_coord, matrix_linear_index, tensor_addresses
-from ctsgen.oracle.values import clamp_value_bits, sentinel_bits
+from ctsgen.oracle.addressing import matrix_linear_index
+from ctsgen.oracle import addressing
+from ctsgen.oracle.values import sentinel_bits
+from ctsgen.oracle import values as oracle_values
 from ctsgen.ops.tensor_layout import (
     FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE, W_BLOCK_SIZE,
     W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, Operation, decode_layout,
@@ -234,7 +236,7 @@ class TensorLayoutCase:
                 or 1 not in self.layoutDimension:
             return []
         t = self.layout()
-        span = linear_to_span_coord(t, matrix_linear_index(v.matrix.rows, v.matrix.cols))
+        span = addressing.linear_to_span_coord(t, matrix_linear_index(v.matrix.rows, v.matrix.cols))
         for axis, dim in enumerate(t.layoutDimension):
             c = span[axis] + t.offset[axis]
             if dim == 1 and ((c < 0) | (c >= 1)).any():
@@ -248,7 +250,8 @@ class TensorLayoutCase:
             return {}
         m = self.shader.matrix
         is_store = self.shader.operation is Operation.store
-        return tensor_addresses(self.layout(), m.rows, m.cols, is_store=is_store).locate(element, is_store=is_store)
+        addresses = addressing.tensor_addresses(self.layout(), m.rows, m.cols, is_store=is_store)
+        return addresses.locate(element, is_store=is_store)
 
     def describe(self) -> dict[str, Any]:
         """The resulting layout state, for reports (what the oracle used)."""
@@ -256,4 +259,4 @@ class TensorLayoutCase:
         return {"LDim": t.LDim, "clampMode": t.clampMode.name, "blockSize": list(t.blockSize),
                 "layoutDimension": list(t.layoutDimension), "stride": list(t.stride),
                 "offset": list(t.offset), "span": list(t.span), "clampValue": t.clampValue,
-                "clampValueBits": clamp_value_bits(t.clampValue, self.shader.matrix.component)}
+                "clampValueBits": oracle_values.clamp_value_bits(t.clampValue, self.shader.matrix.component)}

@@ -17,7 +17,7 @@ from ctsgen.core.mutant import Mutant
 
 ADDR = "ctsgen.oracle.addressing"
 MODEL = "ctsgen.model.tensor"
-ORACLE = "ctsgen.ops.tensor_layout"
+VALUES = "ctsgen.oracle.values"
 FAMILY = "tensor-layout"
 
 
@@ -76,16 +76,13 @@ def _store_like_load() -> dict[str, Any]:
 
 
 def _clamp_bits(fn: Any) -> dict[str, Any]:
-    return {f"{ORACLE}:clamp_value_bits": fn}
+    return {f"{VALUES}:clamp_value_bits": fn}
 
 
 def _layout_method(name: str, replacement: Any) -> dict[str, Any]:
-    from ctsgen.model.tensor import TensorLayout
-
-    # the reference semantics build layouts from the words in ops (decode_layout) and from a
-    # case's fields in case.py (TensorLayoutCase.layout), so patch the name in both
-    mutated = type("TensorLayout", (TensorLayout,), {name: replacement})
-    return {"ctsgen.ops.tensor_layout:TensorLayout": mutated, "ctsgen.families.tensor_layout.case:TensorLayout": mutated}
+    # replaced on the class itself, so every layout the reference semantics build (from the words in
+    # ops, from a case's fields, inside a program) takes it
+    return {f"{MODEL}:TensorLayout.{name}": replacement}
 
 
 def _unsigned_offsets() -> dict[str, Any]:

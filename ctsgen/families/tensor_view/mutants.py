@@ -94,8 +94,6 @@ def _span_as_layout_dimension() -> dict[str, Any]:
 
 def _set_dimension_strides_reversed() -> dict[str, Any]:
     """OpTensorViewSetDimensionNV packs the strides with the first dimension innermost."""
-    from ctsgen.model.tensor import TensorView
-
     def set_dimension(self: Any, *Dim: int) -> Any:
         dims = tuple(int(d) for d in Dim)
         strides = [1] * len(dims)
@@ -103,10 +101,8 @@ def _set_dimension_strides_reversed() -> dict[str, Any]:
             strides[i] = strides[i - 1] * dims[i - 1]
         return replace(self, viewDimension=dims, viewStride=tuple(strides))
 
-    # the reference semantics build views from the words in ops (decode_view) and from a case's
-    # fields in case.py (TensorViewCase.view), so patch the name in both
-    mutated = type("TensorView", (TensorView,), {"set_dimension": set_dimension})
-    return {"ctsgen.ops.tensor_view:TensorView": mutated, "ctsgen.families.tensor_view.case:TensorView": mutated}
+    # replaced on the class itself, so every view the reference semantics build takes it
+    return {"ctsgen.model.tensor:TensorView.set_dimension": set_dimension}
 
 
 MUTANTS = [

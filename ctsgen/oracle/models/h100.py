@@ -50,7 +50,8 @@ import ml_dtypes
 import numpy as np
 
 from ctsgen.model.types import ComponentType
-from ctsgen.oracle.numeric import accumulate_blocks_f16, convert, float_format, neighbours, round_to_nearest_even
+from ctsgen.oracle.numeric import accumulate_blocks_f16, float_format, neighbours, round_to_nearest_even
+from ctsgen.oracle import numeric
 
 
 @dataclass(frozen=True)
@@ -364,4 +365,4 @@ def convert_values(values: np.ndarray, src: ComponentType, dst: ComponentType, p
         x = (x.astype(np.float32) if params.bf16_source == "float32" else x).astype(np.float64)
         lo, hi = neighbours(x, ComponentType.bfloat16)
         return np.where(x < 0, hi, lo).astype(dst.dtype)
-    return convert(values, src, dst)
+    return numeric.convert(values, src, dst)

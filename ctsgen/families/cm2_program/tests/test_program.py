@@ -204,6 +204,8 @@ def test_the_lavapipe_reduce_mutant_reaches_the_reduce_nodes() -> None:
     sum of a 16x16 matrix keeps result rows 0-7 and gives rows 8-15 the row sums of the second
     8x8 tile, numbered row-major (rows 0-7, columns 8-15), alone (docs/validation.md, "lavapipe:
     Row and Column reductions")."""
+    from types import SimpleNamespace
+
     from ctsgen.families.cm2_program import oracle as program_oracle
     from ctsgen.ops.cm2_reduce import expected_reduce
 
@@ -211,9 +213,12 @@ def test_the_lavapipe_reduce_mutant_reaches_the_reduce_nodes() -> None:
     m = np.random.default_rng(1616).integers(-1000, 1000, size=(16, 16)).astype(np.int32)
     spec = expected_reduce(m, ReduceMode.Row, Combine.sum, s32, 16, 16)[0]
     tile = expected_reduce(m[:8, 8:], ReduceMode.Row, Combine.sum, s32, 8, 16)[0]
-    before = program_oracle.expected_reduce
+    # one Row-sum node over m: what eval_reduce reads of a program run
+    node = SimpleNamespace(mode=ReduceMode.Row, combine=Combine.sum, type=SimpleNamespace(component=s32, rows=16,
+                                                                                          cols=16))
+    run = SimpleNamespace(program=SimpleNamespace(nodes=[node]), arg=lambda i, k: m)
     with catalogue()["lavapipe-reduce-tiles"].applied():
-        got = program_oracle.expected_reduce(m, ReduceMode.Row, Combine.sum, s32, 16, 16)[0]
-    assert program_oracle.expected_reduce is before
+        got = program_oracle.eval_reduce(run, 0)
+    assert np.array_equal(program_oracle.eval_reduce(run, 0), spec)
     assert np.array_equal(got[:8], spec[:8]) and np.array_equal(got[8:], tile)
     assert not np.array_equal(got, spec)

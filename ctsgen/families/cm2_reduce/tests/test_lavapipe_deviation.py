@@ -8,8 +8,8 @@ import pytest
 
 from ctsgen.mutants.deviations import data_under, expected_under, reaching
 from ctsgen.families import get_family
-from ctsgen.families.cm2_reduce import case as reduce_case
 from ctsgen.families.cm2_reduce.case import ReduceCase, ReduceVariant
+from ctsgen.ops import cm2_reduce as cm2_reduce_ops
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode, expected_reduce
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.mutants.catalogue import get_mutant
@@ -21,7 +21,7 @@ S32 = ComponentType.sint32
 
 def _lavapipe(matrix: np.ndarray, mode: ReduceMode, combine: Combine, out_rows: int, out_cols: int) -> np.ndarray:
     with get_mutant(LVP).applied():
-        return reduce_case.expected_reduce(matrix, mode, combine, S32, out_rows, out_cols)[0]
+        return cm2_reduce_ops.expected_reduce(matrix, mode, combine, S32, out_rows, out_cols)[0]
 
 
 def _matrix(rows: int, cols: int) -> np.ndarray:
