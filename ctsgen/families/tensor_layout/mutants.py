@@ -85,7 +85,7 @@ def _layout_method(name: str, replacement: Any) -> dict[str, Any]:
     # the reference semantics build layouts from the words in ops (decode_layout) and from a
     # case's fields in case.py (TensorLayoutCase.layout), so patch the name in both
     mutated = type("TensorLayout", (TensorLayout,), {name: replacement})
-    return {"ctsgen.ops.tensor_layout:TensorLayout": mutated, "ctsgen.families.tensor_layout.case:TensorLayout": mutated}
+    return {"ctsgen.ops.tensor_layout:TensorLayout": mutated, "ctsgen.ops.tensor_layout_case:TensorLayout": mutated}
 
 
 def _unsigned_offsets() -> dict[str, Any]:

@@ -106,7 +106,7 @@ def _set_dimension_strides_reversed() -> dict[str, Any]:
     # the reference semantics build views from the words in ops (decode_view) and from a case's
     # fields in case.py (TensorViewCase.view), so patch the name in both
     mutated = type("TensorView", (TensorView,), {"set_dimension": set_dimension})
-    return {"ctsgen.ops.tensor_view:TensorView": mutated, "ctsgen.families.tensor_view.case:TensorView": mutated}
+    return {"ctsgen.ops.tensor_view:TensorView": mutated, "ctsgen.ops.tensor_view_case:TensorView": mutated}
 
 
 MUTANTS = [
