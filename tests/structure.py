@@ -48,10 +48,13 @@ SIGNAL_INSTALLS = {"signal", "setitimer", "alarm", "pthread_sigmask", "siginterr
 BACKEND_NAMES_OWNER = "ctsgen.backends.registry"
 
 #: Strings outside a family's package that spell a family's name and are no table of families:
-#: the default family's one declaration, a device read-out's section name (``coopvec feats``), and
-#: the JSON key of a program node's decode load.
+#: the default family's one declaration, a device read-out's section name (``coopvec feats``),
+#: the JSON key of a program node's decode load, and the ``"family"`` tag of the three case models
+#: other families embed (ops/*_case.py): it is the pack format, so each model writes its own.
 FAMILY_NAME_SPELLINGS = {("ctsgen.families", "tensor-layout"), ("ctsgen.device.readout", "coopvec"),
-                         ("ctsgen.families.cm2_program.case", "decode")}
+                         ("ctsgen.families.cm2_program.case", "decode"),
+                         ("ctsgen.ops.tensor_layout_case", "tensor-layout"),
+                         ("ctsgen.ops.tensor_view_case", "tensor-view"), ("ctsgen.ops.decode_case", "decode")}
 
 
 _NODES: dict[str, tuple[ast.AST, ...]] = {}

@@ -9,7 +9,7 @@ import pytest
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
-from ctsgen.families.tensor_layout.case import LayoutVariant
+from ctsgen.ops.tensor_layout_case import LayoutVariant
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, Scope

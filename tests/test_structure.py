@@ -28,16 +28,6 @@ from tests.structure import (Source, backend_family_reaches, backend_name_tests,
 
 REAL = Source(Path(ctsgen.__file__).parent)
 
-#: Family packages that still reuse another family's case model, named until it moves below the
-#: families: the tensor-layout case (its run-time layout state, word writer and strategy) in the
-#: families that extend it (tensor-view, decode) or embed it (decode-vector, cm2-program), the
-#: decode case and strategy in decode-vector (its subclass) and cm2-program's decode nodes, the
-#: tensor-view case and strategy in cm2-program's view nodes. Imports written relative count.
-CASE_MODEL_REUSE = {("cm2_program", "decode"), ("cm2_program", "tensor_layout"), ("cm2_program", "tensor_view"),
-                    ("decode", "tensor_layout"), ("decode_vector", "decode"), ("decode_vector", "tensor_layout"),
-                    ("tensor_view", "tensor_layout")}
-
-
 @pytest.fixture
 def plant(tmp_path: Path) -> Callable[[str, str], Source]:
     """``plant(path, code)``: a copy of ctsgen's source (tests left out) with ``code`` appended to
@@ -114,9 +104,9 @@ def test_no_module_uses_another_modules_private_names(plant) -> None:
 
 def test_no_family_imports_another_family() -> None:
     """A family imports the contract, the registry and what lives below the families (ops/, model/,
-    oracle/, strategies/), never another family (docs/architecture.md); the named case-model
-    reuses are the ones left, and each must still exist, so the list only shrinks."""
-    assert family_imports(REAL) == CASE_MODEL_REUSE
+    oracle/, strategies/), never another family (docs/architecture.md): case models several
+    families build on live in ops/, with no exception."""
+    assert family_imports(REAL) == set()
 
 
 @pytest.mark.parametrize("path, code", [
@@ -126,13 +116,13 @@ def test_no_family_imports_another_family() -> None:
     ("families/cm2_gemm/tests/test_planted.py", "from ctsgen.families.cm2_reduce import FAMILY"),
 ])
 def test_a_family_importing_another_is_found(plant, path: str, code: str) -> None:
-    assert family_imports(plant(path, code)) - CASE_MODEL_REUSE == {("cm2_gemm", "cm2_reduce")}
+    assert family_imports(plant(path, code)) == {("cm2_gemm", "cm2_reduce")}
 
 
 def test_a_family_importing_its_own_package_or_the_registry_is_not(plant) -> None:
     planted = plant("families/cm2_gemm/case.py", "from . import strategy\nfrom .. import gating\n"
                                                  "from ctsgen.families import families")
-    assert family_imports(planted) == CASE_MODEL_REUSE
+    assert family_imports(planted) == set()
 
 
 def test_ops_import_no_family(plant) -> None:
@@ -143,8 +133,8 @@ def test_ops_import_no_family(plant) -> None:
 
 def test_backends_import_no_family(plant) -> None:
     assert backend_family_reaches(REAL) == []
-    planted = plant("backends/reference.py", "from ctsgen.families.decode.case import DecodeCase")
-    assert "ctsgen.backends.reference -> ctsgen.families.decode.case" in backend_family_reaches(planted)
+    planted = plant("backends/reference.py", "from ctsgen.families.decode.mutants import MUTANTS")
+    assert "ctsgen.backends.reference -> ctsgen.families.decode.mutants" in backend_family_reaches(planted)
 
 
 @pytest.mark.parametrize("code, found", [

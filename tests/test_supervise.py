@@ -19,7 +19,7 @@ from ctsgen.backends.fake import FaultyBackend
 from ctsgen.device.profile import default_profile
 from ctsgen.families import get_family
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.tensor_layout.case import LayoutVariant
+from ctsgen.ops.tensor_layout_case import LayoutVariant
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.pack.read import load_pack

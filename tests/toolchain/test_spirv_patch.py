@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from ctsgen.families.decode.case import DecodeVariant
+from ctsgen.ops.decode_case import DecodeVariant
 from ctsgen.families.decode_vector.case import VECTOR_FUNCTION, DecodeVectorVariant
-from ctsgen.families.tensor_layout.case import LayoutVariant
+from ctsgen.ops.tensor_layout_case import LayoutVariant
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope

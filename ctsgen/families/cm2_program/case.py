@@ -59,14 +59,14 @@ from ctsgen.families.cm2_program.program import (ARITH, KHR_OPS, MOVES, SIDE, SI
                                                  W_KHR_STRIDE, W_R0, W_S, WORDS, Node, Op, Program, decode_variant,
                                                  view_variant)
 from ctsgen.ops.cm2 import requirements_for
-from ctsgen.families.decode.case import DecodeCase
+from ctsgen.ops.decode_case import DecodeCase
 from ctsgen.ops.decode import FORMATS, encode_small_blocks
 from ctsgen.ops import khr_addressing as khr
 from ctsgen.ops.khr_addressing import KhrAccess
 from ctsgen.ops import tensor_view as tv
-from ctsgen.families.tensor_view.case import TensorViewCase
+from ctsgen.ops.tensor_view_case import TensorViewCase
 from ctsgen.ops import tensor_layout as tl
-from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType

@@ -30,10 +30,10 @@ from typing import Any
 
 from ctsgen.ops.straight_line import StraightLine
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode, domain_size
-from ctsgen.families.decode.case import DecodeVariant
+from ctsgen.ops.decode_case import DecodeVariant
 from ctsgen.ops.khr_addressing import Layout
 from ctsgen.ops.tensor_layout import Operation
-from ctsgen.families.tensor_view.case import ViewVariant
+from ctsgen.ops.tensor_view_case import ViewVariant
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 
@@ -102,8 +102,8 @@ ARITH = {Op.add: "+", Op.sub: "-", Op.mul: "*"}
 #: Nodes that move values without arithmetic: they keep every bit, the sign of zero too.
 MOVES = frozenset({Op.load, Op.loadview, Op.loadkhr, Op.transpose, *SINKS})
 #: Run-time words per node kind (after the node's layout words, for load / store).
-LAYOUT_WORDS = 28  # ctsgen.families.tensor_layout.case.FAMILY_WORDS (checked in tests)
-VIEW_WORDS = 44  # ctsgen.families.tensor_view.case.FAMILY_WORDS: the layout's words, then the view's
+LAYOUT_WORDS = 28  # ctsgen.ops.tensor_layout_case.FAMILY_WORDS (checked in tests)
+VIEW_WORDS = 44  # ctsgen.ops.tensor_view_case.FAMILY_WORDS: the layout's words, then the view's
 WORDS = {Op.load: 1 + LAYOUT_WORDS, Op.store: 1 + LAYOUT_WORDS, Op.const: 1, Op.generate: 3,
          Op.perelement: 3, Op.scale: 1, Op.loadview: 1 + VIEW_WORDS, Op.loaddecode: 1 + LAYOUT_WORDS,
          Op.storeview: 1 + VIEW_WORDS, Op.loaddecodeview: 1 + VIEW_WORDS, Op.loadkhr: 3, Op.storekhr: 3}

@@ -49,11 +49,11 @@ from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, 
                                                  view_variant)
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.ops.decode import FORMATS
-from ctsgen.families.decode.strategy import decode_cases
+from ctsgen.strategies.decode import decode_cases
 from ctsgen.ops.decode import block_shapes
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
-from ctsgen.families.tensor_layout.strategy import layout_cases
-from ctsgen.families.tensor_view.strategy import draw_view_over, view_cases
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
+from ctsgen.strategies.tensor_layout import layout_cases
+from ctsgen.strategies.tensor_view import draw_view_over, view_cases
 from ctsgen.model.tensor import ClampMode
 from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.strategies.khr import khr_accesses

@@ -2,9 +2,9 @@
 
 from ctsgen.core.family import FamilySpec
 from ctsgen.ops.cm2 import cm2_needs
-from ctsgen.families.decode.case import FAMILY_NAME, DecodeCase, DecodeVariant, expected_on, tolerance_on
-from ctsgen.families.decode.coverage import tables
-from ctsgen.families.decode.strategy import decode_cases, decode_variants, strata
+from ctsgen.ops.decode_case import FAMILY_NAME, DecodeCase, DecodeVariant, expected_on, tolerance_on
+from ctsgen.ops.decode_coverage import tables
+from ctsgen.strategies.decode import decode_cases, decode_variants, strata
 from ctsgen.families.decode.mutants import MUTANTS
 
 FAMILY = FamilySpec(

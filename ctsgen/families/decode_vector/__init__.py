@@ -2,7 +2,7 @@
 
 from ctsgen.core.family import FamilySpec
 from ctsgen.ops.cm2 import cm2_needs
-from ctsgen.families.decode.case import expected_on, tolerance_on
+from ctsgen.ops.decode_case import expected_on, tolerance_on
 from ctsgen.families.decode_vector.case import EXTENSION, FAMILY_NAME, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.coverage import tables
 from ctsgen.families.decode_vector.validator import VALIDATOR

@@ -23,10 +23,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctsgen.device.profile import Requirements
-from ctsgen.families.decode.case import N_BUFFERS, DecodeCase, DecodeVariant
+from ctsgen.ops.decode_case import N_BUFFERS, DecodeCase, DecodeVariant
 from ctsgen.ops.decode_load import BC_MUL, CIB_MUL
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS, Decoder, reference_load
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.ops.tensor_layout import (
     FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE, W_BLOCK_SIZE,
     W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, decode_layout,

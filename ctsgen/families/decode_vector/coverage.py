@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.core.coverage import Table, grid
-from ctsgen.families.decode import coverage as decode_coverage
+from ctsgen.ops import decode_coverage
 from ctsgen.families.decode_vector.case import VS
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS
 

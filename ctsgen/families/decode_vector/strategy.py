@@ -16,11 +16,11 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.decode.strategy import draw_decode_parts, latin_strata
+from ctsgen.strategies.decode import draw_decode_parts, latin_strata
 from ctsgen.families.decode_vector.case import VS, DecodeVectorCase, DecodeVectorVariant
 from ctsgen.families.decode_vector.oracle import CALL_PATTERNS
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
-from ctsgen.families.tensor_layout.strategy import draw_layout_case, draw_optional_strides
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
+from ctsgen.strategies.tensor_layout import draw_layout_case, draw_optional_strides
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.strategies.cached import SEEDS
 
@@ -28,7 +28,7 @@ from ctsgen.strategies.cached import SEEDS
 def strata() -> list[dict[str, object]]:
     """Every decoder at every Dim, with every V (each decoder's five cells take two Vs twice)
     and every clampMode; the 40 cells also pair every Dim with every V and every clampMode
-    (:func:`ctsgen.families.decode.strategy.latin_strata`). V comes before clampMode so that
+    (:func:`ctsgen.strategies.decode.latin_strata`). V comes before clampMode so that
     Q8_0's and MXFP4's Dim-5 cells get V = 2, the only V a 2 x 2 x 2 x 2 x 2 block allows."""
     return latin_strata(Dim=range(1, MAX_DIM + 1), V=VS, clampMode=list(ClampMode))
 

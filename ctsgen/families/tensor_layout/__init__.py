@@ -2,9 +2,9 @@
 
 from ctsgen.core.family import FamilySpec
 from ctsgen.ops.cm2 import cm2_needs
-from ctsgen.families.tensor_layout.case import FAMILY_NAME, LayoutVariant, TensorLayoutCase, expected_on
+from ctsgen.ops.tensor_layout_case import FAMILY_NAME, LayoutVariant, TensorLayoutCase, expected_on
 from ctsgen.families.tensor_layout.coverage import tables
-from ctsgen.families.tensor_layout.strategy import (
+from ctsgen.strategies.tensor_layout import (
     hazardous_layout_cases,
     layout_cases,
     layout_variants,

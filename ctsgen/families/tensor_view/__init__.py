@@ -2,9 +2,9 @@
 
 from ctsgen.core.family import FamilySpec
 from ctsgen.ops.cm2 import cm2_needs
-from ctsgen.families.tensor_view.case import FAMILY_NAME, TensorViewCase, ViewVariant, expected_on
+from ctsgen.ops.tensor_view_case import FAMILY_NAME, TensorViewCase, ViewVariant, expected_on
 from ctsgen.families.tensor_view.coverage import tables
-from ctsgen.families.tensor_view.strategy import strata, view_cases, view_variants
+from ctsgen.strategies.tensor_view import strata, view_cases, view_variants
 from ctsgen.families.tensor_view.mutants import MUTANTS
 
 FAMILY = FamilySpec(

@@ -19,7 +19,7 @@ from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, Node, Op, Program
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import MatrixType
 from ctsgen.repro import export_case

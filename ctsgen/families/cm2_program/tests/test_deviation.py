@@ -15,7 +15,7 @@ from ctsgen.mutants.deviations import expected_under
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.program import A16, Node, Op, Program
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.runner.options import RunOptions
 from ctsgen.testing import check_case

@@ -26,7 +26,7 @@ from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, SIDE, SI
 from ctsgen.families.cm2_program.strategy import SEEDS, STEP, STORE, build, program_cases_for
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode, reduction_domains
 from tests.rounding_device import RoundingDevice
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.mutants.catalogue import catalogue
 from ctsgen.runner.debug_run import first_difference

@@ -20,7 +20,7 @@ from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, EXACT, L
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.families.cm2_program.strategy import MAX_OPS, SEEDS, STEP, STORE, build
 from ctsgen.ops import tensor_layout as tensor_layout_ops
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import sentinel_bits

@@ -29,8 +29,8 @@ from ctsgen.families.cm2_program.program import ACC32, Node, Op, Program, view_v
 from ctsgen.families.cm2_program.strategy import (KINDS, STEP, STORE, VIEW_STORE_EVERY, build, program_cases_for,
                                                   program_variants)
 from ctsgen.families.cm2_program.tests.test_program import killed
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
-from ctsgen.families.tensor_view.case import TensorViewCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
+from ctsgen.ops.tensor_view_case import TensorViewCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits

@@ -31,10 +31,10 @@ from ctsgen.families.cm2_program.program import ACC32, TYPES, Node, Op, Program,
 from ctsgen.families.cm2_program.strategy import (ATTR, DECODE_ATTRS, DECODE_VIEW_EVERY, KINDS, STEP, STORE,
                                                   build)
 from ctsgen.families.cm2_program.tests.test_program import killed
-from ctsgen.families.decode.case import DecodeCase
+from ctsgen.ops.decode_case import DecodeCase
 from ctsgen.ops.decode import FORMATS, SMALL, dequantize, encode_small_blocks
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
-from ctsgen.families.tensor_view.case import TensorViewCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
+from ctsgen.ops.tensor_view_case import TensorViewCase
 from ctsgen.model.tensor import ClampMode
 from ctsgen.model.types import ComponentType
 from ctsgen.oracle.values import from_bits, sentinel_bits

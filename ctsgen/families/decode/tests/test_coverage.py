@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctsgen.families.decode.coverage import DECODERS, blocked_dims, decoder_label, tables
+from ctsgen.ops.decode_coverage import DECODERS, blocked_dims, decoder_label, tables
 
 
 def _case(decoder: str, dim: int, block: list[int] | None, mode: str = "Repeat") -> dict:

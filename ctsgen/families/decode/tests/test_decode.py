@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.decode import FAMILY
-from ctsgen.families.decode.case import DecodeCase, DecodeVariant
+from ctsgen.ops.decode_case import DecodeCase, DecodeVariant
 from ctsgen.ops.decode import MXFP4, Q4_0, Q4_K, Q5_K, Q6_K, Q8_0, dequantize, encode_blocks
 from ctsgen.ops.decode_load import BC_MUL, CIB_MUL, probe_values
-from ctsgen.families.decode.strategy import DECODERS
+from ctsgen.strategies.decode import DECODERS
 from ctsgen.ops.decode import block_shapes
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.addressing import tensor_addresses

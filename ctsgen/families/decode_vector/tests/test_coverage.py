@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctsgen.families.decode.coverage import DECODERS
+from ctsgen.ops.decode_coverage import DECODERS
 from ctsgen.families.decode_vector.coverage import tables
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation, decode_layout
 from ctsgen.model.tensor import ClampMode, ceil_div
 from ctsgen.model.types import ComponentType, Scope

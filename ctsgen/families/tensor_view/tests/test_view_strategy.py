@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from ctsgen.core.family import StrategyOptions
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.families.tensor_view import FAMILY
-from ctsgen.families.tensor_view.case import TensorViewCase
+from ctsgen.ops.tensor_view_case import TensorViewCase
 from ctsgen.ops.tensor_view import decode_view
 from ctsgen.families.tensor_view.coverage import CLIPS, clip_class
-from ctsgen.families.tensor_view.strategy import view_variants
+from ctsgen.strategies.tensor_view import view_variants
 from ctsgen.model.tensor import UINT32_MAX
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.pack.generate import draw_cases

@@ -1,4 +1,7 @@
-"""The decode family's case model: OpCooperativeMatrixLoadTensorNV with a DecodeFunc.
+"""The decode case model: OpCooperativeMatrixLoadTensorNV with a DecodeFunc.
+
+It lives below the families because decode-vector subclasses it and cm2-program's decode nodes
+are decode cases; its JSON (tagged ``"family": "decode"``) is the pack format and its name hashes it.
 
 A :class:`DecodeVariant` is the compile-time signature: the tensor layout
 type (Dim, clampMode), the matrix type, the decode function (an addressing
@@ -14,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +27,7 @@ from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.decode import FORMATS, Format, encode_blocks
 from ctsgen.ops.decode_load import BC_MUL, CIB_MUL, decoded_at
 from ctsgen.ops import decode_load as decode_load_ops
-from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import (
     FAMILY_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE, W_BLOCK_SIZE,
     W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, Operation, decode_layout,
@@ -35,7 +37,7 @@ from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import TensorAddresses
 from ctsgen.oracle import addressing
 from ctsgen.oracle.values import from_bits, sentinel_bits
-from ctsgen.templates import render
+from ctsgen.templates import SHARED_DIR, render
 
 FAMILY_NAME = "decode"
 N_BUFFERS = 2  # binding 1: the encoded tensor (uint words), binding 2: the matrix
@@ -98,7 +100,7 @@ class DecodeVariant:
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         m = self.matrix
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m, fmt=self.format,
+        return render(SHARED_DIR, "decode.comp.j2", v=self, m=m, fmt=self.format,
                       baked=None if baked is None else [int(w) for w in baked],
                       T=m.component.glsl, component=m.component.name,
                       words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS, BC_MUL=BC_MUL, CIB_MUL=CIB_MUL,

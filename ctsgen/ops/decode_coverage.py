@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctsgen.core.coverage import Table, grid
-from ctsgen.families.decode.case import PROBES
+from ctsgen.ops.decode_case import PROBES
 from ctsgen.ops.decode import FORMATS
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 

@@ -1,4 +1,7 @@
-"""The tensor-layout family's case model: loads and stores through ``tensorLayoutNV``.
+"""The tensor-layout case model: loads and stores through ``tensorLayoutNV``.
+
+It lives below the families because tensor-view, decode, decode-vector and cm2-program embed it;
+its JSON (tagged ``"family": "tensor-layout"``) is the pack format and its name hashes it.
 
 A :class:`LayoutVariant` is the compile-time signature (operation, Dim,
 clampMode, matrix type); a :class:`TensorLayoutCase` adds the run-time
@@ -14,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,7 +36,7 @@ from ctsgen.ops.tensor_layout import (
     W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, Operation, decode_layout,
     expected_load, expected_store, initial_buffers,
 )
-from ctsgen.templates import render
+from ctsgen.templates import SHARED_DIR, render
 
 FAMILY_NAME = "tensor-layout"
 
@@ -80,7 +82,7 @@ class LayoutVariant:
         """The shader; with ``baked`` (a whole parameter record) a one-case repro
         that reads its parameters from constants instead of binding 0."""
         m = self.matrix
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m,
+        return render(SHARED_DIR, "tensor_layout.comp.j2", v=self, m=m,
                       baked=None if baked is None else [int(w) for w in baked],
                       T=m.component.glsl, component=m.component.name,
                       bfloat16=m.component is ComponentType.bfloat16,

@@ -1,4 +1,7 @@
-"""The tensor-view family's case model: loads and stores through ``tensorLayoutNV`` + ``tensorViewNV``.
+"""The tensor-view case model: loads and stores through ``tensorLayoutNV`` + ``tensorViewNV``.
+
+It lives below the families because cm2-program's view nodes are tensor-view cases; its JSON
+(tagged ``"family": "tensor-view"``) is the pack format and its name hashes it.
 
 A :class:`ViewVariant` is the compile-time signature: the layout part of
 the tensor-layout family (operation, Dim, clampMode, matrix type) plus the
@@ -16,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,7 +26,7 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import (
     FAMILY_WORDS as LAYOUT_WORDS, FLAG_SET_BLOCK_SIZE, FLAG_SET_CLAMP_VALUE, FLAG_SET_STRIDE, FLAG_SLICE,
     W_BLOCK_SIZE, W_CLAMP_VALUE, W_DIMENSION, W_FILL, W_FLAGS, W_OFFSET, W_SPAN, W_STRIDE, Operation,
@@ -37,7 +39,7 @@ from ctsgen.ops.tensor_view import (
 from ctsgen.model.tensor import ClampMode, TensorLayout, TensorView
 from ctsgen.model.types import MatrixType
 from ctsgen.oracle.addressing import tensor_addresses_with_view
-from ctsgen.templates import render
+from ctsgen.templates import SHARED_DIR, render
 
 FAMILY_NAME = "tensor-view"
 
@@ -82,7 +84,7 @@ class ViewVariant:
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         m = self.matrix
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m,
+        return render(SHARED_DIR, "tensor_view.comp.j2", v=self, m=m,
                       baked=None if baked is None else [int(w) for w in baked],
                       T=m.component.glsl, component=m.component.name,
                       bfloat16=m.component.name == "bfloat16",

@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation
-from ctsgen.families.tensor_layout.strategy import draw_layout_case, operations
-from ctsgen.families.tensor_view.case import TensorViewCase, ViewVariant
+from ctsgen.strategies.tensor_layout import draw_layout_case, operations
+from ctsgen.ops.tensor_view_case import TensorViewCase, ViewVariant
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.strategies import matrix_types, permutations, store_safe_view
 from ctsgen.strategies.views import draw_clip_region, draw_view_dimensions, draw_view_strides

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.tensor_layout.case import LayoutVariant, TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
 from ctsgen.strategies import block_sizes, layout_dimensions, matrix_types, slices

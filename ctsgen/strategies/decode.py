@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.decode.case import PROBES, DecodeCase, DecodeVariant
+from ctsgen.ops.decode_case import PROBES, DecodeCase, DecodeVariant
 from ctsgen.ops.decode import FORMATS, block_shapes
-from ctsgen.families.tensor_layout.case import TensorLayoutCase
-from ctsgen.families.tensor_layout.strategy import draw_layout_case, draw_optional_strides
+from ctsgen.ops.tensor_layout_case import TensorLayoutCase
+from ctsgen.strategies.tensor_layout import draw_layout_case, draw_optional_strides
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.strategies import matrix_types
