@@ -116,5 +116,5 @@ def test_each_device_lists_the_families_it_runs_and_why_it_skips_each_other(
     assert lines[1] == f"{'  runs':<14}{', '.join(runs)} ({len(runs)} of {len(families())})"
     skipped = [ln[14:] for ln in lines[2:]]
     assert [s.split(":")[0] for s in skipped] == sorted(set(families()) - set(runs))
-    assert "cm2-gemm: feature cooperativeMatrixTensorAddressing is not supported" in skipped
+    assert "tensor-layout: feature cooperativeMatrixTensorAddressing is not supported" in skipped
     assert "coopvec: device extension VK_NV_cooperative_vector is not exposed" in skipped
