@@ -262,7 +262,9 @@ class Worker:
             self.total.cases += report.cases
             self.total.times.merge(report.times)
             self.total.failures += report.failures
-            first = False
+            # the database is replayed by the first round that draws an example: a round the deadline
+            # ended before its first example replayed nothing, so the next one still reads the database
+            first = first and not report.examples
         self.total.wall_s = time.monotonic() - began
         return self.total
 
