@@ -67,17 +67,19 @@ def _hms(s: float) -> str:
 
 
 def run_session(cdir: CampaignDir, time_s: float | None, kind: str,
-                out: Callable[[str], None] | None = None) -> int:
-    """Run every worker of this host until the budget is spent or a stop signal; the worst exit status."""
+                out: Callable[[str], None] | None = None, started: float | None = None) -> int:
+    """Run every worker of this host until the budget is spent or a stop signal; the worst exit
+    status. The budget counts from ``started`` (``time.time()`` of the command's start; None: now)."""
     with cdir.session_lock():
-        return _run_locked(cdir, time_s, kind, out)
+        return _run_locked(cdir, time_s, kind, out, time.time() if started is None else started)
 
 
-def _run_locked(cdir: CampaignDir, time_s: float | None, kind: str, out: Callable[[str], None] | None) -> int:
+def _run_locked(cdir: CampaignDir, time_s: float | None, kind: str, out: Callable[[str], None] | None,
+                began: float) -> int:
     config = cdir.config()
     spent_before = cdir.time_spent()
     budget = session_budget(cdir, time_s)
-    began, t0 = time.time(), time.monotonic()
+    t0 = time.monotonic() - (time.time() - began)
     until = None if budget is None else began + budget
     show = Progress("campaign", stream=sys.stdout)  # with the workers' lines, which go above it
     say = out or show.write

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ctsgen.backends.base import Backend
-from ctsgen.backends.registry import open_backend
+from ctsgen.backends.registry import capabilities, open_backend
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.campaign.store import CampaignDir, append, round_seed, worker_id
 from ctsgen.core.family import Case, Variant
@@ -55,7 +55,7 @@ from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions, FuzzReport, StopF
 from ctsgen.fuzz.workers import write_worker_report
 from ctsgen.repro import export_case
 from ctsgen.runner.options import RunOptions
-from ctsgen.fuzz.deadline import close_by, example_bound, overtime_message
+from ctsgen.fuzz.deadline import close_by, example_bound, examples_deadline, overtime_message
 from ctsgen.signals import on_stop
 from ctsgen.core.verdict import CaseResult
 
@@ -279,7 +279,9 @@ def serve(cdir: CampaignDir, index: int, device: int | None, until: float | None
         print(line, flush=True)
 
     config = cdir.config()
-    deadline = None if until is None else time.monotonic() + (until - time.time())
+    end = None if until is None else time.monotonic() + (until - time.time())
+    deadline = None if end is None else \
+        examples_deadline(end, max(end - time.monotonic(), 0.0), not capabilities(config.backend).host_pipelines)
     with cdir.worker_lock(worker_id(config.host, index)):
         backend = open_backend(config.backend, "auto", device)
         try:

@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 import argparse
+import time
 
 from ctsgen.version import __version__
 from ctsgen.cli import bench, campaign, coverage, doctor, fuzz, generate, mutants, profile, repro, report, run
 from ctsgen.cli.args import OneLineParser, exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd
 from ctsgen.errors import user_errors
+from ctsgen.fuzz.deadline import process_started
 
 #: The commands, in the order ``ctsgen --help`` lists them.
 COMMANDS = (generate, run, repro, fuzz, campaign, mutants, bench, report, coverage, doctor, profile)
@@ -33,9 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` (None: this process's own command line, whose start, Python's
+    start-up included, is when a budget such as ``--time`` starts counting; given: from now)."""
+    started = process_started() if argv is None else time.time()
     try:
         with interrupts_as_one_line():  # a Ctrl-C while the families load is one line too
             args = build_parser().parse_args(argv)
+            args.started = started
             keep_hypothesis_out_of_cwd()
             with user_errors():
                 return args.func(args)

@@ -35,7 +35,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     if args.action in ("start", "resume"):
         from ctsgen.campaign.run import run_session
 
-        code = run_session(cdir, args.time if args.action == "resume" else None, args.action)
+        code = run_session(cdir, args.time if args.action == "resume" else None, args.action, started=args.started)
         return code if code else (1 if cdir.buckets() else 0)
     if args.action == "worker":
         return _campaign_worker(cdir, args)

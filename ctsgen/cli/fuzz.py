@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from ctsgen.backends.registry import check_device, open_backend
+from ctsgen.backends.registry import capabilities, check_device, open_backend
 from ctsgen.cli.args import check_database, check_writable_dir
 from ctsgen.cli.common import warn_unreached, worker_count
 from ctsgen.cli.options import add_options
@@ -16,7 +16,7 @@ from ctsgen.core.argtypes import positive_float, positive_int
 from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.fuzz.buckets import deviation_explaining
-from ctsgen.fuzz.deadline import close_by, example_bound, overtime_message
+from ctsgen.fuzz.deadline import close_by, example_bound, examples_deadline, overtime_message
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions, default_min_batch
 from ctsgen.fuzz.workers import run_workers, write_worker_report
 from ctsgen.mutants.deviations import check_deviations
@@ -58,13 +58,15 @@ def checked_options(args: argparse.Namespace) -> tuple[FuzzOptions, Expectations
 def cmd_fuzz(args: argparse.Namespace) -> int:
     # --time counts from the command's start (a --workers worker's: from its parent's), start-up included
     until = args.worker_until if args.worker_until is not None else \
-        (time.time() + args.time if args.time else None)
+        (args.started + args.time if args.time else None)
     options, expected = checked_options(args)
     if args.workers > 1:
         return run_workers(sys.argv[1:], args.workers, args.seed, list(args.devices or []), until)
-    deadline = None if until is None else time.monotonic() + (until - time.time())
-    if deadline is not None:  # the per-minute breakdown counts from the session's start too
-        start_timeline(deadline - args.time)
+    end = None if until is None else time.monotonic() + (until - time.time())
+    if end is not None:  # the per-minute breakdown counts from the session's start too
+        start_timeline(end - args.time)
+    deadline = None if end is None else \
+        examples_deadline(end, args.time, not capabilities(args.backend).host_pipelines)
     backend = open_backend(args.backend, args.isolation, args.device)
     show = Progress("fuzzing")
     passed_over: Counter = Counter()  # expectation -> failing examples it let pass
