@@ -1,9 +1,17 @@
+"""``python -m ctsgen`` and the installed ``ctsgen`` script (``run``): a Ctrl-C while the command
+line loads is one line and exit status 130, as a later Ctrl-C gives (:func:`ctsgen.cli.main`)."""
+
 import sys
 
-try:
-    from ctsgen.cli import main
-except KeyboardInterrupt:  # Ctrl-C while the command line loads: one line, as a later Ctrl-C gives
-    sys.stderr.write("ctsgen: interrupted\n")
-    sys.exit(130)
 
-sys.exit(main())
+def run() -> None:
+    try:
+        from ctsgen.cli import main
+    except KeyboardInterrupt:
+        sys.stderr.write("ctsgen: interrupted\n")
+        sys.exit(130)
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

@@ -60,20 +60,26 @@ class CtrlC:
             raise KeyboardInterrupt
 sys.meta_path.insert(0, CtrlC())
 sys.argv = ["ctsgen", "--version"]
-runpy.run_module("ctsgen", run_name="__main__")
+{1}
 """
+
+#: The two ways the command starts: ``python -m ctsgen``, and the installed ``ctsgen`` script
+#: (pyproject.toml's entry point, which calls ``ctsgen.__main__:run``).
+ENTRY_POINTS = {"python -m ctsgen": 'runpy.run_module("ctsgen", run_name="__main__")',
+                "ctsgen script": "from ctsgen.__main__ import run; run()"}
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
 @pytest.mark.parametrize("module", ["ctsgen.pack.generate", "ctsgen.families.cm2_convert"])
-def test_a_ctrl_c_while_the_command_line_loads_is_one_line_not_a_traceback(module: str) -> None:
+def test_a_ctrl_c_while_the_command_line_loads_is_one_line_not_a_traceback(module: str, entry: str) -> None:
     import os
     import subprocess
     import sys
 
     from one_line_errors import REPO
 
-    done = subprocess.run([sys.executable, "-c", CTRL_C_AT_IMPORT.format(module)], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", CTRL_C_AT_IMPORT.format(module, ENTRY_POINTS[entry])], capture_output=True, text=True,
                           timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert (done.returncode, done.stderr) == (130, "ctsgen: interrupted\n")
 
