@@ -259,3 +259,25 @@ def test_a_round_that_drew_no_example_leaves_the_database_replay_to_the_next(tmp
     monkeypatch.setattr(worker_module._CountingFuzzer, "run", run)
     w.run(None)
     assert reads == [True, True, False]
+
+
+def test_a_stop_while_a_round_is_set_up_ends_that_round_at_once(tmp_path: Path, monkeypatch) -> None:
+    """A stop signal that lands after a round is journalled as begun and before its examples start
+    (the worker is not yet in the round, so nothing is interrupted) ends that round at its first
+    example, journalled as stopped, instead of being lost until the round ends by itself."""
+    from ctsgen.backends.reference import ReferenceBackend
+    from ctsgen.campaign import worker as worker_module
+
+    cdir = CampaignDir(tmp_path / "c")
+    cdir.create(CampaignConfig(families=["tensor-layout"], workers=1, round_examples=1000))
+    w = worker_module.Worker(cdir, 0, ReferenceBackend(), say=lambda line: None)
+    real = worker_module._CountingFuzzer.__init__
+
+    def set_up(fz, *args, **kwargs) -> None:
+        real(fz, *args, **kwargs)
+        w.stop()  # the signal handler's call, while the round is being set up
+
+    monkeypatch.setattr(worker_module._CountingFuzzer, "__init__", set_up)
+    total = w.run(None)
+    (only,) = cdir.rounds()
+    assert total.examples == 0 and only["complete"] and only["stopped"] is True

@@ -251,6 +251,8 @@ class Worker:
                 sample=lambda c: pending.append({"family": c.family, "parameters": c.to_json()}))
             fuzzer.build_s = self.build_s  # batches sized by what the family's pipelines have cost so far
             self.in_round = True
+            if self.stopping:  # a stop that landed while the round was set up ends it at its first example
+                fuzzer.request_stop()
             try:
                 report = fuzzer.run()
             finally:
