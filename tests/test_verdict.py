@@ -159,3 +159,45 @@ def test_a_failing_moved_element_reports_no_nan_tolerance() -> None:
     assert r.status is Status.Fail and [m["element"] for m in r.mismatches] == [1]
     assert "tolerance" not in r.mismatches[0]
     json.dumps(r.mismatches, allow_nan=False)
+
+
+_SPECIALS = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -2.5, 6e-8, 1e-45, 65504.0])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint32"])
+@pytest.mark.parametrize("rule", [{"rule": "bitwise"}, {"rule": "bitwise", "signed_zero": False},
+                                  {"rule": "tolerance"}, {"rule": "tolerance", "signed_zero": True}])
+def test_a_buffer_equal_bit_for_bit_takes_the_short_path_to_the_verdict_the_elements_give(dtype, rule) -> None:
+    """judge_buffer passes a buffer whose every bit is as expected without comparing its elements;
+    the element comparison (_judge_elements) gives the same: no bad element, ratio 0. Specials
+    included (NaN, infinities, signed zeros, subnormals), symmetric, two-sided and moved
+    (NaN) tolerances."""
+    from ctsgen.execute.judge import _judge_elements
+
+    rng = np.random.default_rng(7)
+    with np.errstate(invalid="ignore", over="ignore"):
+        values = np.concatenate([_SPECIALS, rng.normal(size=22) * 100]).astype(dtype)
+    bits = np.dtype(f"uint{8 * values.dtype.itemsize}")
+    for tolerance in (None, np.full(values.shape, 0.5), np.zeros(values.shape),
+                      np.stack([np.zeros(values.shape), np.full(values.shape, 2.0)]),
+                      np.where(np.arange(values.size) % 3 == 0, np.nan, 1.0)):
+        if rule["rule"] == "tolerance" and tolerance is None:
+            continue
+        short = judge_buffer(values, values.copy(), rule, tolerance)
+        full = _judge_elements(values, values.copy(), rule["rule"], rule, tolerance, bits)
+        assert short.bad.size == full.bad.size == 0 and short.max_ratio == full.max_ratio == 0.0
+
+
+def test_the_short_path_needs_the_same_type_not_only_the_same_bits() -> None:
+    """float16 1.0 and the uint16 with its bits (0x3c00) are not the same value: the elements are
+    compared, as float64, and the tolerance rule fails them."""
+    expected = np.array([1.0], np.float16)
+    assert judge_buffer(expected.view(np.uint16), expected, {"rule": "tolerance"}, np.zeros(1)).bad.tolist() == [0]
+
+
+def test_the_rule_and_the_tolerance_are_checked_before_any_short_path() -> None:
+    same = np.ones(4, np.float32)
+    with pytest.raises(ValueError, match="unknown compare rule"):
+        judge_buffer(same, same.copy(), {"rule": "nearly"})
+    with pytest.raises(ValueError, match="needs the buffer's tolerance"):
+        judge_buffer(same, same.copy(), {"rule": "tolerance"})

@@ -104,37 +104,51 @@ def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
     if actual.shape != expected.shape:
         return BufferJudgement(np.arange(max(actual.size, expected.size)), float("inf"))
     kind = rule.get("rule")
-    bits = np.dtype(f"uint{8 * expected.dtype.itemsize}")
-    if kind == "bitwise":
-        differ = actual.view(bits) != expected.view(bits)
-        if rule.get("signed_zero") is False and _is_float(expected.dtype):
-            with np.errstate(invalid="ignore"):  # a signalling NaN's cast; it is not a zero either way
-                a, e = actual.astype(np.float64), expected.astype(np.float64)
-                differ &= ~((a == 0) & ((e == 0) | _subnormal_within(e, e, expected.dtype)))
-        return BufferJudgement(np.flatnonzero(differ))
+    if kind not in ("bitwise", "tolerance"):
+        raise ValueError(f"unknown compare rule {kind!r}; this ctsgen knows 'bitwise' and 'tolerance'")
     if kind == "tolerance":
         if tolerance is None:
             raise ValueError("a 'tolerance' rule needs the buffer's tolerance array")
-        with np.errstate(invalid="ignore"):  # a signalling NaN's cast
-            a, e = actual.astype(np.float64), expected.astype(np.float64)
-        below, above = tolerance_sides(tolerance, e.shape)
-        moved = np.isnan(below) | np.isnan(above)
-        finite = np.isfinite(e)
-        with np.errstate(invalid="ignore", over="ignore"):
-            d = a - e
-            tol = np.where(d < 0, below, above)  # the side the actual value lies on
-            err = np.abs(d)
-            within = err <= tol
-            flushed = (a == 0) & ~within & _subnormal_within(e - below, e + above, expected.dtype)
-            ok = np.where(finite, within | flushed, (np.isnan(e) & np.isnan(a)) | (a == e))
-            if rule.get("signed_zero") is True:
-                ok &= ~((e == 0) & (tol == 0) & (np.signbit(a) != np.signbit(e)))
-            if moved.any():
-                ok = np.where(moved, actual.view(bits) == expected.view(bits), ok)
-            ratio = np.where(finite & (tol > 0) & ~flushed, err / np.where(tol > 0, tol, 1),
-                             np.where(ok, np.where(flushed, 1.0, 0.0), np.inf))
-        return BufferJudgement(np.flatnonzero(~ok), float(np.nanmax(ratio)) if ratio.size else 0.0)
-    raise ValueError(f"unknown compare rule {kind!r}; this ctsgen knows 'bitwise' and 'tolerance'")
+        tolerance_sides(tolerance, expected.shape)  # a tolerance of the wrong shape is refused either way
+    bits = np.dtype(f"uint{8 * expected.dtype.itemsize}")
+    if actual.dtype == expected.dtype and np.array_equal(actual.view(bits), expected.view(bits)):
+        # every bit as expected passes under either rule, at ratio 0 (what _judge_elements gives it)
+        return BufferJudgement(np.empty(0, np.intp))
+    return _judge_elements(actual, expected, kind, rule, tolerance, bits)
+
+
+def _judge_elements(actual: np.ndarray, expected: np.ndarray, kind: str, rule: dict[str, Any],
+                    tolerance: np.ndarray | None, bits: np.dtype) -> BufferJudgement:
+    """:func:`judge_buffer` element by element (vectorised), for buffers that differ in some bit
+    (``bits``: the unsigned type of an element's size)."""
+    if kind == "bitwise":
+        differ = actual.view(bits) != expected.view(bits)
+        if rule.get("signed_zero") is False and _is_float(expected.dtype):
+            # a signalling NaN's cast (it is not a zero either way); a float64 far above the smallest
+            # subnormal overflows its count of them to inf, which holds no subnormal, as it should
+            with np.errstate(invalid="ignore", over="ignore"):
+                a, e = actual.astype(np.float64), expected.astype(np.float64)
+                differ &= ~((a == 0) & ((e == 0) | _subnormal_within(e, e, expected.dtype)))
+        return BufferJudgement(np.flatnonzero(differ))
+    with np.errstate(invalid="ignore"):  # a signalling NaN's cast
+        a, e = actual.astype(np.float64), expected.astype(np.float64)
+    below, above = tolerance_sides(tolerance, e.shape)
+    moved = np.isnan(below) | np.isnan(above)
+    finite = np.isfinite(e)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = a - e
+        tol = np.where(d < 0, below, above)  # the side the actual value lies on
+        err = np.abs(d)
+        within = err <= tol
+        flushed = (a == 0) & ~within & _subnormal_within(e - below, e + above, expected.dtype)
+        ok = np.where(finite, within | flushed, (np.isnan(e) & np.isnan(a)) | (a == e))
+        if rule.get("signed_zero") is True:
+            ok &= ~((e == 0) & (tol == 0) & (np.signbit(a) != np.signbit(e)))
+        if moved.any():
+            ok = np.where(moved, actual.view(bits) == expected.view(bits), ok)
+        ratio = np.where(finite & (tol > 0) & ~flushed, err / np.where(tol > 0, tol, 1),
+                         np.where(ok, np.where(flushed, 1.0, 0.0), np.inf))
+    return BufferJudgement(np.flatnonzero(~ok), float(np.nanmax(ratio)) if ratio.size else 0.0)
 
 
 @dataclass(frozen=True)
