@@ -16,6 +16,7 @@ BACKEND=${BACKEND:-vulkan}; DEVICES=${DEVICES:-0}; OUT=${OUT:-/tmp/sustained-out
 PY=${PYTHON:-python3}
 if [ "$BACKEND" = vulkan ]; then
     . bench/device/setup.sh >/dev/null 2>&1
+    export CTSGEN_CACHE_DIR=${SUSTAINED_CACHE_DIR:-$CTSGEN_CACHE_DIR}  # a cache of the run's own (sustained_ab.sh)
     BASELINE=${BASELINE:-expectations/nvidia-h100-580.csv}
 fi
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no GPU: backend $BACKEND"
