@@ -11,6 +11,8 @@ toward ``copy`` of the simplest type, RowMajor, packed strides, offset 0, no edg
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -21,7 +23,7 @@ from ctsgen.families.coopmat_khr.operation import BINARY, Op
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.ops.cm2 import profile_key, simplicity
 from ctsgen.ops.elementwise_operands import NARROW
-from ctsgen.ops.khr_addressing import Layout
+from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.oracle.numeric import float_format, unit_roundoff
 from ctsgen.strategies.cached import SEEDS, integers, sampled
 from ctsgen.strategies.khr import khr_accesses, pointee_choices
@@ -121,6 +123,7 @@ def khr_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), 
     return KhrVariant(op, tuple(operands), result, layouts, pointees, saturating)
 
 
+@functools.lru_cache(maxsize=None)  # one entry per float ComponentType member
 def float_scalars(component: ComponentType) -> st.SearchStrategy[float]:
     """Normal values of ``component`` with exponents in the element-wise operands' narrow range, so
     OpMatrixTimesScalar's products stay normal and exact in float64; shrinks to 1.0."""
@@ -129,12 +132,19 @@ def float_scalars(component: ComponentType) -> st.SearchStrategy[float]:
                      st.booleans(), integers(*NARROW), integers(0, 2**mant - 1))
 
 
+@functools.lru_cache(maxsize=4096)
+def access_strategies(variant: KhrVariant) -> tuple[st.SearchStrategy[KhrAccess], ...]:
+    """Each binding's access of ``variant`` (the loads', then the store's) with its fixed layout and
+    pointee, built once per variant: a case draws them all."""
+    last = len(variant.matrices) - 1
+    return tuple(khr_accesses(m.rows, m.cols, m.component, is_store=k == last, layouts=(variant.layouts[k],),
+                              pointees=(variant.pointees[k],))
+                 for k, m in enumerate(variant.matrices))
+
+
 @st.composite
 def khr_cases_for(draw: st.DrawFn, variant: KhrVariant, options: StrategyOptions = StrategyOptions()) -> KhrCase:
-    last = len(variant.matrices) - 1
-    accesses = [draw(khr_accesses(m.rows, m.cols, m.component, is_store=k == last, layouts=(variant.layouts[k],),
-                                  pointees=(variant.pointees[k],)))
-                for k, m in enumerate(variant.matrices)]
+    accesses = [draw(s) for s in access_strategies(variant)]
     res = variant.result.component
     s: float | int = 1
     if variant.op is Op.scale:
