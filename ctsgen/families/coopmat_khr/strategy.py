@@ -132,10 +132,21 @@ def float_scalars(component: ComponentType) -> st.SearchStrategy[float]:
                      st.booleans(), integers(*NARROW), integers(0, 2**mant - 1))
 
 
+def khr_cases_for(variant: KhrVariant, options: StrategyOptions = StrategyOptions()) -> st.SearchStrategy[KhrCase]:
+    """A case of ``variant``: each access's stride and offset, the scalar, a data seed and the edges
+    flag; the variant fixes everything that bounds them, so ``options`` narrows nothing here."""
+    return _cases_of(variant)
+
+
 @functools.lru_cache(maxsize=4096)
-def access_strategies(variant: KhrVariant) -> tuple[st.SearchStrategy[KhrAccess], ...]:
-    """Each binding's access of ``variant`` (the loads', then the store's) with its fixed layout and
-    pointee, built once per variant: a case draws them all."""
+def _cases_of(variant: KhrVariant) -> st.SearchStrategy[KhrCase]:
+    """:func:`_khr_cases` built once per variant: a fuzz round draws many cases of one variant, and
+    Hypothesis validates a new strategy object on its first draw."""
+    return _khr_cases(variant, _access_strategies(variant))
+
+
+def _access_strategies(variant: KhrVariant) -> tuple[st.SearchStrategy[KhrAccess], ...]:
+    """Each binding's access of ``variant`` (the loads', then the store's) with its fixed layout and pointee."""
     last = len(variant.matrices) - 1
     return tuple(khr_accesses(m.rows, m.cols, m.component, is_store=k == last, layouts=(variant.layouts[k],),
                               pointees=(variant.pointees[k],))
@@ -143,8 +154,8 @@ def access_strategies(variant: KhrVariant) -> tuple[st.SearchStrategy[KhrAccess]
 
 
 @st.composite
-def khr_cases_for(draw: st.DrawFn, variant: KhrVariant, options: StrategyOptions = StrategyOptions()) -> KhrCase:
-    accesses = [draw(s) for s in access_strategies(variant)]
+def _khr_cases(draw: st.DrawFn, variant: KhrVariant, accesses: tuple[st.SearchStrategy[KhrAccess], ...]) -> KhrCase:
+    drawn = [draw(a) for a in accesses]
     res = variant.result.component
     s: float | int = 1
     if variant.op is Op.scale:
@@ -153,5 +164,5 @@ def khr_cases_for(draw: st.DrawFn, variant: KhrVariant, options: StrategyOptions
         else:
             info = np.iinfo(res.dtype)
             s = draw(integers(int(info.min), int(info.max)))
-    return KhrCase(variant, tuple(a.stride for a in accesses), tuple(a.offset for a in accesses), s,
+    return KhrCase(variant, tuple(a.stride for a in drawn), tuple(a.offset for a in drawn), s,
                    draw(SEEDS), draw(st.booleans()))
