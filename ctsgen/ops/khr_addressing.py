@@ -174,6 +174,7 @@ def min_disjoint_stride(layout: Layout, rows: int, cols: int, component: Compone
     return unit * -(-line_bytes // (unit * pointee.size))
 
 
+@functools.lru_cache(maxsize=4096)  # a valid access is checked once; an error is raised anew
 def check_access(access: KhrAccess, rows: int, cols: int, component: ComponentType, *, is_store: bool) -> None:
     """Raise ValueError naming the rule if ``access`` is not a valid load (store) of a rows x cols
     matrix of ``component``: a negative stride or offset, a store's stride 0 or overlapping lines,
@@ -225,6 +226,7 @@ def _indices(layout: Layout, rows: int, cols: int, start: int, step: int) -> np.
 _shared_indices = functools.lru_cache(maxsize=1024)(_indices)
 
 
+@functools.lru_cache(maxsize=4096)
 def extent_components(access: KhrAccess, rows: int, cols: int, component: ComponentType) -> int:
     """Components from array element 0 to the last one the access touches, rounded up to whole
     pointee elements: the smallest memory with no access out of bounds. The last is the last
