@@ -56,21 +56,28 @@ def khr_accesses(rows: int, cols: int, component: ComponentType, *, is_store: bo
 def _accesses_strategy(rows: int, cols: int, component: ComponentType, is_store: bool,
                        layouts: tuple[Layout, ...], pointees: tuple[Pointee | None, ...], max_offset_steps: int,
                        max_extra_stride_steps: int) -> st.SearchStrategy[KhrAccess]:
-    """:func:`_accesses` built (and validated by Hypothesis) once per arguments: a case draws one
-    access per matrix, and a strategy's label, hence its choices, depend only on its definition."""
-    return _accesses(rows, cols, component, is_store, layouts, pointees, max_offset_steps, max_extra_stride_steps)
+    """:func:`_accesses` built (and validated by Hypothesis) once per arguments, with each
+    (layout, pointee)'s alignment unit, packed stride and stride-step strategy worked out here
+    rather than per draw: a case draws one access per matrix."""
+    steps: dict[tuple[Layout, Pointee | None], tuple[int, int, st.SearchStrategy[int]]] = {}
+    for layout in layouts:
+        for pointee in pointees:
+            p = pointee or Pointee.of(component)
+            unit = alignment_unit(layout, rows, cols, component, p)
+            packed = min_disjoint_stride(layout, rows, cols, component, p) // unit
+            # a store keeps lines disjoint; a load's step shrinks toward the packed stride, not to 0
+            steps[layout, pointee] = unit, packed, integers(0 if is_store else -packed, max_extra_stride_steps)
+    return _accesses(sampled(layouts), sampled(pointees), steps, integers(0, max_offset_steps))
 
 
 @st.composite
-def _accesses(draw: st.DrawFn, rows: int, cols: int, component: ComponentType, is_store: bool,
-              layouts: tuple[Layout, ...], pointees: tuple[Pointee | None, ...], max_offset_steps: int,
-              max_extra_stride_steps: int) -> KhrAccess:
-    layout = draw(sampled(layouts))
-    pointee = draw(sampled(pointees))
-    p = pointee or Pointee.of(component)
-    unit = alignment_unit(layout, rows, cols, component, p)
-    packed = min_disjoint_stride(layout, rows, cols, component, p) // unit
-    # a store keeps lines disjoint; a load's step shrinks toward the packed stride, not to 0
-    step = packed + draw(integers(0 if is_store else -packed, max_extra_stride_steps))
-    offset = draw(integers(0, max_offset_steps))
+def _accesses(draw: st.DrawFn, layouts: st.SearchStrategy[Layout], pointees: st.SearchStrategy[Pointee | None],
+              steps: dict[tuple[Layout, Pointee | None], tuple[int, int, st.SearchStrategy[int]]],
+              offsets: st.SearchStrategy[int]) -> KhrAccess:
+    """A layout, a pointee, then the stride and the element offset in alignment units."""
+    layout = draw(layouts)
+    pointee = draw(pointees)
+    unit, packed, extra_steps = steps[layout, pointee]
+    step = packed + draw(extra_steps)
+    offset = draw(offsets)
     return KhrAccess(layout, step * unit, offset * unit, pointee)
