@@ -150,11 +150,13 @@ def line_count(layout: Layout, rows: int, cols: int) -> int:
     return rows if layout is Layout.RowMajor else cols
 
 
+# The geometry below is kept per argument (every argument hashable) and returned as plain ints: a
+# kept value is shared by every caller, so a numpy integer argument must not hand its type on.
 @functools.lru_cache(maxsize=4096)
 def alignment_bytes(layout: Layout, rows: int, cols: int, component: ComponentType) -> int:
     """The byte alignment Pointer and Stride need (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986):
     the lesser of 16 and a line's natural alignment, its length times the component size."""
-    return min(ALIGNMENT_CAP_BYTES, line_length(layout, rows, cols) * component.size)
+    return min(ALIGNMENT_CAP_BYTES, int(line_length(layout, rows, cols)) * component.size)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -171,7 +173,7 @@ def min_disjoint_stride(layout: Layout, rows: int, cols: int, component: Compone
     multiple of :func:`alignment_unit` spanning a line's bytes. A store's stride is at least this."""
     unit = alignment_unit(layout, rows, cols, component, pointee)
     line_bytes = line_length(layout, rows, cols) * component.size
-    return unit * -(-line_bytes // (unit * pointee.size))
+    return int(unit * -(-line_bytes // (unit * pointee.size)))
 
 
 @functools.lru_cache(maxsize=4096)  # a valid access is checked once; an error is raised anew
@@ -202,7 +204,7 @@ def component_indices(access: KhrAccess, rows: int, cols: int, component: Compon
     element 0) of every matrix element. Assumes :func:`check_access` holds. The array is read-only:
     small matrices' index arrays are shared between calls (:data:`SHARED_INDICES_MAX`)."""
     per = access.pointee_for(component).size // component.size  # components per pointee element
-    start, step = access.offset * per, access.stride * per
+    start, step = int(access.offset) * per, int(access.stride) * per
     if rows * cols <= SHARED_INDICES_MAX:
         return _shared_indices(access.layout, rows, cols, start, step)
     return _indices(access.layout, rows, cols, start, step)
@@ -234,7 +236,7 @@ def extent_components(access: KhrAccess, rows: int, cols: int, component: Compon
     per = access.pointee_for(component).size // component.size
     lines, length = line_count(access.layout, rows, cols), line_length(access.layout, rows, cols)
     last = access.offset * per + max(0, (lines - 1) * access.stride * per) + length - 1 if rows * cols else -1
-    return per * -(-(last + 1) // per)
+    return int(per * -(-(last + 1) // per))
 
 
 def extent_elements(access: KhrAccess, rows: int, cols: int, component: ComponentType) -> int:
