@@ -180,7 +180,7 @@ def store_result(access: KhrAccess, matrix: np.ndarray, memory: np.ndarray, comp
     idx = component_indices(access, *matrix.shape, component)
     out = np.array(memory, copy=True)
     if _inside(access, *matrix.shape, component, memory):
-        out[idx] = matrix  # numpy: of repeated indices the last in row-major order lands
+        out[idx.ravel()] = matrix.ravel()  # 1-D, row-major: of repeated indices numpy lands the last
     else:
         inside = idx < memory.size
         out[idx[inside]] = matrix[inside]
