@@ -210,8 +210,8 @@ def component_indices(access: KhrAccess, rows: int, cols: int, component: Compon
     return _indices(access.layout, rows, cols, start, step)
 
 
-#: The most elements a matrix may have for its index arrays to be kept between calls (at most
-#: 1024 arrays of 8 bytes an element): up to 32 x 32, past the largest KHR type of the bundled
+#: The most elements a matrix may have for its index arrays to be kept between calls (at most 1024
+#: arrays of int64, so at most 8 MiB): up to 32 x 32, past the largest KHR type of the bundled
 #: profiles (16 x 32); a larger matrix (a cm2-gemm whole matrix) gets a new array each call.
 SHARED_INDICES_MAX = 1024
 
