@@ -31,6 +31,8 @@ from ctsgen.strategies.khr import khr_accesses, pointee_choices
 #: (operands, result, saturating) of one variant signature before its accesses are drawn
 Signature = tuple[tuple[MatrixType, ...], MatrixType, bool]
 LAYOUTS = (Layout.RowMajor, Layout.ColumnMajor)
+#: whether a case's operands start with the instruction's edge values (built once: drawn per case)
+EDGES = st.booleans()
 
 
 #: MulAdd strata: one per entry of the device's KHR property list, up to this many.
@@ -165,4 +167,4 @@ def _khr_cases(draw: st.DrawFn, variant: KhrVariant, accesses: tuple[st.SearchSt
             info = np.iinfo(res.dtype)
             s = draw(integers(int(info.min), int(info.max)))
     return KhrCase(variant, tuple(a.stride for a in drawn), tuple(a.offset for a in drawn), s,
-                   draw(SEEDS), draw(st.booleans()))
+                   draw(SEEDS), draw(EDGES))
