@@ -154,6 +154,50 @@ def test_a_store_then_a_load_round_trips_and_touches_nothing_else(data: st.DataO
     assert (to_bits(after, comp)[~written] == sentinel_bits(comp)).all()
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_extent_is_the_last_byte_address_rounded_up_to_a_pointee_element(data: st.DataObject) -> None:
+    (rows, cols), comp = data.draw(SHAPES), data.draw(COMPONENTS)
+    access = data.draw(khr_accesses(rows, cols, comp, is_store=data.draw(st.booleans())))
+    p = access.pointee_for(comp).size
+    last_byte = max((access.offset + line * access.stride) * p + (k + 1) * comp.size
+                    for line in range(cols if access.layout is C else rows) for k in range(rows if access.layout is C
+                                                                                           else cols))
+    assert extent_components(access, rows, cols, comp) * comp.size == -(-last_byte // p) * p
+
+
+def test_a_negative_stride_reaches_furthest_from_its_first_line() -> None:
+    assert extent_components(KhrAccess(R, stride=-4, offset=8), 3, 4, F32) == 12  # lines at 8, 4, 0
+
+
+def test_index_arrays_are_read_only_so_a_shared_one_cannot_be_changed() -> None:
+    access = KhrAccess(C, stride=16, offset=4, pointee=Pointee("uint32", 2))
+    first = component_indices(access, 8, 8, F16)
+    with pytest.raises(ValueError, match="read-only"):
+        first[0, 0] = -1
+    np.testing.assert_array_equal(component_indices(access, 8, 8, F16),
+                                  (16 + 64 * np.arange(8)).reshape(1, -1) + np.arange(8).reshape(-1, 1))
+
+
+def test_numpy_integer_arguments_give_plain_ints_to_every_caller() -> None:
+    """The geometry is kept per argument: a numpy integer (equal to, and hashed as, a Python int)
+    must not hand its type to a later caller (a stride drawn from it goes into JSON)."""
+    from ctsgen.ops.khr_addressing import alignment_unit, min_disjoint_stride
+
+    p = Pointee("uint32", 4)
+    for rows, cols in ((np.int64(16), np.uint32(24)), (16, 24)):
+        assert type(alignment_bytes(C, rows, cols, F16)) is int
+        assert type(alignment_unit(C, rows, cols, F16, p)) is int
+        assert type(min_disjoint_stride(C, rows, cols, F16, p)) is int
+        assert type(extent_components(KhrAccess(C, np.int64(2), np.int64(1), p), rows, cols, F16)) is int
+
+
+def test_an_invalid_access_is_refused_every_time_it_is_checked() -> None:
+    for _ in range(2):
+        with pytest.raises(ValueError, match="overlap"):
+            check_access(KhrAccess(R, stride=4), 4, 8, F32, is_store=True)
+
+
 def test_wide_pointee_buffers_are_the_same_bytes() -> None:
     words = np.arange(8, dtype=np.uint32)
     assert as_components(words, F16).size == 16 and as_components(words, F16).tobytes() == words.tobytes()

@@ -25,6 +25,7 @@ would land on one component: the result would depend on the order of racing stor
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +61,8 @@ _GLSL_LANES = {
     "int8": ("int8_t", "i8vec"), "uint8": ("uint8_t", "u8vec"), "int16": ("int16_t", "i16vec"),
     "uint16": ("uint16_t", "u16vec"), "int32": ("int32_t", "ivec"), "uint32": ("uint32_t", "uvec"),
 }
+#: Bytes of each lane type (bfloat16 is 2 bytes; numpy knows it only through ml_dtypes).
+_LANE_SIZES = {name: 2 if name == "bfloat16" else np.dtype(name).itemsize for name in _GLSL_LANES}
 
 
 @dataclass(frozen=True)
@@ -80,12 +83,13 @@ class Pointee:
 
     @classmethod
     def of(cls, component: ComponentType) -> Pointee:
-        """The pointee whose type is the matrix's component type."""
-        return cls(component.dtype.name)
+        """The pointee whose type is the matrix's component type (one shared immutable instance
+        per component type)."""
+        return _own_pointee(component)
 
     @property
     def lane_size(self) -> int:
-        return 2 if self.scalar == "bfloat16" else np.dtype(self.scalar).itemsize
+        return _LANE_SIZES[self.scalar]
 
     @property
     def size(self) -> int:
@@ -103,6 +107,11 @@ class Pointee:
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> Pointee:
         return cls(str(o["scalar"]), int(o["lanes"]))
+
+
+@functools.lru_cache(maxsize=None)  # one entry per ComponentType member
+def _own_pointee(component: ComponentType) -> Pointee:
+    return Pointee(component.dtype.name)
 
 
 @dataclass(frozen=True)
@@ -141,12 +150,16 @@ def line_count(layout: Layout, rows: int, cols: int) -> int:
     return rows if layout is Layout.RowMajor else cols
 
 
+# The geometry below is kept per argument (every argument hashable) and returned as plain ints: a
+# kept value is shared by every caller, so a numpy integer argument must not hand its type on.
+@functools.lru_cache(maxsize=4096)
 def alignment_bytes(layout: Layout, rows: int, cols: int, component: ComponentType) -> int:
     """The byte alignment Pointer and Stride need (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986):
     the lesser of 16 and a line's natural alignment, its length times the component size."""
-    return min(ALIGNMENT_CAP_BYTES, line_length(layout, rows, cols) * component.size)
+    return min(ALIGNMENT_CAP_BYTES, int(line_length(layout, rows, cols)) * component.size)
 
 
+@functools.lru_cache(maxsize=4096)
 def alignment_unit(layout: Layout, rows: int, cols: int, component: ComponentType, pointee: Pointee) -> int:
     """The smallest number of pointee elements whose bytes meet :func:`alignment_bytes`: every
     valid stride and offset is a multiple of it."""
@@ -154,14 +167,16 @@ def alignment_unit(layout: Layout, rows: int, cols: int, component: ComponentTyp
     return align // math.gcd(align, pointee.size)
 
 
+@functools.lru_cache(maxsize=4096)
 def min_disjoint_stride(layout: Layout, rows: int, cols: int, component: ComponentType, pointee: Pointee) -> int:
     """The smallest aligned stride (pointee elements) whose lines do not overlap: the least
     multiple of :func:`alignment_unit` spanning a line's bytes. A store's stride is at least this."""
     unit = alignment_unit(layout, rows, cols, component, pointee)
     line_bytes = line_length(layout, rows, cols) * component.size
-    return unit * -(-line_bytes // (unit * pointee.size))
+    return int(unit * -(-line_bytes // (unit * pointee.size)))
 
 
+@functools.lru_cache(maxsize=4096)  # a valid access is checked once; an error is raised anew
 def check_access(access: KhrAccess, rows: int, cols: int, component: ComponentType, *, is_store: bool) -> None:
     """Raise ValueError naming the rule if ``access`` is not a valid load (store) of a rows x cols
     matrix of ``component``: a negative stride or offset, a store's stride 0 or overlapping lines,
@@ -186,20 +201,42 @@ def check_access(access: KhrAccess, rows: int, cols: int, component: ComponentTy
 
 def component_indices(access: KhrAccess, rows: int, cols: int, component: ComponentType) -> np.ndarray:
     """rows x cols int64: the component index (memory as a 1-D array of ``component`` from array
-    element 0) of every matrix element. Assumes :func:`check_access` holds."""
+    element 0) of every matrix element. Assumes :func:`check_access` holds. The array is read-only:
+    small matrices' index arrays are shared between calls (:data:`SHARED_INDICES_MAX`)."""
     per = access.pointee_for(component).size // component.size  # components per pointee element
-    line = np.arange(line_count(access.layout, rows, cols), dtype=np.int64).reshape(-1, 1)
-    within = np.arange(line_length(access.layout, rows, cols), dtype=np.int64).reshape(1, -1)
-    index = (access.offset + line * access.stride) * per + within  # lines x line length
-    return index if access.layout is Layout.RowMajor else index.T
+    start, step = int(access.offset) * per, int(access.stride) * per
+    if rows * cols <= SHARED_INDICES_MAX:
+        return _shared_indices(access.layout, rows, cols, start, step)
+    return _indices(access.layout, rows, cols, start, step)
 
 
+#: The most elements a matrix may have for its index arrays to be kept between calls (at most 1024
+#: arrays of int64, so at most 8 MiB): up to 32 x 32, past the largest KHR type of the bundled
+#: profiles (16 x 32); a larger matrix (a cm2-gemm whole matrix) gets a new array each call.
+SHARED_INDICES_MAX = 1024
+
+
+def _indices(layout: Layout, rows: int, cols: int, start: int, step: int) -> np.ndarray:
+    """Line ``i``'s ``k``-th element at component ``start + i*step + k`` (module docstring), read-only."""
+    line = np.arange(line_count(layout, rows, cols), dtype=np.int64).reshape(-1, 1)
+    within = np.arange(line_length(layout, rows, cols), dtype=np.int64).reshape(1, -1)
+    index = start + line * step + within  # lines x line length
+    index.flags.writeable = False
+    return index if layout is Layout.RowMajor else index.T
+
+
+_shared_indices = functools.lru_cache(maxsize=1024)(_indices)
+
+
+@functools.lru_cache(maxsize=4096)
 def extent_components(access: KhrAccess, rows: int, cols: int, component: ComponentType) -> int:
     """Components from array element 0 to the last one the access touches, rounded up to whole
-    pointee elements: the smallest memory with no access out of bounds."""
+    pointee elements: the smallest memory with no access out of bounds. The last is the last
+    element of the line that starts furthest on (the first line for a negative stride)."""
     per = access.pointee_for(component).size // component.size
-    last = int(component_indices(access, rows, cols, component).max()) if rows * cols else -1
-    return per * -(-(last + 1) // per)
+    lines, length = line_count(access.layout, rows, cols), line_length(access.layout, rows, cols)
+    last = access.offset * per + max(0, (lines - 1) * access.stride * per) + length - 1 if rows * cols else -1
+    return int(per * -(-(last + 1) // per))
 
 
 def extent_elements(access: KhrAccess, rows: int, cols: int, component: ComponentType) -> int:

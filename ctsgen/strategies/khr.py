@@ -9,6 +9,7 @@ component's own pointee, offset 0 and the smallest disjoint stride (a packed, re
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from hypothesis import strategies as st
@@ -22,6 +23,7 @@ from ctsgen.strategies.cached import integers, sampled
 WIDE_POINTEES = (Pointee("uint32"), Pointee("uint32", 2), Pointee("uint32", 4))
 
 
+@functools.lru_cache(maxsize=None)  # one entry per ComponentType member and ``wide``
 def pointee_choices(component: ComponentType, *, wide: bool = True) -> tuple[Pointee | None, ...]:
     """None (the component's own type) first, then each of :data:`WIDE_POINTEES` made of whole
     components and wider than one (with ``wide``)."""
@@ -45,21 +47,37 @@ def khr_accesses(rows: int, cols: int, component: ComponentType, *, is_store: bo
         raise ValueError("khr_accesses needs at least one pointee (None: the component's own type)")
     if max_offset_steps < 0 or max_extra_stride_steps < 0:
         raise ValueError("max_offset_steps and max_extra_stride_steps count steps: draw them >= 0")
-    return _accesses(rows, cols, component, is_store, tuple(layouts),
-                     tuple(pointee_choices(component) if pointees is None else pointees),
-                     max_offset_steps, max_extra_stride_steps)
+    return _accesses_strategy(rows, cols, component, is_store, tuple(layouts),
+                              tuple(pointee_choices(component) if pointees is None else pointees),
+                              max_offset_steps, max_extra_stride_steps)
+
+
+@functools.lru_cache(maxsize=4096)
+def _accesses_strategy(rows: int, cols: int, component: ComponentType, is_store: bool,
+                       layouts: tuple[Layout, ...], pointees: tuple[Pointee | None, ...], max_offset_steps: int,
+                       max_extra_stride_steps: int) -> st.SearchStrategy[KhrAccess]:
+    """:func:`_accesses` built (and validated by Hypothesis) once per arguments, with each
+    (layout, pointee)'s alignment unit, packed stride and stride-step strategy worked out here
+    rather than per draw: a case draws one access per matrix."""
+    steps: dict[tuple[Layout, Pointee | None], tuple[int, int, st.SearchStrategy[int]]] = {}
+    for layout in layouts:
+        for pointee in pointees:
+            p = pointee or Pointee.of(component)
+            unit = alignment_unit(layout, rows, cols, component, p)
+            packed = min_disjoint_stride(layout, rows, cols, component, p) // unit
+            # a store keeps lines disjoint; a load's step shrinks toward the packed stride, not to 0
+            steps[layout, pointee] = unit, packed, integers(0 if is_store else -packed, max_extra_stride_steps)
+    return _accesses(sampled(layouts), sampled(pointees), steps, integers(0, max_offset_steps))
 
 
 @st.composite
-def _accesses(draw: st.DrawFn, rows: int, cols: int, component: ComponentType, is_store: bool,
-              layouts: tuple[Layout, ...], pointees: tuple[Pointee | None, ...], max_offset_steps: int,
-              max_extra_stride_steps: int) -> KhrAccess:
-    layout = draw(sampled(layouts))
-    pointee = draw(sampled(pointees))
-    p = pointee or Pointee.of(component)
-    unit = alignment_unit(layout, rows, cols, component, p)
-    packed = min_disjoint_stride(layout, rows, cols, component, p) // unit
-    # a store keeps lines disjoint; a load's step shrinks toward the packed stride, not to 0
-    step = packed + draw(integers(0 if is_store else -packed, max_extra_stride_steps))
-    offset = draw(integers(0, max_offset_steps))
+def _accesses(draw: st.DrawFn, layouts: st.SearchStrategy[Layout], pointees: st.SearchStrategy[Pointee | None],
+              steps: dict[tuple[Layout, Pointee | None], tuple[int, int, st.SearchStrategy[int]]],
+              offsets: st.SearchStrategy[int]) -> KhrAccess:
+    """A layout, a pointee, then the stride and the element offset in alignment units."""
+    layout = draw(layouts)
+    pointee = draw(pointees)
+    unit, packed, extra_steps = steps[layout, pointee]
+    step = packed + draw(extra_steps)
+    offset = draw(offsets)
     return KhrAccess(layout, step * unit, offset * unit, pointee)

@@ -23,6 +23,7 @@ Decisions: docs/spec-decisions.md "khr-addressing", "khr-arithmetic", "khr-mulad
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,6 +167,8 @@ def load_operand(access: KhrAccess, m: MatrixType, memory: np.ndarray) -> np.nda
     (robust buffer access). For a drawn case, whose accesses are valid and in bounds
     (KhrCase checks them), this is ``expected_load``."""
     idx = component_indices(access, m.rows, m.cols, m.component)
+    if _inside(access, m.rows, m.cols, m.component, memory):
+        return memory[idx].astype(m.component.dtype, copy=False)
     inside = idx < memory.size
     return np.where(inside, memory[np.where(inside, idx, 0)], m.component.dtype.type(0)).astype(m.component.dtype)
 
@@ -175,10 +178,19 @@ def store_result(access: KhrAccess, matrix: np.ndarray, memory: np.ndarray, comp
     end are dropped, and of two elements stored to one address the later (row-major) one lands. For a
     drawn case (disjoint lines, in bounds) this is ``expected_store``."""
     idx = component_indices(access, *matrix.shape, component)
-    inside = idx < memory.size
     out = np.array(memory, copy=True)
-    out[idx[inside]] = matrix[inside]
+    if _inside(access, *matrix.shape, component, memory):
+        out[idx.ravel()] = matrix.ravel()  # 1-D, row-major: of repeated indices numpy lands the last
+    else:
+        inside = idx < memory.size
+        out[idx[inside]] = matrix[inside]
     return out
+
+
+def _inside(access: KhrAccess, rows: int, cols: int, component: ComponentType, memory: np.ndarray) -> bool:
+    """Whether every element of the access lies in ``memory`` (components): a drawn case's accesses do,
+    so its loads and stores skip the robust-access masks."""
+    return access.stride >= 0 and access.offset >= 0 and extent_components(access, rows, cols, component) <= memory.size
 
 
 def compute(v: KhrVariant, mats: list[np.ndarray], s: Any, *, strict: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -226,14 +238,19 @@ class KhrCase:
         n = len(self.shader.layouts)
         if len(self.strides) != n or len(self.offsets) != n:
             raise ValueError(f"a {self.shader.op.value} case has {n} strides and offsets (its loads and store)")
-        for k, (a, m) in enumerate(zip(self.accesses(), self.shader.matrices)):
+        for k, (a, m) in enumerate(zip(self._accesses, self.shader.matrices)):
             check_access(a, m.rows, m.cols, m.component, is_store=k == n - 1)
 
     def variant(self) -> KhrVariant:
         return self.shader
 
     def accesses(self) -> list[KhrAccess]:
-        return [self.shader.access(k, st, off) for k, (st, off) in enumerate(zip(self.strides, self.offsets))]
+        return list(self._accesses)
+
+    @functools.cached_property
+    def _accesses(self) -> tuple[KhrAccess, ...]:
+        """Each binding's access, built once: the checks, the data and the locator all read them."""
+        return tuple(self.shader.access(k, st, off) for k, (st, off) in enumerate(zip(self.strides, self.offsets)))
 
     def params(self) -> np.ndarray:
         w = np.zeros(self.shader.words, np.uint32)

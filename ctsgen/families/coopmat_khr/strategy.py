@@ -11,6 +11,8 @@ toward ``copy`` of the simplest type, RowMajor, packed strides, offset 0, no edg
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -21,7 +23,7 @@ from ctsgen.families.coopmat_khr.operation import BINARY, Op
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.ops.cm2 import profile_key, simplicity
 from ctsgen.ops.elementwise_operands import NARROW
-from ctsgen.ops.khr_addressing import Layout
+from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.oracle.numeric import float_format, unit_roundoff
 from ctsgen.strategies.cached import SEEDS, integers, sampled
 from ctsgen.strategies.khr import khr_accesses, pointee_choices
@@ -29,6 +31,8 @@ from ctsgen.strategies.khr import khr_accesses, pointee_choices
 #: (operands, result, saturating) of one variant signature before its accesses are drawn
 Signature = tuple[tuple[MatrixType, ...], MatrixType, bool]
 LAYOUTS = (Layout.RowMajor, Layout.ColumnMajor)
+#: whether a case's operands start with the instruction's edge values (built once: drawn per case)
+EDGES = st.booleans()
 
 
 #: MulAdd strata: one per entry of the device's KHR property list, up to this many.
@@ -121,6 +125,7 @@ def khr_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), 
     return KhrVariant(op, tuple(operands), result, layouts, pointees, saturating)
 
 
+@functools.lru_cache(maxsize=None)  # one entry per float ComponentType member
 def float_scalars(component: ComponentType) -> st.SearchStrategy[float]:
     """Normal values of ``component`` with exponents in the element-wise operands' narrow range, so
     OpMatrixTimesScalar's products stay normal and exact in float64; shrinks to 1.0."""
@@ -129,12 +134,30 @@ def float_scalars(component: ComponentType) -> st.SearchStrategy[float]:
                      st.booleans(), integers(*NARROW), integers(0, 2**mant - 1))
 
 
-@st.composite
-def khr_cases_for(draw: st.DrawFn, variant: KhrVariant, options: StrategyOptions = StrategyOptions()) -> KhrCase:
+def khr_cases_for(variant: KhrVariant, options: StrategyOptions = StrategyOptions()) -> st.SearchStrategy[KhrCase]:
+    """A case of ``variant``: each access's stride and offset, the scalar, a data seed and the edges
+    flag; the variant fixes everything that bounds them, so ``options`` narrows nothing here."""
+    return _cases_of(variant)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cases_of(variant: KhrVariant) -> st.SearchStrategy[KhrCase]:
+    """:func:`_khr_cases` built once per variant: a fuzz round draws many cases of one variant, and
+    Hypothesis validates a new strategy object on its first draw."""
+    return _khr_cases(variant, _access_strategies(variant))
+
+
+def _access_strategies(variant: KhrVariant) -> tuple[st.SearchStrategy[KhrAccess], ...]:
+    """Each binding's access of ``variant`` (the loads', then the store's) with its fixed layout and pointee."""
     last = len(variant.matrices) - 1
-    accesses = [draw(khr_accesses(m.rows, m.cols, m.component, is_store=k == last, layouts=(variant.layouts[k],),
-                                  pointees=(variant.pointees[k],)))
-                for k, m in enumerate(variant.matrices)]
+    return tuple(khr_accesses(m.rows, m.cols, m.component, is_store=k == last, layouts=(variant.layouts[k],),
+                              pointees=(variant.pointees[k],))
+                 for k, m in enumerate(variant.matrices))
+
+
+@st.composite
+def _khr_cases(draw: st.DrawFn, variant: KhrVariant, accesses: tuple[st.SearchStrategy[KhrAccess], ...]) -> KhrCase:
+    drawn = [draw(a) for a in accesses]
     res = variant.result.component
     s: float | int = 1
     if variant.op is Op.scale:
@@ -143,5 +166,5 @@ def khr_cases_for(draw: st.DrawFn, variant: KhrVariant, options: StrategyOptions
         else:
             info = np.iinfo(res.dtype)
             s = draw(integers(int(info.min), int(info.max)))
-    return KhrCase(variant, tuple(a.stride for a in accesses), tuple(a.offset for a in accesses), s,
-                   draw(SEEDS), draw(st.booleans()))
+    return KhrCase(variant, tuple(a.stride for a in drawn), tuple(a.offset for a in drawn), s,
+                   draw(SEEDS), draw(EDGES))

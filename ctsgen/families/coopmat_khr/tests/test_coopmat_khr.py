@@ -216,6 +216,30 @@ def test_the_device_path_is_the_oracle_on_drawn_cases() -> None:
                                       expected_store(acc[-1], matrix, out, res.component))
 
 
+def test_an_access_past_the_memory_reads_zeros_and_drops_writes_the_rest_as_inside() -> None:
+    """A device's robust buffer access, which the reference's execution (a tampered stride, a mutant)
+    needs: elements past the end load 0 and store nowhere; of overlapping store lines the later lands."""
+    from ctsgen.families.coopmat_khr.case import store_result
+    from ctsgen.ops.khr_addressing import KhrAccess
+
+    m = MatrixType(F16, Scope.Subgroup, 4, 8, MatrixUse.A, 32)
+    memory = np.arange(32, dtype=np.float16)
+    whole = memory.reshape(4, 8)
+    short = load_operand(KhrAccess(Layout.RowMajor, 8), m, memory[:29])
+    np.testing.assert_array_equal(short, np.where(np.arange(32).reshape(4, 8) < 29, whole, 0))
+    np.testing.assert_array_equal(load_operand(KhrAccess(Layout.RowMajor, 8), m, memory), whole)
+    stored = store_result(KhrAccess(Layout.RowMajor, 8), -whole, np.zeros(29, np.float16), F16)
+    np.testing.assert_array_equal(stored, -memory[:29])
+    for layout, stride in ((Layout.RowMajor, 4), (Layout.ColumnMajor, 2)):  # lines overlap: 4 or 2 apart
+        n = 3 * stride + 8 if layout is Layout.RowMajor else 7 * stride + 4  # the last line's end
+        expected = np.zeros(n, np.float16)
+        for r in range(4):  # one element after another, row-major: a later one overwrites
+            for c in range(8):
+                expected[(r * stride + c) if layout is Layout.RowMajor else (c * stride + r)] = -whole[r, c]
+        np.testing.assert_array_equal(store_result(KhrAccess(layout, stride), -whole, np.zeros(n, np.float16), F16),
+                                      expected)
+
+
 def test_tampered_parameter_words_give_a_wrong_result_not_a_crash_of_the_reference() -> None:
     case = draw_examples(FAMILY.cases(StrategyOptions(), op=Op.add), 1, 3)[0]
     data = case.data()
