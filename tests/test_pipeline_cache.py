@@ -60,6 +60,15 @@ def test_an_unwritable_directory_is_only_a_missing_cache(tmp_path: Path) -> None
     assert f.load() == b"" and not f.save(blob())
 
 
+def test_a_stale_file_that_cannot_be_removed_is_left_and_the_cache_opens(tmp_path: Path) -> None:
+    """A directory with an old driver's file name cannot be unlinked: opening goes on without it."""
+    old = PipelineCacheFile(CacheIdentity(H100.vendorID, H100.deviceID, 1, bytes(16)), tmp_path)
+    old.path.mkdir()
+    f = PipelineCacheFile(H100, tmp_path)
+    f.save(blob())
+    assert f.load() == blob() and old.path.is_dir()
+
+
 def test_publishers_take_turns_and_each_sees_what_the_last_one_published(tmp_path: Path) -> None:
     """Two processes' publishes are serialised by the lock, and the second is given the first's
     blob to merge (before, the last whole cache won and the other's pipelines were lost)."""

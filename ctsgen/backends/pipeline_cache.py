@@ -160,7 +160,10 @@ class PipelineCacheFile:
         except OSError:
             return
         for p in stale:
-            p.unlink(missing_ok=True)
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:  # a directory, a read-only directory: left, as an unwritable cache is
+                pass
 
 
 #: Seconds between a process's publishes of a growing cache (at most: only once it built pipelines).
