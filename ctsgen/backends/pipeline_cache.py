@@ -17,15 +17,16 @@ suite").
 A process publishes as its cache grows, not only when it closes (:class:`Publisher`): at most every
 ``PUBLISH_EVERY_S`` seconds once it has built pipelines, from a thread of its own, so a process
 stopped at a deadline loses at most that many seconds of builds, and its close has only the rest to
-publish. A publish never touches the process's own cache: the blob on disk seeds a fresh cache, the
+write. A publish never touches the process's own cache: the blob on disk seeds a fresh cache, the
 process's cache is merged into it (vkMergePipelineCaches reads its source caches; only its
 ``dstCache`` needs external synchronisation, and pipeline creation uses a cache under the
 implementation's own lock, Vulkan's "Pipeline Cache" chapter), and that merge is what is saved.
 
 A close never waits for the lock (:meth:`Publisher.finish`): a publish in flight stops waiting for
-it, and what the process built since its last publish is written, without a merge, as a *part*: its
-own cache's data alone, in a file of its own beside the main one (``<main name>.part-<pid>-<tag>.bin``,
-atomic as the main file is). Parts are driver-specific as the main file is: a driver update removes
+it, and where pipelines were built since the last publish, the process's own cache's data (all of
+it: Vulkan gives no less), unmerged, is written as a *part*, a file of its own beside the main one
+(``<main stem>.part-<pid>-<random tag>.bin``: the tag keeps apart processes of one pid, such as
+containers sharing the directory), atomic as the main file is. Parts are driver-specific as the main file is: a driver update removes
 them with it. A process opening the cache seeds it from the main blob, then merges each part whose
 header matches into it (``vkMergePipelineCaches``, one source cache per part; a mismatched part is
 ignored as a mismatched main blob is). Parts that grew its cache count as unpublished work: its
