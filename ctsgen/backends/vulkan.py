@@ -58,7 +58,8 @@ from ctsgen.backends.base import Backend
 from ctsgen.errors import BackendError, DeviceLost, DispatchTimeout
 from ctsgen.core.shader import Dispatch, MatrixConversion, ShaderVariant, matrix_conversions
 from ctsgen.backends.kept import KeptObjects
-from ctsgen.backends.pipeline_cache import CacheIdentity, PipelineCacheFile, Publisher, pipeline_cache_enabled
+from ctsgen.backends.pipeline_cache import (CacheIdentity, PipelineCacheFile, Publisher, fold_parts,
+                                            pipeline_cache_enabled)
 from ctsgen.backends.validation import EXTENSION as VALIDATION_EXTENSION
 from ctsgen.backends.validation import LAYER as VALIDATION_LAYER
 from ctsgen.backends.validation import ValidationMessenger
@@ -602,18 +603,32 @@ class VulkanBackend(Backend):
 
     def _create_pipeline_cache(self) -> None:
         """A VkPipelineCache seeded with this device's and driver's blob from disk, so a pipeline
-        built by any earlier process on this machine is not built again. Off with
-        ``CTSGEN_PIPELINE_CACHE=0`` (to time cold builds); a cache that cannot be created is
-        only a slower run."""
+        built by any earlier process on this machine is not built again, then with the parts that
+        closing processes wrote (pipeline_cache.py). Off with ``CTSGEN_PIPELINE_CACHE=0`` (to time
+        cold builds); a cache that cannot be created is only a slower run."""
         if not pipeline_cache_enabled():
             return
         self._cache_file = PipelineCacheFile(self._cache_identity)
         blob = self._cache_file.load()
-        self._pipeline_cache = self._cache_from(blob)
-        if self._pipeline_cache is not None:
+        cache = self._pipeline_cache = self._cache_from(blob)
+        if cache is not None:
             self.stats["pipeline_cache_loaded_bytes"] = len(blob)
-            self._publisher = Publisher(self._cache_file, self._merged_with)
-            self._published_size = self._cache_size(self._pipeline_cache)
+            self._publisher = Publisher(self._cache_file, self._merged_with, lambda: self._cache_data(cache))
+            self._published_size = self._cache_size(cache)  # before the parts: they are unpublished work
+            self.stats["pipeline_cache_parts_folded"] = fold_parts(
+                self._cache_file, self._publisher, self._fold_part, lambda: self._cache_size(cache))
+
+    def _fold_part(self, part: bytes) -> bool:
+        """Merge ``part`` into the cache, through a cache created from it; whether it was merged.
+        No other thread uses the cache yet (vkMergePipelineCaches' dstCache is externally
+        synchronised, Vulkan's "Pipeline Cache" chapter)."""
+        source = self._cache_from(part)
+        if source is None:
+            return False
+        try:
+            return self._device.vkMergePipelineCaches(self._pipeline_cache, 1, source) == _VK_SUCCESS
+        finally:
+            self._device.vkDestroyPipelineCache(source, None)
 
     def _cache_from(self, blob: bytes) -> Any:
         """A VkPipelineCache created from ``blob`` (empty: an empty cache), or None where the driver
@@ -627,7 +642,8 @@ class VulkanBackend(Backend):
         return cache if self._device.vkCreatePipelineCache(info, None, cache) == _VK_SUCCESS else None
 
     def _save_pipeline_cache(self) -> None:
-        """Publish what the cache gained since its last publish (:class:`Publisher`), and destroy it."""
+        """Write what the cache gained since its last publish to a part (:meth:`Publisher.finish`), and
+        destroy it."""
         cache, publisher = self._pipeline_cache, self._publisher
         if cache is None:
             return
@@ -636,6 +652,8 @@ class VulkanBackend(Backend):
             if publisher.published:
                 self.stats["pipeline_cache_saved_bytes"] = publisher.saved_bytes
                 self.stats["pipeline_cache_publishes"] = publisher.published
+            if publisher.part_bytes:
+                self.stats["pipeline_cache_part_bytes"] = publisher.part_bytes
         self._device.vkDestroyPipelineCache(cache, None)
         self._pipeline_cache = self._publisher = None
 
