@@ -163,6 +163,8 @@ def _f16_to_f32_table() -> np.ndarray:
 #: smaller ones convert to and from fp16, fewer numpy calls per add than the grid rounding takes
 F16_GRID_MIN_ELEMENTS = 1024
 F16_MAX = 65504.0
+#: round to nearest even takes this and every larger binary32 magnitude to fp16's infinity
+F16_ROUNDS_TO_INF = 65520.0
 _EXPONENT_BITS = np.uint32(0x7F800000)
 #: the binary32 exponent field of 2^-14, fp16's smallest normal: below it the fp16 spacing is 2^-24
 _F16_MIN_NORMAL_EXPONENT = np.uint32((127 - 14) << 23)
@@ -172,8 +174,8 @@ _GRID_CONSTANT_OFFSET = np.uint32((13 << 23) | 0x00400000)
 
 def round_to_f16_grid(s: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> None:
     """``out`` = float32 ``s`` rounded to fp16 (round to nearest, ties to even), kept in binary32:
-    ``s.astype(float16).astype(float32)`` bit for bit, for finite ``|s| < 65520`` (below fp16's
-    overflow threshold). ``out`` and ``scratch`` (uint32) have ``s``'s shape; ``out`` may not be ``s``.
+    ``s.astype(float16).astype(float32)`` bit for bit, for finite ``|s| <`` :data:`F16_ROUNDS_TO_INF`.
+    ``out`` and ``scratch`` (uint32) have ``s``'s shape; ``out`` may not be ``s``.
 
     With C = 1.5 * 2^(e+13) (e the exponent of s, at least -14), C + s lies in C's binade, whose
     spacing is fp16's spacing at s, so binary32's round-to-nearest-even of C + s rounds s to the

@@ -9,7 +9,7 @@ import pytest
 from ctsgen.ops import coopvec as oracle
 from ctsgen.oracle.numeric import accumulate_blocks_f16
 from ctsgen.families.coopvec.variant import CoopVecVariant
-from ctsgen.ops.coopvec_matrix import ceil_to
+from ctsgen.ops.coopvec_matrix import ceil_to, outer_terms
 from ctsgen.families.coopvec.data import case_data
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.model.types import CoopVecType as T
@@ -192,7 +192,7 @@ def test_f16_grid_rounding_is_the_conversion_at_every_tie_and_its_neighbours() -
     low = np.array([0, 1, 0x0FFF, 0x1000, 0x1001, 0x1FFF], dtype=np.uint32)[None, None, :]
     bits = (exponent | high | low).ravel()
     s = np.concatenate([bits, bits | np.uint32(0x80000000)]).view(np.float32)
-    s = s[np.abs(s) < 65520]  # from 65520 on the conversion overflows: not the grid's domain
+    s = s[np.abs(s) < oracle.F16_ROUNDS_TO_INF]  # the conversion overflows from there on: not the grid's domain
     out, scratch = np.empty_like(s), np.empty(s.shape, np.uint32)
     oracle.round_to_f16_grid(s, out, scratch)
     assert np.array_equal(out.view(np.uint32), s.astype(np.float16).astype(np.float32).view(np.uint32))
@@ -228,3 +228,16 @@ def test_accumulations_that_may_overflow_round_after_every_add(special: float) -
         got, want = oracle.accumulate_f16(init, terms), _rounded_after_every_add(init, terms)
     assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
     assert not np.isfinite(got[:3, :3]).any() and np.isfinite(got[3:]).all()
+
+
+@pytest.mark.parametrize("largest", [2.0**-6, 1.0, 300.0])
+def test_outer_terms_are_the_binary32_products_rounded_to_fp16(largest: float) -> None:
+    # products below fp16's subnormals, on ties, and (for 300 * 300) past its largest finite value
+    a = (RNG.uniform(-1, 1, (8, 40)) * largest).astype(np.float16)
+    b = (RNG.uniform(-1, 1, (8, 40)) * largest).astype(np.float16)
+    a[0, :2], b[0, :2] = -0.0, 2.0**-24
+    with np.errstate(over="ignore"):
+        want = (a.astype(np.float32)[:, :, None] * b.astype(np.float32)[:, None, :]).astype(np.float16)
+        got = outer_terms(a, b)
+    assert got.size >= oracle.F16_GRID_MIN_ELEMENTS
+    assert np.array_equal(got.view(np.uint32), want.astype(np.float32).view(np.uint32))
