@@ -175,15 +175,15 @@ class CoopVecType(enum.Enum):
 
     @property
     def is_float(self) -> bool:
-        return self in (CoopVecType.float16, CoopVecType.float32, CoopVecType.floate4m3, CoopVecType.floate5m2)
+        return self in _COOPVEC_FLOATS
 
     @property
     def is_packed(self) -> bool:
-        return self in (CoopVecType.sint8packed, CoopVecType.uint8packed)
+        return self in _COOPVEC_PACKED
 
     @property
     def is_signed(self) -> bool:
-        return self in (CoopVecType.sint8, CoopVecType.sint32, CoopVecType.sint8packed)
+        return self in _COOPVEC_SIGNED
 
     @property
     def bits(self) -> int:
@@ -196,6 +196,12 @@ class CoopVecType(enum.Enum):
             if t.vk == value:
                 return t
         raise ValueError(f"VkComponentTypeKHR {value} is not a cooperative-vector type ctsgen models")
+
+
+# the kinds of member, as tuples built once (the oracle asks per node per case)
+_COOPVEC_FLOATS = (CoopVecType.float16, CoopVecType.float32, CoopVecType.floate4m3, CoopVecType.floate5m2)
+_COOPVEC_PACKED = (CoopVecType.sint8packed, CoopVecType.uint8packed)
+_COOPVEC_SIGNED = (CoopVecType.sint8, CoopVecType.sint32, CoopVecType.sint8packed)
 
 
 def coopvec_combination_feature(inputType: int, inputInterpretation: int, matrixInterpretation: int,
