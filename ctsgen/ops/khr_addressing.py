@@ -25,6 +25,7 @@ would land on one component: the result would depend on the order of racing stor
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -81,11 +82,11 @@ class Pointee:
     @classmethod
     def of(cls, component: ComponentType) -> Pointee:
         """The pointee whose type is the matrix's component type."""
-        return cls(component.dtype.name)
+        return _component_pointee(component)
 
     @property
     def lane_size(self) -> int:
-        return 2 if self.scalar == "bfloat16" else np.dtype(self.scalar).itemsize
+        return _lane_size(self.scalar)
 
     @property
     def size(self) -> int:
@@ -103,6 +104,18 @@ class Pointee:
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> Pointee:
         return cls(str(o["scalar"]), int(o["lanes"]))
+
+
+@functools.cache
+def _component_pointee(component: ComponentType) -> Pointee:
+    """:meth:`Pointee.of`, built once per component type (an immutable value; the oracle asks per access)."""
+    return Pointee(component.dtype.name)
+
+
+@functools.cache
+def _lane_size(scalar: str) -> int:
+    """Bytes of one lane of numpy dtype name ``scalar``."""
+    return 2 if scalar == "bfloat16" else np.dtype(scalar).itemsize
 
 
 @dataclass(frozen=True)
