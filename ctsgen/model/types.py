@@ -58,7 +58,7 @@ class ComponentType(enum.Enum):
     @property
     def bits_dtype(self) -> np.dtype:
         """The unsigned integer dtype of the same width (for bit-exact compares)."""
-        return np.dtype(f"uint{8 * self.size}")
+        return _BITS_DTYPE[self]
 
     @classmethod
     def from_vk(cls, value: int) -> ComponentType | None:
@@ -67,6 +67,8 @@ class ComponentType(enum.Enum):
 
 
 _BY_VK = {t.vk: t for t in ComponentType}
+#: each component type's unsigned integer dtype of the same width, built once (asked per value conversion)
+_BITS_DTYPE = {t: np.dtype(f"uint{8 * t.size}") for t in ComponentType}
 
 
 class MatrixUse(enum.Enum):
