@@ -146,10 +146,11 @@ def accumulate_f16(initial: np.ndarray, terms: np.ndarray) -> np.ndarray:
 
 
 def widen_to_f32(a: np.ndarray) -> np.ndarray:
-    """``a.astype(float32)``; fp16 input is widened (exactly) through a table of every fp16
-    bit pattern's binary32 value, the same values without the per-element conversion."""
+    """``a`` as binary32 (``a`` itself where it is binary32 already: callers only read it); fp16
+    input is widened (exactly) through a table of every fp16 bit pattern's binary32 value, the
+    same values as ``astype`` without the per-element conversion."""
     if a.dtype != np.float16:
-        return a.astype(np.float32)
+        return a.astype(np.float32, copy=False)
     return np.take(_f16_to_f32_table(), np.ascontiguousarray(a).view(np.uint16))
 
 
