@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from ctsgen.errors import CtsgenError
 
@@ -44,6 +45,17 @@ class ClampMode(enum.IntEnum):
 
 class InvalidLayoutError(CtsgenError, ValueError):
     """A tensor layout violates a rule of SPV_NV_tensor_addressing."""
+
+
+_State = TypeVar("_State", "TensorLayout", "TensorView")
+
+
+def _copy_with(state: _State, **changes: Any) -> _State:
+    """``dataclasses.replace`` for the frozen state classes here (plain fields, no
+    ``__post_init__``): a copy with ``changes``, without the generic field walk."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__, **changes)
+    return new
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -87,28 +99,28 @@ class TensorLayout:
 
     def set_block_size(self, *blockSize: int) -> TensorLayout:
         """OpTensorLayoutSetBlockSizeNV."""
-        return replace(self, blockSize=self._operands("BlockSize", blockSize))
+        return _copy_with(self, blockSize=self._operands("BlockSize", blockSize))
 
     def set_dimension(self, *Dim: int) -> TensorLayout:
         """OpTensorLayoutSetDimensionNV: sets layoutDimension and span to Dim,
         offset to zero, and the strides from Dim and the current blockSize."""
         dims = self._operands("Dim", Dim)
-        return replace(self, layoutDimension=dims, span=dims, offset=(0,) * self.LDim,
+        return _copy_with(self, layoutDimension=dims, span=dims, offset=(0,) * self.LDim,
                        stride=default_strides(dims, self.blockSize))
 
     def set_stride(self, *Stride: int) -> TensorLayout:
         """OpTensorLayoutSetStrideNV."""
-        return replace(self, stride=self._operands("Stride", Stride))
+        return _copy_with(self, stride=self._operands("Stride", Stride))
 
     def slice(self, offsets: tuple[int, ...], spans: tuple[int, ...]) -> TensorLayout:
         """OpTensorLayoutSliceNV: *adds* Offset<i> to offset[i] and sets span[i]."""
         offsets = self._operands("Offset", offsets)
         spans = self._operands("Span", spans)
-        return replace(self, offset=tuple(o + d for o, d in zip(self.offset, offsets)), span=spans)
+        return _copy_with(self, offset=tuple(o + d for o, d in zip(self.offset, offsets)), span=spans)
 
     def set_clamp_value(self, Value: int) -> TensorLayout:
         """OpTensorLayoutSetClampValueNV (a 32-bit integer)."""
-        return replace(self, clampValue=Value & UINT32_MAX)
+        return _copy_with(self, clampValue=Value & UINT32_MAX)
 
     def _operands(self, what: str, values: tuple[int, ...]) -> tuple[int, ...]:
         if len(values) != self.LDim:
@@ -215,15 +227,15 @@ class TensorView:
         strides = [1] * self.VDim
         for i in range(self.VDim - 2, -1, -1):
             strides[i] = strides[i + 1] * dims[i + 1]
-        return replace(self, viewDimension=dims, viewStride=tuple(strides))
+        return _copy_with(self, viewDimension=dims, viewStride=tuple(strides))
 
     def set_stride(self, *Stride: int) -> TensorView:
         """OpTensorViewSetStrideNV."""
-        return replace(self, viewStride=self._operands("Stride", Stride))
+        return _copy_with(self, viewStride=self._operands("Stride", Stride))
 
     def set_clip(self, clipRowOffset: int, clipRowSpan: int, clipColOffset: int, clipColSpan: int) -> TensorView:
         """OpTensorViewSetClipNV (32-bit unsigned operands)."""
-        return replace(self, clipRowOffset=clipRowOffset & UINT32_MAX, clipRowSpan=clipRowSpan & UINT32_MAX,
+        return _copy_with(self, clipRowOffset=clipRowOffset & UINT32_MAX, clipRowSpan=clipRowSpan & UINT32_MAX,
                        clipColOffset=clipColOffset & UINT32_MAX, clipColSpan=clipColSpan & UINT32_MAX)
 
     def _operands(self, what: str, values: tuple[int, ...]) -> tuple[int, ...]:

@@ -58,7 +58,7 @@ class ComponentType(enum.Enum):
     @property
     def bits_dtype(self) -> np.dtype:
         """The unsigned integer dtype of the same width (for bit-exact compares)."""
-        return np.dtype(f"uint{8 * self.size}")
+        return _BITS_DTYPE[self]
 
     @classmethod
     def from_vk(cls, value: int) -> ComponentType | None:
@@ -67,6 +67,8 @@ class ComponentType(enum.Enum):
 
 
 _BY_VK = {t.vk: t for t in ComponentType}
+#: each component type's unsigned integer dtype of the same width, built once (asked per value conversion)
+_BITS_DTYPE = {t: np.dtype(f"uint{8 * t.size}") for t in ComponentType}
 
 
 class MatrixUse(enum.Enum):
@@ -175,15 +177,15 @@ class CoopVecType(enum.Enum):
 
     @property
     def is_float(self) -> bool:
-        return self in (CoopVecType.float16, CoopVecType.float32, CoopVecType.floate4m3, CoopVecType.floate5m2)
+        return self in _COOPVEC_FLOATS
 
     @property
     def is_packed(self) -> bool:
-        return self in (CoopVecType.sint8packed, CoopVecType.uint8packed)
+        return self in _COOPVEC_PACKED
 
     @property
     def is_signed(self) -> bool:
-        return self in (CoopVecType.sint8, CoopVecType.sint32, CoopVecType.sint8packed)
+        return self in _COOPVEC_SIGNED
 
     @property
     def bits(self) -> int:
@@ -196,6 +198,12 @@ class CoopVecType(enum.Enum):
             if t.vk == value:
                 return t
         raise ValueError(f"VkComponentTypeKHR {value} is not a cooperative-vector type ctsgen models")
+
+
+# the kinds of member, as tuples built once (the oracle asks per node per case)
+_COOPVEC_FLOATS = (CoopVecType.float16, CoopVecType.float32, CoopVecType.floate4m3, CoopVecType.floate5m2)
+_COOPVEC_PACKED = (CoopVecType.sint8packed, CoopVecType.uint8packed)
+_COOPVEC_SIGNED = (CoopVecType.sint8, CoopVecType.sint32, CoopVecType.sint8packed)
 
 
 def coopvec_combination_feature(inputType: int, inputInterpretation: int, matrixInterpretation: int,

@@ -25,6 +25,8 @@ numeric model (docs/spec-decisions.md, "coopvec-numeric-model"):
 
 from __future__ import annotations
 
+import functools
+
 import ml_dtypes
 import numpy as np
 
@@ -132,11 +134,84 @@ def accumulation_error(s: np.ndarray, k: int, bias: bool, result: CoopVecType) -
 
 def accumulate_f16(initial: np.ndarray, terms: np.ndarray) -> np.ndarray:
     """``initial`` (fp16) plus each of ``terms`` (adds x ...) in turn, rounding to fp16 after
-    every add: one order the atomic adds may take."""
+    every add: one order the atomic adds may take. Each add is a binary32 add of the fp16
+    accumulator and the binary32 term, rounded to fp16."""
     acc = initial.astype(np.float16)
-    for t in terms.astype(np.float32):  # the adds are sequential; each term's conversion is not
+    t32 = widen_to_f32(terms)  # the adds are sequential; each term's conversion is not
+    if acc.size >= F16_GRID_MIN_ELEMENTS and acc.shape == t32.shape[1:] and _stays_below_f16_max(acc, t32):
+        return _accumulate_on_f16_grid(acc, t32)
+    for t in t32:
         acc = (acc.astype(np.float32) + t).astype(np.float16)
     return acc
+
+
+def widen_to_f32(a: np.ndarray) -> np.ndarray:
+    """``a`` as binary32 (``a`` itself where it is binary32 already: callers only read it); fp16
+    input is widened (exactly) through a table of every fp16 bit pattern's binary32 value, the
+    same values as ``astype`` without the per-element conversion."""
+    if a.dtype != np.float16:
+        return a.astype(np.float32, copy=False)
+    return np.take(_f16_to_f32_table(), np.ascontiguousarray(a).view(np.uint16))
+
+
+@functools.cache
+def _f16_to_f32_table() -> np.ndarray:
+    """The binary32 value of each of the 65536 fp16 bit patterns, by numpy's own conversion."""
+    return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
+
+
+#: accumulators at least this large add on the fp16 grid in binary32 (:func:`round_to_f16_grid`);
+#: smaller ones convert to and from fp16, fewer numpy calls per add than the grid rounding takes
+F16_GRID_MIN_ELEMENTS = 1024
+F16_MAX = 65504.0
+#: round to nearest even takes this and every larger binary32 magnitude to fp16's infinity
+F16_ROUNDS_TO_INF = 65520.0
+_EXPONENT_BITS = np.uint32(0x7F800000)
+#: the binary32 exponent field of 2^-14, fp16's smallest normal: below it the fp16 spacing is 2^-24
+_F16_MIN_NORMAL_EXPONENT = np.uint32((127 - 14) << 23)
+#: added to a binary32 exponent field 2^e: 1.5 * 2^(e+13), whose spacing 2^(e-10) is fp16's in [2^e, 2^(e+1))
+_GRID_CONSTANT_OFFSET = np.uint32((13 << 23) | 0x00400000)
+
+
+def round_to_f16_grid(s: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> None:
+    """``out`` = float32 ``s`` rounded to fp16 (round to nearest, ties to even), kept in binary32:
+    ``s.astype(float16).astype(float32)`` bit for bit, for finite ``|s| <`` :data:`F16_ROUNDS_TO_INF`.
+    ``out`` and ``scratch`` (uint32) have ``s``'s shape; ``out`` may not be ``s``.
+
+    With C = 1.5 * 2^(e+13) (e the exponent of s, at least -14), C + s lies in C's binade, whose
+    spacing is fp16's spacing at s, so binary32's round-to-nearest-even of C + s rounds s to the
+    fp16 grid (C is an even multiple of that spacing: ties go to the even fp16 significand) and
+    subtracting C is exact. A sum that rounds to zero takes s's sign, as the conversion's does."""
+    np.bitwise_and(s.view(np.uint32), _EXPONENT_BITS, out=scratch)
+    np.maximum(scratch, _F16_MIN_NORMAL_EXPONENT, out=scratch)
+    np.add(scratch, _GRID_CONSTANT_OFFSET, out=scratch)
+    c = scratch.view(np.float32)
+    np.add(s, c, out=out)
+    np.subtract(out, c, out=out)
+    np.copysign(out, s, out=out)
+
+
+def _stays_below_f16_max(acc: np.ndarray, t32: np.ndarray) -> bool:
+    """Whether no partial sum of :func:`accumulate_f16` can exceed fp16's largest finite value
+    (nor be NaN): with B = max |initial| + n max |terms| for n adds, each rounding to binary32
+    then to fp16 multiplies by at most 1 + 2^-10 and adds at most 2^-25, so every partial sum
+    is below (1 + 2^-10)^n (B + n 2^-25); the bound checked, (1 + 2^-9)^n (B + n 2^-24), also
+    covers B's own rounding to float64 (NaN anywhere makes it NaN: not below)."""
+    n = t32.shape[0]
+    largest_term = max(float(t32.max()), -float(t32.min())) if t32.size else 0.0
+    largest_initial = max(float(acc.max()), -float(acc.min()))
+    return bool((1 + 2.0**-9) ** n * (largest_initial + n * largest_term + n * 2.0**-24) < F16_MAX)
+
+
+def _accumulate_on_f16_grid(acc: np.ndarray, t32: np.ndarray) -> np.ndarray:
+    """:func:`accumulate_f16`'s adds with the accumulator kept in binary32 on the fp16 grid
+    (:func:`round_to_f16_grid` after every add), for accumulations that stay finite."""
+    grid = acc.astype(np.float32)
+    s, scratch = np.empty_like(grid), np.empty(grid.shape, np.uint32)
+    for t in t32:
+        np.add(grid, t, out=s)
+        round_to_f16_grid(s, grid, scratch)
+    return grid.astype(np.float16)
 
 
 def accumulate_tolerance(initial: np.ndarray, terms: np.ndarray, product_rounding: bool) -> np.ndarray:
@@ -148,5 +223,5 @@ def accumulate_tolerance(initial: np.ndarray, terms: np.ndarray, product_roundin
     is gamma_{n+1}(u16) * (|initial| + sum |terms|), doubled because both sides
     round, plus one subnormal spacing per rounding."""
     n = terms.shape[0] + (1 if product_rounding else 0)
-    s = np.abs(initial.astype(np.float64)) + np.abs(terms.astype(np.float64)).sum(axis=0)
+    s = np.abs(initial.astype(np.float64)) + np.abs(widen_to_f32(terms).astype(np.float64)).sum(axis=0)
     return 2 * gamma(n, U_F16) * s + (n + 1) * F16_TINY

@@ -174,8 +174,14 @@ class CoopVecSignature:
 
 
 def outer_terms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Each invocation's fp16 outer product a_i b_i^T (products rounded to fp16)."""
-    return (a.astype(np.float32)[:, :, None] * b.astype(np.float32)[:, None, :]).astype(np.float16)
+    """Each invocation's fp16 outer product a_i b_i^T: each binary32 product rounded to fp16,
+    returned as binary32 values (on the fp16 grid, what :func:`oracle.accumulate_f16` adds)."""
+    p = oracle.widen_to_f32(a)[:, :, None] * oracle.widen_to_f32(b)[:, None, :]
+    if p.size < oracle.F16_GRID_MIN_ELEMENTS or not max(float(p.max()), -float(p.min())) < oracle.F16_ROUNDS_TO_INF:
+        return oracle.widen_to_f32(p.astype(np.float16))  # small, or NaN or fp16 overflow among the products
+    rounded = np.empty_like(p)
+    oracle.round_to_f16_grid(p, rounded, np.empty(p.shape, np.uint32))
+    return rounded
 
 
 #: the vector sizes M, K cases take (up to maxCooperativeVectorComponents), smallest first

@@ -289,6 +289,12 @@ def _scale_min_k4(scales: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sc, m
 
 
+#: Q4_K / Q5_K: the sub-block of each of the 256 elements (j // 32)
+_SUB_BLOCK_OF_ELEMENT = np.arange(256) // 32
+#: Q6_K: the shift of qh for each group g of 32 elements within a half (2g), shaped to broadcast over (h, g, l)
+_Q6_K_HIGH_SHIFT = (2 * np.arange(4)).reshape(1, 1, 4, 1)
+
+
 def dequantize(fmt: Format, blocks: np.ndarray) -> np.ndarray:
     """Every element of every block (n x K, float64), from the format definition above."""
     n = blocks.shape[0]
@@ -309,20 +315,19 @@ def dequantize(fmt: Format, blocks: np.ndarray) -> np.ndarray:
         qs = blocks[:, 16:144].astype(np.int64).reshape(n, 4, 32) if fmt is Q4_K \
             else blocks[:, 48:176].astype(np.int64).reshape(n, 4, 32)
         q = np.stack([qs & 0xF, qs >> 4], axis=2).reshape(n, 256)  # chunk, (low, high), l
-        s = np.arange(256) // 32
-        if fmt is Q5_K:  # sub-block s takes bit s of qh[l]
-            qh = blocks[:, 16:48].astype(np.int64)
-            q = q | ((qh[:, np.arange(256) % 32] >> s) & 1) << 4
-        return d * sc[:, s] * q - dmin * m[:, s]
+        if fmt is Q5_K:  # sub-block s = j // 32 takes bit s of qh[j % 32]
+            qh = np.tile(blocks[:, 16:48].astype(np.int64), (1, 8))
+            q = q | ((qh >> _SUB_BLOCK_OF_ELEMENT) & 1) << 4
+        return np.repeat(d * sc, 32, axis=1) * q - np.repeat(dmin * m, 32, axis=1)  # per sub-block, then per element
     if fmt is Q6_K:
-        j = np.arange(256)
-        h, g, l = j // 128, (j // 32) % 4, j % 32
-        ql = blocks[:, 0:128].astype(np.int64)[:, 64 * h + l + 32 * (g & 1)]
-        qh = blocks[:, 128:192].astype(np.int64)[:, 32 * h + l]
-        sc = blocks[:, 192:208].view(np.int8).astype(np.int64)[:, 8 * h + l // 16 + 2 * g]
-        q = ((ql >> (4 * (g >> 1))) & 15) | ((qh >> (2 * g)) & 3) << 4
+        # element j = 128 h + 32 g + l: ql[64h + 32(g & 1) + l] >> 4(g >> 1), qh[32h + l] >> 2g,
+        # scales[8h + 2g + l // 16] = scales[j // 16]
+        ql = blocks[:, 0:128].astype(np.int64).reshape(n, 2, 1, 2, 32)  # h, (g >> 1), (g & 1), l
+        low = np.concatenate([ql & 15, ql >> 4], axis=2).reshape(n, 2, 4, 32)
+        qh = blocks[:, 128:192].astype(np.int64).reshape(n, 2, 1, 32)
+        q = (low | ((qh >> _Q6_K_HIGH_SHIFT) & 3) << 4).reshape(n, 256)
         d6 = blocks[:, 208:210].copy().view(np.float16).astype(np.float64)
-        return d6 * sc * (q - 32)
+        return np.repeat(d6 * blocks[:, 192:208].view(np.int8), 16, axis=1) * (q - 32)  # per 16 elements, then each
     raise ValueError(f"unknown format {fmt.name!r}")
 
 

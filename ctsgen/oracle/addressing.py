@@ -105,8 +105,7 @@ def linear_to_span_coord(t: TensorLayout, index: np.ndarray) -> np.ndarray:
     coords = np.empty((t.LDim,) + index.shape, dtype=np.int64)
     rest = index.astype(np.int64, copy=True)
     for dim in range(t.LDim - 1, -1, -1):
-        coords[dim] = rest % t.span[dim]
-        rest //= t.span[dim]
+        rest, coords[dim] = np.divmod(rest, t.span[dim])
     return coords
 
 
@@ -138,15 +137,13 @@ def span_coord_to_tensor_coord(t: TensorLayout, spanCoord: np.ndarray, is_store:
     mode = t.clampMode
     if is_store and mode is not ClampMode.Undefined:
         mode = ClampMode.Constant
-    coord = np.empty_like(spanCoord)
-    oob_any = np.zeros(spanCoord.shape[1:], dtype=bool)
-    for dim in range(t.LDim):
-        c = spanCoord[dim] + t.offset[dim]
-        oob = (c < 0) | (c >= t.layoutDimension[dim])
-        oob_any |= oob
-        if mode in (ClampMode.ClampToEdge, ClampMode.Repeat, ClampMode.RepeatMirrored):
-            c = np.where(oob, wrap_coordinate(mode, c, t.layoutDimension[dim]), c)
-        coord[dim] = c
+    per_dim = (-1,) + (1,) * (spanCoord.ndim - 1)
+    coord = spanCoord + np.asarray(t.offset, dtype=np.int64).reshape(per_dim)
+    oob = (coord < 0) | (coord >= np.asarray(t.layoutDimension, dtype=np.int64).reshape(per_dim))
+    if mode in (ClampMode.ClampToEdge, ClampMode.Repeat, ClampMode.RepeatMirrored):
+        for dim in range(t.LDim):
+            coord[dim] = np.where(oob[dim], wrap_coordinate(mode, coord[dim], t.layoutDimension[dim]), coord[dim])
+    oob_any = oob.any(axis=0)
     valid = ~oob_any if mode is ClampMode.Constant else np.ones_like(oob_any)
     return coord, valid, oob_any, mode
 
@@ -167,13 +164,19 @@ def tensor_addresses(t: TensorLayout, M: int, N: int, *, is_store: bool,
     if mode is ClampMode.Undefined and oob.any():
         raise ValueError("an Undefined clamp mode layout is accessed out of bounds: no defined result")
     block = np.asarray(t.blockSize, dtype=np.int64).reshape((-1, 1, 1))
-    safe = np.where(valid, coord, 0)
-    blockCoord = safe // block
-    coordInBlock = safe % block
-    index = np.tensordot(np.asarray(t.stride, dtype=np.int64), blockCoord, axes=1)
+    blockCoord, coordInBlock = np.divmod(np.where(valid, coord, 0), block)
+    index = tensor_coord_to_linear(t.stride, blockCoord)
     if index.size and int(index.max()) >= UINT32:
         raise ValueError("tensorCoordToLinear exceeds 32 bits for this layout")
     return TensorAddresses(index, valid, oob, coord, blockCoord, coordInBlock)
+
+
+def tensor_coord_to_linear(stride: tuple[int, ...], blockCoord: np.ndarray) -> np.ndarray:
+    """tensorCoordToLinear: ``sum_dim blockCoord[dim] * stride[dim]`` (int64) for every element."""
+    index = blockCoord[0] * stride[0]
+    for dim in range(1, len(stride)):
+        index = index + blockCoord[dim] * stride[dim]
+    return index
 
 
 def _check_uint32(what: str, values: np.ndarray) -> None:
@@ -223,8 +226,8 @@ def view_to_span_linear(t: TensorLayout, v: TensorView, index: np.ndarray) -> np
     out = np.zeros_like(rest)
     for dim in range(v.VDim - 1, -1, -1):
         i = v.permutation[dim]
-        out += (rest % dims[i]) * strides[i]
-        rest //= dims[i]
+        rest, viewCoord = np.divmod(rest, dims[i])
+        out += viewCoord * strides[i]
     _check_uint32("viewCoordToLinear", out)
     return out
 

@@ -9,7 +9,7 @@ import pytest
 from ctsgen.ops import coopvec as oracle
 from ctsgen.oracle.numeric import accumulate_blocks_f16
 from ctsgen.families.coopvec.variant import CoopVecVariant
-from ctsgen.ops.coopvec_matrix import ceil_to
+from ctsgen.ops.coopvec_matrix import ceil_to, outer_terms
 from ctsgen.families.coopvec.data import case_data
 from ctsgen.families.coopvec.case import CoopVecCase
 from ctsgen.model.types import CoopVecType as T
@@ -174,3 +174,70 @@ def test_accumulation_tolerance_covers_every_order() -> None:
     fwd = oracle.accumulate_f16(init, terms).astype(np.float64)
     rev = oracle.accumulate_f16(init, terms[::-1]).astype(np.float64)
     assert (np.abs(fwd - rev) <= oracle.accumulate_tolerance(init, terms, False)).all()
+
+
+def _rounded_after_every_add(initial: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """The fp16 atomic adds one at a time: a binary32 add, rounded to fp16."""
+    acc = initial.astype(np.float16)
+    for t in terms:
+        acc = (acc.astype(np.float32) + t.astype(np.float32)).astype(np.float16)
+    return acc
+
+
+def test_f16_grid_rounding_is_the_conversion_at_every_tie_and_its_neighbours() -> None:
+    # every binary32 exponent up to fp16's largest binade, every fp16 significand above it, and low
+    # bits at, just below and just above the halfway point (and zero and all ones), both signs
+    exponent = np.arange(0, 143, dtype=np.uint32)[:, None, None] << 23
+    high = np.arange(1024, dtype=np.uint32)[None, :, None] << 13
+    low = np.array([0, 1, 0x0FFF, 0x1000, 0x1001, 0x1FFF], dtype=np.uint32)[None, None, :]
+    bits = (exponent | high | low).ravel()
+    s = np.concatenate([bits, bits | np.uint32(0x80000000)]).view(np.float32)
+    s = s[np.abs(s) < oracle.F16_ROUNDS_TO_INF]  # the conversion overflows from there on: not the grid's domain
+    out, scratch = np.empty_like(s), np.empty(s.shape, np.uint32)
+    oracle.round_to_f16_grid(s, out, scratch)
+    assert np.array_equal(out.view(np.uint32), s.astype(np.float16).astype(np.float32).view(np.uint32))
+
+
+def test_f16_widening_table_is_the_conversion_for_every_bit_pattern() -> None:
+    h = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(256, 256)
+    assert np.array_equal(oracle.widen_to_f32(h).view(np.uint32), h.astype(np.float32).view(np.uint32))
+    assert np.array_equal(oracle.widen_to_f32(h[:, ::3]).view(np.uint32), h[:, ::3].astype(np.float32).view(np.uint32))
+
+
+@pytest.mark.parametrize("scale", [2.0**-20, 2.0**-12, 1.0, 64.0])
+def test_large_accumulations_round_after_every_add(scale: float) -> None:
+    side = int(np.ceil(np.sqrt(oracle.F16_GRID_MIN_ELEMENTS)))
+    init = (RNG.standard_normal((side, side)) * scale).astype(np.float16)
+    terms = (RNG.standard_normal((24, side, side)) * scale * RNG.choice([0, 2.0**-8, 1], (24, side, side)))
+    terms = terms.astype(np.float16)
+    init[0, :4], terms[:, 0, :2] = -0.0, -0.0  # -0 + -0 stays -0; -0 + +0 is +0
+    terms[:, 0, 3] = 0.0
+    got = oracle.accumulate_f16(init, terms)
+    assert np.array_equal(got.view(np.uint16), _rounded_after_every_add(init, terms).view(np.uint16))
+    assert np.signbit(got[0, :2]).all() and not np.signbit(got[0, 3])
+
+
+@pytest.mark.parametrize("special", [np.inf, np.nan, 30000.0])
+def test_accumulations_that_may_overflow_round_after_every_add(special: float) -> None:
+    side = int(np.ceil(np.sqrt(oracle.F16_GRID_MIN_ELEMENTS)))
+    init = np.full((side, side), 30000.0, np.float16)
+    terms = RNG.uniform(-1, 1, (8, side, side)).astype(np.float16)
+    terms[2:4, :3, :3] = special  # 30000 three times over overflows fp16 for good
+    terms[5, :3, :3] = -special
+    with np.errstate(over="ignore", invalid="ignore"):
+        got, want = oracle.accumulate_f16(init, terms), _rounded_after_every_add(init, terms)
+    assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
+    assert not np.isfinite(got[:3, :3]).any() and np.isfinite(got[3:]).all()
+
+
+@pytest.mark.parametrize("largest", [2.0**-6, 1.0, 300.0])
+def test_outer_terms_are_the_binary32_products_rounded_to_fp16(largest: float) -> None:
+    # products below fp16's subnormals, on ties, and (for 300 * 300) past its largest finite value
+    a = (RNG.uniform(-1, 1, (8, 40)) * largest).astype(np.float16)
+    b = (RNG.uniform(-1, 1, (8, 40)) * largest).astype(np.float16)
+    a[0, :2], b[0, :2] = -0.0, 2.0**-24
+    with np.errstate(over="ignore"):
+        want = (a.astype(np.float32)[:, :, None] * b.astype(np.float32)[:, None, :]).astype(np.float16)
+        got = outer_terms(a, b)
+    assert got.size >= oracle.F16_GRID_MIN_ELEMENTS
+    assert np.array_equal(got.view(np.uint32), want.astype(np.float32).view(np.uint32))

@@ -72,6 +72,61 @@ def test_mxfp4_hand_worked_block() -> None:
     assert list(codes[:8]) == [0, 0.5, 1, 1.5, 2, 3, 4, 6]
 
 
+def _scale_min_k4(j: int, q: list[int]) -> tuple[int, int]:
+    """llama.cpp get_scale_min_k4."""
+    if j < 4:
+        return q[j] & 63, q[j + 4] & 63
+    return (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4), (q[j + 4] >> 4) | ((q[j] >> 6) << 4)
+
+
+def _half(b: np.ndarray) -> float:
+    return float(b.copy().view(np.float16)[0])
+
+
+def _llama_q5_k(block: np.ndarray) -> list[float]:
+    """llama.cpp dequantize_row_q5_K for one block, element by element (in double precision)."""
+    d, dmin, scales = _half(block[0:2]), _half(block[2:4]), [int(v) for v in block[4:16]]
+    qh, ql = [int(v) for v in block[16:48]], [int(v) for v in block[48:176]]
+    y: list[float] = []
+    u1, u2 = 1, 2
+    for chunk in range(4):
+        sc1, m1 = _scale_min_k4(2 * chunk, scales)
+        sc2, m2 = _scale_min_k4(2 * chunk + 1, scales)
+        q = ql[32 * chunk:32 * chunk + 32]
+        y += [d * sc1 * ((q[l] & 0xF) + (16 if qh[l] & u1 else 0)) - dmin * m1 for l in range(32)]
+        y += [d * sc2 * ((q[l] >> 4) + (16 if qh[l] & u2 else 0)) - dmin * m2 for l in range(32)]
+        u1, u2 = u1 << 2, u2 << 2
+    return y
+
+
+def _llama_q6_k(block: np.ndarray) -> list[float]:
+    """llama.cpp dequantize_row_q6_K for one block, element by element (in double precision)."""
+    ql, qh = [int(v) for v in block[0:128]], [int(v) for v in block[128:192]]
+    sc, d = [int(v) for v in block[192:208].view(np.int8)], _half(block[208:210])
+    y = [0.0] * 256
+    for half in range(2):
+        L, H, S, Y = ql[64 * half:], qh[32 * half:], sc[8 * half:], 128 * half
+        for l in range(32):
+            is_ = l // 16
+            y[Y + l] = d * S[is_] * (((L[l] & 0xF) | (((H[l] >> 0) & 3) << 4)) - 32)
+            y[Y + l + 32] = d * S[is_ + 2] * (((L[l + 32] & 0xF) | (((H[l] >> 2) & 3) << 4)) - 32)
+            y[Y + l + 64] = d * S[is_ + 4] * (((L[l] >> 4) | (((H[l] >> 4) & 3) << 4)) - 32)
+            y[Y + l + 96] = d * S[is_ + 6] * (((L[l + 32] >> 4) | (((H[l] >> 6) & 3) << 4)) - 32)
+    return y
+
+
+@pytest.mark.parametrize("fmt, llama", [(Q5_K, _llama_q5_k), (Q6_K, _llama_q6_k)], ids=["q5_k", "q6_k"])
+def test_k_quants_are_llama_cpps_dequantization(fmt, llama) -> None:
+    """Every byte random except finite f16 scales: each element is llama.cpp's, bit for bit."""
+    rng = np.random.default_rng(11)
+    blocks = rng.integers(0, 256, (3, fmt.block_bytes), dtype=np.uint8)
+    for at in ((0, 2), (2, 4)) if fmt is Q5_K else ((208, 210),):
+        blocks[:, at[0]:at[1]] = rng.uniform(-4, 4, (3, 1)).astype(np.float16).view(np.uint8)
+    got = dequantize(fmt, blocks)
+    for block, row in zip(blocks, got):
+        assert row.tolist() == llama(block)
+
+
 @pytest.mark.parametrize("fmt", [Q8_0, Q4_0, Q4_K, MXFP4, Q5_K, Q6_K])
 @pytest.mark.parametrize("comp", [ComponentType.float16, ComponentType.float32])
 def test_encoded_values_are_exact_in_the_output_type(fmt, comp) -> None:
