@@ -1,0 +1,108 @@
+"""Identity of the fuzz loop's draws across a code change: the same seed draws the same batches.
+
+``record DIR`` draws ``--examples`` batches of each family with the fuzz loop's own batch strategy
+(:meth:`ctsgen.fuzz.loop.Fuzzer.batches`, reference backend) through
+:func:`ctsgen.strategies.sampling.draw_examples` from each seed, and writes one JSON file per
+family and seed: each batch's variant and its cases' ``to_json()`` and ``name()``.
+``compare A B`` compares two such records file by file and exits 1 on any difference, naming each.
+
+    python bench/draw_identity.py record /tmp/draw-before    # on the old code
+    python bench/draw_identity.py record /tmp/draw-after     # on the new code
+    python bench/draw_identity.py compare /tmp/draw-before /tmp/draw-after
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def _families() -> list[str]:
+    from ctsgen.families import families
+
+    return [f for f in sorted(families()) if f != "decode-vector"]  # the reference backend lacks it
+
+
+def _batches(family: str, examples: int, seed: int) -> list[dict]:
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as seed_of
+    from hypothesis.control import current_build_context
+
+    from ctsgen.backends.reference import ReferenceBackend
+    from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+    from ctsgen.strategies.sampling import pinned_constants
+
+    fuzzer = Fuzzer(ReferenceBackend(), FuzzOptions(families=(family,), database=None, seed=seed))
+    out: list[dict] = []
+
+    @settings(database=None, max_examples=examples, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @seed_of(seed)
+    @given(fuzzer.batches())
+    def collect(batch: tuple) -> None:  # draw_examples' settings, with the example's ConjectureData read
+        v, cases = batch
+        data = current_build_context().data
+        trail = getattr(data, "_ConjectureData__span_record").trail  # Hypothesis-internal
+        out.append({"variant": v.to_json(), "cases": [c.to_json() for c in cases],
+                    "names": [c.name() for c in cases], "choices": _digest(repr(data.choices)),
+                    "spans": _digest(repr(list(trail)))})
+
+    with pinned_constants():
+        collect()
+    return out
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def record(out: Path, examples: int, seeds: list[int], families: list[str]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for family in families:
+        for seed in seeds:
+            t0 = time.process_time()
+            batches = _batches(family, examples, seed)
+            (out / f"{family}-{seed}.json").write_text(json.dumps(batches, sort_keys=True) + "\n")
+            n = sum(len(b["cases"]) for b in batches)
+            print(f"{family}-{seed}: {len(batches)} batches, {n} cases, "
+                  f"{time.process_time() - t0:.1f} CPU s", flush=True)
+
+
+def compare(a: Path, b: Path) -> int:
+    fa, fb = {p.name for p in a.glob("*.json")}, {p.name for p in b.glob("*.json")}
+    bad = 0
+    for name in sorted(fa | fb):
+        if name not in fa or name not in fb:
+            print(f"only in {a if name in fa else b}: {name}")
+            bad += 1
+        elif (a / name).read_bytes() != (b / name).read_bytes():
+            print(f"changed: {name}")
+            bad += 1
+    print(f"{len(fa | fb)} files: {bad} differ")
+    return 1 if bad else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("record")
+    r.add_argument("out", type=Path)
+    r.add_argument("--examples", type=int, default=60, help="batches per family and seed (default 60)")
+    r.add_argument("--seeds", type=int, nargs="+", default=[0, 11])
+    r.add_argument("--family", nargs="+", default=None, help="default: every family the reference runs")
+    c = sub.add_parser("compare")
+    c.add_argument("a", type=Path)
+    c.add_argument("b", type=Path)
+    a = p.parse_args()
+    if a.cmd == "record":
+        record(a.out, a.examples, a.seeds, a.family or _families())
+        return 0
+    return compare(a.a, a.b)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
