@@ -45,7 +45,7 @@ from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParam
                                               Scalars, layout_variant, op_features)
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, KHR_OPS, SCALARS,
                                                  SIDE, SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op,
-                                                 Program, decode_variant, in_subgroup, operand_rule, result_bound,
+                                                 Program, decode_variant, in_subgroup, operands_fit, result_bound,
                                                  view_variant)
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.ops.decode import FORMATS
@@ -95,7 +95,7 @@ VIEW_STORE_EVERY = 4
 
 
 def _fits(node: Node, nodes: Sequence[Node], bounds: Sequence[int]) -> bool:
-    return operand_rule(node, [nodes[a].type for a in node.args]) is None \
+    return operands_fit(node, [nodes[a].type for a in node.args]) \
         and result_bound(node, list(bounds)) <= EXACT[node.type.component]
 
 
