@@ -74,6 +74,10 @@ def record(out: Path, examples: int, seeds: list[int], families: list[str]) -> N
 
 def compare(a: Path, b: Path) -> int:
     fa, fb = {p.name for p in a.glob("*.json")}, {p.name for p in b.glob("*.json")}
+    for folder, names in ((a, fa), (b, fb)):
+        if not names:  # two empty folders are not two identical records
+            print(f"{folder}: no record here (FAMILY-SEED.json) -> record one with `record {folder}`", file=sys.stderr)
+            return 2
     bad = 0
     for name in sorted(fa | fb):
         if name not in fa or name not in fb:
@@ -86,12 +90,18 @@ def compare(a: Path, b: Path) -> int:
     return 1 if bad else 0
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record")
     r.add_argument("out", type=Path)
-    r.add_argument("--examples", type=int, default=60, help="batches per family and seed (default 60)")
+    r.add_argument("--examples", type=_positive, default=100, help="batches per family and seed (default 100)")
     r.add_argument("--seeds", type=int, nargs="+", default=[0, 11])
     r.add_argument("--family", nargs="+", default=None, help="default: every family the reference runs")
     c = sub.add_parser("compare")
@@ -99,6 +109,11 @@ def main() -> int:
     c.add_argument("b", type=Path)
     a = p.parse_args()
     if a.cmd == "record":
+        unknown = sorted(set(a.family or ()) - set(_families()))
+        if unknown:
+            print(f"{', '.join(unknown)}: not a family the reference backend runs -> use one of "
+                  f"{', '.join(_families())}", file=sys.stderr)
+            return 2
         record(a.out, a.examples, a.seeds, a.family or _families())
         return 0
     return compare(a.a, a.b)
