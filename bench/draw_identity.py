@@ -5,6 +5,8 @@
 :func:`ctsgen.strategies.sampling.draw_examples` from each seed, and writes one JSON file per
 family and seed: each batch's variant and its cases' ``to_json()`` and ``name()``.
 ``compare A B`` compares two such records file by file and exits 1 on any difference, naming each.
+``record --calls`` also counts the Python function calls of each family's draws (cProfile's count:
+the same on every run of the same code, where CPU seconds on a shared machine vary by 10% or more).
 
     python bench/draw_identity.py record /tmp/draw-before    # on the old code
     python bench/draw_identity.py record /tmp/draw-after     # on the new code
@@ -14,8 +16,10 @@ family and seed: each batch's variant and its cases' ``to_json()`` and ``name()`
 from __future__ import annotations
 
 import argparse
+import cProfile
 import hashlib
 import json
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -27,7 +31,7 @@ def _families() -> list[str]:
     return [f for f in sorted(families()) if f != "decode-vector"]  # the reference backend lacks it
 
 
-def _batches(family: str, examples: int, seed: int) -> list[dict]:
+def _batches(family: str, examples: int, seed: int, profile: cProfile.Profile | None = None) -> list[dict]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as seed_of
     from hypothesis.control import current_build_context
@@ -52,7 +56,10 @@ def _batches(family: str, examples: int, seed: int) -> list[dict]:
                     "spans": _digest(repr(list(trail)))})
 
     with pinned_constants():
-        collect()
+        if profile is None:
+            collect()
+        else:
+            profile.runcall(collect)
     return out
 
 
@@ -60,16 +67,18 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def record(out: Path, examples: int, seeds: list[int], families: list[str]) -> None:
+def record(out: Path, examples: int, seeds: list[int], families: list[str], calls: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for family in families:
         for seed in seeds:
             t0 = time.process_time()
-            batches = _batches(family, examples, seed)
+            profile = cProfile.Profile() if calls else None
+            batches = _batches(family, examples, seed, profile)
             (out / f"{family}-{seed}.json").write_text(json.dumps(batches, sort_keys=True) + "\n")
             n = sum(len(b["cases"]) for b in batches)
+            counted = f", {pstats.Stats(profile).total_calls / max(n, 1):.0f} Python calls a case" if profile else ""
             print(f"{family}-{seed}: {len(batches)} batches, {n} cases, "
-                  f"{time.process_time() - t0:.1f} CPU s", flush=True)
+                  f"{time.process_time() - t0:.1f} CPU s{counted}", flush=True)
 
 
 def compare(a: Path, b: Path) -> int:
@@ -104,6 +113,7 @@ def main() -> int:
     r.add_argument("--examples", type=_positive, default=100, help="batches per family and seed (default 100)")
     r.add_argument("--seeds", type=int, nargs="+", default=[0, 11])
     r.add_argument("--family", nargs="+", default=None, help="default: every family the reference runs")
+    r.add_argument("--calls", action="store_true", help="also print each family's Python function calls a case")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
@@ -114,7 +124,7 @@ def main() -> int:
             print(f"{', '.join(unknown)}: not a family the reference backend runs -> use one of "
                   f"{', '.join(_families())}", file=sys.stderr)
             return 2
-        record(a.out, a.examples, a.seeds, a.family or _families())
+        record(a.out, a.examples, a.seeds, a.family or _families(), a.calls)
         return 0
     return compare(a.a, a.b)
 
