@@ -25,7 +25,7 @@ from ctsgen.core.family import StrategyOptions
 from ctsgen.ops.decode_case import PROBES, DecodeCase, DecodeVariant
 from ctsgen.ops.decode import FORMATS, block_shapes
 from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
-from ctsgen.strategies.tensor_layout import draw_layout_case, draw_optional_strides
+from ctsgen.strategies.tensor_layout import draw_layout_case, draw_optional_strides, layout_part
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.strategies import matrix_types
@@ -98,7 +98,7 @@ def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
 def decode_cases(variant: DecodeVariant, options: StrategyOptions = StrategyOptions()
                  ) -> st.SearchStrategy[DecodeCase]:
     """A decode load's run-time parameters: its layout (blockSize = the format's block shape) and a data seed."""
-    return _decode_cases(variant, variant.layout_variant(), StrategyOptions(profile=options.profile))
+    return _decode_cases(variant, *layout_part(variant, options))
 
 
 @st.composite

@@ -29,7 +29,7 @@ from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation
-from ctsgen.strategies.tensor_layout import draw_layout_case, operations
+from ctsgen.strategies.tensor_layout import draw_layout_case, layout_part, operations
 from ctsgen.ops.tensor_view_case import TensorViewCase, ViewVariant
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.strategies import matrix_types, permutations, store_safe_view
@@ -61,8 +61,7 @@ def view_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
 def view_cases(variant: ViewVariant, options: StrategyOptions = StrategyOptions()
                ) -> st.SearchStrategy[TensorViewCase]:
     """Draw valid run-time layout and view parameters for ``variant``."""
-    # the hazardous RepeatMirrored dim-1 cases stay in the tensor-layout family's opt-in group
-    return _view_cases(variant, variant.layout_variant(), StrategyOptions(profile=options.profile))
+    return _view_cases(variant, *layout_part(variant, options))
 
 
 @st.composite
