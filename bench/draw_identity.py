@@ -19,6 +19,7 @@ import argparse
 import cProfile
 import hashlib
 import json
+import os
 import pstats
 import sys
 import time
@@ -130,4 +131,11 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the reader closed stdout early (| head): no traceback, the lines it read stand
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except OSError as exc:  # a folder that cannot be made or written
+        print(f"{exc.filename or ''}: {exc.strerror or exc} -> choose a folder you can write", file=sys.stderr)
+        sys.exit(2)

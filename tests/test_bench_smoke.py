@@ -172,6 +172,20 @@ def test_draw_identity_finds_two_records_identical_and_names_a_changed_batch(tmp
     assert differ.returncode == 1 and "changed: cm2-reduce-0.json" in differ.stdout, differ.stdout
 
 
+@pytest.mark.slow
+def test_draw_identity_stops_quietly_on_a_closed_pipe_and_names_a_folder_it_cannot_make(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script = str(BENCH / "draw_identity.py")
+    piped = subprocess.run(f"'{sys.executable}' '{script}' record '{tmp_path / 'r'}' --examples 2 --seeds 1 2 "
+                           "--family cm2-reduce | head -1", shell=True, cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert piped.stdout.startswith("cm2-reduce-1: 2 batches") and "Traceback" not in piped.stderr, piped.stderr
+    (tmp_path / "file").write_text("")
+    proc = _bench("draw_identity.py", "record", str(tmp_path / "file"), "--examples", "2", "--family", "cm2-reduce",
+                  cwd=tmp_path)
+    assert proc.returncode == 2 and "choose a folder you can write" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def _without_duration(path: str, line: str) -> str:
     if path.endswith(".jsonl"):
         record = json.loads(line)
