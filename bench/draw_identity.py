@@ -19,7 +19,6 @@ import argparse
 import cProfile
 import hashlib
 import json
-import os
 import pstats
 import sys
 import time
@@ -134,8 +133,9 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except BrokenPipeError:  # the reader closed stdout early (| head): no traceback, the lines it read stand
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+        from ctsgen.cli.args import exit_quietly_on_broken_pipe
+
+        exit_quietly_on_broken_pipe()
     except OSError as exc:  # a folder that cannot be made or written
         print(f"{exc.filename or ''}: {exc.strerror or exc} -> choose a folder you can write", file=sys.stderr)
         sys.exit(2)
