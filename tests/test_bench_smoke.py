@@ -154,6 +154,38 @@ def test_pack_identity_finds_a_record_identical_and_names_a_tampered_file(tmp_pa
     assert f"only in {tmp_path / 'a'}: {paths[-1]}" in differ.stdout  # the line left out: a missing file
 
 
+@pytest.mark.slow
+def test_draw_identity_finds_two_records_identical_and_names_a_changed_batch(tmp_path: Path) -> None:
+    args = ("--examples", "3", "--seeds", "0", "--family", "cm2-reduce")
+    for name in ("a", "b"):
+        _ok(_bench("draw_identity.py", "record", str(tmp_path / name), *args, cwd=tmp_path))
+    batches = json.loads((tmp_path / "a" / "cm2-reduce-0.json").read_text())
+    assert len(batches) == 3 and all(b["cases"] and len(b["names"]) == len(b["cases"]) for b in batches)
+    assert all(len(b["choices"]) == len(b["spans"]) == 16 for b in batches)
+
+    same = _bench("draw_identity.py", "compare", str(tmp_path / "a"), str(tmp_path / "b"), cwd=tmp_path)
+    assert same.returncode == 0 and "1 files: 0 differ" in same.stdout, same.stdout
+
+    batches[-1]["spans"] = "0" * 16  # the same cases drawn with another span structure
+    (tmp_path / "b" / "cm2-reduce-0.json").write_text(json.dumps(batches, sort_keys=True) + "\n")
+    differ = _bench("draw_identity.py", "compare", str(tmp_path / "a"), str(tmp_path / "b"), cwd=tmp_path)
+    assert differ.returncode == 1 and "changed: cm2-reduce-0.json" in differ.stdout, differ.stdout
+
+
+@pytest.mark.slow
+def test_draw_identity_stops_quietly_on_a_closed_pipe_and_names_a_folder_it_cannot_make(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script = str(BENCH / "draw_identity.py")
+    piped = subprocess.run(f"'{sys.executable}' '{script}' record '{tmp_path / 'r'}' --examples 2 --seeds 1 2 "
+                           "--family cm2-reduce | head -1", shell=True, cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert piped.stdout.startswith("cm2-reduce-1: 2 batches") and "Traceback" not in piped.stderr, piped.stderr
+    (tmp_path / "file").write_text("")
+    proc = _bench("draw_identity.py", "record", str(tmp_path / "file"), "--examples", "2", "--family", "cm2-reduce",
+                  cwd=tmp_path)
+    assert proc.returncode == 2 and "choose a folder you can write" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def _without_duration(path: str, line: str) -> str:
     if path.endswith(".jsonl"):
         record = json.loads(line)

@@ -105,6 +105,20 @@ def test_alignment_is_the_lesser_of_16_bytes_and_a_line() -> None:
     assert alignment_bytes(R, 8, 24, F16) == 16    # 48 bytes, capped
 
 
+def test_a_pointees_sizes_are_its_lane_types_and_the_matrixs_own_pointee_is_its_component() -> None:
+    """Pointee sizes come from a table and Pointee.of from a cache: both agree with numpy's types."""
+    import ml_dtypes
+
+    for scalar in ("float16", "float32", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32"):
+        lane = np.dtype(ml_dtypes.bfloat16 if scalar == "bfloat16" else scalar).itemsize
+        assert (Pointee(scalar).lane_size, Pointee(scalar, 4).size) == (lane, 4 * lane), scalar
+    for component in ComponentType:
+        assert Pointee.of(component) == Pointee(component.dtype.name)
+        assert Pointee.of(component).size == component.size
+    with pytest.raises(ValueError, match="pointee lane type 'float64'"):
+        Pointee("float64")
+
+
 def test_access_json_round_trips() -> None:
     for a in (KhrAccess(R, 8), KhrAccess(C, 4, 12, Pointee("uint32", 4))):
         assert KhrAccess.from_json(a.to_json()) == a

@@ -39,4 +39,4 @@ def sampled(values: tuple[Hashable, ...]) -> st.SearchStrategy:
 
 
 #: a 32-bit data seed
-SEEDS = st.integers(0, 2**32 - 1)
+SEEDS = integers(0, 2**32 - 1)

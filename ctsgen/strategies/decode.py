@@ -24,8 +24,8 @@ from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.ops.decode_case import PROBES, DecodeCase, DecodeVariant
 from ctsgen.ops.decode import FORMATS, block_shapes
-from ctsgen.ops.tensor_layout_case import TensorLayoutCase
-from ctsgen.strategies.tensor_layout import draw_layout_case, draw_optional_strides
+from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
+from ctsgen.strategies.tensor_layout import draw_layout_case, draw_optional_strides, layout_part
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.strategies import matrix_types
@@ -95,10 +95,18 @@ def decode_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(
     return DecodeVariant(d, mode, matrix, dec, shape)
 
 
+def decode_cases(variant: DecodeVariant, options: StrategyOptions = StrategyOptions()
+                 ) -> st.SearchStrategy[DecodeCase]:
+    """A decode load's run-time parameters: its layout (blockSize = the format's block shape) and a data seed."""
+    return _decode_cases(variant, *layout_part(variant, options))
+
+
 @st.composite
-def decode_cases(draw: st.DrawFn, variant: DecodeVariant, options: StrategyOptions = StrategyOptions()
-                 ) -> DecodeCase:
-    lc = draw_layout_case(draw, variant.layout_variant(), StrategyOptions(profile=options.profile))
+def _decode_cases(draw: st.DrawFn, variant: DecodeVariant, layout_variant: LayoutVariant, options: StrategyOptions
+                  ) -> DecodeCase:
+    """:func:`decode_cases`'s draws, with the layout part of ``variant`` and the layout's options
+    built once for all the cases of the variant."""
+    lc = draw_layout_case(draw, layout_variant, options)
     if variant.blockShape is not None:
         stride = draw_optional_strides(draw, lc.layoutDimension, variant.blockShape)
         lc = TensorLayoutCase(lc.shader, lc.layoutDimension, variant.blockShape, stride, lc.offset, lc.span,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hypothesis import strategies as st
 
@@ -31,6 +32,10 @@ from ctsgen.model.tensor import MAX_DIM, ClampMode, ceil_div
 from ctsgen.strategies import block_sizes, layout_dimensions, matrix_types, slices
 from ctsgen.strategies.cached import SEEDS
 from ctsgen.strategies.tensor import CLAMP_VALUES, draw_layout_dimensions, draw_slice, draw_strides, reused
+
+if TYPE_CHECKING:
+    from ctsgen.ops.decode_case import DecodeVariant
+    from ctsgen.ops.tensor_view_case import ViewVariant
 
 
 def strata() -> list[dict[str, object]]:
@@ -80,6 +85,14 @@ def layout_cases(draw: st.DrawFn, variant: LayoutVariant,
                  options: StrategyOptions = StrategyOptions()) -> TensorLayoutCase:
     """Draw valid run-time parameters for ``variant``."""
     return draw_layout_case(draw, variant, options)
+
+
+def layout_part(variant: ViewVariant | DecodeVariant, options: StrategyOptions
+                ) -> tuple[LayoutVariant, StrategyOptions]:
+    """The layout variant under a view or decode variant, and the options its layout cases are drawn
+    with: the profile's, never the hazardous group (it stays in the tensor-layout family's opt-in
+    cases). Built once per variant and passed to its cases' composite."""
+    return variant.layout_variant(), StrategyOptions(profile=options.profile)
 
 
 def draw_layout_case(draw: st.DrawFn, variant: LayoutVariant,

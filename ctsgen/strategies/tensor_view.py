@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 
 from ctsgen.device.profile import default_profile
 from ctsgen.core.family import StrategyOptions
-from ctsgen.ops.tensor_layout_case import TensorLayoutCase
+from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation
-from ctsgen.strategies.tensor_layout import draw_layout_case, operations
+from ctsgen.strategies.tensor_layout import draw_layout_case, layout_part, operations
 from ctsgen.ops.tensor_view_case import TensorViewCase, ViewVariant
 from ctsgen.model.tensor import MAX_DIM, ClampMode
 from ctsgen.strategies import matrix_types, permutations, store_safe_view
@@ -58,30 +58,36 @@ def view_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
     return ViewVariant(op, d, mode, matrix, has, perm)
 
 
-@st.composite
-def view_cases(draw: st.DrawFn, variant: ViewVariant, options: StrategyOptions = StrategyOptions()
-               ) -> TensorViewCase:
+def view_cases(variant: ViewVariant, options: StrategyOptions = StrategyOptions()
+               ) -> st.SearchStrategy[TensorViewCase]:
     """Draw valid run-time layout and view parameters for ``variant``."""
-    # the hazardous RepeatMirrored dim-1 cases stay in the tensor-layout family's opt-in group
-    lc = draw_layout_case(draw, variant.layout_variant(), StrategyOptions(profile=options.profile))
-    return draw_view_over(draw, variant, lc)
+    return _view_cases(variant, *layout_part(variant, options))
+
+
+@st.composite
+def _view_cases(draw: st.DrawFn, variant: ViewVariant, layout_variant: LayoutVariant, options: StrategyOptions
+                ) -> TensorViewCase:
+    """:func:`view_cases`'s draws, with the layout part of ``variant`` and the layout's options
+    built once for all the cases of the variant."""
+    return draw_view_over(draw, variant, draw_layout_case(draw, layout_variant, options))
 
 
 def draw_view_over(draw: st.DrawFn, variant: ViewVariant, lc: TensorLayoutCase) -> TensorViewCase:
     """Draw valid view parameters for ``variant`` over the layout case ``lc`` (drawn by any
     strategy of ``variant``'s layout part: a decode load's, with blockSize = its block shape)."""
     m = variant.matrix
-    t = lc.layout()
     store = variant.operation is Operation.store
     dims = stride = clip = None
+    # a store's view stays inside the layout's span (the layout replayed only then)
+    span_elements = lc.layout().span_elements if store else None
     if variant.hasDimensions:
-        dims = draw_view_dimensions(draw, variant.VDim, max_elements=t.span_elements if store else 4096)
+        dims = draw_view_dimensions(draw, variant.VDim, max_elements=span_elements if store else 4096)
         stride = draw_view_strides(draw, dims, optional=True)
     if store:
-        capacity = math.prod(dims) if dims is not None else t.span_elements
+        capacity = math.prod(dims) if dims is not None else span_elements
         clip = draw_clip_region(draw, m.rows, m.cols, max_elements=capacity)
         if dims is not None:
-            stride = store_safe_view(dims, stride, t.span_elements)
+            stride = store_safe_view(dims, stride, span_elements)
     else:
         clip = draw_clip_region(draw, m.rows, m.cols)
     return TensorViewCase(variant, lc, dims, stride, clip)

@@ -126,8 +126,15 @@ def gemm_cases_for(draw: st.DrawFn, variant: GemmVariant,
         alpha, beta = draw(scalar), draw(scalar)
     # full-mantissa data where the sums round and a device model can see them (grid first: it shrinks there)
     values = draw(_VALUES) if variant.a_type.is_float and variant.c_type.is_float else "grid"
-    strides = draw(khr_strides(variant, mt, nt, kt)) if variant.route is Route.khr else ()
+    strides = draw(_khr_strides_of(variant, mt, nt, kt)) if variant.route is Route.khr else ()
     return GemmCase(variant, mt, nt, kt, ty, tx, alpha, beta, draw(SEEDS), values, strides)
+
+
+@functools.lru_cache(maxsize=4096)
+def _khr_strides_of(v: GemmVariant, mt: int, nt: int, kt: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """:func:`khr_strides`, built once per variant and tile counts: a strategy built per case is also
+    validated per case."""
+    return khr_strides(v, mt, nt, kt)
 
 
 @st.composite

@@ -229,8 +229,9 @@ def decode_variant(n: Node) -> DecodeVariant:
 
 def _as_drawn(m: MatrixType) -> MatrixType:
     """``m`` at the workgroup size :data:`TYPES` are written with (a program runs in one subgroup of
-    the device's size, :func:`in_subgroup`; the operand rules do not depend on it)."""
-    return replace(m, workgroup_size=SUBGROUP)
+    the device's size, :func:`in_subgroup`; the operand rules do not depend on it). ``m`` itself where it
+    already is: the operand rules compare types by value."""
+    return m if m.workgroup_size == SUBGROUP else replace(m, workgroup_size=SUBGROUP)
 
 
 def in_subgroup(program: Program, size: int) -> Program:
@@ -244,25 +245,34 @@ def operand_rule(node: Node, operand_types: list[MatrixType]) -> str | None:
     workgroup size: that of its subgroup)."""
     if any(x.workgroup_size != node.type.workgroup_size for x in operand_types):
         return f"{node.op.value} mixes workgroup sizes"
+    if operands_fit(node, operand_types):
+        return None
+    return (f"{node.op.value} cannot take {[_as_drawn(x).label for x in operand_types]} "
+            f"to {_as_drawn(node.type).label}")
+
+
+def operands_fit(node: Node, operand_types: list[MatrixType]) -> bool:
+    """Whether :func:`operand_rule` finds no fault, without its reason (a drawn program tries many
+    candidates)."""
+    if any(x.workgroup_size != node.type.workgroup_size for x in operand_types):
+        return False
     t, ts = _as_drawn(node.type), [_as_drawn(x) for x in operand_types]
     if node.op is Op.muladd:
-        ok = ts[0] == A16 and ts[1] == B16 and ts[2] == t and t.use is MatrixUse.Accumulator
-    elif node.op is Op.convert:
+        return ts[0] == A16 and ts[1] == B16 and ts[2] == t and t.use is MatrixUse.Accumulator
+    if node.op is Op.convert:
         s = ts[0]
-        ok = s.use is MatrixUse.Accumulator and s != t and (t.use is MatrixUse.Accumulator or t.component is F16)
-    elif node.op is Op.transpose:
-        ok = ts[0] == ACC16 and t == B16
-    elif node.op is Op.reduce:
-        ok = ts[0] == t and t.use is MatrixUse.Accumulator
-    elif node.op is Op.perelement:
-        ok = all(x == t for x in ts) and len(ts) == (2 if node.fn == "affine" else 1)
-    elif node.op in ARITH:
-        ok = ts == [t, t]
-    elif node.op is Op.scale or node.op in SINKS:
-        ok = ts == [t]
-    else:
-        ok = not ts
-    return None if ok else f"{node.op.value} cannot take {[x.label for x in ts]} to {t.label}"
+        return s.use is MatrixUse.Accumulator and s != t and (t.use is MatrixUse.Accumulator or t.component is F16)
+    if node.op is Op.transpose:
+        return ts[0] == ACC16 and t == B16
+    if node.op is Op.reduce:
+        return ts[0] == t and t.use is MatrixUse.Accumulator
+    if node.op is Op.perelement:
+        return all(x == t for x in ts) and len(ts) == (2 if node.fn == "affine" else 1)
+    if node.op in ARITH:
+        return ts == [t, t]
+    if node.op is Op.scale or node.op in SINKS:
+        return ts == [t]
+    return not ts
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from ctsgen.families.cm2_program.case import (DOMAINS, DecodeViewCase, NodeParam
                                               Scalars, layout_variant, op_features)
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, ARITH, B16, DECODE_OPS, EXACT, KHR_OPS, SCALARS,
                                                  SIDE, SINKS, SMALL, SOURCES, TYPES, VIEW_OPS, WORDS, Node, Op,
-                                                 Program, decode_variant, in_subgroup, operand_rule, result_bound,
+                                                 Program, decode_variant, in_subgroup, operands_fit, result_bound,
                                                  view_variant)
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.ops.decode import FORMATS
@@ -58,6 +58,8 @@ from ctsgen.model.tensor import ClampMode
 from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.strategies.khr import khr_accesses
 from ctsgen.model.types import ComponentType, MatrixType
+from ctsgen.ops.cm2 import profile_key
+from ctsgen.strategies.cached import integers
 from ctsgen.oracle.values import to_bits
 
 MIN_OPS, MAX_OPS, MAX_STORES = 2, 12, 3
@@ -90,12 +92,15 @@ LATEST = 32
 ATTR = st.integers(0, 2**16 - 1)
 STEP = st.tuples(st.integers(0, len(KINDS) - 1), st.integers(0, 63), ATTR)
 STORE = st.tuples(st.integers(0, 63), ATTR)
+#: A drawn program's steps and stores (built once: a variant draws them each time).
+STEPS = st.lists(STEP, min_size=MIN_OPS, max_size=MAX_OPS)
+STORES = st.lists(STORE, min_size=1, max_size=MAX_STORES)
 #: A sink's attribute pick is a view store in one draw of this many (the rest: a layout store).
 VIEW_STORE_EVERY = 4
 
 
 def _fits(node: Node, nodes: Sequence[Node], bounds: Sequence[int]) -> bool:
-    return operand_rule(node, [nodes[a].type for a in node.args]) is None \
+    return operands_fit(node, [nodes[a].type for a in node.args]) \
         and result_bound(node, list(bounds)) <= EXACT[node.type.component]
 
 
@@ -244,6 +249,20 @@ def khr_route(program: Program) -> Program:
                          if n.op in kinds else n for n in program.nodes))
 
 
+def _lacking_type(profile: DeviceProfile) -> str | None:
+    """Why ``profile`` runs no cm2-program (one of :data:`TYPES` in a subgroup of its size is not
+    supported), or None; worked out once per profile (:func:`ctsgen.ops.cm2.profile_key`)."""
+    key = profile_key(profile)
+    if key not in _LACKING:
+        _LACKING[key] = next((f"cm2-program needs {t.glsl} on device profile {profile.name!r}: {why}" for t in TYPES
+                              if (why := profile.supports_matrix(replace(t, workgroup_size=profile.subgroup_size)))),
+                             None)
+    return _LACKING[key]
+
+
+_LACKING: dict[tuple, str | None] = {}
+
+
 @st.composite
 def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
                      seed: str | None = None, route: str = "tensor") -> ProgramVariant:
@@ -253,10 +272,9 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     lacks one of its kinds)."""
     profile = options.profile or default_profile()
     size = profile.subgroup_size
-    for t in TYPES:
-        why = profile.supports_matrix(replace(t, workgroup_size=size))
-        if why:
-            raise ProfileLacksError(f"cm2-program needs {t.glsl} on device profile {profile.name!r}: {why}")
+    why = _lacking_type(profile)
+    if why:
+        raise ProfileLacksError(why)
     kinds = kinds_on(profile)
     if seed is not None:
         if seed not in SEEDS:
@@ -269,8 +287,8 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
             raise ProfileLacksError(f"device profile {profile.name!r} runs no {seed} seed program: feature "
                                     f"{', '.join(lacks)} is not supported")
         return ProgramVariant(in_subgroup(program, size))
-    steps = draw(st.lists(STEP, min_size=MIN_OPS, max_size=MAX_OPS))
-    stores = draw(st.lists(STORE, min_size=1, max_size=MAX_STORES))
+    steps = draw(STEPS)
+    stores = draw(STORES)
     return ProgramVariant(in_subgroup(build(steps, stores, kinds, kinds_on(profile, SINK_KINDS)), size))
 
 
@@ -294,6 +312,7 @@ SMALL_INTS = st.integers(-SMALL, SMALL)
 SCALAR_DRAWS = st.sampled_from(SCALARS)
 ROW_COL = st.integers(0, SIDE)
 DATA_SEEDS = st.integers(0, 2**32 - 1)
+DOMAIN_PICKS = integers(0, 3)
 
 
 def program_cases_for(variant: ProgramVariant,
@@ -328,7 +347,7 @@ def program_cases_for(variant: ProgramVariant,
 @st.composite
 def _program_cases(draw: st.DrawFn, variant: ProgramVariant, tensors: dict[int, st.SearchStrategy]) -> ProgramCase:
     """:func:`program_cases_for`'s draws, with ``tensors[i]`` the strategy of tensor node i."""
-    domain = DOMAINS[draw(st.integers(0, 3)) // 2]
+    domain = DOMAINS[draw(DOMAIN_PICKS) // 2]
     params: list[NodeParams] = []
     for i, n in enumerate(variant.program.nodes):
         if n.op in (Op.load, Op.store):

@@ -44,6 +44,7 @@ within GRAD_INIT) is an integer within 2^11 as well, in any order.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -259,13 +260,15 @@ def conversion_rule(src: CoopVecType, dst: CoopVecType) -> str | None:
     return None
 
 
-def conversion_paths(src: CoopVecType, dst: CoopVecType) -> list[tuple[CoopVecType, ...]]:
+@functools.lru_cache(maxsize=256)
+def conversion_paths(src: CoopVecType, dst: CoopVecType) -> tuple[tuple[CoopVecType, ...], ...]:
     """Conversion paths from a Result Type to an Input type: the shortest first (the shrink
-    target), then the ones through another type, each step allowed by :func:`conversion_rule`."""
+    target), then the ones through another type, each step allowed by :func:`conversion_rule`.
+    Worked out once per pair of types (a drawn program asks for every combination's)."""
     direct = [()] if src is dst else [(dst,)] if conversion_rule(src, dst) is None else []
     via = [(m, dst) for m in VALUE_TYPES if m not in (src, dst)
            and conversion_rule(src, m) is None and conversion_rule(m, dst) is None]
-    return direct + via
+    return tuple(direct + via)
 
 
 def convert_prelimit(src: CoopVecType, dst: CoopVecType, limit: int) -> int:

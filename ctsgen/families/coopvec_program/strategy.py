@@ -42,12 +42,15 @@ pack holds them; the other strata pin the number of layers.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
 from ctsgen.device.profile import DeviceProfile, default_profile, ProfileLacksError
 from ctsgen.core.family import StrategyOptions
+from ctsgen.strategies.cached import integers
 from ctsgen.ops.coopvec_matrix import SIZES, combinations, valid_layouts
 from ctsgen.ops.coopvec_matrix import MatrixLayout, ceil_to
 from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
@@ -151,57 +154,91 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train, floats))
 
 
-def scalar_choices(fn: ElementOp, limit: int) -> tuple[list[int], list[int]]:
+@functools.lru_cache(maxsize=512)
+def scalar_choices(fn: ElementOp, limit: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The scalars (s, then t) an activation may take under its result's limit, simplest first
     (every choice keeps program.act_prelimit at least 1)."""
     name = ACT_NAME[fn]
     if name in ("max", "min"):
-        return [s for s in (0, -1, 1, -2, 2, -4, 4) if abs(s) <= limit], [0]
+        return tuple(s for s in (0, -1, 1, -2, 2, -4, 4) if abs(s) <= limit), (0,)
     if name == "clamp":
-        return [s for s in (0, -1, -2, -8, -64, -128) if -s <= limit], [t for t in (1, 2, 8, 64, 127) if t <= limit]
+        return (tuple(s for s in (0, -1, -2, -8, -64, -128) if -s <= limit),
+                tuple(t for t in (1, 2, 8, 64, 127) if t <= limit))
     if name == "scale":
-        return [s for s in (1, 2, -1, -2, 3, -3) if abs(s) <= limit], [0]
+        return tuple(s for s in (1, 2, -1, -2, 3, -3) if abs(s) <= limit), (0,)
     if name == "add":
-        return [s for s in (0, 1, -1, 2, -2, 4, -4) if 2 * abs(s) <= limit], [0]
+        return tuple(s for s in (0, 1, -1, 2, -2, 4, -4) if 2 * abs(s) <= limit), (0,)
     if name == "fma":
-        return [s for s in (1, 2, -1, -2, 3, -3) if abs(s) <= max(1, limit // 2)], \
-            [t for t in (0, 1, -1, 2, -2, 4, -4) if 2 * abs(t) <= limit and abs(t) <= limit - max(1, limit // 2)]
-    return [0, 1, 2, 3], [0]  # shr
+        return tuple(s for s in (1, 2, -1, -2, 3, -3) if abs(s) <= max(1, limit // 2)), \
+            tuple(t for t in (0, 1, -1, 2, -2, 4, -4) if 2 * abs(t) <= limit and abs(t) <= limit - max(1, limit // 2))
+    return (0, 1, 2, 3), (0,)  # shr
 
 
-@st.composite
-def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
-                      options: StrategyOptions = StrategyOptions()) -> ProgramCase:
+@dataclass(frozen=True)
+class _LayerDraw:
+    """What a MatMulAdd's run-time draws need of its layer, worked out once per variant: the stored
+    line (bytes of a row / column; None for an optimal layout, which has no stride) and the bias bytes."""
+
+    line: int | None
+    bias_bytes: int
+
+
+def _layer_draw(layer: Layer) -> _LayerDraw:
+    line = None
+    if not layer.layout.optimal:
+        rows, cols = layer.variant().stored_shape
+        line = (cols if layer.layout is MatrixLayout.RowMajor else rows) * layer.matrixInterpretation.dtype.itemsize
+    return _LayerDraw(line, layer.M * layer.biasInterpretation.dtype.itemsize)
+
+
+#: The run-time draws, built once: a data seed, the domain pick, a layer's extra stride, bias slot
+#: and matrix offset picks, an activation's two scalar picks.
+DATA_SEEDS = integers(0, 2**32 - 1)
+PICK_4 = integers(0, 3)
+PICK_3 = integers(0, 2)
+PICK_16 = integers(0, 15)
+
+
+def program_cases_for(variant: ProgramVariant,
+                      options: StrategyOptions = StrategyOptions()) -> st.SearchStrategy[ProgramCase]:
     """Run-time parameters of every node (see the module docstring), valid by construction.
 
     Drawn in an order that keeps a shrink step local: the data seed and domain first, then each layer's
     operands and each activation's scalar picks in program order, the picks resolved from the
     store backwards (each scalar's options depend on the limit its consumers leave). Deleting
-    the last activation or layer then leaves every earlier draw, and the data, as they were."""
+    the last activation or layer then leaves every earlier draw, and the data, as they were.
+
+    What the draws need of each layer, and whether the program may take float-domain data, are
+    worked out here, once for all the cases of the variant."""
     p = variant.program
-    seed = draw(st.integers(0, 2**32 - 1))
+    layers = {i: _layer_draw(n.layer) for i, n in enumerate(p.nodes) if n.op is Op.matmuladd}
+    return _program_cases(variant, layers, float_domain_rule(p) is None)
+
+
+@st.composite
+def _program_cases(draw: st.DrawFn, variant: ProgramVariant, layers: dict[int, _LayerDraw],
+                   floats_allowed: bool) -> ProgramCase:
+    """:func:`program_cases_for`'s draws, with ``layers[i]`` what MatMulAdd node i's draws need."""
+    p = variant.program
+    seed = draw(DATA_SEEDS)
     # drawn for every program, exact the shrink target: a shrink step that makes a program a float one
     # then needs no draw past the end of the buffer (which stopped shrinking at 4 operations). Float for
     # picks 1-3: Hypothesis draws the simplest value (0) for many examples, so an even pick gave float
     # data to only a quarter of the float programs' cases
-    domain = DOMAINS[min(draw(st.integers(0, 3)), 1)]
+    domain = DOMAINS[min(draw(PICK_4), 1)]
     params: list[LayerParams | Scalars | None] = [None] * len(p.nodes)
     picks: dict[int, tuple[int, int]] = {}
     boff = 0
     for i, n in enumerate(p.nodes):
         if n.op is Op.matmuladd:
-            L = n.layer
-            extra = draw(st.integers(0, 3))  # drawn for every layout: a layout change keeps the draws aligned
-            stride = 0
-            if not L.layout.optimal:
-                rows, cols = L.variant().stored_shape
-                line = (cols if L.layout is MatrixLayout.RowMajor else rows) * L.matrixInterpretation.dtype.itemsize
-                stride = ceil_to(line, 16) + 16 * extra
-            boff += 16 * draw(st.integers(0, 2))
-            params[i] = LayerParams(64 * draw(st.integers(0, 3)), stride, boff)
-            boff = ceil_to(boff + L.M * L.biasInterpretation.dtype.itemsize, 16)
+            L = layers[i]
+            extra = draw(PICK_4)  # drawn for every layout: a layout change keeps the draws aligned
+            stride = 0 if L.line is None else ceil_to(L.line, 16) + 16 * extra
+            boff += 16 * draw(PICK_3)
+            params[i] = LayerParams(64 * draw(PICK_4), stride, boff)
+            boff = ceil_to(boff + L.bias_bytes, 16)
         elif n.op is Op.act:
-            picks[i] = (draw(st.integers(0, 15)), draw(st.integers(0, 15)))
+            picks[i] = (draw(PICK_16), draw(PICK_16))
 
     def choose(i: int, limit: int) -> tuple[int, int]:
         s_opts, t_opts = scalar_choices(p.nodes[i].fn, limit)
@@ -210,8 +247,7 @@ def program_cases_for(draw: st.DrawFn, variant: ProgramVariant,
     for i, st_ in enumerate(p.walk_limits(choose)[1]):
         if st_ is not None:
             params[i] = Scalars(*st_)
-    domain = domain if float_domain_rule(p) is None else "exact"
-    return ProgramCase(variant, tuple(params), seed, domain)
+    return ProgramCase(variant, tuple(params), seed, domain if floats_allowed else "exact")
 
 
 def _mlp_2_layer() -> Program:

@@ -3,6 +3,7 @@ reference backend, the named seeds, the composition mutants and shrinking."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -16,7 +17,8 @@ from ctsgen.core.family import StrategyOptions
 from ctsgen.families.cm2_program import FAMILY
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.coverage import tables
-from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, EXACT, LAYOUT_WORDS, Node, Op, Program
+from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, B16, EXACT, LAYOUT_WORDS, Node, Op, Program,
+                                                 operand_rule, operands_fit)
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.families.cm2_program.strategy import MAX_OPS, SEEDS, STEP, STORE, build
 from ctsgen.ops import tensor_layout as tensor_layout_ops
@@ -113,6 +115,49 @@ def test_any_draw_builds_a_valid_program(steps: list[tuple[int, int, int]], stor
     p = build(steps, stores)
     assert 2 <= p.ops <= MAX_OPS and 1 <= len(p.nodes) - p.ops <= 3
     assert all(b <= EXACT[n.type.component] for n, b in zip(p.nodes, p.bounds()))
+
+
+ACC32_64 = dataclasses.replace(ACC32, workgroup_size=64)
+
+
+@pytest.mark.parametrize("op, fn, result, operands, fits", [
+    (Op.muladd, "", ACC32, (A16, B16, ACC32), True),
+    (Op.muladd, "", ACC16, (A16, B16, ACC32), False),     # C and the result differ
+    (Op.muladd, "", ACC32, (B16, A16, ACC32), False),     # A and B swapped
+    (Op.convert, "", A16, (ACC32,), True),
+    (Op.convert, "", ACC32, (ACC32,), False),            # a conversion changes the type
+    (Op.convert, "", B16, (A16,), False),                # from an accumulator only
+    (Op.transpose, "", B16, (ACC16,), True),
+    (Op.transpose, "", B16, (ACC32,), False),
+    (Op.transpose, "", A16, (ACC16,), False),             # to B only
+    (Op.reduce, "", ACC32, (ACC32,), True),
+    (Op.reduce, "", A16, (A16,), False),                 # an accumulator only
+    (Op.perelement, "affine", ACC16, (ACC16, ACC16), True),
+    (Op.perelement, "select", ACC16, (ACC16, ACC16), False),  # select takes one operand
+    (Op.add, "", ACC32, (ACC32, ACC32), True),
+    (Op.mul, "", ACC32, (ACC32, ACC16), False),
+    (Op.store, "", ACC16, (ACC16,), True),
+    (Op.load, "", A16, (), True),
+    (Op.load, "", A16, (A16,), False),                   # a source reads nothing
+    (Op.add, "", ACC32_64, (ACC32_64, ACC32_64), True),  # one workgroup size, not the written one
+])
+def test_operands_fit_and_operand_rule_agree_with_the_type_rules(op: Op, fn: str, result: MatrixType,
+                                                                 operands: tuple[MatrixType, ...],
+                                                                 fits: bool) -> None:
+    """A drawn program checks its candidates with operands_fit (a bool), Program its nodes with
+    operand_rule (the reason): each admits a node exactly where its kind's type rule holds."""
+    node = Node(op, result, fn=fn)
+    assert operands_fit(node, list(operands)) is fits
+    why = operand_rule(node, list(operands))
+    assert (why is None) is fits
+    if not fits:
+        assert why.startswith(f"{op.value} cannot take [")
+
+
+def test_operands_of_another_workgroup_size_are_refused_with_that_reason() -> None:
+    node = Node(Op.add, ACC32, fn="")
+    assert operands_fit(node, [ACC32, ACC32_64]) is False
+    assert operand_rule(node, [ACC32, ACC32_64]) == "add mixes workgroup sizes"
 
 
 @settings(max_examples=40, deadline=None)
