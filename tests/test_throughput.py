@@ -238,3 +238,32 @@ def test_a_worker_forked_while_stops_are_held_still_ends_on_sigterm() -> None:
     hold(signal.SIGTERM, None)  # in the parent it is held
     assert held == [signal.SIGTERM]
 
+
+
+#: enter and leave worker_pool ``n`` times at once, as an interrupted ``generate`` does right after start
+_POOL_AT_ONCE = """
+import sys, time
+from ctsgen.pack.workers import worker_pool
+for _ in range(int(sys.argv[1])):
+    try:
+        with worker_pool(2) as pool:
+            pool.imap(time.sleep, [0] + [60] * 5)
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+"""
+
+
+@pytest.mark.slow
+def test_a_pool_left_the_instant_it_started_never_hangs() -> None:
+    """Left right after its start, 60 times over: a SIGTERM that reached a worker in the instant
+    after its fork was dropped, and Pool.terminate then waited for that worker for good (about one
+    such hang in 80 on a loaded 2-core machine); the pool is handed out only once its workers have
+    started, so every run ends."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run([sys.executable, "-c", _POOL_AT_ONCE, "60"], env=env, timeout=120, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

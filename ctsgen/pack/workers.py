@@ -43,8 +43,13 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     pool can be terminated: a pool interrupted half-way would leave workers, and the pool's thread
     that re-forks them, that nothing terminates (docs/validation.md, "Stopping generate")."""
     held: list[int] = []
+    context = multiprocessing.get_context()
+    processes = usable_jobs(jobs)
+    started = context.Semaphore(0)
     with on_stop(holding(held)):
-        pool = multiprocessing.get_context().Pool(usable_jobs(jobs), initializer=leave_interrupts_to_the_parent)
+        pool = context.Pool(processes, initializer=_started, initargs=(started,))
+        for _ in range(processes):  # see _started
+            started.acquire(timeout=STARTED_WITHIN_S)
     try:
         for s in held[:1]:
             signal.raise_signal(s)  # the held signal, now where the pool is terminated
@@ -52,6 +57,20 @@ def worker_pool(jobs: int) -> Iterator[Pool]:
     finally:
         pool.terminate()
         pool.join()
+
+
+#: Seconds a worker process may take to start (its initializer) before the pool is used without it.
+STARTED_WITHIN_S = 30.0
+
+
+def _started(started: Any) -> None:
+    """A worker's initializer: stop signals as :func:`leave_interrupts_to_the_parent` sets them,
+    then say so. The pool is handed out only once every worker has said so: a SIGTERM that
+    reaches a worker in the instant after its fork, before Python has reset its signal state
+    there, is dropped, and such a worker outlived ``Pool.terminate`` (which then waited for it
+    for good), blocked on the task queue's lock that the terminating parent holds."""
+    leave_interrupts_to_the_parent()
+    started.release()
 
 
 class WorkerError(CtsgenError):
