@@ -7,7 +7,7 @@
 #   cp -r bench .carry/base/   # this tree's scripts (the naive loop runs only in this tree)
 # Each run has its own empty SPIR-V and pipeline cache and the driver's shader disk cache is off, so neither
 # inherits the other's builds. This tree runs first, so its figure arrives even if the call is cut short.
-# $OUT/this, $OUT/base: sustained.sh's files (summary.txt, minutes.txt, fuzz.log, naive.log, device.txt).
+# $OUT/this.tgz, $OUT/base.tgz: sustained.sh's files (summary.txt, minutes.txt, fuzz.log, naive.log, device.txt).
 #   carry: .gl .whl .carry (device)
 # usage: bash bench/device/sustained_ab.sh [T [W [SEED]]]
 set -uo pipefail
@@ -18,8 +18,10 @@ for d in .gl .whl .carry; do [ -e "$BASE/$d" ] || ln -s "$ROOT/$d" "$BASE/$d"; d
 export __GL_SHADER_DISK_CACHE=0
 run() {  # NAME DIR NAIVE_S
     mkdir -p "$OUT/$1"
-    (cd "$2" && OUT="$OUT/$1" SUSTAINED_CACHE_DIR="/tmp/ctsgen-cache-$1" bash bench/device/sustained.sh "$T" "$W" "$SEED" "$3")
-    echo "== $1"; cat "$OUT/$1/summary.txt" 2>/dev/null | head -8
+    # the pipeline cache lives beside the SPIR-V cache (ctsgen/backends/pipeline_cache.py): a folder of the run's own
+    (cd "$2" && OUT="$OUT/$1" SUSTAINED_CACHE_DIR="/tmp/ctsgen-cache-$1/spirv" bash bench/device/sustained.sh "$T" "$W" "$SEED" "$3")
+    echo "== $1"; head -8 "$OUT/$1/summary.txt" 2>/dev/null
+    tar -czf "$OUT/$1.tgz" -C "$OUT" "$1" && rm -rf "${OUT:?}/$1"  # one file a run: the device tool returns few
 }
 run this "$ROOT" 10
 run base "$BASE" 1
