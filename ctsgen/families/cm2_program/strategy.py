@@ -70,7 +70,7 @@ LAYOUT_ATTRS = [(mode, d) for d in DIMS for mode in ClampMode]
 VIEW_ATTRS = [(d, has, perm) for d in DIMS for has in (False, True)
               for vdim in ((d,) if not has else (1, 2, 3)) for perm in itertools.permutations(range(vdim))]
 #: Decode loads (decoder, Dim, block shape): every block format of the decode family, its block
-#: shapes at each Dim (decode.strategy.block_shapes, flattest first).
+#: shapes at each Dim (ops.decode.block_shapes, flattest first).
 DECODE_ATTRS = [(name, d, shape) for name, fmt in FORMATS.items() for d in DIMS for shape in block_shapes(d, fmt.K)]
 #: A decode load's attribute pick reads through a view in one draw of this many.
 DECODE_VIEW_EVERY = 4
