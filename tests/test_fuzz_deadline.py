@@ -116,3 +116,14 @@ def test_only_a_backend_that_builds_pipelines_stops_its_examples_before_the_end(
     assert examples_deadline(100.0, 480.0, builds_pipelines=True) == 100.0 - CLOSE_RESERVE_S
     assert examples_deadline(100.0, 10.0, builds_pipelines=True) == 99.5
     assert CLOSE_RESERVE_S < CLOSE_BY_S  # the close's bound lands past the end, by their difference
+
+
+def test_a_budget_spent_before_the_first_example_is_an_error_not_a_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    """--time counts from the command's start: a budget shorter than opening the backend judges
+    nothing, which is exit 2 with what to do, never "no failure found" and exit 0."""
+    from ctsgen.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["fuzz", "--time", "1e-9", "--database", "none"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "nothing was judged" in err[0] and "--time" in err[0]

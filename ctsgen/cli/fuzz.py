@@ -84,7 +84,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     running: list[Fuzzer] = []
     in_run = [False]
 
+    stopped: list[int] = []
+
     def stop(signum, frame) -> None:  # Ctrl-C or e.g. `timeout`: end with a report and a repro
+        stopped.append(signum)
         for f in running:
             f.request_stop()  # in case the interrupt lands in a ctypes callback, which drops it
         raise KeyboardInterrupt
@@ -129,6 +132,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             ends = []
         for case, result in report.flakes:  # deqp-runner's Flake: reported, never a failure of the session
             print(f"  Flake: {case.name()}: {result.status.value} ({result.detail}); it did not recur on replay")
+        if not report.examples and not report.failures and args.time and not stopped:
+            raise UserError(f"--time {args.time:g} was spent before the first example (it counts from the command's "
+                            "start, Python's start-up and the backend's opening included): nothing was judged -> "
+                            "give --time more seconds")
         if not report.failures:
             print("\n".join(["no failure found" + (f" ({len(report.flakes)} flake(s) above)" if report.flakes
                                                    else ""), *ends]))
