@@ -172,7 +172,7 @@ def test_a_buffer_equal_bit_for_bit_takes_the_short_path_to_the_verdict_the_elem
     the element comparison (_judge_elements) gives the same: no bad element, ratio 0. Specials
     included (NaN, infinities, signed zeros, subnormals), symmetric, two-sided and moved
     (NaN) tolerances."""
-    from ctsgen.execute.judge import _judge_elements
+    from ctsgen.execute.judge import _judge_elements, tolerance_sides
 
     rng = np.random.default_rng(7)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -184,7 +184,8 @@ def test_a_buffer_equal_bit_for_bit_takes_the_short_path_to_the_verdict_the_elem
         if rule["rule"] == "tolerance" and tolerance is None:
             continue
         short = judge_buffer(values, values.copy(), rule, tolerance)
-        full = _judge_elements(values, values.copy(), rule["rule"], rule, tolerance, bits)
+        sides = tolerance_sides(tolerance, values.shape) if rule["rule"] == "tolerance" else None
+        full = _judge_elements(values, values.copy(), rule, sides, bits)
         assert short.bad.size == full.bad.size == 0 and short.max_ratio == full.max_ratio == 0.0
 
 

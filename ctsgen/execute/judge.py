@@ -106,22 +106,24 @@ def judge_buffer(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
     kind = rule.get("rule")
     if kind not in ("bitwise", "tolerance"):
         raise ValueError(f"unknown compare rule {kind!r}; this ctsgen knows 'bitwise' and 'tolerance'")
+    sides = None
     if kind == "tolerance":
         if tolerance is None:
             raise ValueError("a 'tolerance' rule needs the buffer's tolerance array")
-        tolerance_sides(tolerance, expected.shape)  # a tolerance of the wrong shape is refused either way
+        sides = tolerance_sides(tolerance, expected.shape)  # a tolerance of the wrong shape is refused either way
     bits = np.dtype(f"uint{8 * expected.dtype.itemsize}")
     if actual.dtype == expected.dtype and np.array_equal(actual.view(bits), expected.view(bits)):
         # every bit as expected passes under either rule, at ratio 0 (what _judge_elements gives it)
         return BufferJudgement(np.empty(0, np.intp))
-    return _judge_elements(actual, expected, kind, rule, tolerance, bits)
+    return _judge_elements(actual, expected, rule, sides, bits)
 
 
-def _judge_elements(actual: np.ndarray, expected: np.ndarray, kind: str, rule: dict[str, Any],
-                    tolerance: np.ndarray | None, bits: np.dtype) -> BufferJudgement:
-    """:func:`judge_buffer` element by element (vectorised), for buffers that differ in some bit
-    (``bits``: the unsigned type of an element's size)."""
-    if kind == "bitwise":
+def _judge_elements(actual: np.ndarray, expected: np.ndarray, rule: dict[str, Any],
+                    sides: tuple[np.ndarray, np.ndarray] | None, bits: np.dtype) -> BufferJudgement:
+    """:func:`judge_buffer` element by element (vectorised), for buffers that differ in some bit:
+    bitwise where ``sides`` is None, else within (below, above) (:func:`tolerance_sides`);
+    ``bits``: the unsigned type of an element's size."""
+    if sides is None:
         differ = actual.view(bits) != expected.view(bits)
         if rule.get("signed_zero") is False and _is_float(expected.dtype):
             # a signalling NaN's cast (it is not a zero either way); a float64 far above the smallest
@@ -132,7 +134,7 @@ def _judge_elements(actual: np.ndarray, expected: np.ndarray, kind: str, rule: d
         return BufferJudgement(np.flatnonzero(differ))
     with np.errstate(invalid="ignore"):  # a signalling NaN's cast
         a, e = actual.astype(np.float64), expected.astype(np.float64)
-    below, above = tolerance_sides(tolerance, e.shape)
+    below, above = sides
     moved = np.isnan(below) | np.isnan(above)
     finite = np.isfinite(e)
     with np.errstate(invalid="ignore", over="ignore"):
