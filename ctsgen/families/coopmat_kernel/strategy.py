@@ -1,0 +1,106 @@
+"""Strategies for coopmat-kernel: a kernel (ctsgen.strategies.kernel) on the profile's KHR route.
+
+Valid by construction for ``options.profile``: its Subgroup-scope MulAdd entries (listed sizes, and
+flexible sizes where cooperativeMatrixFlexibleDimensions is on), its subgroup size and
+maxComputeWorkGroupInvocations, its Workgroup memory. Strata: one per construct the kernel must hold,
+so a pack covers every construct however its draws fall.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from hypothesis import strategies as st
+
+from ctsgen.core.family import StrategyOptions
+from ctsgen.device.profile import DeviceProfile, ProfileLacksError, default_profile
+from ctsgen.families.coopmat_kernel.case import KernelCase, KernelVariant
+from ctsgen.kernel import ir
+from ctsgen.kernel.ir import Kernel
+from ctsgen.ops.cm2 import profile_key
+from ctsgen.strategies import kernel as kernel_strategies
+from ctsgen.strategies.cached import SEEDS
+
+#: What each stratum's kernel must contain (a construct name of ``ctsgen.strategies.kernel``).
+STRATA = ("loop", "branch", "call", "shared", "exchange", "element")
+
+
+def strata() -> list[dict[str, object]]:
+    return [{"construct": c} for c in STRATA]
+
+
+def contains(kernel: Kernel, construct: str) -> bool:
+    """Whether ``kernel`` holds ``construct`` (the coverage tables' rule too)."""
+    return construct in constructs_of(kernel)
+
+
+def constructs_of(kernel: Kernel) -> set[str]:
+    out: set[str] = set()
+    for s, around in kernel.walk():
+        if isinstance(s, ir.Loop):
+            out.add("loop")
+            if around:
+                out.add("nested loop")
+            if s.unroll:
+                out.add(s.unroll.replace("_", " "))
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            out.add("break/continue")
+        elif isinstance(s, ir.If):
+            out.add("subgroup branch" if s.per_subgroup else "branch")
+        elif isinstance(s, ir.Call):
+            out.add("call")
+        elif isinstance(s, ir.Load) and s.shared:
+            out.add("shared")
+            if s.rot and kernel.subgroups > 1:
+                out.add("exchange")
+        elif isinstance(s, ir.Exchange):
+            out.add("shared")
+            if s.rot and kernel.subgroups > 1:
+                out.add("exchange")
+        elif isinstance(s, (ir.ElementMap, ir.ElementZip)):
+            out.add("element")
+        for ref in _refs(s):
+            if ref.var == "r0":
+                out.add("array")
+    if kernel.array:
+        out.add("array")
+    if (kernel.c.rows, kernel.c.cols) != (16, 16) or kernel.a.cols != 16:
+        out.add("size not 16x16")
+    return out
+
+
+def _refs(s: ir.Stmt) -> list[ir.Ref]:
+    return [v for v in vars(s).values() if isinstance(v, ir.Ref)] + \
+        [r for r in getattr(s, "args", ()) if isinstance(r, ir.Ref)]
+
+
+def kernel_variants(options: StrategyOptions = StrategyOptions(), *, construct: str | None = None
+                    ) -> st.SearchStrategy[KernelVariant]:
+    profile = options.profile or default_profile()
+    if not kernel_strategies.entries(profile):
+        raise ProfileLacksError(f"device profile {profile.name!r} lists no Subgroup-scope MulAdd entry a kernel "
+                                "models (A/B float16, int8 or uint8 with a float32, float16, int32 or uint32 "
+                                "Accumulator), or lacks the cooperativeMatrix feature")
+    key = (profile_key(profile), construct)
+    if key not in _VARIANTS:  # built once per profile and stratum: Hypothesis validates a new one on its first draw
+        _VARIANTS[key] = _variants(profile, construct)
+    return _VARIANTS[key]
+
+
+_VARIANTS: dict[tuple, st.SearchStrategy[KernelVariant]] = {}
+
+
+def _variants(profile: DeviceProfile, construct: str | None) -> st.SearchStrategy[KernelVariant]:
+    listed = {(e.a, e.b, e.c) for e in kernel_strategies.entries(profile) if not e.flexible}
+    return kernel_strategies.kernels(profile, kernel_strategies.KernelShape(), ensure=construct).map(
+        lambda k: KernelVariant(k, (k.a, k.b, k.c) not in listed))
+
+
+def kernel_cases_for(variant: KernelVariant, options: StrategyOptions = StrategyOptions()
+                     ) -> st.SearchStrategy[KernelCase]:
+    return _cases_of(variant)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cases_of(variant: KernelVariant) -> st.SearchStrategy[KernelCase]:
+    return st.builds(KernelCase, st.just(variant), kernel_strategies.words(variant.kernel), SEEDS)

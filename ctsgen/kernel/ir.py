@@ -1,0 +1,351 @@
+"""The kernel representation: structured statements over named cooperative-matrix variables.
+
+A :class:`Kernel` is the compile-time signature of a shader: its MulAdd entry's three matrix types (A,
+B, Accumulator, one subgroup's; ../shared/specs/SPV_KHR_cooperative_matrix.txt
+OpCooperativeMatrixMulAddKHR), the subgroups of its workgroup, its variables, its functions and its
+body. Run-time words (after the batch's buffer offsets) are read in preorder: one per loop (its trip
+count), per ``break``/``continue`` (the iteration it leaves at) and per branch (its condition; for a
+branch per subgroup, bit ``s`` is subgroup ``s``'s). Every statement a variant holds is one value; no
+field is derived, so a kernel's JSON is its whole signature and its digest names the shader.
+
+Variables: ``a0..`` (A), ``b0..`` (B), ``c0..`` (Accumulator), ``r0`` (an array of ``array``
+Accumulators, indexed by a constant or a loop counter modulo its length); in a function, ``p0..`` are
+its parameters. Memory, per subgroup ``s`` of ``S``: each load statement owns a *region* of its
+matrix kind's buffer (binding 1 A, 2 B, 3 Accumulator), one tile per iteration of the loops around it
+and per subgroup: the tile of iteration ``it`` (the counters of the loops around it, outermost first,
+as a mixed-radix number of their most trips) is tile ``(base + it) * S + s``. A shared load stages
+the ``S`` tiles of that iteration into Workgroup memory with plain per-invocation copies, ``barrier()``,
+and subgroup ``s`` loads tile ``(s + rot) % S`` from it; an exchange stores each subgroup's
+Accumulator to Workgroup memory and loads back subgroup ``(s + rot) % S``'s between barriers. At the
+end every Accumulator variable, then each array element, is stored to binding 4, slot ``j`` at tile
+``j * S + s``.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+from ctsgen.model.types import MatrixType
+from ctsgen.ops.khr_addressing import Layout, Pointee
+
+
+class Kind(str, enum.Enum):
+    """A variable's matrix type, by its MulAdd role."""
+
+    a = "a"
+    b = "b"
+    c = "c"
+
+
+#: Loop counters, outermost first: a kernel nests loops at most this deep.
+COUNTERS = ("i0", "i1")
+MAX_DEPTH = len(COUNTERS)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A variable, or one element of the array ``r0``: ``index`` a constant or a loop counter."""
+
+    var: str
+    index: int | str | None = None
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.c if self.var[0] in "rc" else Kind(self.var[0]) if self.var[0] in "ab" else Kind.c
+
+    def to_json(self) -> Any:
+        return self.var if self.index is None else [self.var, self.index]
+
+    @classmethod
+    def from_json(cls, o: Any) -> Ref:
+        if isinstance(o, str):
+            return cls(o)
+        var, index = o
+        if not isinstance(var, str) or not (isinstance(index, str) and index in COUNTERS
+                                            or type(index) is int and index >= 0):
+            raise ValueError(f"variable reference {o!r} -> a name, or [name, constant index or loop counter]")
+        return cls(var, index)
+
+
+class Stmt:
+    """Base of the statements: ``OP`` is the JSON tag; ``refs`` the variables it names."""
+
+    OP: ClassVar[str]
+    TYPES: ClassVar[dict[str, type]] = {}
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        Stmt.TYPES[cls.OP] = cls
+
+    def children(self) -> tuple[tuple[Stmt, ...], ...]:
+        return ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.OP}
+        for name, value in vars(self).items():
+            if isinstance(value, Ref):
+                out[name] = value.to_json()
+            elif isinstance(value, tuple) and all(isinstance(s, Stmt) for s in value):
+                out[name] = [s.to_json() for s in value]
+            else:
+                out[name] = value
+        return out
+
+    @staticmethod
+    def from_json(o: dict[str, Any]) -> Stmt:
+        cls = Stmt.TYPES.get(o.get("op"))  # type: ignore[arg-type]
+        if cls is None:
+            raise ValueError(f"kernel statement {o.get('op')!r} -> one of {sorted(Stmt.TYPES)}")
+        return cls.load(o)
+
+    @classmethod
+    def load(cls, o: dict[str, Any]) -> Stmt:
+        """One statement of this class from its JSON: references, nested blocks and plain values."""
+        kw: dict[str, Any] = {}
+        for name, f in cls.__dataclass_fields__.items():  # type: ignore[attr-defined]
+            if name not in o:
+                continue
+            value = o[name]
+            kw[name] = (Ref.from_json(value) if f.type in ("Ref", "Ref | None") and value is not None
+                        else tuple(Stmt.from_json(s) for s in value) if f.type == "tuple[Stmt, ...]" else value)
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
+class Load(Stmt):
+    """``dst`` = the tile of its region for this iteration and subgroup (OpCooperativeMatrixLoadKHR);
+    ``shared``: staged through Workgroup memory, subgroup s reading subgroup (s + rot) % S's tile."""
+
+    OP: ClassVar[str] = "load"
+    dst: Ref
+    shared: bool = False
+    rot: int = 0
+
+
+@dataclass(frozen=True)
+class MulAdd(Stmt):
+    OP: ClassVar[str] = "muladd"
+    dst: Ref
+    a: Ref
+    b: Ref
+    c: Ref
+
+
+@dataclass(frozen=True)
+class Binary(Stmt):
+    """``dst = x + y`` (``minus``: ``x - y``) of two Accumulators."""
+
+    OP: ClassVar[str] = "binary"
+    dst: Ref
+    x: Ref
+    y: Ref
+    minus: bool = False
+
+
+@dataclass(frozen=True)
+class Copy(Stmt):
+    OP: ClassVar[str] = "copy"
+    dst: Ref
+    x: Ref
+
+
+@dataclass(frozen=True)
+class ElementMap(Stmt):
+    """``for e < dst.length(): dst[e] = dst[e] * mul + add`` (OpCooperativeMatrixLengthKHR, composite
+    access: "The mapping of components to invocations and indexes is implementation-dependent", so
+    the same function of every element is the only result defined)."""
+
+    OP: ClassVar[str] = "elementmap"
+    dst: Ref
+    mul: int = 1
+    add: int = 0
+
+
+@dataclass(frozen=True)
+class ElementZip(Stmt):
+    """``for e: dst[e] = x[e] +- y[e]`` over three Accumulators of one type: the same
+    implementation-dependent mapping on each (docs/spec-decisions.md "kernel-element-access")."""
+
+    OP: ClassVar[str] = "elementzip"
+    dst: Ref
+    x: Ref
+    y: Ref
+    minus: bool = False
+
+
+@dataclass(frozen=True)
+class Exchange(Stmt):
+    """Each subgroup stores ``var`` to Workgroup memory, ``barrier()``, loads subgroup (s + rot) % S's,
+    ``barrier()``."""
+
+    OP: ClassVar[str] = "exchange"
+    var: Ref
+    rot: int = 1
+
+
+@dataclass(frozen=True)
+class Loop(Stmt):
+    """A counted loop, at most ``trips`` iterations; its word is the run-time trip count (dynamically
+    uniform). ``unroll``: None, "unroll" or "dont_unroll" (GL_EXT_control_flow_attributes)."""
+
+    OP: ClassVar[str] = "loop"
+    body: tuple[Stmt, ...]
+    trips: int
+    unroll: str | None = None
+
+    def children(self) -> tuple[tuple[Stmt, ...], ...]:
+        return (self.body,)
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    """``if (counter == word) break;`` of the innermost loop: a dynamically uniform condition."""
+
+    OP: ClassVar[str] = "break"
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    OP: ClassVar[str] = "continue"
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    """``if (word != 0)`` (uniform), or ``per_subgroup``: ``if ((word >> gl_SubgroupID & 1) != 0)``,
+    uniform within each subgroup, the Scope of the matrices (SPV_KHR_cooperative_matrix: "all the
+    invocations in the 'Scope' instance are active or none of them are")."""
+
+    OP: ClassVar[str] = "if"
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+    per_subgroup: bool = False
+
+    def children(self) -> tuple[tuple[Stmt, ...], ...]:
+        return (self.then, self.orelse)
+
+
+@dataclass(frozen=True)
+class Call(Stmt):
+    """``dst = f(args)`` (``dst`` None: a call for its ``out``/``inout`` parameters)."""
+
+    OP: ClassVar[str] = "call"
+    fn: int
+    args: tuple[Any, ...]
+    dst: Ref | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.OP, "fn": self.fn, "args": [r.to_json() for r in self.args]}
+        if self.dst is not None:
+            out["dst"] = self.dst.to_json()
+        return out
+
+    @classmethod
+    def load(cls, o: dict[str, Any]) -> Call:
+        return cls(int(o["fn"]), tuple(Ref.from_json(r) for r in o["args"]),
+                    None if o.get("dst") is None else Ref.from_json(o["dst"]))
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function over matrices: parameter ``pK`` of kind ``kinds[K]`` and qualifier ``quals[K]``
+    (``in``, ``inout``, ``out``); its body's statements name only its parameters; it returns
+    parameter ``ret`` (an Accumulator) or nothing."""
+
+    kinds: tuple[Kind, ...]
+    quals: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    ret: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kinds": [k.value for k in self.kinds], "quals": list(self.quals),
+                "body": [s.to_json() for s in self.body], "ret": self.ret}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> Function:
+        return cls(tuple(Kind(k) for k in o["kinds"]), tuple(str(q) for q in o["quals"]),
+                   tuple(Stmt.from_json(s) for s in o["body"]), o.get("ret"))
+
+
+#: Statements that end in a word of their own, in preorder (the others read none).
+WORDED = (Loop, Break, Continue, If)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """The whole compile-time signature (module docstring)."""
+
+    a: MatrixType
+    b: MatrixType
+    c: MatrixType
+    subgroups: int
+    counts: tuple[int, int, int]          # A, B, Accumulator variables
+    array: int                            # length of the Accumulator array r0 (0: none)
+    layouts: tuple[Layout, Layout, Layout]  # each buffer's MemoryLayout (A, B, Accumulator)
+    pointees: tuple[Pointee | None, Pointee | None]  # A's and B's buffer and shared array element
+    functions: tuple[Function, ...]
+    body: tuple[Stmt, ...]
+
+    def matrix(self, kind: Kind) -> MatrixType:
+        return {Kind.a: self.a, Kind.b: self.b, Kind.c: self.c}[kind]
+
+    def variables(self, kind: Kind) -> list[str]:
+        return [f"{kind.value}{k}" for k in range(self.counts["abc".index(kind.value)])]
+
+    @cached_property
+    def stores(self) -> tuple[Ref, ...]:
+        """The values stored at the end, slot by slot: every Accumulator, then each array element."""
+        return tuple([Ref(v) for v in self.variables(Kind.c)] + [Ref("r0", k) for k in range(self.array)])
+
+    def walk(self) -> Iterator[tuple[Stmt, tuple[Loop, ...]]]:
+        """Every statement of the body in preorder, with the loops around it (outermost first)."""
+        def go(block: tuple[Stmt, ...], loops: tuple[Loop, ...]) -> Iterator[tuple[Stmt, tuple[Loop, ...]]]:
+            for s in block:
+                yield s, loops
+                for child in s.children():
+                    yield from go(child, loops + ((s,) if isinstance(s, Loop) else ()))
+        return go(self.body, ())
+
+    @cached_property
+    def words(self) -> int:
+        return sum(isinstance(s, WORDED) for s, _ in self.walk())
+
+    @cached_property
+    def regions(self) -> tuple[int, int, int]:
+        """Tiles per subgroup each buffer's loads read (A, B, Accumulator)."""
+        out = [0, 0, 0]
+        for s, loops in self.walk():
+            if isinstance(s, Load):
+                out["abc".index(s.dst.kind.value)] += tiles_of(loops)
+        return out[0], out[1], out[2]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a.to_json(), "b": self.b.to_json(), "c": self.c.to_json(), "subgroups": self.subgroups,
+                "counts": list(self.counts), "array": self.array, "layouts": [x.value for x in self.layouts],
+                "pointees": [None if p is None else p.to_json() for p in self.pointees],
+                "functions": [f.to_json() for f in self.functions], "body": [s.to_json() for s in self.body]}
+
+    @classmethod
+    def from_json(cls, o: dict[str, Any]) -> Kernel:
+        return cls(MatrixType.from_json(o["a"]), MatrixType.from_json(o["b"]), MatrixType.from_json(o["c"]),
+                   int(o["subgroups"]), tuple(int(n) for n in o["counts"]), int(o["array"]),  # type: ignore[arg-type]
+                   tuple(Layout(x) for x in o["layouts"]),  # type: ignore[arg-type]
+                   tuple(None if p is None else Pointee.from_json(p) for p in o["pointees"]),  # type: ignore[arg-type]
+                   tuple(Function.from_json(f) for f in o["functions"]), tuple(Stmt.from_json(s) for s in o["body"]))
+
+    @cached_property
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+
+
+def tiles_of(loops: tuple[Loop, ...]) -> int:
+    """Iterations of the loops around a statement, at their most trips (1 outside every loop)."""
+    n = 1
+    for loop in loops:
+        n *= loop.trips
+    return max(n, 1)
