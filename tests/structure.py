@@ -25,7 +25,7 @@ LAYERS = [
     {"model"},
     {"device"},
     {"core", "oracle"},
-    {"strategies", "templates", "toolchain", "ops"},
+    {"strategies", "templates", "toolchain", "ops", "kernel"},
     {"families"},
     {"backends"},
     {"mutants"},

@@ -46,7 +46,7 @@ C_TYPES = (ComponentType.float32, ComponentType.float16, ComponentType.sint32, C
 #: [[unroll]] loop copies it, times 5.5 for a float16 Accumulator): lavapipe builds at the first
 #: dispatch, and its build time grows faster than linearly past 64 pieces (docs/validation.md,
 #: "lavapipe build time").
-BUILD_PIECES = 48
+BUILD_PIECES = 32
 F16_ACC_COST = 5.5
 
 

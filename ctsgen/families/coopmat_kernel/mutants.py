@@ -61,23 +61,25 @@ def _element_mapping_differs() -> dict[str, Any]:
     return {f"{EVAL}:zip_operand": zip_operand}
 
 
-def _m(name: str, description: str, factory: Any, killed_by: str) -> Mutant:
-    return Mutant(name, FAMILY, description, factory, killed_by, kill_budget=300)
+def _m(name: str, description: str, factory: Any, killed_by: str, budget: int) -> Mutant:
+    """Budgets: bench/mutant_kill_budgets.py --family coopmat-kernel --seeds 4 (docs/validation.md,
+    "Kernels")."""
+    return Mutant(name, FAMILY, description, factory, killed_by, kill_budget=budget)
 
 
 MUTANTS = [
     _m("kernel-loop-carry-first", "a loop-carried matrix keeps its first iteration's value",
-       _first_iteration_carried, "a loop of 2 iterations accumulating a MulAdd"),
+       _first_iteration_carried, "a loop of 2 iterations accumulating a MulAdd", 450),
     _m("kernel-merge-other-side", "a branch merge takes the other side's value", _merge_other_side,
-       "a branch that changes one matrix on one side"),
+       "a branch that changes one matrix on one side", 350),
     _m("kernel-missing-barrier", "a reader of Workgroup memory sees its previous contents (no barrier)",
-       _missing_barrier, "one shared load"),
+       _missing_barrier, "one shared load", 400),
     _m("kernel-shared-offset-zero", "a Workgroup-memory load at any offset returns the offset-0 tile (Mesa 15932)",
-       _shared_offset_zero, "a shared load or exchange in 2 subgroups"),
+       _shared_offset_zero, "a shared load or exchange in 2 subgroups", 450),
     _m("kernel-array-neighbour-alias", "a store to an array element also lands in its neighbour",
-       _array_neighbour_alias, "a store to r0[0] of an array of 2"),
+       _array_neighbour_alias, "a store to r0[0] of an array of 2", 150),
     _m("kernel-inout-not-written-back", "an inout or out matrix parameter is never written back",
-       _inout_not_written_back, "a call of a function with an out parameter"),
+       _inout_not_written_back, "a call of a function with an out parameter", 250),
     _m("kernel-element-mapping-differs", "element access maps two matrices of one type differently",
-       _element_mapping_differs, "an element-wise loop over two different matrices"),
+       _element_mapping_differs, "an element-wise loop over two different matrices", 350),
 ]
