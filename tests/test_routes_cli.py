@@ -102,3 +102,14 @@ def test_doctor_lists_every_route() -> None:
     text = out.getvalue()
     for name in ("glslang", "glslang-O1", "opt-O", "opt-Os", "opt-loops", "mutant-drop-store"):
         assert f" {name} " in text, name
+
+
+def test_generate_along_a_route_making_invalid_modules_is_one_line_and_writes_nothing(
+        tmp_path: Path, session_spirv_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:  # (generate's note on the strata the profile leaves out comes first)
+        main(["generate", "--family", "coopmat-khr", "--count", "300", "--route", "mutant-swap-ab",
+              "--out", str(tmp_path / "p"), "--jobs", "1"])
+    errors = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("ctsgen: error:")]
+    assert e.value.code == 2 and len(errors) == 1 and " -> " in errors[0]
+    assert "along route mutant-swap-ab: toolchain finding, validator (invalid)" in errors[0]
+    assert not (tmp_path / "p").exists()

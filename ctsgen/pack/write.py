@@ -212,8 +212,8 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool, str]
         spirv = compile_variant(v, first.family, validation="required" if require_validator else "if-installed",
                                 validator=validator, times=times, route=route).spirv
     except ToolchainFinding as exc:
-        raise VariantBuildError(f"shader variant {v.id} ({first.family}): {exc.args[0].splitlines()[0]} -> the "
-                                f"route's toolchain is at fault: 'ctsgen fuzz --route {route}' writes it as a "
+        raise VariantBuildError(f"shader variant {v.id} ({first.family}) along route {route}: toolchain finding, "
+                                f"{exc.stage} ({exc.kind}): {_first_line(exc)} -> the route's toolchain is at fault: 'ctsgen fuzz --route {route}' writes it as a "
                                 "reduced repro; generate along another --route") from None
     except (GlslCompileError, SpirvValidationError) as exc:
         raise VariantBuildError(f"shader variant {v.id} ({first.family}) is invalid: {_first_line(exc)} -> "

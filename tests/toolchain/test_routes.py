@@ -123,3 +123,16 @@ def test_a_toolchain_finding_is_written_reduced_with_its_commands(tmp_path: Path
     assert route_failure("mutant-swap-ab", reduced) == route_failure("mutant-swap-ab", produced) is not None
     assert subprocess.run([str(folder / "interesting.py"), str(folder / "reduced.spv")], timeout=60).returncode == 0
     assert subprocess.run([str(folder / "interesting.py"), str(folder / "source.comp")], timeout=60).returncode != 0
+
+
+def test_an_optimizer_past_its_bound_is_a_hang_and_its_finding_is_written_unreduced(tmp_path: Path) -> None:
+    spirv = compile_variant(khr_variant("muladd"), "coopmat-khr").spirv
+    with pytest.raises(spirv_opt.OptimizerError) as hung:
+        spirv_opt.optimize(spirv, ("-O", "--loop-unroll"), timeout_s=0.0001)
+    assert hung.value.kind == "hang" and "ran past" in str(hung.value)
+    finding = ToolchainFinding("hang", route="opt-O", family="coopmat-khr", variant_id="v", stage="optimizer",
+                               kind="hang", produced=spirv, output=None, command=hung.value.command, messages="",
+                               glsl="// source")
+    folder = write_finding(finding, tmp_path)
+    assert "a hang is not reduced" in (folder / "REPORT.md").read_text()
+    assert not (folder / "reduced.spv").exists() and not (folder / "output.spv").exists()
