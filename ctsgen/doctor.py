@@ -20,6 +20,7 @@ from importlib import metadata
 from typing import TYPE_CHECKING, TextIO
 
 from ctsgen.toolchain import cache, glslang, spirv_val
+from ctsgen.toolchain.routes import ROUTES
 from ctsgen.toolchain.errors import ToolchainError
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ def run_doctor(out: TextIO | None = None) -> int:
     core_ok = spirv is not None
     core_ok = _check_spirv_val(report, spirv) and core_ok
     report.line("spirv cache", str(cache.default_dir()))
+    _check_routes(report)
     _check_vulkan(report)
     if core_ok:
         report.line("core", "OK: GLSL compiler and SPIR-V validators work")
@@ -144,6 +146,19 @@ def _check_spirv_val(report: _Report, spirv: bytes | None) -> bool:
         return False
     report.line("  validate", "ok: --target-env vulkan1.3 accepts the probe")
     return True
+
+
+def _check_routes(report: _Report) -> None:
+    """One line per compiler route (:mod:`ctsgen.toolchain.routes`): available here, or what it
+    lacks. The spirv-opt routes change little in a module that declares an NV extension
+    (docs/spec-decisions.md "compiler-routes")."""
+    for n, route in enumerate(ROUTES.values()):
+        why = route.missing()
+        planted = " (mutant: a planted bug)" if route.mutant else ""
+        report.line("routes" if n == 0 else "", f"{route.name:<18} " + (
+            f"ok: {route.recipe}{planted}" if why is None else f"MISSING: {why}"))
+    report.line("", "spirv-opt leaves a module that declares an SPV_NV_* extension almost as it is: only the "
+                    "KHR-only shapes are really optimized")
 
 
 def _check_vulkan(report: _Report) -> None:

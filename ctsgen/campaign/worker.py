@@ -49,6 +49,7 @@ from ctsgen.backends.registry import capabilities, open_backend
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.campaign.store import CampaignDir, append, round_seed, worker_id
 from ctsgen.core.family import Case, Variant
+from ctsgen.toolchain.routes import Route
 from ctsgen.fuzz.buckets import Bucket, Buckets, Outputs, case_size, observe
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.fuzz.loop import Fuzzer, FuzzFailure, FuzzOptions, FuzzReport, StopFuzzing, default_min_batch
@@ -78,7 +79,9 @@ class _CountingFuzzer(Fuzzer):
         self._sample = sample
         self.kept, self.deadline = kept, deadline
 
-    def shader(self, v: Variant, family: str) -> ShaderVariant:
+    def shader(self, v: Variant, family: str, route: Route | None = None) -> ShaderVariant | None:
+        if route is not None and route is not self.routes[0]:  # a campaign keeps its one route's shaders
+            return super().shader(v, family, route)
         if v.id not in self.kept:
             self.kept[v.id] = super().shader(v, family)
         return self.kept[v.id]

@@ -27,6 +27,7 @@ from ctsgen.results.expectations import Expectations, load_expectations
 from ctsgen.runner.options import RunOptions
 from ctsgen.signals import on_stop
 from ctsgen.timing import start_timeline
+from ctsgen.toolchain.routes import DEFAULT_ROUTE, check_available, get_route, parse_routes
 
 
 def checked_options(args: argparse.Namespace) -> tuple[FuzzOptions, Expectations]:
@@ -39,6 +40,14 @@ def checked_options(args: argparse.Namespace) -> tuple[FuzzOptions, Expectations
     if args.min_batch is not None and args.min_batch > args.max_batch:
         raise UserError(f"--min-batch {args.min_batch} is above --max-batch {args.max_batch}, so no example could "
                         "hold it -> lower --min-batch or raise --max-batch")
+    if args.route and args.routes:
+        raise UserError("--route and --routes both name routes -> give one: --route R for one route, --routes "
+                        "R1,R2 or --routes all to judge routes against each other")
+    routes = parse_routes(args.routes) if args.routes else [get_route(args.route or DEFAULT_ROUTE)]
+    if len(routes) > 1 and args.workers > 1:
+        raise UserError("--routes judges routes in one process; --workers would split its findings -> drop "
+                        "--workers, or fuzz one --route per worker command")
+    check_available(routes)  # a route this machine lacks: one line, exit 2
     expected = load_expectations(args.baseline or (), args.flakes or ())
     options = FuzzOptions(families=tuple(args.family or [DEFAULT_FAMILY]), max_examples=args.max_examples,
                           time_s=None, seed=args.seed, max_batch=args.max_batch,
@@ -46,7 +55,7 @@ def checked_options(args: argparse.Namespace) -> tuple[FuzzOptions, Expectations
                           database=None if args.database == "none" else args.database,
                           expect_deviations=tuple(args.expect_deviation or ()) + tuple(expected.deviations),
                           include_hazardous=args.include_hazardous, shrink_time_s=args.shrink_time,
-                          keep_going=args.keep_going,
+                          keep_going=args.keep_going, routes=tuple(r.name for r in routes),
                           run=RunOptions(timeout_base_s=args.timeout))
     check_deviations(options.expect_deviations)
     check_device(args.backend, args.device)
@@ -136,7 +145,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             raise UserError(f"--time {args.time:g} was spent before the first example (it counts from the command's "
                             "start, Python's start-up and the backend's opening included): nothing was judged -> "
                             "give --time more seconds")
+        route_findings = _report_routes(report, Path(args.repro_dir), fuzzer.routes)
         if not report.failures:
+            if route_findings:
+                return 1
             print("\n".join(["no failure found" + (f" ({len(report.flakes)} flake(s) above)" if report.flakes
                                                    else ""), *ends]))
             return 0
@@ -160,6 +172,40 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         close_by(backend, deadline, lambda line: print(line, file=sys.stderr))
 
 
+def _report_routes(report, repro_dir: Path, routes) -> int:
+    """Print the cases run per route, the route findings (their buckets also go to
+    REPRO_DIR/route-findings.json) and the toolchain findings (each written as a reduced repro:
+    :mod:`ctsgen.toolchain.findings`); returns how many findings there are."""
+    import json
+
+    from ctsgen.toolchain.findings import message_key, write_finding
+
+    if len(routes) == 1 and routes[0].is_default and not report.toolchain_findings:
+        return 0
+    print("routes: " + ", ".join(f"{r.name} {report.route_cases[r.name]} cases" for r in routes))
+    for why in sorted(set(report.route_skips.values())):
+        print(f"  skipped: {why}")
+    buckets = sorted(report.route_findings.buckets.values(), key=lambda b: -b.count)
+    if buckets:
+        repro_dir.mkdir(parents=True, exist_ok=True)
+        (repro_dir / "route-findings.json").write_text(json.dumps([b.to_json() for b in buckets], indent=1) + "\n")
+        print(f"{len(buckets)} route finding bucket(s) ({repro_dir / 'route-findings.json'}):")
+    for b in buckets:
+        verdicts = "; ".join(f"{r}: {v['status']}" for r, v in b.verdicts.items())
+        print(f"  {b.key}: {b.count} case(s) fail along {b.route} and pass along {b.passing_route} "
+              f"({b.signature['family']} {b.signature['operation']}, wrong {b.signature['wrong']}; {verdicts})")
+    kinds: dict[tuple[str, str, str, str], list] = {}  # one repro per route and message: a bug, not a shader
+    for finding in report.toolchain_findings.values():
+        key = (finding.route, finding.stage, finding.kind, message_key(finding.messages))
+        kinds.setdefault(key, []).append(finding)
+    for (route, stage, kind, message), found in kinds.items():
+        smallest = min(found, key=lambda f: len(f.produced))
+        folder = write_finding(smallest, repro_dir)
+        print(f"  toolchain finding: route {route}, {stage} ({kind}) on {len(found)} variant(s) of "
+              f"{', '.join(sorted({f.family for f in found}))}: {message}; repro: {folder}/REPORT.md")
+    return len(buckets) + len(kinds)
+
+
 def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     """Declare the command, its options and its function on ``sub`` (``names``: the families)."""
     f = sub.add_parser("fuzz", help="fuzz a backend live; shrink a failure to a minimal repro")
@@ -169,7 +215,10 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
     f.add_argument("--max-examples", type=positive_int, default=200, help="examples per round (default: 200)")
     f.add_argument("--time", type=positive_float, help="keep fuzzing in fresh rounds for this many seconds")
     f.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first round (default: 0)")
-    add_options(f, "max-batch", "min-batch")
+    add_options(f, "max-batch", "min-batch", "route")
+    f.add_argument("--routes", help="run each drawn batch along several compiler routes on the same backend: "
+                                    "'all' (every route but the mutants) or names separated by commas; a case "
+                                    "that passes along one and fails along another is a route finding")
     f.add_argument("--database", default=".ctsgen/fuzz-db",
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     add_options(f, "expect-deviation", "include-hazardous")

@@ -14,6 +14,7 @@ from ctsgen.core.argtypes import int_between, positive_int
 from ctsgen.families import DEFAULT_FAMILY
 from ctsgen.progress import Progress
 from ctsgen.pack.generate import CASES_PER_VARIANT, MAX_COUNT
+from ctsgen.toolchain.routes import DEFAULT_ROUTE
 
 
 #: ``generate --profile reference``: a pack for the reference backend, which runs every family (decode-vector,
@@ -52,7 +53,10 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.pack.workers import usable_jobs
     from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
     from ctsgen.toolchain import toolchain_versions
+    from ctsgen.toolchain.routes import check_available, get_route
 
+    route = get_route(args.route or DEFAULT_ROUTE)  # unknown, or a tool missing here: one line, exit 2
+    check_available([route])
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
     reference = args.profile == REFERENCE_PROFILE  # no device: every family, the default's matrix types
     profile_name = REFERENCE_PROFILE if reference else profile.name
@@ -60,7 +64,7 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
         differ = request_differences(out, family=family.name, count=args.count, seed=args.seed,
                                      profile=profile_name, toolchain=toolchain,
                                      hazardous=args.hazardous_count if args.include_hazardous else 0,
-                                     cases_per_variant=args.cases_per_variant)
+                                     cases_per_variant=args.cases_per_variant, route=route.name)
         if not differ:
             print(f"{out} is up to date (same family, count, seed, profile and ctsgen); nothing to do")
             return 0
@@ -88,14 +92,15 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
         "seed": args.seed, "count": len(cases), "families": [family.name],
         "options": {"profile": profile_name, "count": args.count,
                     "hazardous": args.hazardous_count if args.include_hazardous else 0,
-                    "cases_per_variant": args.cases_per_variant},
+                    "cases_per_variant": args.cases_per_variant, "route": route.name},
         "toolchain": toolchain,
     }
     write_pack(cases, out, header=header, overwrite=args.force, progress=Progress("writing cases"),
-               jobs=jobs, times=times)
+               jobs=jobs, times=times, route=route.name)
     t2 = time.monotonic()
     n_variants = len({c.variant().id for c in cases})
-    print(f"wrote {out}: {len(cases)} cases, {n_variants} shader variants in {t2 - t0:.1f}s "
+    along = "" if route.is_default else f" along route {route.name}"
+    print(f"wrote {out}: {len(cases)} cases, {n_variants} shader variants{along} in {t2 - t0:.1f}s "
           f"({len(cases) / max(t2 - t0, 1e-9):.0f} cases/s; draw {t1 - t0:.1f}s, compile+write {t2 - t1:.1f}s, "
           f"{jobs} jobs)")
     print(times.summary(t2 - t0, len(cases)))
@@ -113,7 +118,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    "as it is")
     g.add_argument("--profile", help="device profile file to target (default: the embedded H100 profile; "
                    "docs/profile-format.md), or 'reference' for the reference backend, which runs every family")
-    add_options(g, "include-hazardous")
+    add_options(g, "include-hazardous", "route")
     g.add_argument("--hazardous-count", type=int_between(0, MAX_COUNT), default=8,
                    help="cases in the hazardous group (default: 8)")
     g.add_argument("--force", action="store_true",

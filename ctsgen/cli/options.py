@@ -30,6 +30,8 @@ SHARED: dict[str, dict[str, Any]] = {
     "include-hazardous": dict(action="store_true",
                               help="also draw each family's hazardous group: cases known to hang drivers "
                                    "(docs/spec-decisions.md names them)"),
+    "route": dict(help="the compiler route: glslang (the default), glslang-O1, opt-O, opt-Os, opt-loops, or a "
+                       "mutant route (ctsgen doctor lists those this machine has; docs/commands.md)"),
     "max-batch": dict(type=positive_int, default=256,
                       help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)"),
     "min-batch": dict(type=positive_int,

@@ -16,7 +16,7 @@ from ctsgen.core.argtypes import nonneg_int, path_given
 from ctsgen.mutants.deviations import check_deviations
 from ctsgen.oracle.models import MODELS
 from ctsgen.pack.lock import out_lock
-from ctsgen.pack.read import load_pack, validate_shaders
+from ctsgen.pack.read import load_pack, pack_routes, validate_shaders
 from ctsgen.progress import Progress
 from ctsgen.results import ci
 from ctsgen.results import results_file as rf
@@ -24,7 +24,9 @@ from ctsgen.results.expectations import NoCaseJudged, load_expectations
 from ctsgen.runner.flakes import run_with_retries
 from ctsgen.runner.options import RunOptions
 from ctsgen.runner.select import Selection, describe_selection, select_cases
+from ctsgen.errors import UserError
 from ctsgen.toolchain import ToolchainError
+from ctsgen.toolchain.routes import get_route
 
 
 def revalidate(pack) -> None:
@@ -36,11 +38,24 @@ def revalidate(pack) -> None:
         sys.stderr.write(f"ctsgen: note: shaders not re-validated ({exc})\n")
 
 
+def check_route(pack, asked: str | None) -> None:
+    """``--route R``: a pack holds its route, and ``run`` runs what the pack holds; a pack along
+    another route is refused in one line (docs/commands.md: generate the pack along R)."""
+    if asked is None:
+        return
+    route = get_route(asked)  # an unknown name: one line, exit 2
+    held = sorted(pack_routes(pack))
+    if held and held != [route.name]:
+        raise UserError(f"{pack.root} was compiled along route {', '.join(held)}, not {route.name}: a pack holds its "
+                        f"route -> run it without --route, or generate one with --route {route.name}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     deviations = check_deviations(args.expect_deviation or ())  # an unknown name: one line, exit 2
     check_device(args.backend, args.device)  # before any work
     expected = load_expectations(args.baseline or (), args.flakes or (), args.skips or (), args.improvements_pass)
     pack = load_pack(args.pack)
+    check_route(pack, args.route)
     selection = Selection(args.include, args.exclude, args.caselist, args.fraction, args.fraction_start,
                           expected.is_skipped)
     picked = select_cases(pack.cases, selection)
@@ -139,7 +154,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    "written as '-'); written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
-    add_options(r, "batch-size", "timeout", "isolation", "expect-deviation")
+    add_options(r, "batch-size", "timeout", "isolation", "expect-deviation", "route")
     r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.add_argument("--numerics", choices=sorted(MODELS),

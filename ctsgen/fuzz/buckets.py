@@ -29,7 +29,12 @@ A failing case goes into the bucket of what explains it:
    digest of it.
 
 Each bucket keeps a count of the failing cases it received and its smallest
-repro (fewest elements over all buffers). ``bench/triage_with_mutant.py``
+repro (fewest elements over all buffers).
+
+A **route finding** (a case that passes along one compiler route and fails along
+another, ``fuzz --routes``) goes into a :class:`RouteBucket` keyed
+``route:ROUTE:`` + the digest of its signature along the failing route, holding
+both verdicts of its smallest case. ``bench/triage_with_mutant.py``
 uses :func:`fingerprint` (same verdict, detail and wrong bits) for whole packs.
 """
 
@@ -308,3 +313,45 @@ def deviation_explaining(backend: Backend, case: Case, result: CaseResult,
     if result.status is not Status.Fail:
         return None
     return Buckets(documented_deviations()).explain(case, result, observe(backend, case, sv)[1])
+
+
+@dataclass
+class RouteBucket:
+    """One route finding: cases that pass along one compiler route and fail along another, by the
+    failing route and the failure's signature; both verdicts of its smallest case."""
+
+    key: str
+    route: str  # the route along which the cases fail
+    passing_route: str  # a route along which the same cases pass
+    signature: dict[str, Any]
+    count: int = 0
+    size: int = 0
+    case: dict[str, Any] = field(default_factory=dict)
+    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)  # route -> CaseResult.to_json()
+    names: set[str] = field(default_factory=set)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "route": self.route, "passing_route": self.passing_route,
+                "signature": self.signature, "count": self.count, "size": self.size, "case": self.case,
+                "verdicts": self.verdicts, "distinct_cases": len(self.names)}
+
+
+class RouteBuckets:
+    """Route findings bucketed by failing route and signature (docs/spec-decisions.md "compiler-routes")."""
+
+    def __init__(self) -> None:
+        self.buckets: dict[str, RouteBucket] = {}
+
+    def add(self, case: Case, failing: tuple[str, CaseResult], passing: tuple[str, CaseResult]) -> RouteBucket:
+        """Put one disagreement in its bucket: ``failing`` and ``passing`` are (route, verdict)."""
+        route, result = failing
+        sig = signature(case, result)
+        key = f"route:{route}:" + hashlib.sha256(json.dumps(sig, sort_keys=True).encode()).hexdigest()[:12]
+        b = self.buckets.setdefault(key, RouteBucket(key, route, passing[0], sig))
+        b.count += 1
+        b.names.add(case.name())
+        size = case_size(case)
+        if not b.case or size < b.size:
+            b.size, b.case, b.passing_route = size, case.to_json(), passing[0]
+            b.verdicts = {route: result.to_json(), passing[0]: passing[1].to_json()}
+        return b

@@ -48,7 +48,7 @@ from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.core.family import Case, Family, StrategyOptions, Variant
 from ctsgen.families.gating import families_it_runs, omitted, split_runnable
 from ctsgen.mutants.deviations import check_deviations, moved, reaching, spec_and_under
-from ctsgen.fuzz.buckets import case_size
+from ctsgen.fuzz.buckets import RouteBuckets, case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.execute.judge import judge, output_buffers
 from ctsgen.execute.run import drawn, drawn_cases, run_cases
@@ -56,7 +56,8 @@ from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, check_available, get_route
+from ctsgen.toolchain.variants import SPIRV_VAL, compile_variant
 
 
 @dataclass
@@ -72,6 +73,9 @@ class FuzzOptions:
     include_hazardous: bool = False
     shrink_time_s: float = 120.0  # after the first failure, stop shrinking after this long
     keep_going: bool = False  # after a failure, record it and fuzz on (with --time) in fresh rounds
+    #: compiler routes (:mod:`ctsgen.toolchain.routes`): each example runs along every one, the first as the
+    #: baseline; a case that passes along one and fails along another is a route finding
+    routes: tuple[str, ...] = (DEFAULT_ROUTE,)
     run: RunOptions = field(default_factory=RunOptions)
 
 
@@ -112,6 +116,11 @@ class FuzzReport:
     #: expectations that absorbed failures: ``deviation:NAME`` -> cases that fail by the spec and pass under
     #: the expected deviation; what ``known`` passed over is counted by its caller
     absorbed: Counter = field(default_factory=Counter)
+    route_findings: RouteBuckets = field(default_factory=RouteBuckets)
+    #: (route, variant id) -> the finding: a module a route made that the validator rejects, or a failing optimizer
+    toolchain_findings: dict[tuple[str, str], ToolchainFinding] = field(default_factory=dict)
+    route_cases: Counter = field(default_factory=Counter)  # route -> cases run along it
+    route_skips: dict[str, str] = field(default_factory=dict)  # "ROUTE FAMILY" -> why the route skips the family
 
     @property
     def cases_per_s(self) -> float:
@@ -165,7 +174,14 @@ class Fuzzer:
         self.families, self.report.skipped = runnable_families(
             [get_family(f) for f in options.families], self.profile, self.backend.name)
         self.strategy_options = StrategyOptions(profile=self.profile, include_hazardous=options.include_hazardous)
-        self._shaders: dict[str, ShaderVariant] = {}
+        self.routes: list[Route] = [get_route(r) for r in options.routes]  # an unknown one: one line, exit 2
+        check_available(self.routes)
+        if len(self.routes) == 1:  # a lone route must take every family asked (several: each skips what it refuses)
+            for f in self.families:
+                why = self.routes[0].refuses((f.validator or SPIRV_VAL).name)
+                if why is not None:
+                    raise UserError(f"{f.name}: {why} -> fuzz {f.name} along another --route")
+        self._shaders: dict[tuple[str, str], ShaderVariant | None] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
         self._stop_requested = False  # request_stop(): end at the next example
         #: family -> running mean pipeline seconds per example (learn_build; a campaign shares it between rounds)
@@ -191,19 +207,32 @@ class Fuzzer:
 
         return batch()
 
-    def shader(self, v: Variant, family: str) -> ShaderVariant:
-        """The compiled variant of ``family``, compiled and validated once per process; the
-        backend starts building the pipeline of one the device supports at once
-        (``prepare_soon``), so the build overlaps the batch's data and oracle.
+    def shader(self, v: Variant, family: str, route: Route | None = None) -> ShaderVariant | None:
+        """The compiled variant of ``family`` along ``route`` (default: the first of the run's),
+        compiled and validated once per process; the backend starts building the pipeline of one
+        the device supports at once (``prepare_soon``), so the build overlaps the batch's data and
+        oracle. None where the route made a toolchain finding of it (recorded in the report) or
+        cannot take the family (its reason recorded); the default route's errors are raised.
 
         Validation is ``in-process`` (:data:`ctsgen.toolchain.variants.Validation`): the
         glslang library's SPIRV-Tools, not a ``spirv-val`` subprocess per shader.
         """
-        if v.id not in self._shaders:
-            sv = self._shaders[v.id] = compile_variant(v, family, validation="in-process", times=self.report.times)
-            if self.profile.unsupported_reason(sv.requirements) is None:
+        route = route or self.routes[0]
+        key = (route.name, v.id)
+        if key not in self._shaders:
+            try:
+                sv = compile_variant(v, family, validation="in-process", times=self.report.times, route=route,
+                                     validator=get_family(family).validator)
+            except ToolchainFinding as finding:
+                self.report.toolchain_findings.setdefault((route.name, v.id), finding)
+                sv = None
+            except RouteRefusedError as exc:
+                self.report.route_skips.setdefault(f"{route.name} {family}", str(exc))
+                sv = None
+            self._shaders[key] = sv
+            if sv is not None and self.profile.unsupported_reason(sv.requirements) is None:
                 self.backend.prepare_soon([sv])
-        return self._shaders[v.id]
+        return self._shaders[key]
 
     # -- one example -------------------------------------------------------
     def request_stop(self) -> None:
@@ -235,7 +264,7 @@ class Fuzzer:
         named = {c.name(): c for c in batch_cases}  # an identical case is judged once
         cases, names = list(named.values()), list(named)
         sv = self.shader(variant, cases[0].family)
-        assume(self.profile.unsupported_reason(sv.requirements) is None)
+        assume(sv is not None and self.profile.unsupported_reason(sv.requirements) is None)
         self.report.examples += 1
         times = self.report.times
         with times.stage("data+oracle"):
@@ -261,6 +290,9 @@ class Fuzzer:
         results = run_cases(self.backend, sv, inputs, self.options.run.timeout_for(len(cases)), times,
                             absorbed if deviations else None).results
         built = times.seconds.get("pipeline", 0.0) + times.overlapped_s - built
+        self.report.route_cases[self.routes[0].name] += len(cases)
+        for route in self.routes[1:]:
+            self._along(route, variant, cases, inputs, results)
         failure = self._culprit(sv, cases, datas, results)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
@@ -278,6 +310,25 @@ class Fuzzer:
             if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
             raise failure
+
+    def _along(self, route: Route, variant: Variant, cases: list[Case], inputs: list, baseline: list[CaseResult]
+               ) -> None:
+        """Run the batch again along ``route`` and bucket each case whose verdict's failing or not
+        differs from the baseline route's (a route finding: both verdicts kept). At most
+        :data:`ISOLATION_TRIES` disagreements of a batch are bucketed (each needs the case's
+        signature); every one is counted."""
+        sv = self.shader(variant, cases[0].family, route)
+        if sv is None or self.profile.unsupported_reason(sv.requirements) is not None:
+            return
+        results = run_cases(self.backend, sv, inputs, self.options.run.timeout_for(len(cases)),
+                            self.report.times).results
+        self.report.route_cases[route.name] += len(cases)
+        base = self.routes[0].name
+        differ = [i for i, (a, b) in enumerate(zip(baseline, results)) if a.status.is_failure != b.status.is_failure]
+        for i in differ[:ISOLATION_TRIES]:
+            failing, passing = ((route.name, results[i]), (base, baseline[i])) if results[i].status.is_failure \
+                else ((base, baseline[i]), (route.name, results[i]))
+            self.report.route_findings.add(cases[i], failing, passing)
 
     def learn_build(self, family: str, seconds: float) -> None:
         """Add an example's pipeline seconds (cache hits included) to ``family``'s running mean."""
@@ -374,7 +425,8 @@ class Fuzzer:
         # With a forced seed Hypothesis would not use the database; this key (what is
         # fuzzed, on which backend) lets a rerun replay stored failures first. A Hypothesis-internal
         # attribute, checked on the versions tests/test_hypothesis_internals.py names.
-        key = repr((sorted(f.name for f in self.families), self.backend.name, self.options.include_hazardous))
+        key = repr((sorted(f.name for f in self.families), self.backend.name, self.options.include_hazardous)
+                   + ((tuple(self.options.routes),) if list(self.options.routes) != [DEFAULT_ROUTE] else ()))
         fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
         with pinned_constants():  # a seed draws the same examples whatever else is imported
             fuzz()

@@ -265,6 +265,8 @@ def load_pack(root: str | Path) -> Pack:
         if hashlib.sha256(spirv).hexdigest() != rec.get("spirv_sha256"):
             raise PackError(f"{spv_path}: checksum does not match the manifest -> the file was modified or "
                             "truncated, regenerate the pack")
+        if not isinstance(variant_route(rec), str):
+            raise PackError(f"{where}: 'route' must be a route's name -> regenerate the pack")
         buffers = _buffers(_require(rec, "buffers", list, where), where)
         local_size_x = _require(rec, "local_size_x", int, where)
         if local_size_x < 1:
@@ -305,6 +307,20 @@ def load_pack(root: str | Path) -> Pack:
         _check_case(cpath, rec, variants[vid].buffers, words[vid])
         cases.append(PackCase(root, rec, variants[vid].buffers))
     return Pack(root, m, variants, family_variants, cases)
+
+
+#: The route of a variant record that names none: packs written before routes (docs/pack-format.md).
+OLD_ROUTE = "glslang"
+
+
+def variant_route(rec: dict[str, Any]) -> str:
+    """The compiler route a variant record names (:data:`OLD_ROUTE` where it names none)."""
+    return rec.get("route", OLD_ROUTE)
+
+
+def pack_routes(pack: Pack) -> set[str]:
+    """The compiler routes of the pack's variants."""
+    return {variant_route(rec) for rec in pack.manifest["variants"].values()}
 
 
 def validate_shaders(pack: Pack) -> None:

@@ -25,7 +25,8 @@ def generator_record() -> dict[str, str]:
 
 
 def request_differences(out: Path, *, family: str, count: int, seed: int, profile: str, hazardous: int,
-                        toolchain: dict[str, Any], cases_per_variant: int = CASES_PER_VARIANT) -> str:
+                        toolchain: dict[str, Any], cases_per_variant: int = CASES_PER_VARIANT,
+                        route: str = "glslang") -> str:
     """What differs between the pack at ``out`` and the one asked for ('' when nothing does)."""
     try:
         m = json.loads((Path(out) / "manifest.json").read_text())
@@ -42,11 +43,14 @@ def request_differences(out: Path, *, family: str, count: int, seed: int, profil
             "ctsgen version": drew.get("version"),
             "Hypothesis version": drew.get("hypothesis"),
             "toolchain": m.get("toolchain"),
+            # packs written before routes were compiled along glslang, the default
+            "route": m.get("options", {}).get("route", "glslang"),
         }
     except (OSError, ValueError, AttributeError, TypeError):
         return "its manifest cannot be read"
     now = generator_record()
     want = {"family": [family], "count": count, "seed": seed, "profile": profile, "hazardous count": hazardous,
-            "cases per variant": cases_per_variant, "ctsgen version": now["version"], "Hypothesis version": now["hypothesis"], "toolchain": toolchain}
+            "cases per variant": cases_per_variant, "ctsgen version": now["version"], "Hypothesis version": now["hypothesis"], "toolchain": toolchain,
+            "route": route}
     return ", ".join(f"{k} {have[k]!r}, asked {want[k]!r}" if k != "toolchain" else "toolchain versions"
                      for k in want if have[k] != want[k])

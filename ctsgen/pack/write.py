@@ -37,6 +37,7 @@ from ctsgen.pack.lock import follow_umask, out_lock, remove_stale, temp_prefix
 from ctsgen.pack.workers import in_order, worker_pool
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.errors import GlslCompileError, SpirvValidationError, ToolchainError
+from ctsgen.toolchain.routes import DEFAULT_ROUTE, ToolchainFinding
 from ctsgen.toolchain.variants import SPIRV_VAL, compile_variant
 
 
@@ -77,10 +78,12 @@ def _dump(obj: Any) -> str:
     return json.dumps(obj, indent=1, sort_keys=True) + "\n"
 
 
-def variant_record(family: str, v: Variant, spirv: bytes) -> dict[str, Any]:
-    """The manifest entry of one shader variant."""
+def variant_record(family: str, v: Variant, spirv: bytes, route: str = DEFAULT_ROUTE) -> dict[str, Any]:
+    """The manifest entry of one shader variant (``route``: the compiler route that made ``spirv``,
+    :mod:`ctsgen.toolchain.routes`)."""
     return {
         "family": family,
+        "route": route,
         "signature": v.to_json(),
         "glsl": f"shaders/{v.id}.comp",
         "spirv": f"shaders/{v.id}.spv",
@@ -118,7 +121,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
                require_validator: bool = True, overwrite: bool = False,
                progress: Callable[[int, int], None] | None = None,
                extra_files: dict[str, str | bytes] | None = None, jobs: int = 1,
-               times: Breakdown | None = None) -> Path:
+               times: Breakdown | None = None, route: str = DEFAULT_ROUTE) -> Path:
     """Write ``cases`` as a pack at ``out_dir``; returns ``out_dir``.
 
     ``header`` goes into the manifest (seed, options, toolchain versions).
@@ -127,7 +130,8 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
     a missing validator is not an error, e.g. a repro written on a GPU host).
     ``extra_files`` (relative path -> content) are written beside the
     manifest before the pack is published, e.g. a repro's report.
-    ``jobs``: worker processes; ``times`` receives the per-stage seconds.
+    ``jobs``: worker processes; ``times`` receives the per-stage seconds; ``route``: the compiler
+    route every variant is compiled along (each variant's record names it).
     """
     out_dir = Path(out_dir)
     with out_lock(out_dir):
@@ -137,7 +141,7 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
             tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out_dir), dir=out_dir.parent))
             follow_umask(tmp)
             _write_into(tmp, cases, header, require_validator, progress, jobs,
-                        times if times is not None else Breakdown(), extra_files or {})
+                        times if times is not None else Breakdown(), extra_files or {}, route)
             for rel, content in (extra_files or {}).items():
                 target = tmp / rel
                 if isinstance(content, bytes):
@@ -154,13 +158,13 @@ def write_pack(cases: Sequence[Case], out_dir: Path, *, header: dict[str, Any],
 
 def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], require_validator: bool,
                 progress: Callable[[int, int], None] | None, jobs: int, times: Breakdown,
-                extra_files: dict[str, str | bytes]) -> None:
+                extra_files: dict[str, str | bytes], route: str) -> None:
     (root / "shaders").mkdir()
     (root / "cases").mkdir()
     groups: dict[str, list[tuple[int, Case]]] = {}  # variant id -> (case index, case), first-seen order
     for n, case in enumerate(cases):
         groups.setdefault(case.variant().id, []).append((n, case))
-    work = [(root, group, require_validator) for group in groups.values()]
+    work = [(root, group, require_validator, route) for group in groups.values()]
     variants: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any] | None] = [None] * len(cases)
     done = 0
@@ -192,11 +196,12 @@ def _write_into(root: Path, cases: Sequence[Case], header: dict[str, Any], requi
         (root / "manifest.json").write_text(_dump(manifest))
 
 
-def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str, dict[str, Any], list[tuple[int, dict[str, Any]]], dict[str, float]]:
+def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool, str]
+                   ) -> tuple[str, dict[str, Any], list[tuple[int, dict[str, Any]]], dict[str, float]]:
     """Compile, validate and write one variant and its cases (a top-level function: it runs
     in worker processes). Returns the variant's id and manifest record, each case's index
     and manifest entry, and the seconds per stage."""
-    root, group, require_validator = work
+    root, group, require_validator, route = work
     times = Breakdown()
     first = group[0][1]
     v = first.variant()
@@ -205,7 +210,11 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str
         with times.stage("compile"):
             glsl = v.glsl()
         spirv = compile_variant(v, first.family, validation="required" if require_validator else "if-installed",
-                                validator=validator, times=times).spirv
+                                validator=validator, times=times, route=route).spirv
+    except ToolchainFinding as exc:
+        raise VariantBuildError(f"shader variant {v.id} ({first.family}) along route {route}: toolchain finding, "
+                                f"{exc.stage} ({exc.kind}): {_first_line(exc)} -> the route's toolchain is at fault: 'ctsgen fuzz --route {route}' writes it as a "
+                                "reduced repro; generate along another --route") from None
     except (GlslCompileError, SpirvValidationError) as exc:
         raise VariantBuildError(f"shader variant {v.id} ({first.family}) is invalid: {_first_line(exc)} -> "
                                 "check the --profile's limits, or report the family's shader as a ctsgen "
@@ -213,7 +222,7 @@ def _write_variant(work: tuple[Path, list[tuple[int, Case]], bool]) -> tuple[str
     with times.stage("write"):
         (root / "shaders" / f"{v.id}.comp").write_text(glsl)
         (root / "shaders" / f"{v.id}.spv").write_bytes(spirv)
-    record = {**variant_record(first.family, v, spirv), "validator": validator.name}
+    record = {**variant_record(first.family, v, spirv, route), "validator": validator.name}
     written = []
     for n, case in group:
         with times.stage("data+oracle"):

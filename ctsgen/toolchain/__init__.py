@@ -39,21 +39,22 @@ _MEMO_LIMIT = 4096
 _memo: dict[str, bytes] = {}
 
 
-def compile_glsl(source: str, name: str = "shader.comp") -> bytes:
+def compile_glsl(source: str, name: str = "shader.comp", optimization: int = 0) -> bytes:
     """SPIR-V 1.6 for a GLSL compute shader, from memory, the disk cache or glslang.
 
     ``name`` only labels diagnostics (it does not change the SPIR-V, so it is
-    not part of the cache key).  Raises :class:`GlslCompileError` if glslang
+    not part of the cache key); ``optimization``, glslang's ``optimizationLevel``
+    (a route's, :mod:`ctsgen.toolchain.routes`), is.  Raises :class:`GlslCompileError` if glslang
     refuses the source and :class:`ToolchainError` if it is not installed.
     """
-    key = cache_key(source, glslang.library_path(), glslang.COMPILE_OPTIONS)
+    key = cache_key(source, glslang.library_path(), glslang.compile_options(optimization))
     spirv = _memo.get(key)
     if spirv is not None:
         return spirv
     disk = SpirvCache()
     spirv = disk.get(key)
     if spirv is None:
-        spirv = glslang.compile_glsl(source, name)
+        spirv = glslang.compile_glsl(source, name, optimization)
         disk.put(key, spirv)
     if len(_memo) >= _MEMO_LIMIT:
         del _memo[next(iter(_memo))]

@@ -42,14 +42,20 @@ _SPIRV_VERSION = (1, 6, 0)
 _ENTRY_POINT = "main"
 SPIRV_MAGIC = 0x07230203
 
-#: Every setting of the compile request that can change the SPIR-V produced
-#: (the source file name cannot: it appears only in diagnostics).  Part of
-#: the cache key.
-COMPILE_OPTIONS = (
-    f"stage=compute;action=glsl-to-spirv;"
-    f"spirv={_SPIRV_VERSION[0]}.{_SPIRV_VERSION[1]};entry={_ENTRY_POINT};"
-    f"optimization=0;debuginfo=0"
-)
+
+
+def compile_options(optimization: int = 0) -> str:
+    """Every setting of the compile request that can change the SPIR-V produced (the source file
+    name cannot: it appears only in diagnostics).  Part of the cache key; ``optimization`` is the
+    request's ``optimizationLevel`` (0: none, ctsgen's default; a route may ask for another,
+    :mod:`ctsgen.toolchain.routes`)."""
+    return (f"stage=compute;action=glsl-to-spirv;"
+            f"spirv={_SPIRV_VERSION[0]}.{_SPIRV_VERSION[1]};entry={_ENTRY_POINT};"
+            f"optimization={optimization};debuginfo=0")
+
+
+#: The options of the default compile (optimization level 0).
+COMPILE_OPTIONS = compile_options(0)
 
 _OutputFunc = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 
@@ -136,10 +142,11 @@ def _library() -> ctypes.CDLL:
     return lib
 
 
-def compile_glsl(source: str, name: str = "shader.comp") -> bytes:
+def compile_glsl(source: str, name: str = "shader.comp", optimization: int = 0) -> bytes:
     """Compile a GLSL compute shader to SPIR-V 1.6 (entry point ``main``).
 
-    ``name`` is the file name glslang uses in its diagnostics.  Raises
+    ``name`` is the file name glslang uses in its diagnostics; ``optimization`` the request's
+    ``optimizationLevel`` (the library runs its own SPIRV-Tools optimizer at 1 and above).  Raises
     :class:`GlslCompileError` with the diagnostics and the offending source
     lines if glslang refuses the source.
     """
@@ -161,6 +168,7 @@ def compile_glsl(source: str, name: str = "shader.comp") -> bytes:
         outputFunc=on_output,
         slangStage=_STAGE_COMPUTE,
         action=_ACTION_COMPILE_GLSL_TO_SPIRV,
+        optimizationLevel=optimization,
         spirvTargetName=None,
         spirvVersion=_SpirvVersion(*_SPIRV_VERSION),
         entryPointName=_ENTRY_POINT.encode("ascii"),

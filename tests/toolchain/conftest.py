@@ -29,9 +29,9 @@ def compile_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real = glslang.compile_glsl
 
-    def counting(source: str, name: str = "shader.comp") -> bytes:
+    def counting(source: str, name: str = "shader.comp", optimization: int = 0) -> bytes:
         calls.append(name)
-        return real(source, name)
+        return real(source, name, optimization)
 
     monkeypatch.setattr(glslang, "compile_glsl", counting)
     return calls
