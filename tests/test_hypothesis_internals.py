@@ -76,3 +76,26 @@ def test_a_seeded_tests_database_key_is_the_one_fuzz_sets() -> None:
     with pytest.raises(AssertionError):
         fails_above_4()
     assert b"ctsgen-fuzz-key" in db.data, WHAT_TO_CHECK
+
+
+def test_a_choice_sequence_in_the_secondary_corpus_is_replayed_and_shrunk() -> None:
+    """fuzz replays a bulk-drawn failing case (ctsgen/fuzz/loop.py, ``Reexpress``) by saving its
+    choices under the test's key + ``.secondary`` with ``choices_to_bytes``: Hypothesis replays them
+    first and shrinks them (one found exactly under the primary key it would report unshrunk)."""
+    from hypothesis.database import choices_to_bytes
+
+    db = InMemoryExampleDatabase()
+    db.save(b"k.secondary", choices_to_bytes((3, 907)))
+    seen: list[tuple[int, int]] = []
+
+    @settings(database=db, max_examples=10, phases=[Phase.reuse, Phase.shrink], deadline=None)
+    @given(st.integers(0, 9), st.integers(0, 1000))
+    def fails_from_500(a: int, b: int) -> None:
+        seen.append((a, b))
+        assert b < 500
+
+    fails_from_500._hypothesis_internal_database_key = b"k"
+    with pytest.raises(AssertionError):
+        fails_from_500()
+    assert seen[0] == (3, 907), WHAT_TO_CHECK
+    assert seen[-1] == (0, 500), WHAT_TO_CHECK

@@ -239,6 +239,9 @@ class Family(Protocol):
     #: The validator the family's modules need (see FamilySpec.validator), or None: spirv-val.
     validator: Validator | None
 
+    #: Whether fuzz may draw most of a batch's cases in bulk (see FamilySpec.bulk_draws).
+    bulk_draws: bool
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -311,6 +314,16 @@ class FamilySpec:
     #: extension (decode-vector: the glslang library's SPIRV-Tools); None: spirv-val. Pack
     #: writing, ``check_case``, repros and the debug re-run validate with it.
     validator: Validator | None = None
+    #: Whether ``cases_for(variant, options)`` is built only of the strategy kinds a bulk draw walks
+    #: (:mod:`ctsgen.strategies.bulk`: bounded integers, booleans, ``sampled_from``/``just`` without
+    #: map or filter, ``one_of``, ``tuples``, composites, ``.map``). Then ``ctsgen fuzz`` draws the
+    #: variant and the first few cases of a batch with Hypothesis, as always, and the rest of the
+    #: batch with the same strategy walked by numpy from a seed Hypothesis draws: valid by the same
+    #: bounds, about a tenth of the CPU a case, and a failing one is replayed as the Hypothesis
+    #: choices it recorded and shrunk like any drawn case (docs/validation.md, "Host cost per case
+    #: (issue 43)"). tests/test_bulk_draws.py replays every declaring family's bulk cases through
+    #: Hypothesis. False: every case is a Hypothesis draw.
+    bulk_draws: bool = False
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

@@ -20,6 +20,13 @@ one (the family strategies decide what "small" means: fewer elements,
 smaller dims, blockSize 1, simplest clamp mode, iota data). The minimal
 case is exported as a standalone repro.
 
+A family that declares ``bulk_draws`` (FamilySpec) has only the first :data:`FULL_CASES` cases
+of a batch drawn by Hypothesis; the rest are its same case strategy walked by numpy from a seed
+Hypothesis draws (:mod:`ctsgen.strategies.bulk`), each case's choices recorded. A failing bulk
+case ends the round unshrunk (:class:`Reexpress`); the next round replays it first as the one-case
+batch Hypothesis would have drawn (the batch's own family and variant choices, then the case's
+recorded ones) and shrinks that as any failure (:meth:`Fuzzer.run`).
+
 Failing examples are saved in a Hypothesis example database (a directory,
 ``.ctsgen/fuzz-db`` by default, or ``redis://host:port`` to share one
 between machines) and replayed first on the next run with the same
@@ -34,9 +41,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
-from hypothesis.database import ExampleDatabase
+from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase, MultiplexedDatabase, choices_to_bytes
 from hypothesis.errors import Flaky
 
 from ctsgen.backends.base import Backend, as_backend
@@ -54,6 +62,8 @@ from ctsgen.execute.judge import judge, output_buffers
 from ctsgen.execute.run import drawn, drawn_cases, run_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult
+from ctsgen.strategies.bulk import BulkDraw
+from ctsgen.strategies.cached import SEEDS
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, check_available, get_route
@@ -153,6 +163,16 @@ class FuzzFailure(AssertionError):
         self.case, self.result = case, result
 
 
+class Reexpress(BaseException):
+    """A case drawn in bulk failed: ends the round (a BaseException, so Hypothesis does not shrink
+    a batch whose failing case its choices do not hold) with the Hypothesis choices of that case
+    as a one-case batch, for :meth:`Fuzzer.run` to replay and shrink."""
+
+    def __init__(self, failure: FuzzFailure, choices: tuple) -> None:
+        super().__init__(str(failure))
+        self.failure, self.choices = failure, choices
+
+
 class Fuzzer:
     """Runs Hypothesis against one backend (see the module docstring)."""
 
@@ -184,6 +204,7 @@ class Fuzzer:
         self._shaders: dict[tuple[str, str], ShaderVariant | None] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
         self._stop_requested = False  # request_stop(): end at the next example
+        self._shrinking = False  # a failure of this round was raised to Hypothesis: it is shrinking
         #: family -> running mean pipeline seconds per example (learn_build; a campaign shares it between rounds)
         self.build_s: dict[str, float] = {}
 
@@ -202,7 +223,8 @@ class Fuzzer:
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
-            (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most[fam.name]))  # a list of one batch
+            (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most[fam.name],
+                                        fam.bulk_draws))  # a list of one batch
             return v, cases
 
         return batch()
@@ -309,6 +331,9 @@ class Fuzzer:
                     self.on_failure(failure)
             if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
+            replay = batch_cases.replay(failure.case) if isinstance(batch_cases, DrawnBatch) else None
+            if replay is not None and not self._shrinking:  # while shrinking, Hypothesis's own failure stands
+                raise Reexpress(failure, replay)
             raise failure
 
     def _along(self, route: Route, variant: Variant, cases: list[Case], inputs: list, baseline: list[CaseResult]
@@ -375,7 +400,7 @@ class Fuzzer:
         try:
             while True:
                 try:
-                    self._one_round(self.options.seed + round_no, use_database)
+                    self._round_replaying(self.options.seed + round_no, use_database)
                 except FuzzFailure as final:  # Hypothesis re-raises the minimal example's failure last
                     self._record(final.case, final.result)
                     if not self.options.keep_going:
@@ -402,32 +427,60 @@ class Fuzzer:
         self.report.wall_s = time.monotonic() - self._run_started
         return self.report
 
+    def _round_replaying(self, round_seed: int, use_database: bool) -> None:
+        """One round; where a bulk case fails (:class:`Reexpress`), a second round that replays it
+        first, as the one-case batch of the choices it recorded, then shrinks it. A failure that
+        does not recur alone there (a fault that needs the batch's other cases) stands unshrunk."""
+        try:
+            self._one_round(round_seed, use_database)
+        except Reexpress as bulk:
+            self._one_round(round_seed, use_database, replay=bulk.choices)
+            raise bulk.failure from None  # the replayed choices passed: the batch's failure stands
+
     def _record(self, case: Case, result: CaseResult) -> None:
         self.report.failures.append((case, result))
         if self.report.case is None:
             self.report.case, self.report.result = case, result
 
-    def _one_round(self, round_seed: int, use_database: bool = True) -> None:
+    def _one_round(self, round_seed: int, use_database: bool = True, replay: tuple | None = None) -> None:
+        """One Hypothesis run of up to ``max_examples`` examples. ``replay``: the choices of a bulk
+        case's one-case batch (:class:`Reexpress`), replayed first from a database of its own beside
+        the run's (Hypothesis's reuse phase, which extends a short choice sequence; the key's
+        secondary corpus, a Hypothesis-internal name tests/test_hypothesis_internals.py checks),
+        then shrunk; no new examples are drawn."""
         if self._database is None:  # opened once: a shared database that went away stays replaced
             spec = self.options.database
             self._database = spec if isinstance(spec, ExampleDatabase) else open_database(spec)
         db = self._database if use_database or self._database is None else WriteOnlyDatabase(self._database)
-        self._check_ended = time.perf_counter()  # the first example's draw starts now
-
-        @settings(database=db, max_examples=self.options.max_examples, deadline=None,
-                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                  phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
-        @seed(round_seed)
-        @given(self.batches())
-        def fuzz(batch: tuple[Variant, list[Case]]) -> None:
-            self.check(batch)
-
         # With a forced seed Hypothesis would not use the database; this key (what is
         # fuzzed, on which backend) lets a rerun replay stored failures first. A Hypothesis-internal
         # attribute, checked on the versions tests/test_hypothesis_internals.py names.
         key = repr((sorted(f.name for f in self.families), self.backend.name, self.options.include_hazardous)
                    + ((tuple(self.options.routes),) if list(self.options.routes) != [DEFAULT_ROUTE] else ()))
-        fuzz._hypothesis_internal_database_key = hashlib.sha256(key.encode()).digest()
+        digest = hashlib.sha256(key.encode()).digest()
+        phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink]
+        if replay is not None:
+            first = InMemoryExampleDatabase()
+            # the secondary corpus (failures not yet minimal), which Hypothesis shrinks; one found
+            # exactly under the primary key it takes as shrunk already and reports as it is
+            first.save(digest + b".secondary", choices_to_bytes(replay))
+            db = first if db is None else MultiplexedDatabase(first, WriteOnlyDatabase(db))
+            phases = [Phase.reuse, Phase.shrink]
+        self._check_ended = time.perf_counter()  # the first example's draw starts now
+        self._shrinking = False
+
+        @settings(database=db, max_examples=self.options.max_examples, deadline=None,
+                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False, phases=phases)
+        @seed(round_seed)
+        @given(self.batches())
+        def fuzz(batch: tuple[Variant, list[Case]]) -> None:
+            try:
+                self.check(batch)
+            except FuzzFailure:
+                self._shrinking = True
+                raise
+
+        fuzz._hypothesis_internal_database_key = digest
         with pinned_constants():  # a seed draws the same examples whatever else is imported
             fuzz()
 
@@ -441,7 +494,35 @@ _MORE = st.integers(0, 255)
 ISOLATION_TRIES = 4
 
 
-def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int
+#: where a family draws in bulk, the cases of a batch Hypothesis draws in full (the first, then up
+#: to this many in all): the edges of its strategy and the shrinker's starting points live in them
+FULL_CASES = 4
+#: where a family draws in bulk, each case after the full ones stops the batch with this chance:
+#: what a "one more?" of :data:`_MORE` reads as 0 (Hypothesis draws 0 of 0..255 with weight 2/128,
+#: and every value with (1 - 6/128)/256 more), so batches keep the size they have when every case
+#: is drawn by Hypothesis
+BULK_STOP = 2 / 128 + (1 - 6 / 128) / 256
+
+
+class DrawnBatch(list):
+    """The cases of a batch, with what re-expresses each bulk-drawn one as Hypothesis choices:
+    ``prefix``, the example's choices before the batch's (its family and variant), and
+    ``bulk``, case name -> the choices its case strategy recorded (:class:`BulkDraw`)."""
+
+    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: dict[str, tuple] | None = None) -> None:
+        super().__init__(cases)
+        self.prefix, self.bulk = prefix, bulk or {}
+
+    def replay(self, case: Case) -> tuple | None:
+        """The choices of the one-case batch of ``case`` where it was drawn in bulk (and by no
+        Hypothesis draw of the batch), else None: ``prefix``, "no more" (0), the case's choices."""
+        name = case.name()
+        if name not in self.bulk:
+            return None
+        return (*self.prefix, 0, *self.bulk[name])
+
+
+def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int, bulk: bool = False
                 ) -> st.SearchStrategy[list[list[Case]]]:
     """1 or min_batch..max_batch cases, drawn as the one element of a unique list: a "more than
     one?" choice (:data:`_MORE` not 0), the first case, then units of one more case and its own
@@ -469,25 +550,53 @@ def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int
     next from the same prefix run too, reusing the probe's variant (coopvec-bias-ignored, which
     needs one operation, took twice as many examples). The first choice still reads 0: a probe
     is one case of a new variant, as without the wrapper. The shrinker ends a batch by setting
-    that first choice to 0."""
+    that first choice to 0.
+
+    ``bulk`` (the family's ``bulk_draws``): once :data:`FULL_CASES` cases are drawn and the batch
+    goes on, a seed (one choice) and the rest of the batch from it, the case strategy walked by
+    numpy (:class:`BulkDraw`), as many as the "one more?" chain would have drawn
+    (:data:`BULK_STOP`), within ``min_batch``..``max_batch``."""
     # no .map: Hypothesis prints a lambda's call
-    return st.lists(_batch_run(cases, min_batch, max_batch), min_size=1, max_size=1, unique_by=len)
+    return st.lists(_batch_run(cases, min_batch, max_batch, bulk), min_size=1, max_size=1, unique_by=len)
 
 
 # Module-level composites, called with arguments: ``@st.composite`` on a function defined per
 # example reads that function's source each time (about 1 ms an example, bench/throughput.py).
 @st.composite
-def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, max_batch: int) -> list[Case]:
+def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, max_batch: int,
+               bulk: bool = False) -> list[Case]:
     """The batch of :func:`_case_batch`: a "more than one?" choice, the first case, then units of
-    :func:`_one_more` up to ``max_batch`` cases, whose "another?" counts from ``min_batch`` cases on."""
+    :func:`_one_more` up to ``max_batch`` cases, whose "another?" counts from ``min_batch`` cases on;
+    with ``bulk``, the cases after :data:`FULL_CASES` drawn in bulk (:func:`_bulk_rest`)."""
+    # the example's choices so far (family, variant): a bulk case's replay starts with them.
+    # Hypothesis-internal: a composite's draw is its ConjectureData's bound draw
+    prefix = tuple(draw.__self__.choices) if bulk else ()  # type: ignore[attr-defined]
     then = _one_more(cases)
     go_on = draw(_MORE) != 0
     drawn = [draw(cases)]
     while go_on and len(drawn) < max_batch:
+        if bulk and len(drawn) >= FULL_CASES:
+            return _bulk_rest(draw(SEEDS), cases, drawn, prefix, min_batch, max_batch)
         c, another = draw(then)
         drawn.append(c)
         go_on = another or len(drawn) < min_batch
-    return drawn
+    return DrawnBatch(drawn) if bulk else drawn
+
+
+def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], prefix: tuple,
+               min_batch: int, max_batch: int) -> DrawnBatch:
+    """``drawn`` and the rest of its batch from ``seed_``: one case, then one more while a
+    :data:`BULK_STOP` coin says so, at least ``min_batch`` and at most ``max_batch`` in all."""
+    rng = np.random.default_rng(seed_)
+    size = min(max_batch, max(min_batch, len(drawn) + int(rng.geometric(BULK_STOP))))
+    walk, bulk = BulkDraw(int(rng.integers(2**63))), {}
+    out = list(drawn)
+    for _ in range(size - len(drawn)):
+        walk.start()
+        case = walk(cases)
+        bulk.setdefault(case.name(), tuple(walk.choices))
+        out.append(case)
+    return DrawnBatch(out, prefix, bulk)
 
 
 @st.composite

@@ -1,0 +1,135 @@
+"""A family's own case strategy, drawn without Hypothesis, with the choices recorded.
+
+Fuzz draws most cases of a batch with :class:`BulkDraw` (docs/validation.md, "Host cost per case
+(issue 43)"): a ``draw`` function, the one a composite strategy is given, that walks the same
+strategy objects Hypothesis would (the family's ``cases_for(variant, options)``) and makes each
+choice from a seeded generator (a seed Hypothesis draws, one choice a batch). The bounds are the strategy's own:
+one definition read by both, so a bulk case is valid by construction exactly as a Hypothesis case
+is. Each choice is recorded as Hypothesis records it (an integer's value, a boolean, a
+``sampled_from`` or ``one_of`` branch index), so a bulk case that fails is re-expressed as the
+choices Hypothesis would have made for it, replayed and shrunk as any drawn example
+(:mod:`ctsgen.fuzz.loop`).
+
+It walks the strategy kinds ctsgen's case strategies are built of: bounded integers, booleans,
+``sampled_from`` and ``just`` (no map or filter), ``one_of``, ``tuples``, ``@st.composite``,
+``.map`` and lazily built strategies. Any other kind raises :class:`TypeError`: a family declares
+``FamilySpec.bulk_draws`` only when its case strategy is made of these (tests/test_bulk_draws.py
+replays every declaring family's bulk cases through Hypothesis).
+
+Choices are not Hypothesis's distribution: integers are uniform over their bounds, each bound
+drawn 1 time in 16 (Hypothesis weights the bounds of a wide range and small values); the edges
+Hypothesis reaches live in the few cases of each batch it draws in full.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.strategies._internal.core import CompositeStrategy
+from hypothesis.strategies._internal.collections import TupleStrategy
+from hypothesis.strategies._internal.lazy import LazyStrategy
+from hypothesis.strategies._internal.misc import BooleansStrategy, JustStrategy
+from hypothesis.strategies._internal.strategies import MappedStrategy, OneOfStrategy, SampledFromStrategy
+
+from ctsgen.strategies.cached import IntegersStrategy
+
+#: 1 in this many integer choices is its lower bound, and as many its upper bound
+_EDGE = 32
+
+
+class BulkDraw:
+    """``draw(strategy)`` from a Mersenne Twister seeded by ``seed``; :attr:`choices` holds what was
+    chosen since the last :meth:`start`, as Hypothesis's choice sequence for the same values.
+
+    One ``random()`` a choice (Python's generator: a C call per number, where a numpy generator
+    called per number costs ten times as much, and a case's choices depend on each other, so
+    they cannot be drawn as one array)."""
+
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed).random
+        self.choices: list[int | bool] = []
+
+    def start(self) -> None:
+        """Begin a new case: forget the recorded choices."""
+        self.choices = []
+
+    def integer(self, lo: int, hi: int) -> int:
+        """An integer in [lo, hi], recorded as Hypothesis's ``draw_integer(lo, hi)`` choice: each bound
+        1 time in :data:`_EDGE`, else uniform."""
+        u = self._random() * _EDGE
+        if u < 2:
+            v = lo if u < 1 else hi
+        else:
+            v = lo + min(int((u - 2) / (_EDGE - 2) * (hi - lo + 1)), hi - lo)
+        self.choices.append(v)
+        return v
+
+    def __call__(self, strategy: st.SearchStrategy) -> Any:
+        kind = type(strategy)
+        walk = _WALKS.get(kind)
+        if walk is None:
+            walk = next((w for k, w in _WALKS.items() if isinstance(strategy, k)), None)
+            if walk is None:
+                raise TypeError(f"{strategy!r}: a bulk draw walks no {kind.__name__} -> draw this family's cases "
+                                "with Hypothesis (leave FamilySpec.bulk_draws off)")
+            _WALKS[kind] = walk
+        return walk(self, strategy)
+
+
+def _integers(d: BulkDraw, s: Any) -> int:
+    if s.start is None or s.end is None:
+        raise TypeError(f"{s!r}: a bulk draw needs bounded integers")
+    return d.integer(s.start, s.end)
+
+
+def _boolean(d: BulkDraw, s: Any) -> bool:
+    v = d._random() < 0.5
+    d.choices.append(v)
+    return v
+
+
+def _sampled(d: BulkDraw, s: Any) -> Any:
+    if s._transformations:
+        raise TypeError(f"{s!r}: a bulk draw walks sampled_from without map or filter")
+    return s.elements[d.integer(0, len(s.elements) - 1)]
+
+
+def _just(d: BulkDraw, s: Any) -> Any:
+    if s._transformations:
+        raise TypeError(f"{s!r}: a bulk draw walks just() without map or filter")
+    return s.value  # Hypothesis draws no choice for it
+
+
+def _one_of(d: BulkDraw, s: Any) -> Any:
+    branches = s.element_strategies
+    if len(branches) == 1:  # Hypothesis draws the lone branch without a choice
+        return d(branches[0])
+    return d(branches[d.integer(0, len(branches) - 1)])
+
+
+def _tuple(d: BulkDraw, s: Any) -> tuple:
+    return tuple(d(e) for e in s.element_strategies)
+
+
+def _composite(d: BulkDraw, s: Any) -> Any:
+    return s.definition(d, *s.args, **s.kwargs)
+
+
+def _mapped(d: BulkDraw, s: Any) -> Any:
+    return s.pack(d(s.mapped_strategy))
+
+
+def _lazy(d: BulkDraw, s: Any) -> Any:
+    return d(s.wrapped_strategy)
+
+
+#: strategy kind -> how a bulk draw walks it; a subclass found by isinstance is added on first use.
+#: JustStrategy is a SampledFromStrategy: listed first, so the lookup by isinstance finds it first.
+_WALKS: dict[type, Callable[[BulkDraw, Any], Any]] = {
+    IntegersStrategy: _integers, BooleansStrategy: _boolean, JustStrategy: _just, SampledFromStrategy: _sampled,
+    OneOfStrategy: _one_of, TupleStrategy: _tuple, CompositeStrategy: _composite, MappedStrategy: _mapped,
+    LazyStrategy: _lazy,
+}
