@@ -5,6 +5,8 @@ same smallest case as the same failure drawn by Hypothesis."""
 
 from __future__ import annotations
 
+from random import Random
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -112,8 +114,8 @@ def test_a_bulk_families_batches_hold_bulk_cases_after_the_full_ones() -> None:
     big = [b for b in seen if len(b) > loop.FULL_CASES]
     assert big and all(isinstance(b, DrawnBatch) for b in big)
     for b in big:
-        assert not {c.name() for c in b[:loop.FULL_CASES]} & set(b.bulk) or len(b.bulk) < len(b)
-        assert {c.name() for c in b[loop.FULL_CASES:]} == set(b.bulk)
+        assert len(b.bulk) == len(b) - loop.FULL_CASES
+        assert all(b.replay(c) is None for c in b[:loop.FULL_CASES])
     sizes = [len(b) for b in seen]
     assert 15 <= np.mean(sizes) <= 120  # about the ~50 cases a batch has when every case is drawn by Hypothesis
 
@@ -165,3 +167,27 @@ def test_a_planted_failure_in_a_bulk_case_shrinks_to_the_case_hypothesis_shrinks
     assert full.replays == 0
     assert from_bulk == from_hypothesis
     assert from_bulk.layoutDimension == (1, 30) and from_bulk.clampValue == 0 and from_bulk.stride is None
+
+
+def test_a_bulk_cases_replay_is_the_one_case_batch_of_that_case() -> None:
+    """The choices fuzz replays for a failing bulk case (DrawnBatch.replay) draw, through the fuzz
+    loop's own batch strategy, the batch of that one case (its family and variant included)."""
+    seen: list = []
+
+    class Recording(Fuzzer):
+        def check(self, batch) -> None:
+            seen.append(batch)
+
+    f = Recording(ReferenceBackend(), FuzzOptions(families=("tensor-layout", "cm2-gemm"), max_examples=20,
+                                                  database=None))
+    f.run()
+    checked = 0
+    for variant, cases in seen:
+        if isinstance(cases, DrawnBatch) and cases.bulk:
+            for case in (cases[-1], cases[loop.FULL_CASES]):
+                data = ConjectureData(prefix=cases.replay(case), random=Random(0))
+                with BuildContext(data, wrapped_test=None):
+                    again, batch = data.draw(f.batches())
+                assert again == variant and batch == [case]
+                checked += 1
+    assert checked >= 4

@@ -507,19 +507,18 @@ BULK_STOP = 2 / 128 + (1 - 6 / 128) / 256
 class DrawnBatch(list):
     """The cases of a batch, with what re-expresses each bulk-drawn one as Hypothesis choices:
     ``prefix``, the example's choices before the batch's (its family and variant), and
-    ``bulk``, case name -> the choices its case strategy recorded (:class:`BulkDraw`)."""
+    ``bulk``, the choices each of the last ``len(bulk)`` cases' strategy recorded (:class:`BulkDraw`)."""
 
-    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: dict[str, tuple] | None = None) -> None:
+    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: list[tuple] | None = None) -> None:
         super().__init__(cases)
-        self.prefix, self.bulk = prefix, bulk or {}
+        self.prefix, self.bulk = prefix, bulk or []
 
     def replay(self, case: Case) -> tuple | None:
-        """The choices of the one-case batch of ``case`` where it was drawn in bulk (and by no
-        Hypothesis draw of the batch), else None: ``prefix``, "no more" (0), the case's choices."""
-        name = case.name()
-        if name not in self.bulk:
-            return None
-        return (*self.prefix, 0, *self.bulk[name])
+        """The choices of the one-case batch of ``case`` (this very object) where it was drawn in
+        bulk, else None: ``prefix``, "no more" (0), the case's choices."""
+        drawn = self[len(self) - len(self.bulk):]
+        at = next((i for i, c in enumerate(drawn) if c is case), None)
+        return None if at is None else (*self.prefix, 0, *self.bulk[at])
 
 
 def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int, bulk: bool = False
@@ -589,13 +588,12 @@ def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], pr
     :data:`BULK_STOP` coin says so, at least ``min_batch`` and at most ``max_batch`` in all."""
     rng = np.random.default_rng(seed_)
     size = min(max_batch, max(min_batch, len(drawn) + int(rng.geometric(BULK_STOP))))
-    walk, bulk = BulkDraw(int(rng.integers(2**63))), {}
+    walk, bulk = BulkDraw(int(rng.integers(2**63))), []
     out = list(drawn)
     for _ in range(size - len(drawn)):
         walk.start()
-        case = walk(cases)
-        bulk.setdefault(case.name(), tuple(walk.choices))
-        out.append(case)
+        out.append(walk(cases))
+        bulk.append(tuple(walk.choices))
     return DrawnBatch(out, prefix, bulk)
 
 
