@@ -16,7 +16,7 @@ from hypothesis.internal.conjecture.data import ConjectureData
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.core.family import StrategyOptions
-from ctsgen.device.profile import drawing_profile
+from ctsgen.device.profile import ProfileLacksError, drawing_profile
 from ctsgen.families import families, get_family
 from ctsgen.execute.run import drawn, run_cases
 from ctsgen.fuzz import loop
@@ -42,20 +42,38 @@ def _replayed(strategy: st.SearchStrategy, choices: list) -> object:
     return value
 
 
+def _stratum_variants(family: str) -> list:
+    """A variant of each stratum of ``family`` the profile draws: every path of its case strategy."""
+    fam, out = get_family(family), []
+    for stratum in fam.strata():
+        try:
+            out += draw_examples(fam.variants(OPTIONS, **stratum), 1, 0)
+        except ProfileLacksError:
+            continue
+    return out
+
+
 @pytest.mark.parametrize("family", BULK)
-def test_bulk_cases_are_the_cases_hypothesis_draws_from_their_choices_and_pass_on_the_reference(family: str
-                                                                                               ) -> None:
+def test_bulk_cases_of_every_stratum_are_the_cases_hypothesis_draws_from_their_choices(family: str) -> None:
     fam = get_family(family)
-    fuzzer = Fuzzer(ReferenceBackend(), FuzzOptions(families=(family,), database=None))
-    for i, variant in enumerate(draw_examples(fam.variants(OPTIONS), 4, 3)):
+    variants = _stratum_variants(family)
+    assert len(variants) >= len(fam.strata()) // 2
+    for i, variant in enumerate(variants):
         strategy, walk = fam.cases_for(variant, OPTIONS), BulkDraw(i)
-        cases = []
-        for _ in range(12):
+        for _ in range(8):
             walk.start()
             case = walk(strategy)  # the case's own __post_init__ validated it
             assert case.variant() == variant
             assert _replayed(strategy, walk.choices).name() == case.name()
-            cases.append(case)
+
+
+@pytest.mark.parametrize("family", BULK)
+def test_bulk_cases_pass_on_the_reference(family: str) -> None:
+    fam = get_family(family)
+    fuzzer = Fuzzer(ReferenceBackend(), FuzzOptions(families=(family,), database=None))
+    for i, variant in enumerate(_stratum_variants(family)[::7]):
+        strategy, walk = fam.cases_for(variant, OPTIONS), BulkDraw(i)
+        cases = [walk(strategy) for _ in range(12)]
         results = run_cases(fuzzer.backend, fuzzer.shader(variant, family), [drawn(c, c.data()) for c in cases],
                             60.0).results
         assert [r.status.value for r in results] == ["Pass"] * len(cases)

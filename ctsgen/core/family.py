@@ -316,7 +316,7 @@ class FamilySpec:
     validator: Validator | None = None
     #: Whether ``cases_for(variant, options)`` is built only of the strategy kinds a bulk draw walks
     #: (:mod:`ctsgen.strategies.bulk`: bounded integers, booleans, ``sampled_from``/``just`` without
-    #: map or filter, ``one_of``, ``tuples``, composites, ``.map``). Then ``ctsgen fuzz`` draws the
+    #: map or filter, ``one_of``, ``tuples``, ``builds``, composites, ``.map``). Then ``ctsgen fuzz`` draws the
     #: variant and the first few cases of a batch with Hypothesis, as always, and the rest of the
     #: batch with the same strategy walked by numpy from a seed Hypothesis draws: valid by the same
     #: bounds, about a tenth of the CPU a case, and a failing one is replayed as the Hypothesis

@@ -11,8 +11,8 @@ choices Hypothesis would have made for it, replayed and shrunk as any drawn exam
 (:mod:`ctsgen.fuzz.loop`).
 
 It walks the strategy kinds ctsgen's case strategies are built of: bounded integers, booleans,
-``sampled_from`` and ``just`` (no map or filter), ``one_of``, ``tuples``, ``@st.composite``,
-``.map`` and lazily built strategies. Any other kind raises :class:`TypeError`: a family declares
+``sampled_from`` and ``just`` (no map or filter), ``one_of``, ``tuples``, ``builds``,
+``@st.composite``, ``.map`` and lazily built strategies. Any other kind raises :class:`TypeError`: a family declares
 ``FamilySpec.bulk_draws`` only when its case strategy is made of these (tests/test_bulk_draws.py
 replays every declaring family's bulk cases through Hypothesis).
 
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.strategies._internal.core import CompositeStrategy
+from hypothesis.strategies._internal.core import BuildsStrategy, CompositeStrategy
 from hypothesis.strategies._internal.collections import TupleStrategy
 from hypothesis.strategies._internal.lazy import LazyStrategy
 from hypothesis.strategies._internal.misc import BooleansStrategy, JustStrategy
@@ -118,6 +118,11 @@ def _composite(d: BulkDraw, s: Any) -> Any:
     return s.definition(d, *s.args, **s.kwargs)
 
 
+def _builds(d: BulkDraw, s: Any) -> Any:
+    args = [d(a) for a in s.args]  # Hypothesis draws the positional arguments first, then the keywords
+    return s.target(*args, **{k: d(v) for k, v in s.kwargs.items()})
+
+
 def _mapped(d: BulkDraw, s: Any) -> Any:
     return s.pack(d(s.mapped_strategy))
 
@@ -130,6 +135,6 @@ def _lazy(d: BulkDraw, s: Any) -> Any:
 #: JustStrategy is a SampledFromStrategy: listed first, so the lookup by isinstance finds it first.
 _WALKS: dict[type, Callable[[BulkDraw, Any], Any]] = {
     IntegersStrategy: _integers, BooleansStrategy: _boolean, JustStrategy: _just, SampledFromStrategy: _sampled,
-    OneOfStrategy: _one_of, TupleStrategy: _tuple, CompositeStrategy: _composite, MappedStrategy: _mapped,
-    LazyStrategy: _lazy,
+    OneOfStrategy: _one_of, TupleStrategy: _tuple, CompositeStrategy: _composite, BuildsStrategy: _builds,
+    MappedStrategy: _mapped, LazyStrategy: _lazy,
 }
