@@ -569,29 +569,36 @@ def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, 
     with ``bulk``, the cases after :data:`FULL_CASES` drawn in bulk (:func:`_bulk_rest`)."""
     # the example's choices so far (family, variant): a bulk case's replay starts with them.
     # Hypothesis-internal: a composite's draw is its ConjectureData's bound draw
-    prefix = tuple(draw.__self__.choices) if bulk else ()  # type: ignore[attr-defined]
+    data = draw.__self__  # type: ignore[attr-defined]
+    prefix = tuple(data.choices) if bulk else ()
     then = _one_more(cases)
     go_on = draw(_MORE) != 0
     drawn = [draw(cases)]
+    # each full case's choices (a unit's last is its "another?"): the templates of the bulk cases
+    templates = [data.choices[len(prefix) + 1:]] if bulk and go_on else []
     while go_on and len(drawn) < max_batch:
         if bulk and len(drawn) >= FULL_CASES:
-            return _bulk_rest(draw(SEEDS), cases, drawn, prefix, min_batch, max_batch)
+            return _bulk_rest(draw(SEEDS), cases, drawn, templates, prefix, min_batch, max_batch)
+        before = len(data.choices) if bulk else 0
         c, another = draw(then)
         drawn.append(c)
         go_on = another or len(drawn) < min_batch
+        if bulk:
+            templates.append(data.choices[before:-1])
     return DrawnBatch(drawn) if bulk else drawn
 
 
-def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], prefix: tuple,
-               min_batch: int, max_batch: int) -> DrawnBatch:
+def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], templates: list[tuple],
+               prefix: tuple, min_batch: int, max_batch: int) -> DrawnBatch:
     """``drawn`` and the rest of its batch from ``seed_``: one case, then one more while a
-    :data:`BULK_STOP` coin says so, at least ``min_batch`` and at most ``max_batch`` in all."""
+    :data:`BULK_STOP` coin says so, at least ``min_batch`` and at most ``max_batch`` in all; each a
+    mutation of the choices of one of the full cases (``templates``), in turn."""
     rng = np.random.default_rng(seed_)
     size = min(max_batch, max(min_batch, len(drawn) + int(rng.geometric(BULK_STOP))))
     walk, bulk = BulkDraw(int(rng.integers(2**63))), []
     out = list(drawn)
-    for _ in range(size - len(drawn)):
-        walk.start()
+    for i in range(size - len(drawn)):
+        walk.start(templates[i % len(templates)])
         out.append(walk(cases))
         bulk.append(tuple(walk.choices))
     return DrawnBatch(out, prefix, bulk)

@@ -16,15 +16,16 @@ It walks the strategy kinds ctsgen's case strategies are built of: bounded integ
 ``FamilySpec.bulk_draws`` only when its case strategy is made of these (tests/test_bulk_draws.py
 replays every declaring family's bulk cases through Hypothesis).
 
-Choices are not Hypothesis's distribution: integers are uniform over their bounds, each bound
-drawn 1 time in 16 (Hypothesis weights the bounds of a wide range and small values); the edges
-Hypothesis reaches live in the few cases of each batch it draws in full.
+Choices follow Hypothesis's distribution only roughly (:meth:`BulkDraw.integer`: the bounds,
+small magnitudes in a wide range, else uniform); the edges only Hypothesis reaches (its
+mutations, its constants) live in the few cases of each batch it draws in full.
 """
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -38,6 +39,10 @@ from ctsgen.strategies.cached import IntegersStrategy
 
 #: 1 in this many integer choices is its lower bound, and as many its upper bound
 _EDGE = 32
+#: the chance that a choice keeps its template's value (:meth:`BulkDraw.start`)
+_KEEP = 0.5
+#: a range wider than this draws small magnitudes more often than large ones
+_NEAR = 512
 
 
 class BulkDraw:
@@ -51,19 +56,45 @@ class BulkDraw:
     def __init__(self, seed: int) -> None:
         self._random = random.Random(seed).random
         self.choices: list[int | bool] = []
+        self._template: Sequence[int | bool] = ()
 
-    def start(self) -> None:
-        """Begin a new case: forget the recorded choices."""
+    def start(self, template: Sequence[int | bool] = ()) -> None:
+        """Begin a new case: forget the recorded choices. ``template``: the choices of a case
+        Hypothesis drew from the same strategy; each choice keeps the template's value at its
+        position with chance :data:`_KEEP` where that value fits its bounds (a mutation of the
+        template, as Hypothesis's generator mutates the examples it drew), else is drawn anew."""
         self.choices = []
+        self._template = template
+
+    def _kept(self, fits: Callable[[Any], bool]) -> Any:
+        """The template's value at the next choice's position where it is kept and ``fits``, else None."""
+        i = len(self.choices)
+        if i < len(self._template) and self._random() < _KEEP:
+            t = self._template[i]
+            if fits(t):
+                return t
+        return None
 
     def integer(self, lo: int, hi: int) -> int:
         """An integer in [lo, hi], recorded as Hypothesis's ``draw_integer(lo, hi)`` choice: each bound
-        1 time in :data:`_EDGE`, else uniform."""
+        1 time in :data:`_EDGE`; in a range wider than :data:`_NEAR`, half the rest near zero (uniform
+        on [-_NEAR/2, _NEAR/2] within the range) and half a log-uniform distance above ``lo``, as
+        Hypothesis favours small magnitudes; else uniform."""
+        v = self._kept(lambda t: type(t) is int and lo <= t <= hi) if self._template else None
+        if v is not None:
+            self.choices.append(v)
+            return v
         u = self._random() * _EDGE
         if u < 2:
             v = lo if u < 1 else hi
-        else:
+        elif hi - lo <= _NEAR:
             v = lo + min(int((u - 2) / (_EDGE - 2) * (hi - lo + 1)), hi - lo)
+        else:
+            a, b = max(lo, -_NEAR // 2), min(hi, _NEAR // 2)
+            if a <= b and u < (_EDGE + 2) / 2:
+                v = a + min(int(self._random() * (b - a + 1)), b - a)
+            else:
+                v = min(hi, lo + int(2.0 ** (self._random() * math.log2(hi - lo + 2))) - 1)
         self.choices.append(v)
         return v
 
@@ -86,7 +117,9 @@ def _integers(d: BulkDraw, s: Any) -> int:
 
 
 def _boolean(d: BulkDraw, s: Any) -> bool:
-    v = d._random() < 0.5
+    v = d._kept(lambda t: type(t) is bool) if d._template else None
+    if v is None:
+        v = d._random() < 0.5
     d.choices.append(v)
     return v
 
