@@ -496,7 +496,7 @@ ISOLATION_TRIES = 4
 
 #: where a family draws in bulk, the cases of a batch Hypothesis draws in full (the first, then up
 #: to this many in all): the edges of its strategy and the shrinker's starting points live in them
-FULL_CASES = 4
+FULL_CASES = 3
 #: where a family draws in bulk, each case after the full ones stops the batch with this chance:
 #: what a "one more?" of :data:`_MORE` reads as 0 (Hypothesis draws 0 of 0..255 with weight 2/128,
 #: and every value with (1 - 6/128)/256 more), so batches keep the size they have when every case
@@ -575,16 +575,17 @@ def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, 
     go_on = draw(_MORE) != 0
     drawn = [draw(cases)]
     # each full case's choices (a unit's last is its "another?"): the templates of the bulk cases
-    templates = [data.choices[len(prefix) + 1:]] if bulk and go_on else []
+    now = data.choices if bulk and go_on else ()
+    templates = [now[len(prefix) + 1:]]
     while go_on and len(drawn) < max_batch:
         if bulk and len(drawn) >= FULL_CASES:
             return _bulk_rest(draw(SEEDS), cases, drawn, templates, prefix, min_batch, max_batch)
-        before = len(data.choices) if bulk else 0
         c, another = draw(then)
         drawn.append(c)
         go_on = another or len(drawn) < min_batch
         if bulk:
-            templates.append(data.choices[before:-1])
+            before, now = len(now), data.choices
+            templates.append(now[before:-1])
     return DrawnBatch(drawn) if bulk else drawn
 
 

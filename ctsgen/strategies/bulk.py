@@ -66,24 +66,18 @@ class BulkDraw:
         self.choices = []
         self._template = template
 
-    def _kept(self, fits: Callable[[Any], bool]) -> Any:
-        """The template's value at the next choice's position where it is kept and ``fits``, else None."""
-        i = len(self.choices)
-        if i < len(self._template) and self._random() < _KEEP:
-            t = self._template[i]
-            if fits(t):
-                return t
-        return None
 
     def integer(self, lo: int, hi: int) -> int:
         """An integer in [lo, hi], recorded as Hypothesis's ``draw_integer(lo, hi)`` choice: each bound
         1 time in :data:`_EDGE`; in a range wider than :data:`_NEAR`, half the rest near zero (uniform
         on [-_NEAR/2, _NEAR/2] within the range) and half a log-uniform distance above ``lo``, as
         Hypothesis favours small magnitudes; else uniform."""
-        v = self._kept(lambda t: type(t) is int and lo <= t <= hi) if self._template else None
-        if v is not None:
-            self.choices.append(v)
-            return v
+        template, i = self._template, len(self.choices)
+        if i < len(template) and self._random() < _KEEP:  # inline: the hot path of a bulk draw
+            v = template[i]
+            if type(v) is int and lo <= v <= hi:
+                self.choices.append(v)
+                return v
         u = self._random() * _EDGE
         if u < 2:
             v = lo if u < 1 else hi
@@ -100,6 +94,11 @@ class BulkDraw:
 
     def __call__(self, strategy: st.SearchStrategy) -> Any:
         kind = type(strategy)
+        while kind is LazyStrategy:  # st.integers(...), st.one_of(...): what they wrap
+            strategy = strategy.wrapped_strategy
+            kind = type(strategy)
+        if kind is IntegersStrategy and strategy.start is not None and strategy.end is not None:
+            return self.integer(strategy.start, strategy.end)  # the commonest choice, without a walk's call
         walk = _WALKS.get(kind)
         if walk is None:
             walk = next((w for k, w in _WALKS.items() if isinstance(strategy, k)), None)
@@ -117,8 +116,9 @@ def _integers(d: BulkDraw, s: Any) -> int:
 
 
 def _boolean(d: BulkDraw, s: Any) -> bool:
-    v = d._kept(lambda t: type(t) is bool) if d._template else None
-    if v is None:
+    template, i = d._template, len(d.choices)
+    v = template[i] if i < len(template) and d._random() < _KEEP else None
+    if type(v) is not bool:
         v = d._random() < 0.5
     d.choices.append(v)
     return v
