@@ -139,13 +139,15 @@ def test_a_bulk_families_batches_hold_bulk_cases_after_the_full_ones() -> None:
 
 
 def _planted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every tensor-layout case of two or more axes whose last side is at least 30 and that sets a
-    clamp value fails: its expected output has a bit flipped."""
+    """Every tensor-layout load of two or more axes whose last side is at least 30 and that sets a
+    clamp value fails: its expected output has a bit flipped. (Loads only: from a store the shrinker,
+    Hypothesis's as ever, may stop at a store, a local minimum whichever way the failure was drawn.)"""
     data = TensorLayoutCase.data
 
     def wrong(self: TensorLayoutCase):
         d = data(self)
-        if self.shader.Dim >= 2 and self.layoutDimension[-1] >= 30 and self.clampValue is not None:
+        if self.shader.operation.value == "load" and self.shader.Dim >= 2 and self.layoutDimension[-1] >= 30 \
+                and self.clampValue is not None:
             expected = d.expected[1].copy()
             expected.view(np.uint8)[0] ^= 1
             d.expected = [d.expected[0], expected]

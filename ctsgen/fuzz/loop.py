@@ -158,9 +158,10 @@ class StopFuzzing(BaseException):
 class FuzzFailure(AssertionError):
     """One case of a batch failed; carries the case and its verdict."""
 
-    def __init__(self, case: Case, result: CaseResult) -> None:
+    def __init__(self, case: Case, result: CaseResult, alone: bool = True) -> None:
         super().__init__(f"{result.status.value}: {case.name()}: {result.detail}")
-        self.case, self.result = case, result
+        #: ``alone``: False where no failing case of the batch failed when run by itself
+        self.case, self.result, self.alone = case, result, alone
 
 
 class Reexpress(BaseException):
@@ -283,7 +284,10 @@ class Fuzzer:
 
     def _check(self, batch: tuple[Variant, list[Case]]) -> None:
         variant, batch_cases = batch
-        named = {c.name(): c for c in batch_cases}  # an identical case is judged once
+        named: dict[str, Case] = {}
+        known = batch_cases.names if isinstance(batch_cases, DrawnBatch) else None
+        for c, n in zip(batch_cases, known or [c.name() for c in batch_cases]):
+            named.setdefault(n, c)  # an identical case is judged once, as the first of them (Hypothesis's, if any)
         cases, names = list(named.values()), list(named)
         sv = self.shader(variant, cases[0].family)
         assume(sv is not None and self.profile.unsupported_reason(sv.requirements) is None)
@@ -315,7 +319,10 @@ class Fuzzer:
         self.report.route_cases[self.routes[0].name] += len(cases)
         for route in self.routes[1:]:
             self._along(route, variant, cases, inputs, results)
-        failure = self._culprit(sv, cases, datas, results)
+        # while Hypothesis shrinks, only the cases it drew can fail: a bulk case's failure is not in
+        # the choices it shrinks, so a "smaller" example failing in bulk would end it unshrunk
+        bulk = batch_cases.replay if isinstance(batch_cases, DrawnBatch) and self._shrinking else None
+        failure = self._culprit(sv, cases, datas, results, None if bulk is None else lambda c: bulk(c) is None)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
         self.learn_build(family.name, built)
@@ -371,16 +378,17 @@ class Fuzzer:
             return least
         return min(most, max(least, round(least * self.build_s.get(family, 0.0) / PIPELINE_REF_S)))
 
-    def _culprit(self, sv: ShaderVariant, cases: list[Case], datas: list, results: list[CaseResult]
-                 ) -> FuzzFailure | None:
+    def _culprit(self, sv: ShaderVariant, cases: list[Case], datas: list, results: list[CaseResult],
+                 counts: Callable[[Case], bool] | None = None) -> FuzzFailure | None:
         """The failure to report for a batch: the first failing case that also fails alone.
 
         Cases of a batch share the dispatch's buffers, so a fault in one case (a store
         written out of bounds) can show up as wrong elements of its neighbour. A failing
         case is run again by itself (at most :data:`ISOLATION_TRIES` of them) and the first
         that still fails is the culprit; if none does, the batch's first failure stands
-        (the fault needs the cases together)."""
-        failing = [i for i, r in enumerate(results) if r.status.is_failure]
+        (the fault needs the cases together). ``counts``: only the cases it holds true of can fail
+        (the others' failures are passed over)."""
+        failing = [i for i, r in enumerate(results) if r.status.is_failure and (counts is None or counts(cases[i]))]
         if not failing:
             return None
         if len(cases) > 1:
@@ -389,7 +397,7 @@ class Fuzzer:
                                   self.report.times).results[0]
                 if alone.status.is_failure:
                     return FuzzFailure(cases[i], alone)
-        return FuzzFailure(cases[failing[0]], results[failing[0]])
+        return FuzzFailure(cases[failing[0]], results[failing[0]], alone=len(cases) == 1)
 
     # -- the whole run -----------------------------------------------------
     def run(self) -> FuzzReport:
@@ -429,13 +437,16 @@ class Fuzzer:
 
     def _round_replaying(self, round_seed: int, use_database: bool) -> None:
         """One round; where a bulk case fails (:class:`Reexpress`), a second round that replays it
-        first, as the one-case batch of the choices it recorded, then shrinks it. A failure that
-        does not recur alone there (a fault that needs the batch's other cases) stands unshrunk."""
+        first, as the one-case batch of the choices it recorded, then shrinks it. Where the replay
+        passes: a case that had failed by itself did not recur (a flake, raised as Hypothesis's
+        :class:`Flaky` is); a fault that needs the batch's other cases stands unshrunk."""
         try:
             self._one_round(round_seed, use_database)
         except Reexpress as bulk:
             self._one_round(round_seed, use_database, replay=bulk.choices)
-            raise bulk.failure from None  # the replayed choices passed: the batch's failure stands
+            if bulk.failure.alone:
+                raise Flaky(f"{bulk.failure} did not recur when replayed") from None
+            raise bulk.failure from None
 
     def _record(self, case: Case, result: CaseResult) -> None:
         self.report.failures.append((case, result))
@@ -509,9 +520,11 @@ class DrawnBatch(list):
     ``prefix``, the example's choices before the batch's (its family and variant), and
     ``bulk``, the choices each of the last ``len(bulk)`` cases' strategy recorded (:class:`BulkDraw`)."""
 
-    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: list[tuple] | None = None) -> None:
+    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: list[tuple] | None = None,
+                 names: list[str] | None = None) -> None:
         super().__init__(cases)
         self.prefix, self.bulk = prefix, bulk or []
+        self.names = names  # each case's name() where computed already, else None
 
     def replay(self, case: Case) -> tuple | None:
         """The choices of the one-case batch of ``case`` (this very object) where it was drawn in
@@ -597,12 +610,24 @@ def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], te
     rng = np.random.default_rng(seed_)
     size = min(max_batch, max(min_batch, len(drawn) + int(rng.geometric(BULK_STOP))))
     walk, bulk = BulkDraw(int(rng.integers(2**63))), []
-    out = list(drawn)
+    out, names = list(drawn), [c.name() for c in drawn]
+    seen = set(names)
     for i in range(size - len(drawn)):
-        walk.start(templates[i % len(templates)])
-        out.append(walk(cases))
+        for _ in range(_TRIES):  # a case the batch holds already is drawn again (a mutation can undo itself)
+            walk.start(templates[i % len(templates)])
+            case = walk(cases)
+            name = case.name()
+            if name not in seen:
+                break
+        seen.add(name)
+        out.append(case)
+        names.append(name)
         bulk.append(tuple(walk.choices))
-    return DrawnBatch(out, prefix, bulk)
+    return DrawnBatch(out, prefix, bulk, names)
+
+
+#: draws of a bulk case that may come out as one the batch holds before the last is kept as it is
+_TRIES = 4
 
 
 @st.composite
