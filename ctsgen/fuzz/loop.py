@@ -285,9 +285,8 @@ class Fuzzer:
     def _check(self, batch: tuple[Variant, list[Case]]) -> None:
         variant, batch_cases = batch
         named: dict[str, Case] = {}
-        known = batch_cases.names if isinstance(batch_cases, DrawnBatch) else None
-        for c, n in zip(batch_cases, known or [c.name() for c in batch_cases]):
-            named.setdefault(n, c)  # an identical case is judged once, as the first of them (Hypothesis's, if any)
+        for c in batch_cases:  # an identical case is judged once, as the first of them (Hypothesis's, if any)
+            named.setdefault(c.name(), c)
         cases, names = list(named.values()), list(named)
         sv = self.shader(variant, cases[0].family)
         assume(sv is not None and self.profile.unsupported_reason(sv.requirements) is None)
@@ -520,11 +519,9 @@ class DrawnBatch(list):
     ``prefix``, the example's choices before the batch's (its family and variant), and
     ``bulk``, the choices each of the last ``len(bulk)`` cases' strategy recorded (:class:`BulkDraw`)."""
 
-    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: list[tuple] | None = None,
-                 names: list[str] | None = None) -> None:
+    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: list[tuple] | None = None) -> None:
         super().__init__(cases)
         self.prefix, self.bulk = prefix, bulk or []
-        self.names = names  # each case's name() where computed already, else None
 
     def replay(self, case: Case) -> tuple | None:
         """The choices of the one-case batch of ``case`` (this very object) where it was drawn in
@@ -610,23 +607,21 @@ def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], te
     rng = np.random.default_rng(seed_)
     size = min(max_batch, max(min_batch, len(drawn) + int(rng.geometric(BULK_STOP))))
     walk, bulk = BulkDraw(int(rng.integers(2**63))), []
-    out, names = list(drawn), [c.name() for c in drawn]
-    seen = set(names)
+    out, seen = list(drawn), set(templates)
     for i in range(size - len(drawn)):
-        for _ in range(_TRIES):  # a case the batch holds already is drawn again (a mutation can undo itself)
+        for _ in range(_TRIES):  # the choices of a case the batch holds already are drawn again
             walk.start(templates[i % len(templates)])
             case = walk(cases)
-            name = case.name()
-            if name not in seen:
+            choices = tuple(walk.choices)
+            if choices not in seen:  # the same choices draw the same case
                 break
-        seen.add(name)
+        seen.add(choices)
         out.append(case)
-        names.append(name)
-        bulk.append(tuple(walk.choices))
-    return DrawnBatch(out, prefix, bulk, names)
+        bulk.append(choices)
+    return DrawnBatch(out, prefix, bulk)
 
 
-#: draws of a bulk case that may come out as one the batch holds before the last is kept as it is
+#: draws of a bulk case whose choices may be those of a case the batch holds before the last is kept
 _TRIES = 4
 
 
