@@ -316,13 +316,13 @@ class FamilySpec:
     validator: Validator | None = None
     #: Whether ``cases_for(variant, options)`` is built only of the strategy kinds a bulk draw walks
     #: (:mod:`ctsgen.strategies.bulk`: bounded integers, booleans, ``sampled_from``/``just`` without
-    #: map or filter, ``one_of``, ``tuples``, ``builds``, composites, ``.map``). Then ``ctsgen fuzz`` draws the
-    #: variant and the first few cases of a batch with Hypothesis, as always, and the rest of the
-    #: batch with the same strategy walked by numpy from a seed Hypothesis draws: valid by the same
-    #: bounds, about a tenth of the CPU a case, and a failing one is replayed as the Hypothesis
-    #: choices it recorded and shrunk like any drawn case (docs/validation.md, "Host cost per case
-    #: (issue 43)"). tests/test_bulk_draws.py replays every declaring family's bulk cases through
-    #: Hypothesis. False: every case is a Hypothesis draw.
+    #: map or filter, ``one_of``, ``tuples``, ``builds``, composites, ``.map``). Then ``ctsgen fuzz``
+    #: draws the variant and the first few cases of a batch with Hypothesis, as always, and the rest
+    #: with the same strategy walked by a generator seeded from one Hypothesis choice: valid by the
+    #: same bounds, about 20 us a case where Hypothesis takes ~300, and a failing one is replayed as
+    #: the Hypothesis choices it recorded and shrunk like any drawn case (docs/validation.md, "Host
+    #: cost per case (issue 43)"). tests/test_bulk_draws.py replays every declaring family's bulk
+    #: cases through Hypothesis. False: every case is a Hypothesis draw.
     bulk_draws: bool = False
 
     def strata(self) -> list[dict[str, object]]:

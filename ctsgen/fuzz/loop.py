@@ -21,7 +21,7 @@ smaller dims, blockSize 1, simplest clamp mode, iota data). The minimal
 case is exported as a standalone repro.
 
 A family that declares ``bulk_draws`` (FamilySpec) has only the first :data:`FULL_CASES` cases
-of a batch drawn by Hypothesis; the rest are its same case strategy walked by numpy from a seed
+of a batch drawn by Hypothesis; the rest are its same case strategy walked without Hypothesis from a seed
 Hypothesis draws (:mod:`ctsgen.strategies.bulk`), each case's choices recorded. A failing bulk
 case ends the round unshrunk (:class:`Reexpress`); the next round replays it first as the one-case
 batch Hypothesis would have drawn (the batch's own family and variant choices, then the case's
@@ -563,7 +563,7 @@ def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int, 
 
     ``bulk`` (the family's ``bulk_draws``): once :data:`FULL_CASES` cases are drawn and the batch
     goes on, a seed (one choice) and the rest of the batch from it, the case strategy walked by
-    numpy (:class:`BulkDraw`), as many as the "one more?" chain would have drawn
+    a seeded generator (:class:`BulkDraw`), as many as the "one more?" chain would have drawn
     (:data:`BULK_STOP`), within ``min_batch``..``max_batch``."""
     # no .map: Hypothesis prints a lambda's call
     return st.lists(_batch_run(cases, min_batch, max_batch, bulk), min_size=1, max_size=1, unique_by=len)
