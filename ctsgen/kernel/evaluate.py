@@ -284,16 +284,23 @@ class BoundWalk:
     of both sides of a branch and of every iteration count of a loop. Monotone in its inputs, so a
     statement that lowers a bound keeps every later bound valid."""
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: Kernel, limit: float = float("inf")) -> None:
         self.k = kernel
         self.peak = 0.0
+        self.limit = limit
 
     def see(self, b: Bounds) -> Bounds:
-        self.peak = max([self.peak, *b.values()])
+        self.peak = max(self.peak, max(b.values(), default=0.0))
+        if self.peak > self.limit:
+            raise _Past()
         return b
 
     def run(self) -> float:
-        self.block(self.k.body, {}, [])
+        """The peak bound; past ``limit`` the walk stops at once and gives what it reached."""
+        try:
+            self.block(self.k.body, {}, [])
+        except _Past:
+            pass
         return self.peak
 
     def block(self, body: tuple[ir.Stmt, ...], b: Bounds, jumps: list[Bounds]) -> Bounds:
@@ -324,7 +331,10 @@ class BoundWalk:
             state, exits = dict(b), [dict(b)]
             for _ in range(s.trips):
                 inner: list[Bounds] = []
-                state = join([self.block(s.body, state, inner), *inner])
+                after = join([self.block(s.body, state, inner), *inner])
+                if after == state:  # a fixpoint: further iterations bound nothing new
+                    break
+                state = after
                 exits.append(state)
             out = join(exits)
         elif isinstance(s, ir.If):
@@ -349,6 +359,10 @@ def join(states: list[Bounds]) -> Bounds:
     return out
 
 
+class _Past(Exception):
+    """A bound walk went past its limit: the kernel is not exact, whatever follows."""
+
+
 def peak_bound(kernel: Kernel) -> float:
     """The largest magnitude any Accumulator of ``kernel`` can hold (float kernels' exact domain)."""
     return BoundWalk(kernel).run()
@@ -359,4 +373,4 @@ def exact(kernel: Kernel) -> bool:
     integer kernel wraps: always defined); then every operation is exact in any order, and the
     verdict is bit for bit (docs/spec-decisions.md "kernel-exact-domain")."""
     limit: Any = EXACT.get(kernel.c.component)
-    return limit is None or peak_bound(kernel) <= limit
+    return limit is None or BoundWalk(kernel, limit).run() <= limit
