@@ -486,3 +486,45 @@ def _captured_at_import(src: Source, targets: set[str]) -> dict[str, list[str]]:
                 found.setdefault(target, []).append(f"{target}: {name}:{node.lineno} {ast.unparse(node)} "
                                                     "evaluated at import")
     return found
+
+
+#: Why a module may import inside a function; the import says which in a trailing comment,
+#: ``# local: REASON`` (on any of its lines), and every other import is at the top of its module:
+#:
+#: * ``cycle``: the two modules import each other at import time (``import_cycles`` counts deferred
+#:   imports, so none among ctsgen's modules today).
+#: * ``optional``: an optional dependency (the ``vulkan``, ``plot`` and ``redis`` extras: vulkan_py,
+#:   matplotlib, redis), or a module that needs what ``ctsgen doctor`` reports as missing.
+#: * ``startup``: keeps a module out of the start of a command: ``ctsgen --help``/``--version``
+#:   (``python -X importtime -m ctsgen --help``), ``import ctsgen`` (the root's lazy re-exports), the
+#:   pytest plugin every pytest session loads, or the Ctrl-C guard around loading the command line.
+LOCAL_IMPORT_REASONS = ("cycle", "optional", "startup")
+
+
+def _local_imports(tree: ast.AST, inside: bool = False) -> list[ast.Import | ast.ImportFrom]:
+    """The imports inside a function (or lambda) body, at any depth."""
+    found = []
+    for node in ast.iter_child_nodes(tree):
+        if inside and isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        found += _local_imports(node, inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+    return found
+
+
+def local_import_reasons(src: Source) -> dict[str, list[str]]:
+    """Reason (one of ``LOCAL_IMPORT_REASONS``, or ``""`` for none) -> ``module:line import`` for each
+    import inside a function of the tree, its ``tests/`` folders included."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(src.root.rglob("*.py")):
+        lines = path.read_text().splitlines()
+        for node in _local_imports(src.nodes_of(path)[0]):
+            said = " ".join(lines[node.lineno - 1:node.end_lineno]).partition("# local:")[2].split()
+            reason = said[0].rstrip(",;:.") if said and said[0].rstrip(",;:.") in LOCAL_IMPORT_REASONS else ""
+            found.setdefault(reason, []).append(f"{_dotted(path, src.root)}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def local_imports_without_a_reason(src: Source) -> list[str]:
+    """``module:line import`` for each import inside a function that names none of ``LOCAL_IMPORT_REASONS``
+    (``# local: startup``): a deferred import hides what a module needs and when it fails to load."""
+    return sorted(local_import_reasons(src).get("", []))

@@ -7,7 +7,7 @@ import argparse
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from ctsgen.doctor import run_doctor
+    from ctsgen.doctor import run_doctor  # local: startup
     return run_doctor()
 
 
