@@ -10,11 +10,10 @@ from ctsgen.cli.common import DEFAULT_PACK
 from ctsgen.core.coverage import plot_coverage
 from ctsgen.pack.read import load_pack
 from ctsgen.errors import UserError
+from ctsgen.pack.coverage import coverage_tables, format_tables
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from ctsgen.pack.coverage import coverage_tables, format_tables  # local: startup
-
     if args.plot:
         check_plot_path(args.plot, "--plot")
         target = Path(args.plot).resolve()  # a link followed: the file the plot would replace

@@ -7,7 +7,6 @@ import argparse
 from ctsgen.mutants.catalogue import catalogue
 
 
-
 def cmd_mutants(args: argparse.Namespace) -> int:
     mutants = list(catalogue().values())
     name_width = max((len(m.name) for m in mutants), default=0)

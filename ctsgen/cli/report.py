@@ -9,11 +9,10 @@ from ctsgen.cli.options import add_options
 from ctsgen.results import ci
 from ctsgen.results.expectations import load_expectations
 from ctsgen.errors import UserError
+from ctsgen.results.report import report
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ctsgen.results.report import report  # local: startup
-
     # one run judged against expectation files
     if args.baseline or args.flakes or args.improvements_pass or args.b is None:
         if args.b is not None:
