@@ -24,8 +24,8 @@ from ctsgen.mutants.catalogue import catalogue
 from tests.structure import (Source, backend_family_reaches, backend_name_tests, backend_names,
                              command_line_importers, core_reaches, family_imports,
                              family_names_outside_their_family, import_cycles, local_import_reasons,
-                             local_imports_without_a_reason, mutant_target_escapes, ops_family_reaches, private_reaches, root_imports_above_the_bottom, signal_installs,
-                             upward_imports)
+                             local_imports_without_a_reason, mutant_target_escapes, ops_family_reaches,
+                             private_reaches, root_imports_above_the_bottom, signal_installs, upward_imports)
 
 REAL = Source(Path(ctsgen.__file__).parent)
 
