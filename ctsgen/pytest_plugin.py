@@ -66,13 +66,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.junitxml import xml_key
 
-from ctsgen.errors import CtsgenError
+from ctsgen.errors import CtsgenError, BackendError
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
 from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups
+from ctsgen.results.status import DeqpStatus, lets_pass
+from ctsgen.runner.options import RunOptions
+from ctsgen.runner.select import Selection, select_cases
 
 if TYPE_CHECKING:
     from ctsgen.results.expectations import Expectations
@@ -105,8 +109,7 @@ def apply_verdict(result: CaseResult, expected: Expectations | None = None) -> N
     ran a CtsgenUnexpectedImprovement warning, then pass.
     """
     if expected is not None or result.reruns:
-        from ctsgen.results.expectations import Expectations, Outcome, classify
-        from ctsgen.results.status import DeqpStatus, lets_pass
+        from ctsgen.results.expectations import Expectations, Outcome, classify  # local: startup
 
         outcome = Outcome(result.name, result.status, tuple(result.reruns), tuple(result.explained_by))
         ci = classify(outcome, expected or Expectations())
@@ -154,7 +157,7 @@ class _PackState:
     """The session's pack, backend and cached verdicts."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from ctsgen.pack.read import load_pack
+        from ctsgen.pack.read import load_pack  # local: startup
 
         self.config = config
         path = config.getoption("ctsgen_pack")
@@ -186,8 +189,7 @@ class _PackState:
     @property
     def backend(self) -> Any:
         if self._backend is None:
-            from ctsgen.backends.registry import open_backend
-            from ctsgen.errors import CtsgenError
+            from ctsgen.backends.registry import open_backend  # local: startup
 
             name = self.config.getoption("ctsgen_backend")
             try:
@@ -215,7 +217,6 @@ class _PackState:
         if self.plan is None or self.prepared is not None:
             return
         self.prepared = []
-        from ctsgen.errors import BackendError
 
         profile = self.backend.profile()
         variants = [self.pack.variants[v] for v in self.selected
@@ -229,10 +230,9 @@ class _PackState:
 
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
-        from ctsgen.results.ci import unexpected_failure
-        from ctsgen.results.expectations import Expectations
-        from ctsgen.runner.flakes import run_with_retries
-        from ctsgen.runner.options import RunOptions
+        from ctsgen.results.ci import unexpected_failure  # local: startup
+        from ctsgen.results.expectations import Expectations  # local: startup
+        from ctsgen.runner.flakes import run_with_retries  # local: startup
 
         self._prepare_once()
         wanted = set(names)
@@ -253,7 +253,7 @@ def _deviations(names: list[str] | None) -> tuple[str, ...]:
     """``--ctsgen-expect-deviation`` names, checked against the mutant catalogue (a usage error)."""
     if not names:
         return ()
-    from ctsgen.mutants.deviations import check_deviations  # imports the families: only when asked
+    from ctsgen.mutants.deviations import check_deviations  # local: startup (imports the families: only when asked)
 
     try:
         return check_deviations(names)
@@ -269,7 +269,7 @@ def _expectations(config: pytest.Config) -> Expectations | None:
                                  "--ctsgen-caselist": config.getoption("ctsgen_caselist") or []})
     if not any(names) and not config.getoption("ctsgen_improvements_pass"):
         return None
-    from ctsgen.results.expectations import load_expectations
+    from ctsgen.results.expectations import load_expectations  # local: startup
 
     try:
         return load_expectations(*names, improvements_pass=config.getoption("ctsgen_improvements_pass"))
@@ -409,7 +409,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if state.pack is None or not (opt("ctsgen_include") or opt("ctsgen_exclude") or opt("ctsgen_caselist")
                                   or opt("ctsgen_fraction") > 1 or (state.expected and state.expected.skips)):
         return
-    from ctsgen.runner.select import Selection, select_cases
 
     selection = Selection(opt("ctsgen_include"), opt("ctsgen_exclude"), opt("ctsgen_caselist"), opt("ctsgen_fraction"),
                           opt("ctsgen_fraction_start"), state.expected.is_skipped if state.expected else
@@ -437,8 +436,6 @@ class _JunitClassnames:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml's own hook, which ends the testcase at teardown
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from _pytest.junitxml import xml_key
-
         xml = self.config.stash.get(xml_key, None)
         name = report.nodeid.rsplit("::", 1)[-1]
         if xml is not None and name in self.state.variant_of and "." in name:

@@ -21,6 +21,7 @@ from typing import Any
 from ctsgen.backends.base import Backend, as_backend
 from ctsgen.backends.pipeline_cache import pipeline_cache_enabled
 from ctsgen.errors import UnknownNameError, UserError
+from ctsgen.backends.supervise import SupervisedBackend
 
 #: The entry-point group under which other distributions register backends by name:
 #: ``[project.entry-points."ctsgen.backends"] mydriver = "my_pkg.backend:MyBackend"``.
@@ -117,7 +118,5 @@ def open_backend(name: str, isolation: str = "auto", device: int | None = None, 
     if validation:
         factory = functools.partial(factory, validation=True)
     if isolation == "process" or (isolation == "auto" and not can.in_process):
-        from ctsgen.backends.supervise import SupervisedBackend
-
         return SupervisedBackend(factory, name=name)
     return as_backend(factory())

@@ -145,7 +145,7 @@ LOADER_FIX = ("apt-get install libvulkan1 and the GPU's driver; with no GPU, lav
 def _import_vulkan_py() -> ModuleType:
     """Import ``vulkan_py``, turning a missing package or loader into a :class:`BackendError`."""
     try:
-        import vulkan_py
+        import vulkan_py  # local: optional
     except ImportError as exc:
         raise BackendError("the Vulkan backend needs the vulkan_py package -> pip install 'ctsgen[vulkan]' "
                            f"(and a Vulkan loader: {LOADER_FIX})") from exc

@@ -42,6 +42,7 @@ from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
 from ctsgen.templates import render
+from ctsgen.oracle.models import h100
 
 FAMILY_NAME = "cm2-gemm"
 N_BUFFERS = 4
@@ -390,8 +391,6 @@ def h100_model(case: GemmCase, params: Any) -> list[np.ndarray | None] | None:
     terms and an fp32 accumulator rounded toward zero, then the fp32 epilogue (float16 / bfloat16
     -> float32); float16 -> float16 with an fp16 accumulator (``h100.f16_step``: a fused step rounded to nearest)
     and the epilogue in float16."""
-    from ctsgen.oracle.models import h100  # noqa: PLC0415
-
     v = case.shader
     if v.a_type not in h100.K_STEP or v.c_type not in (ComponentType.float32, ComponentType.float16):
         return None

@@ -20,14 +20,13 @@ import numpy as np
 
 from ctsgen.families.coopvec_program.program import Op
 from ctsgen.core.mutant import Mutant
+from ctsgen.families.coopvec_program import oracle
 
 ORACLE = "ctsgen.families.coopvec_program.oracle"
 FAMILY = "coopvec-program"
 
 
 def _oracle() -> Any:
-    from ctsgen.families.coopvec_program import oracle
-
     return oracle
 
 

@@ -39,6 +39,7 @@ from ctsgen.strategies.sampling import draw_examples
 from ctsgen.execute.judge import judge_buffer
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.ops import coopvec as matmul_oracle
 
 CASES = FAMILY.cases(StrategyOptions())
 FIND = settings(max_examples=400, database=None, deadline=None, suppress_health_check=list(HealthCheck))
@@ -182,7 +183,6 @@ def test_cases_round_trip_and_stay_in_the_exact_domain(c: ProgramCase) -> None:
         if n.op is Op.matmuladd and n.layer.resultType.is_float and not (p.training and i == p.layer_nodes()[-1]):
             w, b = program_oracle.layer_operands(run, i)
             L = n.layer
-            from ctsgen.ops import coopvec as matmul_oracle  # noqa: PLC0415
             x = matmul_oracle.convert_input(values[i - 1], L.inputType, L.inputInterpretation)
             assert (np.abs(x) @ np.abs(w).T + np.abs(b)).max() <= lim, p.lines()[i]
     if p.training:  # every partial sum of the fp16 atomic adds is an exact integer within 2^11
