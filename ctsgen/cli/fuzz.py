@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
@@ -27,6 +28,7 @@ from ctsgen.results.expectations import Expectations, load_expectations
 from ctsgen.runner.options import RunOptions
 from ctsgen.signals import on_stop
 from ctsgen.timing import start_timeline
+from ctsgen.toolchain.findings import message_key, write_finding
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, check_available, get_route, parse_routes
 
 
@@ -176,10 +178,6 @@ def _report_routes(report, repro_dir: Path, routes) -> int:
     """Print the cases run per route, the route findings (their buckets also go to
     REPRO_DIR/route-findings.json) and the toolchain findings (each written as a reduced repro:
     :mod:`ctsgen.toolchain.findings`); returns how many findings there are."""
-    import json
-
-    from ctsgen.toolchain.findings import message_key, write_finding
-
     if len(routes) == 1 and routes[0].is_default and not report.toolchain_findings:
         return 0
     print("routes: " + ", ".join(f"{r.name} {report.route_cases[r.name]} cases" for r in routes))
