@@ -23,9 +23,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ctsgen.errors import CtsgenError
 from ctsgen.model.tensor import ClampMode, TensorLayout, TensorView
 
 UINT32 = 2**32
+
+
+class UndefinedResultError(CtsgenError, ValueError):
+    """The spec leaves an access's result undefined, so an oracle has no value to expect: two matrix
+    elements stored to one tensor element (a race, decision "store-races"), an Undefined-clamped
+    access out of bounds ("undefined-in-bounds"), or an address outside the memory the case gives.
+    The strategies never draw such a case; a deviation's semantics (a mutant) can lead a spec case
+    there, and :func:`ctsgen.mutants.deviations.expected_under` then leaves the case unjudged."""
 
 
 @dataclass(frozen=True)
@@ -53,17 +62,26 @@ class TensorAddresses:
               ) -> np.ndarray:
         """``tensor`` (1-D) after the valid elements of ``matrix`` are stored to ``index``.
 
-        Raises ValueError if two stored elements land on one tensor element (``where`` says
-        through what): the result would depend on the order of racing stores. ``racing=True``
-        stores as a device does instead: one of the racing elements lands (here the last in
-        row-major order). The reference backend's execution passes it, so a mutant whose rule
-        makes stores collide gives wrong elements, as a driver with that bug would, not a crash
-        of the software device; an oracle never does (its cases do not race by construction)."""
+        Raises UndefinedResultError if two stored elements land on one tensor element (``where``
+        says through what): the result would depend on the order of racing stores; or if one lands
+        outside ``tensor``. ``racing=True`` stores as a device does instead: one of the racing
+        elements lands (here the last in row-major order), one outside ``tensor`` is dropped (as
+        robustBufferAccess drops it). The reference backend's execution passes it, so a mutant
+        whose rule makes stores collide or stray gives wrong elements, as a driver with that bug
+        would, not a crash of the software device; an oracle never does (its cases do not race by
+        construction)."""
         targets, values = self.index[self.valid], matrix[self.valid]
+        inside = (targets >= 0) & (targets < tensor.size)
+        if not inside.all():
+            if not racing:
+                raise UndefinedResultError(f"a matrix element stores outside the tensor{where} (tensor element "
+                                           f"{int(targets[~inside][0])} of {tensor.size})")
+            targets, values = targets[inside], values[inside]
         landing, last = np.unique(targets[::-1], return_index=True)  # each target once, its last writer
         if landing.size != targets.size:
             if not racing:
-                raise ValueError(f"two matrix elements store to the same tensor element{where} (a data race)")
+                raise UndefinedResultError(f"two matrix elements store to the same tensor element{where} "
+                                           "(a data race)")
             targets, values = landing, values[::-1][last]
         out = tensor.copy()
         out[targets] = values
@@ -149,20 +167,22 @@ def span_coord_to_tensor_coord(t: TensorLayout, spanCoord: np.ndarray, is_store:
 
 
 def tensor_addresses(t: TensorLayout, M: int, N: int, *, is_store: bool,
-                     index: np.ndarray | None = None) -> TensorAddresses:
+                     index: np.ndarray | None = None, device: bool = False) -> TensorAddresses:
     """matrixCoordToTensorElement for every (row, col) of an M x N matrix.
 
-    Raises ValueError if an Undefined-mode layout is accessed out of bounds
-    (undefined behaviour has no expected value) or if an index would not
-    fit the spec's uint32 arithmetic. ``index`` (M x N) replaces
-    matrixCoordToLinear's ``row * N + col`` (a view computes its own).
+    Raises UndefinedResultError if an Undefined-mode layout is accessed out of
+    bounds (undefined behaviour has no expected value), unless ``device`` (a
+    device's execution, which computes the unclamped address and goes on), and
+    ValueError if an index would not fit the spec's uint32 arithmetic.
+    ``index`` (M x N) replaces matrixCoordToLinear's ``row * N + col`` (a view
+    computes its own).
     """
     if index is None:
         index = matrix_linear_index(M, N)
     spanCoord = linear_to_span_coord(t, index)
     coord, valid, oob, mode = span_coord_to_tensor_coord(t, spanCoord, is_store)
-    if mode is ClampMode.Undefined and oob.any():
-        raise ValueError("an Undefined clamp mode layout is accessed out of bounds: no defined result")
+    if mode is ClampMode.Undefined and oob.any() and not device:
+        raise UndefinedResultError("an Undefined clamp mode layout is accessed out of bounds: no defined result")
     block = np.asarray(t.blockSize, dtype=np.int64).reshape((-1, 1, 1))
     blockCoord, coordInBlock = np.divmod(np.where(valid, coord, 0), block)
     index = tensor_coord_to_linear(t.stride, blockCoord)
