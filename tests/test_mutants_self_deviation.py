@@ -34,11 +34,12 @@ SEEDS = (26894, 62682)
 COUNT = 20
 
 
-def disagreements(mutant: str, count: int, seed: int) -> tuple[int, list[str], list[str]]:
+def disagreements(mutant: str, count: int, seed: int, family_name: str | None = None
+                  ) -> tuple[int, list[str], list[str]]:
     """(cases, those not judged Pass batched, those not judged Pass alone) of the pack ``ctsgen
-    generate --family F --count COUNT --seed SEED`` draws (F the mutant's family), run on
-    ``mutant:MUTANT`` under ``--expect-deviation MUTANT``."""
-    family = get_family(catalogue()[mutant].family)
+    generate --family F --count COUNT --seed SEED`` draws (F ``family_name``, by default the mutant's
+    family), run on ``mutant:MUTANT`` under ``--expect-deviation MUTANT``."""
+    family = get_family(family_name or catalogue()[mutant].family)
     by_variant: dict[str, list[Case]] = defaultdict(list)
     for c in draw_cases(family, count, seed, StrategyOptions()):
         by_variant[c.variant().id].append(c)
@@ -69,6 +70,17 @@ def test_every_mutant_agrees_with_its_own_deviation(mutant: str, seed: int) -> N
     assert cases == COUNT
     assert not batched, f"{len(batched)} of {cases} cases batched: {batched[:3]}"
     assert not alone, f"{len(alone)} of {cases} cases alone: {alone[:3]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", sorted(n for n, m in catalogue().items() if m.family == "tensor-layout"))
+def test_a_tensor_layout_mutant_agrees_with_itself_through_a_view(mutant: str) -> None:
+    """The tensor-view family runs the tensor-layout addressing a layout mutant replaces: its loads
+    and stores through a view reach the same undefined results (set-block-size-ignored read past the
+    tensor, span-outer-axis-no-wrap an Undefined clamp out of bounds, and crashed the mutant's own
+    software device there)."""
+    cases, batched, alone = disagreements(mutant, COUNT, SEEDS[0], "tensor-view")
+    assert cases == COUNT and not batched and not alone, (batched[:3], alone[:3])
 
 
 def test_the_sweep_sees_a_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,15 +35,7 @@ def expected_load(t: TensorLayout, rows: int, cols: int, tensor: np.ndarray,
     element reads 0, as robustBufferAccess reads outside a buffer). A spec case never reads past
     its tensor, whose extent is the layout's; a deviation's addressing can."""
     a = addressing.tensor_addresses(t, rows, cols, is_store=False, device=device)
-    clamp = from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component)
-    inside = (a.index >= 0) & (a.index < tensor.size)
-    if not inside[a.valid].all():
-        if not device:
-            raise addressing.UndefinedResultError(
-                f"a load reads tensor element {int(a.index[a.valid & ~inside][0])} of a tensor of {tensor.size}")
-        return np.where(a.valid & inside, tensor[np.where(a.valid & inside, a.index, 0)],
-                        np.where(a.valid, np.zeros((), tensor.dtype), clamp))
-    return np.where(a.valid, tensor[np.where(a.valid, a.index, 0)], clamp)
+    return a.load(tensor, from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component), device=device)
 
 
 def expected_store(t: TensorLayout, matrix: np.ndarray, tensor: np.ndarray, *, racing: bool = False) -> np.ndarray:

@@ -87,6 +87,23 @@ class TensorAddresses:
         out[targets] = values
         return out
 
+    def load(self, tensor: np.ndarray, clamp: np.ndarray, *, device: bool = False) -> np.ndarray:
+        """M x N: ``tensor`` (1-D) at ``index`` where ``valid``, ``clamp`` elsewhere.
+
+        Raises UndefinedResultError where a valid element's index lies outside ``tensor`` (a spec
+        case's tensor holds every address its layout reaches; a deviation's addressing may not),
+        unless ``device`` (a device's execution: such an element reads 0, as robustBufferAccess
+        reads outside a buffer)."""
+        inside = (self.index >= 0) & (self.index < tensor.size)
+        if not inside[self.valid].all():
+            if not device:
+                raise UndefinedResultError(f"a load reads tensor element {int(self.index[self.valid & ~inside][0])} "
+                                           f"of a tensor of {tensor.size}")
+            read = self.valid & inside
+            return np.where(read, tensor[np.where(read, self.index, 0)], np.where(self.valid, tensor.dtype.type(0),
+                                                                                   clamp))
+        return np.where(self.valid, tensor[np.where(self.valid, self.index, 0)], clamp)
+
     def locate(self, element: int, *, is_store: bool, in_clip: np.ndarray | None = None) -> dict[str, object]:
         """What element ``element`` of a test's output buffer means, for a failure report.
 
@@ -252,19 +269,20 @@ def view_to_span_linear(t: TensorLayout, v: TensorView, index: np.ndarray) -> np
     return out
 
 
-def tensor_addresses_with_view(t: TensorLayout, v: TensorView, M: int, N: int, *, is_store: bool
-                               ) -> tuple[TensorAddresses, np.ndarray]:
+def tensor_addresses_with_view(t: TensorLayout, v: TensorView, M: int, N: int, *, is_store: bool,
+                               device: bool = False) -> tuple[TensorAddresses, np.ndarray]:
     """matrixCoordToTensorElementWithView for every (row, col): the addresses
     (``valid`` is False for clipped elements too) and ``in_clip``.
 
     SPV_NV_cooperative_matrix2, "3.X Tensor Layout and View": a clipped
     element is skipped (a load leaves the matrix element unmodified); the
-    others run through the layout exactly as without a view.
+    others run through the layout exactly as without a view (``device`` as for
+    :func:`tensor_addresses`).
     """
     v.check(t)
     index, in_clip = view_matrix_linear_index(v, M, N)
     _check_uint32("matrixCoordToLinear", index)
     span_index = view_to_span_linear(t, v, index)
-    a = tensor_addresses(t, M, N, is_store=is_store, index=np.where(in_clip, span_index, 0))
+    a = tensor_addresses(t, M, N, is_store=is_store, index=np.where(in_clip, span_index, 0), device=device)
     return TensorAddresses(a.index, a.valid & in_clip, a.out_of_bounds & in_clip, a.tensorCoord,
                            a.blockCoord, a.coordInBlock), in_clip
