@@ -316,6 +316,8 @@ def _worker_device(devices: str | None, worker: str | None) -> int | None:
         return None
     try:
         ids = [int(d) for d in devices.split(",")]
+        if min(ids) < 0:  # a device number counts from 0 (VkPhysicalDevice order)
+            raise ValueError(devices)
     except ValueError:
         raise pytest.UsageError(f"--ctsgen-devices {devices!r}: expected device numbers, e.g. 0,1") from None
     k = int(worker[2:]) if worker and worker.startswith("gw") else 0

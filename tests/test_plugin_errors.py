@@ -64,3 +64,10 @@ def test_a_device_the_reference_backend_cannot_be_on_is_one_usage_error(pytester
         assert "--ctsgen-devices 99: backend reference cannot select device 99; it has device 0 -> " in out
     else:
         res.assert_outcomes(passed=6)
+
+
+def test_a_negative_device_number_is_a_usage_error(pytester: pytest.Pytester, pack: Path) -> None:
+    """``--ctsgen-devices -1`` was taken as device -1 (no backend has it) and recorded as such."""
+    out = _usage_error(pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack),
+                                          "--ctsgen-devices", "0,-1"))
+    assert "--ctsgen-devices '0,-1': expected device numbers, e.g. 0,1" in out
