@@ -29,7 +29,8 @@ works on pytest 9.2 (pytest-xdist issue #1386). Under another ``--dist``
 (``worksteal``, ``loadscope``, ...) the verdicts are the same, but workers
 build each pipeline at its variant's first dispatch. ``--ctsgen-devices 0,1`` pins worker gwK to device
 ``devices[K % len(devices)]`` (the Vulkan backend's ``device_index``;
-software backends only record it, so CI can simulate several devices).
+software backends only record it, so CI can simulate one device per worker: a device no worker
+could simulate, ``--ctsgen-devices 99``, is refused in one line, as ``--device 99`` is).
 Each item records its ``device`` and ``worker`` as JUnit properties.
 Workers on other hosts are xdist's own ``--tx``.
 
@@ -186,12 +187,33 @@ class _PackState:
         is ``<manifest>::<case name>``), else the node id itself (the user's own tests)."""
         return self.variant_of.get(nodeid.rsplit("::", 1)[-1], nodeid)
 
+    def _check_device(self, name: str) -> None:
+        """Refuse, in one line, a ``--ctsgen-devices`` device that backend ``name`` cannot be on, as
+        ``--device N`` is refused (``registry.check_device``): a backend that cannot select a device
+        has device 0, and under pytest-xdist simulates one device per worker (``-n N``: 0 to N-1),
+        which it only records. Any other device would be ignored, and the run would claim a device
+        it never used."""
+        from ctsgen.backends.registry import capabilities
+        from ctsgen.errors import CtsgenError
+
+        try:
+            selects = capabilities(name).selects_device
+        except CtsgenError:
+            return  # an unknown backend: open_backend says so, once
+        if self.device and not selects and self.device >= self.workers:
+            simulated = "device 0" if self.workers == 1 else f"devices 0 to {self.workers - 1} (one per xdist worker)"
+            pytest.exit(f"ctsgen: error: --ctsgen-devices {self.config.getoption('ctsgen_devices')}: backend {name} "
+                        f"cannot select device {self.device}; it has {simulated} -> leave --ctsgen-devices out, "
+                        "or use a backend that selects devices (--ctsgen-backend vulkan)",
+                        returncode=pytest.ExitCode.USAGE_ERROR)
+
     @property
     def backend(self) -> Any:
         if self._backend is None:
             from ctsgen.backends.registry import open_backend  # local: startup
 
             name = self.config.getoption("ctsgen_backend")
+            self._check_device(name)
             try:
                 self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device,
                                              self.config.getoption("ctsgen_validation"))
@@ -294,6 +316,8 @@ def _worker_device(devices: str | None, worker: str | None) -> int | None:
         return None
     try:
         ids = [int(d) for d in devices.split(",")]
+        if min(ids) < 0:  # a device number counts from 0 (VkPhysicalDevice order)
+            raise ValueError(devices)
     except ValueError:
         raise pytest.UsageError(f"--ctsgen-devices {devices!r}: expected device numbers, e.g. 0,1") from None
     k = int(worker[2:]) if worker and worker.startswith("gw") else 0
