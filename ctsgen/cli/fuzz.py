@@ -67,7 +67,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         start_timeline(end - args.time)
     deadline = None if end is None else \
         examples_deadline(end, args.time, not capabilities(args.backend).host_pipelines)
-    backend = open_backend(args.backend, args.isolation, args.device)
+    backend = open_backend(args.backend, args.isolation, args.device, build_budget_s=args.build_budget)
     show = Progress("fuzzing")
     passed_over: Counter = Counter()  # expectation -> failing examples it let pass
 
@@ -174,7 +174,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     add_options(f, "expect-deviation", "include-hazardous")
     add_options(f, "baseline", "flakes")  # a finding they expect is passed over, as --expect-deviation does
-    add_options(f, "timeout")
+    add_options(f, "timeout", "build-budget")
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
     add_options(f, "shrink-time", "isolation", shrink_time=120.0)
