@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -172,6 +173,12 @@ def test_fuzz_reports_a_build_over_its_budget_as_build_timeout_and_shows_the_bui
     assert out.returncode == 1, text
     assert "BuildTimeout" in text and "took more than 1 s, its build budget" in text, text
     assert "Timeout:" not in text.replace("BuildTimeout:", ""), text
+    replay = next(line for line in text.splitlines() if "replay: " in line).split("replay: ", 1)[1]
+    assert replay.endswith("--backend build_time_support:SlowBuilds --build-budget 1"), replay  # as judged
+    [report] = (tmp_path / "repros").glob("*/REPORT.md")
+    assert "--build-budget 1\n" in report.read_text()
+    replayed = _ctsgen(*shlex.split(replay)[1:], "--results", str(tmp_path / "replay.jsonl"))
+    assert replayed.returncode == 1 and "BuildTimeout" in replayed.stdout, replayed.stdout + replayed.stderr
     quick = _ctsgen("fuzz", "--backend", "build_time_support:QuickBuilds", "--family", "cm2-reduce",
                     "--max-examples", "2", "--database", "none")
     assert quick.returncode == 0, quick.stdout + quick.stderr

@@ -8,6 +8,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ctsgen.backends.base import BUILD_BUDGET_S
 from ctsgen.backends.registry import capabilities, check_device, open_backend
 from ctsgen.cli.args import check_database, check_writable_dir
 from ctsgen.cli.common import warn_unreached, worker_count
@@ -142,13 +143,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             return 0
         print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
         # the backend is still open: a program's repro gets its debug re-run on it
+        budget = None if args.build_budget == BUILD_BUDGET_S else args.build_budget  # replayed as judged
         repros = export_failures(report.failures, Path(args.repro_dir), backend=args.backend,
                                  origin={"fuzz": {"backend": args.backend, "seed": args.seed,
                                                   "families": list(options.families)}},
-                                 expect_deviations=options.expect_deviations, debug_backend=backend)
+                                 expect_deviations=options.expect_deviations, debug_backend=backend,
+                                 build_budget_s=budget)
         for (case, result), out in zip(report.failures, repros):
             print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
-                  f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
+                  f"replay: {replay_command(out, args.backend, options.expect_deviations, budget)}")
             deviation = deviation_explaining(backend, case, result, fuzzer.shader(case.variant(), case.family))
             if deviation is not None:
                 print(f"    explained by the documented deviation {deviation.name} ({deviation.description}; "
