@@ -197,7 +197,11 @@ def test_run_records_each_cases_build_seconds_in_the_results_file(tmp_path: Path
     assert records and {r["build_s"] for r in records} == {QuickBuilds.BUILD_S}
 
 
-@pytest.mark.parametrize("budget", ["0", "-1", "soon", "nan"])
-def test_a_build_budget_that_is_not_a_positive_number_is_a_usage_error(budget: str) -> None:
-    out = _ctsgen("fuzz", "--build-budget", budget, "--max-examples", "1", "--database", "none", timeout=60)
-    assert out.returncode == 2 and "--build-budget" in out.stderr, out.stderr
+@pytest.mark.parametrize("option", ["--build-budget", "--timeout"])
+@pytest.mark.parametrize("seconds", ["0", "-1", "soon", "nan", "inf", "1e300", "1000001"])
+def test_a_wait_bound_that_is_not_a_number_of_seconds_up_to_11_days_is_a_usage_error(option: str,
+                                                                                     seconds: str) -> None:
+    """1e300 was a traceback (OverflowError: timestamp too large) once the first wait began."""
+    out = _ctsgen("fuzz", option, seconds, "--max-examples", "1", "--database", "none", timeout=60)
+    assert out.returncode == 2 and option in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
