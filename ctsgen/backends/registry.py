@@ -108,7 +108,8 @@ def open_backend(name: str, isolation: str = "auto", device: int | None = None, 
     Vulkan device (software backends have one); ``validation`` runs the Vulkan backend under
     the Khronos validation layer (ctsgen.backends.validation); ``build_budget_s`` bounds each
     variant's pipeline build in the worker (``--build-budget``; None: ``BUILD_BUDGET_S``), past which
-    its cases are BuildTimeout. In this process (``isolation`` none) a backend bounds its builds itself."""
+    its cases are BuildTimeout; in this process (``isolation`` none) a backend that bounds its own builds
+    (a ``build_budget_s`` attribute: the Vulkan backend) is given it."""
     pipeline_cache_enabled()  # a CTSGEN_PIPELINE_CACHE that is neither 0 nor 1: one line, before any work
     factory = backend_factory(name)
     can = capabilities(factory)
@@ -125,4 +126,7 @@ def open_backend(name: str, isolation: str = "auto", device: int | None = None, 
         if build_budget_s is None:
             return SupervisedBackend(factory, name=name)
         return SupervisedBackend(factory, name=name, build_timeout_s=build_budget_s)
-    return as_backend(factory())
+    backend = as_backend(factory())
+    if build_budget_s is not None and hasattr(backend, "build_budget_s"):
+        backend.build_budget_s = build_budget_s
+    return backend

@@ -238,6 +238,8 @@ class VulkanBackend(Backend):
         #: supervisor bounds the whole build by the same budget, and kills a worker past it)
         self.build_budget_s = build_budget_s
         self._builds: dict[str, float] = {}  # variant id -> seconds of its latest build (build_seconds)
+        #: the build that left the device busy, by variant id: its dispatch says so (built ahead by prepare)
+        self._over_budget: dict[str, BuildTimeout] = {}
         try:
             self._create_instance()
             self._select_physical_device(device_index)
@@ -274,6 +276,8 @@ class VulkanBackend(Backend):
         """
         if self._device is None:
             raise BackendError("the Vulkan backend is closed")
+        if dispatch.variant.id in self._over_budget:
+            raise self._over_budget[dispatch.variant.id]
         if self._hung:
             raise BackendError(f"the device is still busy with a dispatch that timed out ({self._hung}); "
                                "start a new process for further work")
@@ -386,7 +390,8 @@ class VulkanBackend(Backend):
                 self._wait(variant, self.build_budget_s)
             except DispatchTimeout:
                 alloc = None  # the device may still use it: leak it (see the module docstring)
-                raise BuildTimeout(variant.id, time.perf_counter() - t0, self.build_budget_s) from None
+                self._over_budget[variant.id] = BuildTimeout(variant.id, time.perf_counter() - t0, self.build_budget_s)
+                raise self._over_budget[variant.id] from None
         finally:
             if alloc is not None:
                 self._free(alloc)

@@ -83,16 +83,19 @@ def test_the_vulkan_backend_measures_a_build_once_and_every_case_carries_it(
     assert stats["builds"] == 1 and stats["build_s"] == pytest.approx(built)
 
 
-def test_a_cold_build_past_the_budget_is_a_build_timeout_of_its_variant(lavapipe: Lavapipe, tmp_path: Path) -> None:
+@pytest.mark.parametrize("isolation", ["auto", "none"])
+def test_a_cold_build_past_the_budget_is_a_build_timeout_of_its_variant(lavapipe: Lavapipe, tmp_path: Path,
+                                                                        isolation: str) -> None:
     """The reduce repro's variant, built cold: once within the default budget (its seconds in the
-    results), then under a fifth of those seconds: BuildTimeout with the seconds waited, not a Timeout."""
+    results), then under a fifth of those seconds: BuildTimeout with the seconds waited, not a Timeout;
+    in a supervised worker, and in ctsgen's own process (where the budget was ignored at first)."""
     repro = REPO / "docs" / "repros" / "lavapipe-reduce-row"
     cold = {**lavapipe.env, **COLD}
 
     def run(*extra: str) -> dict:
         results = tmp_path / "r.jsonl"
         out = subprocess.run([lavapipe.launcher, sys.executable, "-m",
-                              "ctsgen", "run", str(repro), "--backend", "vulkan", "--results", str(results), *extra],
+                              "ctsgen", "run", str(repro), "--backend", "vulkan", "--results", str(results), "--isolation", isolation, *extra],
                              cwd=REPO, env=cold, capture_output=True, text=True, timeout=300, check=False)
         assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-2000:]
         [record] = [json.loads(line) for line in results.read_text().splitlines() if '"status"' in line]
