@@ -53,7 +53,7 @@ from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.execute.judge import judge, output_buffers
 from ctsgen.execute.run import drawn, drawn_cases, run_cases
 from ctsgen.runner.options import RunOptions
-from ctsgen.core.verdict import CaseResult
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.strategies.sampling import pinned_constants
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, check_available, get_route
@@ -91,6 +91,11 @@ DEVICE_MIN_BATCH = 128
 PIPELINE_REF_S = 0.1
 #: Weight of the latest example in a family's running mean build cost.
 BUILD_EMA = 0.2
+
+
+def built_s(times: Breakdown) -> float:
+    """Seconds spent getting pipelines so far: the build and pipeline stages, and builds that ran ahead."""
+    return times.seconds.get("build", 0.0) + times.seconds.get("pipeline", 0.0) + times.overlapped_s
 
 
 def default_min_batch(backend: str) -> int:
@@ -286,10 +291,10 @@ class Fuzzer:
             return r
 
         times.count(len(cases))
-        built = times.seconds.get("pipeline", 0.0) + times.overlapped_s
+        built = built_s(times)
         results = run_cases(self.backend, sv, inputs, self.options.run.timeout_for(len(cases)), times,
                             absorbed if deviations else None).results
-        built = times.seconds.get("pipeline", 0.0) + times.overlapped_s - built
+        built = built_s(times) - built
         self.report.route_cases[self.routes[0].name] += len(cases)
         for route in self.routes[1:]:
             self._along(route, variant, cases, inputs, results)
@@ -354,11 +359,12 @@ class Fuzzer:
         written out of bounds) can show up as wrong elements of its neighbour. A failing
         case is run again by itself (at most :data:`ISOLATION_TRIES` of them) and the first
         that still fails is the culprit; if none does, the batch's first failure stands
-        (the fault needs the cases together)."""
+        (the fault needs the cases together). A BuildTimeout is the variant's build, not a case's:
+        no case is run again (each would wait out the build budget again)."""
         failing = [i for i, r in enumerate(results) if r.status.is_failure]
         if not failing:
             return None
-        if len(cases) > 1:
+        if len(cases) > 1 and results[failing[0]].status is not Status.BuildTimeout:  # a build is the variant's
             for i in failing[:ISOLATION_TRIES]:
                 alone = run_cases(self.backend, sv, [drawn(cases[i], datas[i])], self.options.run.timeout_for(1),
                                   self.report.times).results[0]
