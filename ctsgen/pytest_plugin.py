@@ -193,8 +193,8 @@ class _PackState:
         has device 0, and under pytest-xdist simulates one device per worker (``-n N``: 0 to N-1),
         which it only records. Any other device would be ignored, and the run would claim a device
         it never used."""
-        from ctsgen.backends.registry import capabilities
-        from ctsgen.errors import CtsgenError
+        from ctsgen.backends.registry import capabilities  # local: startup
+        from ctsgen.errors import CtsgenError  # local: startup
 
         try:
             selects = capabilities(name).selects_device
