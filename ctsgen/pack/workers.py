@@ -62,7 +62,8 @@ class WorkerPool:
 
     def imap(self, fn: Callable[[T], Any], work: Iterable[T], chunksize: int = 1) -> Iterator[Any]:
         """``fn(item)`` of every item, in input order, ``chunksize`` items a message; a worker's
-        exception is raised where its item's result would be."""
+        exception is raised where its item's result would be. One iteration at a time per pool
+        (the workers answer the one that handed them work)."""
         chunks = enumerate(_chunks(work, max(1, chunksize)))
         busy: dict[Connection, int] = {}
         done: dict[int, tuple[bool, Any]] = {}
