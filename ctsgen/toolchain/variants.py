@@ -27,7 +27,7 @@ from ctsgen.toolchain.spirv_opt import OptimizerError
 from ctsgen.toolchain.spirv_patch import SpirvPatchError
 
 if TYPE_CHECKING:
-    from ctsgen.core.family import Variant
+    from ctsgen.core.family import FamilySpec, Variant
     from ctsgen.timing import Breakdown
 
 
@@ -55,6 +55,16 @@ SPIRV_VAL = Validator("spirv-val", _spirv_val)
 #:   takes it (the reference backend and its mutants in this process: fuzz buckets explaining a
 #:   failure, the mutation bench's search for the smallest exposing case).
 Validation = Literal["required", "if-installed", "in-process", "no-module"]
+
+
+def route_refusal(route: Route, family: FamilySpec) -> str | None:
+    """Why ``route`` cannot take ``family``'s modules, or None: its validator's (:meth:`Route.refuses`),
+    or, along Slang, a family whose variants give no Slang source (the optional ``slang`` member of
+    core/family.py's Variant, read here and in :func:`source_of` only)."""
+    if route.producer == SLANG and not hasattr(family.variant_type, "slang"):
+        return (f"route {route.name} reads a family's Slang source, and {family.name} gives none "
+                "(docs/spec-decisions.md \"compiler-routes\")")
+    return route.refuses((family.validator or SPIRV_VAL).name)
 
 
 def source_of(v: Variant, family: str, producer: str = GLSLANG, baked: Sequence[int] | None = None) -> str:
