@@ -53,10 +53,14 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     from ctsgen.pack.workers import usable_jobs
     from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
     from ctsgen.toolchain import toolchain_versions
-    from ctsgen.toolchain.routes import check_available, get_route
+    from ctsgen.toolchain.routes import RouteRefusedError, check_available, get_route
+    from ctsgen.toolchain.variants import route_refusal
 
     route = get_route(args.route or DEFAULT_ROUTE)  # unknown, or a tool missing here: one line, exit 2
     check_available([route])
+    refusal = route_refusal(route, family)  # before drawing: the route cannot take this family at all
+    if refusal is not None:
+        raise RouteRefusedError(f"{family.name}: {refusal} -> use another --route for {family.name}")
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
     reference = args.profile == REFERENCE_PROFILE  # no device: every family, the default's matrix types
     profile_name = REFERENCE_PROFILE if reference else profile.name
