@@ -77,7 +77,8 @@ def test_shared_loads_and_exchange_use_workgroup_arrays_between_barriers_and_sub
 
 def test_element_access_reads_the_matrix_length_and_the_array_takes_a_counter_index() -> None:
     body = prologue() + (ir.ElementMap(Ref("c0"), 2, 1), ir.ElementZip(Ref("c1"), Ref("c0"), Ref("c1"), minus=True),
-                         ir.Loop((ir.Copy(Ref("r0", "i0"), Ref("c0")), ir.Binary(Ref("c0"), Ref("r0", 1), Ref("c1"))), 4))
+                         ir.Loop((ir.Copy(Ref("r0", "i0"), Ref("c0")),
+                                  ir.Binary(Ref("c0"), Ref("r0", 1), Ref("c1"))), 4))
     for ab, c in ((F16, F32), (F16, ComponentType.float16), (S8, S32), (U8, U32)):
         mod = module(kernel(body, ab=ab, c=c, array=2))
         assert any(op == OP_LENGTH for op, _ in mod)

@@ -224,7 +224,8 @@ def slang(k: Kernel, baked: list[int] | None = None) -> str:
     main.block(k.body, 1, ())
     tc = tile(k, Kind.c)
     for j, ref in enumerate(k.stores):
-        main.out(1, main.store(main.ref(ref), Kind.c, "bufout", f"P({OUT - 1}u) + ({j * k.subgroups}u + {main.sg}) * {tc}u"))
+        slot = f"P({OUT - 1}u) + ({j * k.subgroups}u + {main.sg}) * {tc}u"
+        main.out(1, main.store(main.ref(ref), Kind.c, "bufout", slot))
     staged = {s.dst.kind for s, _ in k.walk() if isinstance(s, ir.Load) and s.shared}
     if any(isinstance(s, ir.Exchange) for s, _ in k.walk()):
         staged.add(Kind.c)

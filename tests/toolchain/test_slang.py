@@ -119,3 +119,16 @@ def test_generate_along_slang_refuses_a_family_without_a_source_in_one_line(tmp_
     line = fails_with(capsys, ["generate", "--family", "coopmat-khr", "--route", "slang", "--count", "4",
                                "--out", str(tmp_path / "p")])
     assert "coopmat-khr gives none" in line
+
+
+def test_a_toolchain_finding_along_slang_keeps_its_slang_source(tmp_path) -> None:
+    from ctsgen.toolchain.findings import write_finding
+    from ctsgen.toolchain.routes import ToolchainFinding
+
+    spirv = slang.compile_slang(TRIVIAL, "trivial.slang")
+    finding = ToolchainFinding("toolchain finding", route="slang", family="coopmat-kernel", variant_id="v",
+                               stage="validator", kind="invalid", produced=spirv, output=spirv, command=[],
+                               messages="error: line 1: planted", glsl=TRIVIAL)
+    folder = write_finding(finding, tmp_path, reduce_s=5)
+    assert (folder / "source.slang").read_text() == TRIVIAL and not (folder / "source.comp").exists()
+    assert "`source.slang`: the variant's source" in (folder / "REPORT.md").read_text()
