@@ -14,7 +14,8 @@ from ctsgen.core.argtypes import int_between, positive_int
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.progress import Progress
 from ctsgen.pack.generate import CASES_PER_VARIANT, MAX_COUNT, check_runnable, draw_cases, draw_hazardous
-from ctsgen.toolchain.routes import DEFAULT_ROUTE, check_available, get_route
+from ctsgen.toolchain.routes import DEFAULT_ROUTE, RouteRefusedError, check_available, get_route
+from ctsgen.toolchain.variants import route_refusal
 from ctsgen.device.profile import default_profile, load_profile
 from ctsgen.pack.lock import out_lock
 from ctsgen.core.family import StrategyOptions
@@ -52,6 +53,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> int:
     route = get_route(args.route or DEFAULT_ROUTE)  # unknown, or a tool missing here: one line, exit 2
     check_available([route])
+    refusal = route_refusal(route, family)  # before drawing: the route cannot take this family at all
+    if refusal is not None:
+        raise RouteRefusedError(f"{family.name}: {refusal} -> use another --route for {family.name}")
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
     reference = args.profile == REFERENCE_PROFILE  # no device: every family, the default's matrix types
     profile_name = REFERENCE_PROFILE if reference else profile.name

@@ -57,7 +57,7 @@ from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.strategies.hypothesis_reach import pinned_constants, set_database_key
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, check_available, get_route
-from ctsgen.toolchain.variants import SPIRV_VAL, compile_variant
+from ctsgen.toolchain.variants import compile_variant, route_refusal
 
 
 @dataclass
@@ -183,7 +183,7 @@ class Fuzzer:
         check_available(self.routes)
         if len(self.routes) == 1:  # a lone route must take every family asked (several: each skips what it refuses)
             for f in self.families:
-                why = self.routes[0].refuses((f.validator or SPIRV_VAL).name)
+                why = route_refusal(self.routes[0], f)
                 if why is not None:
                     raise UserError(f"{f.name}: {why} -> fuzz {f.name} along another --route")
         self._shaders: dict[tuple[str, str], ShaderVariant | None] = {}

@@ -1,0 +1,238 @@
+"""A kernel as Slang (``linalg.CoopMat``): the statements of :mod:`ctsgen.kernel.ir`, a second emitter.
+
+The same :class:`~ctsgen.kernel.ir.Kernel` that :mod:`ctsgen.kernel.glsl` writes as GLSL, written
+for the Slang compiler (the ``slang`` route, docs/spec-decisions.md "compiler-routes"): the same
+bindings (0 the parameter words, 1-3 the A, B and Accumulator tiles, 4 the stored outputs), words,
+memory regions, tiles, shared arrays, barriers, loops and their unroll attributes, branches,
+functions with ``in``/``out``/``inout`` matrices, the Accumulator array, element access and
+exchange, so the two modules of one kernel must give the same result on one device.
+
+Where Slang says a thing differently:
+
+* ``CoopMat.Load``/``Store`` take a buffer or Workgroup array of the matrix's own component type,
+  so every offset and stride here counts components, and a kernel's vector pointee (``f16vec4``,
+  ``uvec4`` in the GLSL) is the same bytes read in components;
+* an ``in`` parameter is immutable in Slang: one the function writes is copied to a local first
+  (GLSL's ``in`` is a copy already);
+* ``gl_WorkGroupID.x`` and ``gl_LocalInvocationIndex`` are ``main``'s ``SV_GroupID`` and
+  ``SV_GroupIndex``, kept in static globals for :func:`P`; ``gl_SubgroupID`` is
+  ``WaveGetWaveIndex()`` (SPIR-V's SubgroupId); ``barrier()`` is
+  ``GroupMemoryBarrierWithGroupSync()`` (the same OpControlBarrier).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctsgen.kernel import ir
+from ctsgen.kernel.evaluate import plan
+from ctsgen.kernel.glsl import BINDINGS, BUFFERS, OUT
+from ctsgen.kernel.ir import Kernel, Kind, Ref
+from ctsgen.model.types import ComponentType, MatrixType, Scope
+from ctsgen.ops.khr_addressing import line_length
+from ctsgen.templates import SHARED_DIR, render
+
+#: Slang's scalar type of each component type a kernel may hold.
+SCALARS = {ComponentType.float16: "half", ComponentType.float32: "float", ComponentType.sint8: "int8_t",
+           ComponentType.uint8: "uint8_t", ComponentType.sint32: "int", ComponentType.uint32: "uint"}
+
+_USES = {Kind.a: "MatrixA", Kind.b: "MatrixB", Kind.c: "MatrixAccumulator"}
+_ALIASES = {Kind.a: "MA", Kind.b: "MB", Kind.c: "MC"}
+
+
+def scalar(component: ComponentType) -> str:
+    try:
+        return SCALARS[component]
+    except KeyError:
+        raise ValueError(f"no Slang scalar for a kernel of {component.name} components -> kernels hold "
+                         f"{', '.join(t.name for t in SCALARS)}") from None
+
+
+def matrix(m: MatrixType, kind: Kind) -> str:
+    scope = "Subgroup" if m.scope is Scope.Subgroup else "Workgroup"
+    return f"CoopMat<{scalar(m.component)}, MemoryScope.{scope}, {m.rows}, {m.cols}, CoopMatMatrixUse::{_USES[kind]}>"
+
+
+def tile(k: Kernel, kind: Kind) -> int:
+    """Components of one tile."""
+    m = k.matrix(kind)
+    return m.rows * m.cols
+
+
+def stride(k: Kernel, kind: Kind) -> int:
+    m = k.matrix(kind)
+    return line_length(k.layouts["abc".index(kind.value)], m.rows, m.cols)
+
+
+def constant(component: ComponentType, value: int) -> str:
+    """A scalar constant of the Accumulator's component type (an unsigned one wraps)."""
+    if component.dtype.kind == "u":
+        return f"{scalar(component)}({value % (1 << 8 * component.size)}u)"
+    return f"{scalar(component)}({value})"
+
+
+def written(body: tuple[ir.Stmt, ...]) -> set[str]:
+    """Names a block may write: destinations, exchanged variables and every argument of a call (an
+    ``in`` one too: copying a parameter that is only read is harmless)."""
+    out: set[str] = set()
+
+    def go(block: tuple[ir.Stmt, ...]) -> None:
+        for s in block:
+            for name in ("dst", "var"):
+                ref = getattr(s, name, None)
+                if isinstance(ref, Ref):
+                    out.add(ref.var)
+            if isinstance(s, ir.Call):
+                out.update(a.var for a in s.args)
+            for child in s.children():
+                go(child)
+    go(body)
+    return out
+
+
+@dataclass
+class Emitter:
+    k: Kernel
+    lines: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.plan = plan(self.k)
+        self.sg = "WaveGetWaveIndex()" if self.k.subgroups > 1 else "0u"
+
+    def ref(self, r: Ref) -> str:
+        if r.index is None:
+            return r.var
+        if isinstance(r.index, str):
+            return f"{r.var}[{r.index} % {self.k.array}u]"
+        return f"{r.var}[{r.index}]"
+
+    def word(self, s: ir.Stmt) -> str:
+        return f"P({BUFFERS + self.plan[id(s)]}u)"
+
+    def out(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def layout(self, kind: Kind) -> str:
+        return f"CoopMatMatrixLayout::{self.k.layouts['abc'.index(kind.value)].value}"
+
+    def load(self, kind: Kind, source: str, offset: str) -> str:
+        return f"{_ALIASES[kind]}.Load<{self.layout(kind)}>({source}, {offset}, {stride(self.k, kind)}u)"
+
+    def store(self, x: str, kind: Kind, target: str, offset: str) -> str:
+        return f"{x}.Store<{self.layout(kind)}>({target}, {offset}, {stride(self.k, kind)}u);"
+
+    def block(self, body: tuple[ir.Stmt, ...], depth: int, loops: tuple[ir.Loop, ...]) -> None:
+        for s in body:
+            self.stmt(s, depth, loops)
+
+    def stmt(self, s: ir.Stmt, d: int, loops: tuple[ir.Loop, ...]) -> None:
+        r = self.ref
+        if isinstance(s, ir.Load):
+            self.load_stmt(s, d, loops)
+        elif isinstance(s, ir.MulAdd):
+            c = scalar(self.k.c.component)
+            self.out(d, f"{r(s.dst)} = coopMatMulAdd<{c}, false>({r(s.a)}, {r(s.b)}, {r(s.c)});")
+        elif isinstance(s, (ir.Binary, ir.Copy)):
+            expr = r(s.x) if isinstance(s, ir.Copy) else f"{r(s.x)} {'-' if s.minus else '+'} {r(s.y)}"
+            self.out(d, f"{r(s.dst)} = {expr};")
+        elif isinstance(s, ir.ElementMap):
+            c = self.k.c.component
+            x = r(s.dst)
+            self.out(d, f"for (int e = 0; e < {x}.GetLength(); ++e) {{ {x}[e] = {x}[e] * {constant(c, s.mul)} "
+                        f"+ {constant(c, s.add)}; }}")
+        elif isinstance(s, ir.ElementZip):
+            x, y, z = r(s.dst), r(s.x), r(s.y)
+            self.out(d, f"for (int e = 0; e < {x}.GetLength(); ++e) {{ {x}[e] = {y}[e] "
+                        f"{'-' if s.minus else '+'} {z}[e]; }}")
+        elif isinstance(s, ir.Exchange):
+            t = tile(self.k, Kind.c)
+            self.out(d, self.store(r(s.var), Kind.c, "shc", f"{self.sg} * {t}u"))
+            self.out(d, "GroupMemoryBarrierWithGroupSync();")
+            self.out(d, f"{r(s.var)} = {self.load(Kind.c, 'shc', f'{self.rotated(s.rot)} * {t}u')};")
+            self.out(d, "GroupMemoryBarrierWithGroupSync();")
+        elif isinstance(s, ir.Loop):
+            i = ir.COUNTERS[len(loops)]
+            attr = {"unroll": "[unroll] ", "dont_unroll": "[loop] "}.get(s.unroll or "", "")
+            self.out(d, f"{attr}for (uint {i} = 0u; {i} < {self.word(s)}; {i}++) {{")
+            self.block(s.body, d + 1, loops + (s,))
+            self.out(d, "}")
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            self.out(d, f"if ({ir.COUNTERS[len(loops) - 1]} == {self.word(s)}) {s.OP};")
+        elif isinstance(s, ir.If):
+            cond = (f"((({self.word(s)} >> {self.sg}) & 1u) != 0u)" if s.per_subgroup else f"({self.word(s)} != 0u)")
+            self.out(d, f"if {cond} {{")
+            self.block(s.then, d + 1, loops)
+            if s.orelse:
+                self.out(d, "} else {")
+                self.block(s.orelse, d + 1, loops)
+            self.out(d, "}")
+        elif isinstance(s, ir.Call):
+            call = f"f{s.fn}({', '.join(r(a) for a in s.args)})"
+            self.out(d, f"{r(s.dst)} = {call};" if s.dst is not None else f"{call};")
+        else:  # pragma: no cover - every statement type is handled above
+            raise TypeError(f"no Slang for kernel statement {s.OP}")
+
+    def rotated(self, rot: int) -> str:
+        return f"(({self.sg} + {rot}u) % {self.k.subgroups}u)" if self.k.subgroups > 1 else "0u"
+
+    def load_stmt(self, s: ir.Load, d: int, loops: tuple[ir.Loop, ...]) -> None:
+        kind = s.dst.kind
+        t, S = tile(self.k, kind), self.k.subgroups
+        it = "0u"
+        for depth, loop in enumerate(loops):
+            it = f"({it} * {loop.trips}u + {ir.COUNTERS[depth]})" if depth else ir.COUNTERS[0]
+        base = f"P({BINDINGS[kind] - 1}u)"
+        first = f"({self.plan[id(s)]}u + {it}) * {S}u"
+        buf = f"buf{kind.value}"
+        if not s.shared:
+            self.out(d, f"{self.ref(s.dst)} = {self.load(kind, buf, f'{base} + ({first} + {self.sg}) * {t}u')};")
+            return
+        sh = f"sh{kind.value}"
+        self.out(d, f"for (uint e = localIndex; e < {S * t}u; e += {self.k.c.workgroup_size * S}u) "
+                    f"{{ {sh}[e] = {buf}[{base} + {first} * {t}u + e]; }}")
+        self.out(d, "GroupMemoryBarrierWithGroupSync();")
+        self.out(d, f"{self.ref(s.dst)} = {self.load(kind, sh, f'{self.rotated(s.rot)} * {t}u')};")
+        self.out(d, "GroupMemoryBarrierWithGroupSync();")
+
+    def function(self, n: int, f: ir.Function) -> None:
+        copied = {f"p{j}" for j, q in enumerate(f.quals) if q == "in"} & written(f.body)
+        params = ", ".join(f"{'' if q == 'in' else q + ' '}{_ALIASES[kind]} p{j}{'_in' if f'p{j}' in copied else ''}"
+                           for j, (kind, q) in enumerate(zip(f.kinds, f.quals)))
+        self.out(0, f"{'MC' if f.ret else 'void'} f{n}({params})")
+        self.out(0, "{")
+        for name in sorted(copied):
+            self.out(1, f"var {name} = {name}_in;")
+        self.block(f.body, 1, ())
+        if f.ret:
+            self.out(1, f"return {f.ret};")
+        self.out(0, "}")
+
+
+def slang(k: Kernel, baked: list[int] | None = None) -> str:
+    """The kernel's compute shader in Slang (``baked``: one case's whole parameter record, a
+    standalone repro)."""
+    functions = Emitter(k)
+    for n, f in enumerate(k.functions):
+        functions.function(n, f)
+    main = Emitter(k)
+    for kind in Kind:
+        names = k.variables(kind)
+        if names:
+            main.out(1, f"{_ALIASES[kind]} {', '.join(names)};")
+    if k.array:
+        main.out(1, f"MC r0[{k.array}];")
+    main.block(k.body, 1, ())
+    tc = tile(k, Kind.c)
+    for j, ref in enumerate(k.stores):
+        slot = f"P({OUT - 1}u) + ({j * k.subgroups}u + {main.sg}) * {tc}u"
+        main.out(1, main.store(main.ref(ref), Kind.c, "bufout", slot))
+    staged = {s.dst.kind for s, _ in k.walk() if isinstance(s, ir.Load) and s.shared}
+    if any(isinstance(s, ir.Exchange) for s, _ in k.walk()):
+        staged.add(Kind.c)
+    shared = [f"groupshared {scalar(k.matrix(kind).component)} sh{kind.value}[{k.subgroups * tile(k, kind)}];"
+              for kind in Kind if kind in staged]
+    return render(SHARED_DIR, "kernel.slang.j2", k=k, local_size=k.c.workgroup_size * k.subgroups,
+                  words=BUFFERS + k.words, baked=baked, bindings=BINDINGS, out_binding=OUT,
+                  types={kind: scalar(k.matrix(kind).component) for kind in Kind},
+                  aliases={kind: (_ALIASES[kind], matrix(k.matrix(kind), kind)) for kind in Kind},
+                  shared=shared, functions=functions.lines, main=main.lines)
