@@ -243,6 +243,11 @@ def test_drawn_kernels_compile_validate_and_keep_the_rules_of_their_place(profil
         assert kernel_glsl.shared_bytes(k) <= prof.properties.get("maxComputeSharedMemorySize", 16384)
         assert Kernel.from_json(json.loads(json.dumps(k.to_json()))).digest == k.digest
         _check_places(k.body, per_subgroup=False, loop_body=False)
+        for s, _ in k.walk():  # no variable written back twice by one call (GLSL: copy-back order unspecified)
+            if isinstance(s, ir.Call):
+                f = k.functions[s.fn]
+                written = [a.var for a, q in zip(s.args, f.quals) if q != "in"] + ([s.dst.var] if s.dst else [])
+                assert len(written) == len(set(written)), s
         spirv = compile_glsl(kernel_glsl.glsl(k), f"{k.digest}.comp")
         assert validate_module(spirv)
 

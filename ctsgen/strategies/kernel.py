@@ -308,13 +308,21 @@ class Builder:
         if fn == n:
             self.functions.append(self.function())
         f = self.functions[fn]
-        args = tuple(self.ref(kind, place) for kind in f.kinds)
-        written = [a for a, q in zip(args, f.quals) if q != "in"]
-        result = dst if f.ret is not None else None
-        if len(set(written + ([result] if result else []))) < len(written) + (1 if result else 0):
-            result = None  # one variable written twice by a call: the order of write-backs is unspecified
+        args: list[Ref] = []
+        written: set[str] = set()  # GLSL leaves the order of two copy-backs to one variable unspecified
+        for kind, qual in zip(f.kinds, f.quals):
+            pool = self.refs(kind, place)
+            if qual != "in":
+                pool = tuple(r for r in pool if r.var not in written)
+                if not pool:
+                    return  # no variable left to write back to: no call here
+            ref = self.draw(sampled(pool))
+            args.append(ref)
+            if qual != "in":
+                written.add(ref.var)
+        result = dst if f.ret is not None and dst.var not in written else None
         self.cost += self.entry.pieces * place.unrolled * sum(isinstance(s, ir.MulAdd) for s in f.body)
-        self.put(place, ir.Call(fn, args, result), None)
+        self.put(place, ir.Call(fn, tuple(args), result), None)
 
     def function(self) -> ir.Function:
         """(in A, in B, in/inout C, out/inout C): a MulAdd into the fourth (written first, as an ``out``
