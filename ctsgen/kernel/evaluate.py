@@ -21,6 +21,7 @@ The rules, each a function of this module, looked up here at call time, so a mut
 * :func:`shared_tile`: subgroup ``s`` loads the tile at its own offset ((s + rot) % S);
 * :func:`array_store`: a store to one array element changes that element alone;
 * :func:`writeback`: an ``inout`` or ``out`` parameter's final value is the caller's after the call;
+* :func:`accumulator_after`: a MulAdd leaves its C operand as it was;
 * :func:`zip_operand`: two matrices of one type share one element mapping
   (docs/spec-decisions.md "kernel-element-access").
 """
@@ -78,6 +79,12 @@ def array_store(array: np.ndarray, k: np.ndarray, value: np.ndarray) -> np.ndarr
 def writeback(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     """The caller's argument after a call whose ``inout``/``out`` parameter ended as ``after``."""
     return after
+
+
+def accumulator_after(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """What the MulAdd's C operand holds after the instruction: C itself (a SPIR-V value is immutable;
+    OpCooperativeMatrixMulAddKHR defines only its Result)."""
+    return c
 
 
 def zip_operand(y: np.ndarray) -> np.ndarray:
@@ -172,7 +179,11 @@ class Evaluation:
         if isinstance(s, ir.Load):
             self.write(env, s.dst, self.load(s, env, counters, loops), counters)
         elif isinstance(s, ir.MulAdd):
-            self.write(env, s.dst, self.wrap(r(s.a) @ r(s.b) + r(s.c)), counters)
+            a, b, c = r(s.a), r(s.b), r(s.c)
+            self.write(env, s.dst, self.wrap(a @ b + c), counters)
+            after = accumulator_after(a, b, c)
+            if after is not c and s.c != s.dst:
+                self.write(env, s.c, self.wrap(after), counters)
         elif isinstance(s, ir.Binary):
             self.write(env, s.dst, self.wrap(r(s.x) - r(s.y) if s.minus else r(s.x) + r(s.y)), counters)
         elif isinstance(s, ir.Copy):
