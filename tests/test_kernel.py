@@ -266,6 +266,17 @@ def _check_places(body: tuple[ir.Stmt, ...], *, per_subgroup: bool, loop_body: b
                 _check_places(side, per_subgroup=per_subgroup or s.per_subgroup, loop_body=False)
 
 
+@pytest.mark.parametrize("name", ["mesa-radv-gfx11-cm2", "mesa-anv-gfx9-cm2"])
+@pytest.mark.parametrize("construct", sorted(kernel_strategies.ENSURED))
+def test_every_construct_generates_on_the_mesa_fixture_profiles(name: str, construct: str) -> None:
+    """RADV (16x16x16 and flexible granules, wave64) and ANV (8x8x16 / 8x8x32 only, no flexible
+    dimensions): a kernel drawn to hold each construct holds it, at the profile's own sizes."""
+    prof = load_profile(PROFILES[[p.stem for p in PROFILES].index(name)])
+    for k in draw_examples(kernel_strategies.kernels(prof, ensure=construct), 3, 5):
+        assert any(kernel_strategies.ENSURED[construct](s) for s, _ in k.walk())
+        assert prof.supports_matrix(k.a) is None and prof.supports_matrix(k.c) is None
+
+
 def test_anv_kernels_keep_its_8x8_shapes() -> None:
     anv = load_profile(PROFILES[[p.name for p in PROFILES].index("mesa-anv-gfx9-cm2.txt")])
     sizes = {(k.a.rows, k.b.cols, k.a.cols) for k in draw_examples(kernel_strategies.kernels(anv), 12, 3)}

@@ -312,10 +312,8 @@ class Builder:
         written: set[str] = set()  # GLSL leaves the order of two copy-backs to one variable unspecified
         for kind, qual in zip(f.kinds, f.quals):
             pool = self.refs(kind, place)
-            if qual != "in":
+            if qual != "in":  # a function writes back at most as many parameters as there are variables
                 pool = tuple(r for r in pool if r.var not in written)
-                if not pool:
-                    return  # no variable left to write back to: no call here
             ref = self.draw(sampled(pool))
             args.append(ref)
             if qual != "in":
@@ -329,7 +327,8 @@ class Builder:
         parameter must be), then up to two more statements over the parameters; it returns one of
         its Accumulators or nothing."""
         d = self.draw
-        quals = ("in", "in", d(sampled(("inout", "in"))), d(sampled(("out", "inout"))))
+        two = self.counts[2] + (1 if self.array else 0) > 1  # variables a call can write back to
+        quals = ("in", "in", d(sampled(("inout", "in"))) if two else "in", d(sampled(("out", "inout"))))
         p = [Ref(f"p{k}") for k in range(4)]
         body: list[ir.Stmt] = [ir.MulAdd(p[3], p[0], p[1], p[2])]
         for _ in range(d(integers(0, 2))):
