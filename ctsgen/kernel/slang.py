@@ -22,11 +22,10 @@ Where Slang says a thing differently:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import ClassVar
 
-from ctsgen.kernel import ir
-from ctsgen.kernel.evaluate import plan
-from ctsgen.kernel.glsl import BINDINGS, BUFFERS, OUT
+from ctsgen.kernel import emit, ir
+from ctsgen.kernel.emit import BINDINGS, BUFFERS, OUT, staged
 from ctsgen.kernel.ir import Kernel, Kind, Ref
 from ctsgen.model.types import ComponentType, MatrixType, Scope
 from ctsgen.ops.khr_addressing import line_length
@@ -64,13 +63,6 @@ def stride(k: Kernel, kind: Kind) -> int:
     return line_length(k.layouts["abc".index(kind.value)], m.rows, m.cols)
 
 
-def constant(component: ComponentType, value: int) -> str:
-    """A scalar constant of the Accumulator's component type (an unsigned one wraps)."""
-    if component.dtype.kind == "u":
-        return f"{scalar(component)}({value % (1 << 8 * component.size)}u)"
-    return f"{scalar(component)}({value})"
-
-
 def written(body: tuple[ir.Stmt, ...]) -> set[str]:
     """Names a block may write: destinations, exchanged variables and every argument of a call (an
     ``in`` one too: copying a parameter that is only read is harmless)."""
@@ -90,108 +82,53 @@ def written(body: tuple[ir.Stmt, ...]) -> set[str]:
     return out
 
 
-@dataclass
-class Emitter:
-    k: Kernel
-    lines: list[str] = field(default_factory=list)
+class Emitter(emit.Emitter):
+    """Slang's spelling of a kernel's statements (linalg.CoopMat)."""
 
-    def __post_init__(self) -> None:
-        self.plan = plan(self.k)
-        self.sg = "WaveGetWaveIndex()" if self.k.subgroups > 1 else "0u"
+    SUBGROUP_ID: ClassVar[str] = "WaveGetWaveIndex()"
+    LOOP_ATTRIBUTES: ClassVar[dict[str, str]] = {"unroll": "[unroll] ", "dont_unroll": "[loop] "}
+    LENGTH: ClassVar[str] = ".GetLength()"
 
-    def ref(self, r: Ref) -> str:
-        if r.index is None:
-            return r.var
-        if isinstance(r.index, str):
-            return f"{r.var}[{r.index} % {self.k.array}u]"
-        return f"{r.var}[{r.index}]"
-
-    def word(self, s: ir.Stmt) -> str:
-        return f"P({BUFFERS + self.plan[id(s)]}u)"
-
-    def out(self, depth: int, text: str) -> None:
-        self.lines.append("    " * depth + text)
+    def constant(self, value: int) -> str:
+        """A scalar constant of the Accumulator's component type (an unsigned one wraps)."""
+        component = self.k.c.component
+        if component.dtype.kind == "u":
+            return f"{scalar(component)}({value % (1 << 8 * component.size)}u)"
+        return f"{scalar(component)}({value})"
 
     def layout(self, kind: Kind) -> str:
         return f"CoopMatMatrixLayout::{self.k.layouts['abc'.index(kind.value)].value}"
 
-    def load(self, kind: Kind, source: str, offset: str) -> str:
+    def matrix_load(self, kind: Kind, source: str, offset: str) -> str:
         return f"{_ALIASES[kind]}.Load<{self.layout(kind)}>({source}, {offset}, {stride(self.k, kind)}u)"
 
     def store(self, x: str, kind: Kind, target: str, offset: str) -> str:
         return f"{x}.Store<{self.layout(kind)}>({target}, {offset}, {stride(self.k, kind)}u);"
 
-    def block(self, body: tuple[ir.Stmt, ...], depth: int, loops: tuple[ir.Loop, ...]) -> None:
-        for s in body:
-            self.stmt(s, depth, loops)
-
-    def stmt(self, s: ir.Stmt, d: int, loops: tuple[ir.Loop, ...]) -> None:
+    def muladd(self, s: ir.MulAdd) -> str:
         r = self.ref
-        if isinstance(s, ir.Load):
-            self.load_stmt(s, d, loops)
-        elif isinstance(s, ir.MulAdd):
-            c = scalar(self.k.c.component)
-            self.out(d, f"{r(s.dst)} = coopMatMulAdd<{c}, false>({r(s.a)}, {r(s.b)}, {r(s.c)});")
-        elif isinstance(s, (ir.Binary, ir.Copy)):
-            expr = r(s.x) if isinstance(s, ir.Copy) else f"{r(s.x)} {'-' if s.minus else '+'} {r(s.y)}"
-            self.out(d, f"{r(s.dst)} = {expr};")
-        elif isinstance(s, ir.ElementMap):
-            c = self.k.c.component
-            x = r(s.dst)
-            self.out(d, f"for (int e = 0; e < {x}.GetLength(); ++e) {{ {x}[e] = {x}[e] * {constant(c, s.mul)} "
-                        f"+ {constant(c, s.add)}; }}")
-        elif isinstance(s, ir.ElementZip):
-            x, y, z = r(s.dst), r(s.x), r(s.y)
-            self.out(d, f"for (int e = 0; e < {x}.GetLength(); ++e) {{ {x}[e] = {y}[e] "
-                        f"{'-' if s.minus else '+'} {z}[e]; }}")
-        elif isinstance(s, ir.Exchange):
-            t = tile(self.k, Kind.c)
-            self.out(d, self.store(r(s.var), Kind.c, "shc", f"{self.sg} * {t}u"))
-            self.out(d, "GroupMemoryBarrierWithGroupSync();")
-            self.out(d, f"{r(s.var)} = {self.load(Kind.c, 'shc', f'{self.rotated(s.rot)} * {t}u')};")
-            self.out(d, "GroupMemoryBarrierWithGroupSync();")
-        elif isinstance(s, ir.Loop):
-            i = ir.COUNTERS[len(loops)]
-            attr = {"unroll": "[unroll] ", "dont_unroll": "[loop] "}.get(s.unroll or "", "")
-            self.out(d, f"{attr}for (uint {i} = 0u; {i} < {self.word(s)}; {i}++) {{")
-            self.block(s.body, d + 1, loops + (s,))
-            self.out(d, "}")
-        elif isinstance(s, (ir.Break, ir.Continue)):
-            self.out(d, f"if ({ir.COUNTERS[len(loops) - 1]} == {self.word(s)}) {s.OP};")
-        elif isinstance(s, ir.If):
-            cond = (f"((({self.word(s)} >> {self.sg}) & 1u) != 0u)" if s.per_subgroup else f"({self.word(s)} != 0u)")
-            self.out(d, f"if {cond} {{")
-            self.block(s.then, d + 1, loops)
-            if s.orelse:
-                self.out(d, "} else {")
-                self.block(s.orelse, d + 1, loops)
-            self.out(d, "}")
-        elif isinstance(s, ir.Call):
-            call = f"f{s.fn}({', '.join(r(a) for a in s.args)})"
-            self.out(d, f"{r(s.dst)} = {call};" if s.dst is not None else f"{call};")
-        else:  # pragma: no cover - every statement type is handled above
-            raise TypeError(f"no Slang for kernel statement {s.OP}")
+        return f"coopMatMulAdd<{scalar(self.k.c.component)}, false>({r(s.a)}, {r(s.b)}, {r(s.c)})"
 
-    def rotated(self, rot: int) -> str:
-        return f"(({self.sg} + {rot}u) % {self.k.subgroups}u)" if self.k.subgroups > 1 else "0u"
+    def exchange(self, s: ir.Exchange, d: int) -> None:
+        t, v = tile(self.k, Kind.c), self.ref(s.var)
+        self.out(d, self.store(v, Kind.c, "shc", f"{self.sg} * {t}u"))
+        self.out(d, "GroupMemoryBarrierWithGroupSync();")
+        self.out(d, f"{v} = {self.matrix_load(Kind.c, 'shc', f'{self.rotated(s.rot)} * {t}u')};")
+        self.out(d, "GroupMemoryBarrierWithGroupSync();")
 
-    def load_stmt(self, s: ir.Load, d: int, loops: tuple[ir.Loop, ...]) -> None:
+    def load(self, s: ir.Load, d: int, first: str) -> None:
         kind = s.dst.kind
         t, S = tile(self.k, kind), self.k.subgroups
-        it = "0u"
-        for depth, loop in enumerate(loops):
-            it = f"({it} * {loop.trips}u + {ir.COUNTERS[depth]})" if depth else ir.COUNTERS[0]
         base = f"P({BINDINGS[kind] - 1}u)"
-        first = f"({self.plan[id(s)]}u + {it}) * {S}u"
         buf = f"buf{kind.value}"
         if not s.shared:
-            self.out(d, f"{self.ref(s.dst)} = {self.load(kind, buf, f'{base} + ({first} + {self.sg}) * {t}u')};")
+            self.out(d, f"{self.ref(s.dst)} = {self.matrix_load(kind, buf, f'{base} + ({first} + {self.sg}) * {t}u')};")
             return
         sh = f"sh{kind.value}"
         self.out(d, f"for (uint e = localIndex; e < {S * t}u; e += {self.k.c.workgroup_size * S}u) "
                     f"{{ {sh}[e] = {buf}[{base} + {first} * {t}u + e]; }}")
         self.out(d, "GroupMemoryBarrierWithGroupSync();")
-        self.out(d, f"{self.ref(s.dst)} = {self.load(kind, sh, f'{self.rotated(s.rot)} * {t}u')};")
+        self.out(d, f"{self.ref(s.dst)} = {self.matrix_load(kind, sh, f'{self.rotated(s.rot)} * {t}u')};")
         self.out(d, "GroupMemoryBarrierWithGroupSync();")
 
     def function(self, n: int, f: ir.Function) -> None:
@@ -226,11 +163,8 @@ def slang(k: Kernel, baked: list[int] | None = None) -> str:
     for j, ref in enumerate(k.stores):
         slot = f"P({OUT - 1}u) + ({j * k.subgroups}u + {main.sg}) * {tc}u"
         main.out(1, main.store(main.ref(ref), Kind.c, "bufout", slot))
-    staged = {s.dst.kind for s, _ in k.walk() if isinstance(s, ir.Load) and s.shared}
-    if any(isinstance(s, ir.Exchange) for s, _ in k.walk()):
-        staged.add(Kind.c)
     shared = [f"groupshared {scalar(k.matrix(kind).component)} sh{kind.value}[{k.subgroups * tile(k, kind)}];"
-              for kind in Kind if kind in staged]
+              for kind in Kind if kind in staged(k)]
     return render(SHARED_DIR, "kernel.slang.j2", k=k, local_size=k.c.workgroup_size * k.subgroups,
                   words=BUFFERS + k.words, baked=baked, bindings=BINDINGS, out_binding=OUT,
                   types={kind: scalar(k.matrix(kind).component) for kind in Kind},
