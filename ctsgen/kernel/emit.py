@@ -33,7 +33,7 @@ def staged(k: Kernel) -> set[Kind]:
 @dataclass
 class Emitter:
     """One function's lines (``main`` or a kernel function). A language subclass sets ``SUBGROUP_ID``,
-    ``LOOP_ATTRIBUTES``, ``LENGTH`` and implements :meth:`constant`, :meth:`load`, :meth:`muladd` and
+    ``LOOP_ATTRIBUTES``, ``LENGTH`` and implements :meth:`scalar`, :meth:`load`, :meth:`muladd` and
     :meth:`exchange`."""
 
     k: Kernel
@@ -48,7 +48,8 @@ class Emitter:
         self.sg = self.SUBGROUP_ID if self.k.subgroups > 1 else "0u"
 
     # -- the language's own ----------------------------------------------------------------------------
-    def constant(self, value: int) -> str:
+    def scalar(self) -> str:
+        """The language's name of the Accumulator's component type."""
         raise NotImplementedError
 
     def load(self, s: ir.Load, d: int, first: str) -> None:
@@ -62,6 +63,13 @@ class Emitter:
         raise NotImplementedError
 
     # -- shared ----------------------------------------------------------------------------------------
+    def constant(self, value: int) -> str:
+        """A scalar constant of the Accumulator's component type (an unsigned one wraps)."""
+        component = self.k.c.component
+        if component.dtype.kind == "u":
+            return f"{self.scalar()}({value % (1 << 8 * component.size)}u)"
+        return f"{self.scalar()}({value})"
+
     def ref(self, r: Ref) -> str:
         if r.index is None:
             return r.var

@@ -52,12 +52,8 @@ class Emitter(emit.Emitter):
     LOOP_ATTRIBUTES: ClassVar[dict[str, str]] = {"unroll": "[[unroll]] ", "dont_unroll": "[[dont_unroll]] "}
     LENGTH: ClassVar[str] = ".length()"
 
-    def constant(self, value: int) -> str:
-        """A scalar constant of the Accumulator's component type (an unsigned one wraps)."""
-        component = self.k.c.component
-        if component.dtype.kind == "u":
-            return f"{component.glsl}({value % (1 << 8 * component.size)}u)"
-        return f"{component.glsl}({value})"
+    def scalar(self) -> str:
+        return self.k.c.component.glsl
 
     def type(self, kind: Kind) -> str:
         return self.k.matrix(kind).glsl

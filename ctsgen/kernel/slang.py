@@ -89,12 +89,8 @@ class Emitter(emit.Emitter):
     LOOP_ATTRIBUTES: ClassVar[dict[str, str]] = {"unroll": "[unroll] ", "dont_unroll": "[loop] "}
     LENGTH: ClassVar[str] = ".GetLength()"
 
-    def constant(self, value: int) -> str:
-        """A scalar constant of the Accumulator's component type (an unsigned one wraps)."""
-        component = self.k.c.component
-        if component.dtype.kind == "u":
-            return f"{scalar(component)}({value % (1 << 8 * component.size)}u)"
-        return f"{scalar(component)}({value})"
+    def scalar(self) -> str:
+        return scalar(self.k.c.component)
 
     def layout(self, kind: Kind) -> str:
         return f"CoopMatMatrixLayout::{self.k.layouts['abc'.index(kind.value)].value}"
