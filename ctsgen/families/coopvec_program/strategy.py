@@ -19,11 +19,12 @@ the conversion path from the previous layer's Result Type to its Input type
 
 Then the control flow and the workgroup (docs/spec-decisions.md
 "coopvec-program-divergence"), drawn after everything above so that the
-shrink target of each pick is today's straight chain in a full subgroup: per
-layer a *control draw* (:data:`CTL`): whether its MatMulAdd runs under a
+shrink target of each pick is today's straight chain in a full subgroup: one
+*control draw* (:data:`CTL`): whether a layer's MatMulAdd (which one: a pick
+modulo the layers, so deleting a layer keeps a construct) runs under a
 per-invocation ``if`` or ``loop`` (a loop makes the layer square, M = K,
 where its combination's Input type is its Result Type; otherwise it becomes
-an ``if``), whether one of its activation instructions does (and an ``if``'s
+an ``if``), whether one activation instruction of the program does (and an ``if``'s
 else side: the operand, max or min against 0); then the local size: a full
 subgroup, or a partial one (program.PARTIAL) whose layers all take an
 optimal layout (hazard "partial-subgroup-row-column-major").
@@ -76,10 +77,11 @@ from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, LOCAL, 
 #: a layer draw: combination, layout, transpose, M, conversion path picks, then activation picks
 LAYER = st.tuples(st.integers(0, 63), st.integers(0, 3), st.integers(0, 1), st.integers(0, len(SIZES) - 1),
                   st.integers(0, 3), st.lists(st.integers(0, 63), max_size=MAX_ACTS))
-#: a layer's control draw: its MatMulAdd's (1 if, 2 loop, else none), its activation's (the same),
-#: which activation instruction, an if activation's else side (the operand, max or min against 0)
-CTL = st.tuples(st.integers(0, 7), st.integers(0, 7), st.integers(0, 3), st.integers(0, 2))
-NO_CTL = (0, 0, 0, 0)
+#: a program's control draw: a MatMulAdd's control flow (1 if, 2 loop, else none) and which layer's
+#: (modulo the layers), an activation's (the same) and which (modulo the program's activation
+#: instructions), an if activation's else side (the operand, max or min against 0)
+CTL = st.tuples(st.integers(0, 7), st.integers(0, 3), st.integers(0, 7), st.integers(0, 15), st.integers(0, 2))
+NO_CTL = (0, 0, 0, 0, 0)
 #: the local-size draw: 1 .. len(PARTIAL) a partial subgroup, anything else a full one
 LOCAL_PICK = st.integers(0, 15)
 #: the strata that force a construct
@@ -111,25 +113,27 @@ def _alt(pick: int, t: object) -> ElementOp | None:
 
 def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_pick: int,
           max_components: int = 512, train: bool = False, floats: bool = False,
-          ctls: Sequence[tuple] = (), local_pick: int = 0) -> Program:
+          ctl: tuple[int, ...] = NO_CTL, local_pick: int = 0) -> Program:
     """The program the raw draws describe (see the module docstring); always valid. ``train``
     adds the training step where the last layer allows it (float16 result and input). ``floats``
     keeps every value a float16 / float32 (combinations whose Input, InputInterpretation and
     MatrixInterpretation are one float type, float conversion paths, no training, no control flow): a
     program that may take float-domain data (bounds.float_domain_rule), where the profile has
-    a float combination. ``ctls`` are the layers' control draws (:data:`CTL`; missing: none),
+    a float combination. ``ctl`` is the control draw (:data:`CTL`),
     ``local_pick`` the local size (:data:`LOCAL_PICK`)."""
     local = PARTIAL[local_pick - 1] if 1 <= local_pick <= len(PARTIAL) else LOCAL
     sizes = [s for s in SIZES if s <= max_components]
     float_combos = [c for c in combos if c[4].is_float and c[1] is c[0] and c[2].is_float and c[2] is c[0]]
     floats = floats and bool(float_combos)
     if floats:  # no control flow either: it stays in the exact domain (bounds.float_domain_rule)
-        combos, train, ctls = float_combos, False, ()
+        combos, train, ctl = float_combos, False, NO_CTL
     inner = [c for c in combos if not c[1].is_packed]
     nodes: list[Node] = []
     prev: Layer | None = None
+    mm_pick, mm_where, act_pick, act_where, alt_pick = ctl
+    n_acts = sum(len(x[5]) for x in layers)
+    act_at = act_where % n_acts if n_acts else -1  # the controlled activation, counted over the program
     for j, (combo_pick, layout_pick, transpose_pick, m_pick, path_pick, acts) in enumerate(layers):
-        mm_pick, act_pick, where, alt_pick = ctls[j] if j < len(ctls) else NO_CTL
         pool = combos if prev is None else [c for c in inner if conversion_paths(prev.resultType, c[0])]
         kinds = list(dict.fromkeys(c[4] for c in pool))  # by Result Type first: float and integer layers alike
         group = [c for c in pool if c[4] is kinds[combo_pick % len(kinds)]]
@@ -146,7 +150,7 @@ def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_p
             lays = [x for x in lays if MatrixLayout(x).optimal] or lays
         lay = lays[layout_pick % len(lays)]
         transpose = bool(c[5] and MatrixLayout(lay).optimal and transpose_pick)
-        mm_ctl = _ctl(mm_pick)
+        mm_ctl = _ctl(mm_pick) if j == mm_where % len(layers) else None
         square = c[0] is c[4] and not c[1].is_packed  # a loop repeats it: M = K
         if mm_ctl is Ctl.loop and not square:
             mm_ctl = Ctl.branch
@@ -155,10 +159,10 @@ def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_p
             nodes.append(Node(Op.load, layer.input))
         nodes.append(Node(Op.matmuladd, layer.result, layer, ctl=mm_ctl))
         fns = acts_for(layer.resultType)
-        act_ctl = _ctl(act_pick)
-        nodes += [Node(Op.act, layer.result, fn=fns[a % len(fns)],
-                       ctl=act_ctl if k == where % len(acts) else None,
-                       alt=_alt(alt_pick, layer.resultType) if act_ctl is Ctl.branch and k == where % len(acts) else None)
+        first = sum(len(x[5]) for x in layers[:j])
+        act_ctl = [_ctl(act_pick) if first + k == act_at else None for k in range(len(acts))]
+        nodes += [Node(Op.act, layer.result, fn=fns[a % len(fns)], ctl=act_ctl[k],
+                       alt=_alt(alt_pick, layer.resultType) if act_ctl[k] is Ctl.branch else None)
                   for k, a in enumerate(acts)]
         prev = layer
     train = train and prev.resultType is F16 and prev.inputType is F16
@@ -201,17 +205,17 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     train = draw(st.booleans()) and trains  # no training is the shrink target
     if floats is None:
         floats = draw(st.integers(0, 3)) == 3  # drawn last: a quarter of the programs all-float (the float domain's)
-    ctls = draw(st.lists(CTL, min_size=n, max_size=n))  # after the chain: 0 (none) everywhere is today's program
+    ctl = draw(CTL)  # after the chain: all 0 (no control flow) is today's program
     floats = floats and construct not in ("branch", "loop")  # a float program has no control flow
     local_pick = draw(LOCAL_PICK)
     if construct == "branch":
-        ctls[0] = (1,) + ctls[0][1:]
+        ctl = (1,) + ctl[1:]
     elif construct == "loop":  # an activation loops: one is there whatever the layer's combination
         raw[0] = raw[0][:5] + (raw[0][5] or [0],)
-        ctls[0] = (ctls[0][0], 2, 0, 0)
+        ctl = (ctl[0], ctl[1], 2, 0, 0)
     elif construct == "partial":
         local_pick = 1 + local_pick % len(PARTIAL)
-    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train, floats, ctls, local_pick))
+    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train, floats, ctl, local_pick))
 
 
 @functools.lru_cache(maxsize=512)
