@@ -45,7 +45,8 @@ from ctsgen.ops.coopvec_matrix import outer_terms
 from ctsgen.ops import coopvec_elementwise as element_oracle
 from ctsgen.ops.coopvec_elementwise_ops import OPS
 from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
-from ctsgen.families.coopvec_program.program import Ctl, Program
+from ctsgen.errors import UserError
+from ctsgen.families.coopvec_program.program import MAX_TRIPS, Ctl, Program
 from ctsgen.oracle.values import from_bits
 
 #: the run-time words of a MatMulAdd node, then an activation's
@@ -195,7 +196,11 @@ def eval_loop(run: Run, i: int) -> np.ndarray:
     whose own count is done keeps its value (0 trips: the operand)."""
     v = run.arg(i)
     trips = run.control(i)
-    for k in range(int(trips.max(initial=0))):
+    most = int(trips.max(initial=0))
+    if most > MAX_TRIPS:  # a hand-edited control buffer: refuse it rather than loop ~2^32 times
+        raise UserError(f"loop node {i}: control word {most} is past the {MAX_TRIPS} trips the exact domain "
+                        "bounds -> regenerate the case (its control words are drawn from its seed)")
+    for k in range(most):
         v = np.where((trips > k)[:, None], body(run, i, v), v)
     return v
 

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, find, settings
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.core.family import StrategyOptions
+from ctsgen.errors import UserError
 from ctsgen.families.coopvec_program import FAMILY
 from ctsgen.families.coopvec_program import oracle as program_oracle
 from ctsgen.families.coopvec_program.case import ProgramCase, ProgramVariant
@@ -104,6 +105,14 @@ def test_hand_worked_loop_runs_each_invocations_own_trips() -> None:
     words = [0, 16, 0, _f16_word(3), 0]
     assert np.array_equal(_run(p, words, bufs)[:, 0], x + 3 * (LANES % 4))
     assert np.array_equal(_run(p, words, bufs, "cvprogram-loop-max-trips")[:, 0], x + 9)
+
+
+def test_a_control_word_past_the_most_trips_is_refused_not_looped() -> None:
+    """A hand-edited control buffer asking 2^32 - 1 trips: one line naming the node and the fix."""
+    p, bufs = _identity_then(Node(Op.act, VecType(F16, 1), fn=ElementOp.fadd, ctl=Ctl.loop))
+    bufs[-1][5] = 2**32 - 1
+    with pytest.raises(UserError, match="loop node 2: control word 4294967295 is past the 3 trips"):
+        _run(p, [0, 16, 0, _f16_word(3), 0], bufs)
 
 
 def test_hand_worked_square_matmuladd_loop_and_a_type_changing_if() -> None:
