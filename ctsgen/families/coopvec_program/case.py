@@ -395,7 +395,10 @@ class ProgramCase:
         t = p.output
         lid, rest = divmod(element * t.component.dtype.itemsize, t.stride)
         comp = rest // t.component.dtype.itemsize
-        return {"invocation": lid, "component": comp} if comp < t.n else {"invocation": lid, "padding": comp}
+        out = {"invocation": lid, "component": comp} if comp < t.n else {"invocation": lid, "padding": comp}
+        if lid >= p.local:  # a lane no invocation of a partial subgroup stores: it keeps the poison
+            out["pastWorkgroup"] = True
+        return out
 
 
 #: the buffers a case checks: the results and, in a training program, dW and db

@@ -16,7 +16,7 @@ from ctsgen.core.family import StrategyOptions
 from ctsgen.errors import UserError
 from ctsgen.families.coopvec_program import FAMILY
 from ctsgen.families.coopvec_program import oracle as program_oracle
-from ctsgen.families.coopvec_program.case import ProgramCase, ProgramVariant
+from ctsgen.families.coopvec_program.case import LayerParams, ProgramCase, ProgramVariant, Scalars
 from ctsgen.families.coopvec_program.coverage import tables
 from ctsgen.families.coopvec_program.data import trip_bounds
 from ctsgen.families.coopvec_program.program import (F16, F32, LOCAL, MAX_TRIPS, Ctl, Layer, Node, Op, Program,
@@ -149,6 +149,10 @@ def test_hand_worked_partial_subgroup_leaves_the_lanes_past_the_workgroup_poison
     assert np.array_equal(out[:20, 0], np.arange(20) - 16.0) and np.isnan(out[20:].astype(np.float32)).all()
     bad = _run(p, [0, 0, 0, _f16_word(-100), 0], bufs, "cvprogram-partial-store-past-workgroup")
     assert np.array_equal(bad[20:, 0], (np.arange(20, 32) % 20) - 16.0)
+    case = ProgramCase(ProgramVariant(p), (None, LayerParams(), Scalars(-100, 0), None))
+    k = p.buffer_index("output")
+    assert case.locate(k, 20 * 8) == {"invocation": 20, "component": 0, "pastWorkgroup": True}
+    assert case.locate(k, 19 * 8 + 1) == {"invocation": 19, "padding": 1}
 
 
 def test_rules_keep_control_flow_valid() -> None:
