@@ -6,6 +6,7 @@ compile and validate, the reference backend, the mutants, coverage and shrinking
 from __future__ import annotations
 
 import functools
+import hashlib
 
 import numpy as np
 import pytest
@@ -191,6 +192,19 @@ def test_old_programs_keep_their_json_ids_and_bindings() -> None:
         Node(Op.store, VecType(F16, 8))), 8))
     assert partial.to_json()["local"] == 8 and ProgramVariant.from_json(partial.to_json()) == partial
     assert partial.program.digest != Program(partial.program.nodes).digest  # the local size names it
+
+
+def test_an_old_case_keeps_its_name_and_data() -> None:
+    """A case of a program without control flow: the name and the bytes of every initial and
+    expected buffer recorded from the code before divergence (main at 6246189)."""
+    c = ProgramCase(ProgramVariant(SEEDS["mlp-2-layer"]), (None, LayerParams(0, 32, 0), Scalars(0, 0),
+                                                           LayerParams(64, 0, 64), Scalars(-1, 2), None), 7)
+    d = c.data()
+    h = hashlib.sha256()
+    for b in list(d.initial) + [e for e in d.expected if e is not None]:
+        h.update(b.tobytes())
+    assert (c.name(), h.hexdigest()[:16]) == ("coopvec_program.layers2.ops4.2e747a81f4.case_7ae21ed20c",
+                                              "257a44344923e5ab")
 
 
 @functools.cache
