@@ -84,8 +84,9 @@ from ctsgen.model.types import CoopVecType
 
 T = CoopVecType
 F16, F32, S8, S32, U8, U32 = T.float16, T.float32, T.sint8, T.sint32, T.uint8, T.uint32
-#: invocations per workgroup: one full H100 subgroup (a RowMajor / ColumnMajor MatMul in a partial
-#: subgroup is the coopvec family's opt-in hazard "partial-subgroup-row-column-major")
+#: invocations per workgroup by default: one full H100 subgroup (a program of PARTIAL invocations has
+#: optimal layouts only: a RowMajor / ColumnMajor MatMul in a partial subgroup is the coopvec family's
+#: opt-in hazard "partial-subgroup-row-column-major")
 LOCAL = 32
 MIN_LAYERS, MAX_LAYERS, MAX_ACTS = 1, 4, 3
 #: a training step's bounds: |y| (the gradient), |h| (the last layer's input), the initial |dW|, |db|;
