@@ -369,8 +369,9 @@ class ProgramCase:
         if p.partial:
             out["invocations"] = p.local
         if p.ctl_nodes:
-            out["control"] = (f"c<i> is the invocation's word {{k}} of the control buffer (bit 0: an if's condition; "
-                              f"0 .. {MAX_TRIPS}: a loop's trips), k the node's place among {list(p.ctl_nodes)}")
+            d = len(p.ctl_nodes)
+            out["control"] = {f"c{i}": f"control[invocation * {d} + {k}]" for k, i in enumerate(p.ctl_nodes)}
+            out["control"]["meaning"] = f"an if runs where bit 0 is set; a loop runs that many trips (0 .. {MAX_TRIPS})"
         if self.domain != "exact":
             out["domain"] = self.domain
         for i, q in enumerate(self.nodes):
