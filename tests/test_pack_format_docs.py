@@ -2,7 +2,7 @@
 case.json, at any depth, appears in the document as code (a re-implementation reads the format
 there, not in the code). Keys that are ids, not fields, are left out: variant ids (the manifest's
 ``variants``), buffer names (``files``, ``elements``), bindings (``bufferAlign``) and program node
-names in ``state`` (``v3``, ``layout v3``, ``pointer v3``)."""
+names in ``state`` (``v3``, ``layout v3``, ``pointer v3``; coopvec-program's ``c3``, node 3's control word)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "pack-format.md"
 #: objects whose keys are ids: the manifest's variants, a case's files and elements, bufferAlign's bindings
 ID_KEYED = ("manifest.variants", "case.files", "case.elements", ".bufferAlign")
 #: program node names in a case's state
-NODE_ID = re.compile(r"^(?:(?:layout|pointer) )?v\d+$")
+NODE_ID = re.compile(r"^(?:(?:layout|pointer) )?v\d+$|^c\d+$")  # vN: a program node; cN: its control word
 
 
 def doc_names(text: str) -> set[str]:
