@@ -45,9 +45,13 @@ class DeviationError(CtsgenError):
 
 
 def check_deviations(names: Sequence[str]) -> tuple[str, ...]:
-    """``names`` as a tuple, each a mutant of the catalogue (else UnknownNameError, one line)."""
+    """``names`` as a tuple, each a mutant of the catalogue (else UnknownNameError, one line). A
+    command checks its deviations as it starts, and counts their reaches from here (:func:`reached`):
+    a deviation an earlier command in the same process reached (``main(argv)`` called again, a test
+    suite) is not taken as reached by this one."""
     for name in names:
         get_mutant(name)
+    _REACHED.difference_update(names)
     return tuple(names)
 
 
