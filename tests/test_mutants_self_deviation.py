@@ -10,6 +10,8 @@ this process; the two reported command lines stay as subprocess tests.
 
 from __future__ import annotations
 
+import functools
+
 import subprocess
 import sys
 from collections import defaultdict
@@ -34,6 +36,13 @@ SEEDS = (26894, 62682)
 COUNT = 20
 
 
+@functools.lru_cache(maxsize=None)
+def _drawn(family_name: str, count: int, seed: int) -> tuple[Case, ...]:
+    """The pack's cases, drawn once per family and seed: every mutant of a family is run on the same
+    cases (drawing them is most of a mutant's time here, and cases are immutable)."""
+    return tuple(draw_cases(get_family(family_name), count, seed, StrategyOptions()))
+
+
 def disagreements(mutant: str, count: int, seed: int, family_name: str | None = None
                   ) -> tuple[int, list[str], list[str]]:
     """(cases, those not judged Pass batched, those not judged Pass alone) of the pack ``ctsgen
@@ -41,7 +50,7 @@ def disagreements(mutant: str, count: int, seed: int, family_name: str | None = 
     family), run on ``mutant:MUTANT`` under ``--expect-deviation MUTANT``."""
     family = get_family(family_name or catalogue()[mutant].family)
     by_variant: dict[str, list[Case]] = defaultdict(list)
-    for c in draw_cases(family, count, seed, StrategyOptions()):
+    for c in _drawn(family.name, count, seed):
         by_variant[c.variant().id].append(c)
     backend, batched, alone = MutantBackend(mutant), [], []
     try:
