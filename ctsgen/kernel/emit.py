@@ -33,8 +33,8 @@ def staged(k: Kernel) -> set[Kind]:
 @dataclass
 class Emitter:
     """One function's lines (``main`` or a kernel function). A language subclass sets ``SUBGROUP_ID``,
-    ``LOOP_ATTRIBUTES``, ``LENGTH`` and implements :meth:`scalar`, :meth:`load`, :meth:`muladd` and
-    :meth:`exchange`."""
+    ``LOOP_ATTRIBUTES``, ``LENGTH`` and implements :meth:`scalar`, :meth:`load`, :meth:`muladd`,
+    :meth:`exchange`, :meth:`type_name`, :meth:`store_output` and :meth:`function`."""
 
     k: Kernel
     lines: list[str] = field(default_factory=list)
@@ -61,6 +61,37 @@ class Emitter:
 
     def exchange(self, s: ir.Exchange, d: int) -> None:
         raise NotImplementedError
+
+    def type_name(self, kind: Kind) -> str:
+        """The language's name of ``kind``'s matrix type, in a declaration."""
+        raise NotImplementedError
+
+    def store_output(self, value: str, offset: str) -> str:
+        """The line storing Accumulator ``value`` to the outputs' binding at element ``offset``."""
+        raise NotImplementedError
+
+    def function(self, n: int, f: ir.Function) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def program(cls, k: Kernel) -> tuple[list[str], list[str]]:
+        """(the functions' lines, ``main``'s lines): the variables, the body, then every Accumulator
+        and array element stored to its slot (docs/pack-format.md "coopmat-kernel")."""
+        functions = cls(k)
+        for n, f in enumerate(k.functions):
+            functions.function(n, f)
+        main = cls(k)
+        for kind in Kind:
+            names = k.variables(kind)
+            if names:
+                main.out(1, f"{main.type_name(kind)} {', '.join(names)};")
+        if k.array:
+            main.out(1, f"{main.type_name(Kind.c)} r0[{k.array}];")
+        main.block(k.body, 1, ())
+        tc = k.c.rows * k.c.cols  # an Accumulator buffer's element is its component
+        for j, ref in enumerate(k.stores):
+            main.out(1, main.store_output(main.ref(ref), f"P({OUT - 1}u) + ({j * k.subgroups}u + {main.sg}) * {tc}u"))
+        return functions.lines, main.lines
 
     # -- shared ----------------------------------------------------------------------------------------
     def constant(self, value: int) -> str:

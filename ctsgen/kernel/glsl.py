@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ctsgen.kernel import emit, ir
-from ctsgen.kernel.emit import BINDINGS, BUFFERS, OUT, staged
+from ctsgen.kernel.emit import BINDINGS, BUFFERS, staged
 from ctsgen.kernel.ir import Kernel, Kind
 from ctsgen.ops.khr_addressing import Pointee, line_length
 from ctsgen.templates import SHARED_DIR, render
@@ -55,8 +55,11 @@ class Emitter(emit.Emitter):
     def scalar(self) -> str:
         return self.k.c.component.glsl
 
-    def type(self, kind: Kind) -> str:
+    def type_name(self, kind: Kind) -> str:
         return self.k.matrix(kind).glsl
+
+    def store_output(self, value: str, offset: str) -> str:
+        return f"coopMatStore({value}, bufout.x, {offset}, {self.access(Kind.c)});"
 
     def access(self, kind: Kind) -> str:
         layout = self.k.layouts["abc".index(kind.value)]
@@ -89,9 +92,9 @@ class Emitter(emit.Emitter):
         self.out(d, f"coopMatLoad({self.ref(s.dst)}, {sh}, {self.rotated(s.rot)} * {t}u, {self.access(kind)});")
         self.out(d, "barrier();")
 
-    def function(self, k: int, f: ir.Function) -> None:
-        params = ", ".join(f"{q} {self.type(kind)} p{j}" for j, (kind, q) in enumerate(zip(f.kinds, f.quals)))
-        self.out(0, f"{self.type(Kind.c) if f.ret else 'void'} f{k}({params})")
+    def function(self, n: int, f: ir.Function) -> None:
+        params = ", ".join(f"{q} {self.type_name(kind)} p{j}" for j, (kind, q) in enumerate(zip(f.kinds, f.quals)))
+        self.out(0, f"{self.type_name(Kind.c) if f.ret else 'void'} f{n}({params})")
         self.out(0, "{")
         self.block(f.body, 1, ())
         if f.ret:
@@ -101,21 +104,7 @@ class Emitter(emit.Emitter):
 
 def glsl(k: Kernel, baked: list[int] | None = None) -> str:
     """The kernel's compute shader (``baked``: one case's whole parameter record, a standalone repro)."""
-    functions = Emitter(k)
-    for n, f in enumerate(k.functions):
-        functions.function(n, f)
-    main = Emitter(k)
-    for kind in Kind:
-        names = k.variables(kind)
-        if names:
-            main.out(1, f"{main.type(kind)} {', '.join(names)};")
-    if k.array:
-        main.out(1, f"{main.type(Kind.c)} r0[{k.array}];")
-    main.block(k.body, 1, ())
-    tc, sg = tile(k, Kind.c), main.sg
-    for j, ref in enumerate(k.stores):
-        main.out(1, f"coopMatStore({main.ref(ref)}, bufout.x, P({OUT - 1}u) + ({j * k.subgroups}u + {sg}) * {tc}u, "
-                    f"{main.access(Kind.c)});")
+    functions, main = Emitter.program(k)
     shared = [f"shared {pointee(k, kind).glsl} sh{kind.value}[{k.subgroups * tile(k, kind)}];"
               for kind in Kind if kind in staged(k)]
     types = {kind: pointee(k, kind).glsl for kind in Kind}
@@ -124,5 +113,5 @@ def glsl(k: Kernel, baked: list[int] | None = None) -> str:
         extensions.append("GL_EXT_control_flow_attributes")
     return render(SHARED_DIR, "kernel.comp.j2", k=k, local_size=k.c.workgroup_size * k.subgroups, extensions=extensions,
                   words=BUFFERS + k.words, baked=baked, types=types, out_type=k.c.component.glsl,
-                  shared=shared, functions=functions.lines, main=main.lines)
+                  shared=shared, functions=functions, main=main)
 

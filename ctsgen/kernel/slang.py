@@ -98,6 +98,12 @@ class Emitter(emit.Emitter):
     def matrix_load(self, kind: Kind, source: str, offset: str) -> str:
         return f"{_ALIASES[kind]}.Load<{self.layout(kind)}>({source}, {offset}, {stride(self.k, kind)}u)"
 
+    def type_name(self, kind: Kind) -> str:
+        return _ALIASES[kind]
+
+    def store_output(self, value: str, offset: str) -> str:
+        return self.store(value, Kind.c, "bufout", offset)
+
     def store(self, x: str, kind: Kind, target: str, offset: str) -> str:
         return f"{x}.Store<{self.layout(kind)}>({target}, {offset}, {stride(self.k, kind)}u);"
 
@@ -144,25 +150,11 @@ class Emitter(emit.Emitter):
 def slang(k: Kernel, baked: list[int] | None = None) -> str:
     """The kernel's compute shader in Slang (``baked``: one case's whole parameter record, a
     standalone repro)."""
-    functions = Emitter(k)
-    for n, f in enumerate(k.functions):
-        functions.function(n, f)
-    main = Emitter(k)
-    for kind in Kind:
-        names = k.variables(kind)
-        if names:
-            main.out(1, f"{_ALIASES[kind]} {', '.join(names)};")
-    if k.array:
-        main.out(1, f"MC r0[{k.array}];")
-    main.block(k.body, 1, ())
-    tc = tile(k, Kind.c)
-    for j, ref in enumerate(k.stores):
-        slot = f"P({OUT - 1}u) + ({j * k.subgroups}u + {main.sg}) * {tc}u"
-        main.out(1, main.store(main.ref(ref), Kind.c, "bufout", slot))
+    functions, main = Emitter.program(k)
     shared = [f"groupshared {scalar(k.matrix(kind).component)} sh{kind.value}[{k.subgroups * tile(k, kind)}];"
               for kind in Kind if kind in staged(k)]
     return render(SHARED_DIR, "kernel.slang.j2", k=k, local_size=k.c.workgroup_size * k.subgroups,
                   words=BUFFERS + k.words, baked=baked, bindings=BINDINGS, out_binding=OUT,
                   types={kind: scalar(k.matrix(kind).component) for kind in Kind},
                   aliases={kind: (_ALIASES[kind], matrix(k.matrix(kind), kind)) for kind in Kind},
-                  shared=shared, functions=functions.lines, main=main.lines)
+                  shared=shared, functions=functions, main=main)
