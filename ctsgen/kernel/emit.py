@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ctsgen.kernel import ir
-from ctsgen.kernel.evaluate import plan
 from ctsgen.kernel.ir import Kernel, Kind, Ref
 
 #: Buffer bindings: A, B and Accumulator inputs, then the stored outputs; binding 0 holds the words.
@@ -44,7 +43,7 @@ class Emitter:
     LENGTH: ClassVar[str]                      # a matrix's element count, as a method call: ".length()"
 
     def __post_init__(self) -> None:
-        self.plan = plan(self.k)
+        self.plan = self.k.plan
         self.sg = self.SUBGROUP_ID if self.k.subgroups > 1 else "0u"
 
     # -- the language's own ----------------------------------------------------------------------------

@@ -111,7 +111,7 @@ class Evaluation:
         self.mem = memory
         self.S = kernel.subgroups
         self.integer = not kernel.c.component.is_float
-        self.plan = plan(kernel)
+        self.plan = kernel.plan
 
     # -- values ---------------------------------------------------------------------------------
     def wrap(self, x: np.ndarray) -> np.ndarray:
@@ -258,25 +258,6 @@ class Evaluation:
                 self.write(env, ref, writeback(self.read(env, ref, counters), local[f"p{k}"]), counters)
         if s.dst is not None and f.ret is not None:
             self.write(env, s.dst, local[f.ret], counters)
-
-
-def plan(kernel: Kernel) -> dict[int, int]:
-    """Each worded statement's word and each load's first tile (per subgroup) of its region, by the
-    statement's identity, in preorder (docs/pack-format.md "coopmat-kernel")."""
-    out: dict[int, int] = {}
-    word = 0
-    base = [0, 0, 0]
-    for s, loops in kernel.walk():
-        if id(s) in out:
-            raise ValueError("a kernel statement object appears twice in the body -> build each statement anew")
-        if isinstance(s, ir.WORDED):
-            out[id(s)] = word
-            word += 1
-        elif isinstance(s, ir.Load):
-            k = "abc".index(s.dst.kind.value)
-            out[id(s)] = base[k]
-            base[k] += ir.tiles_of(loops)
-    return out
 
 
 def evaluate(kernel: Kernel, memory: Memory) -> list[np.ndarray]:

@@ -1,7 +1,7 @@
 """A kernel as GLSL (GL_KHR_cooperative_matrix): the statements of :mod:`ctsgen.kernel.ir`, one emitter.
 
 Run-time words: ``P(0..3)`` are the batch's element offsets of the case's data in bindings 1-4 (A,
-B, Accumulator inputs, outputs); the kernel's own words follow in preorder (``ctsgen.kernel.evaluate.plan``).
+B, Accumulator inputs, outputs); the kernel's own words follow in preorder (``Kernel.plan``, ctsgen/kernel/ir.py).
 A and B bindings are declared with their pointee type over the host's component array, so offsets
 and strides count pointee elements (SPV_KHR_cooperative_matrix: Stride "in units of elements of the
 pointer's type"); the batch aligns each case's data to 16 bytes, so the division of ``P(k)`` is exact.
