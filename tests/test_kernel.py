@@ -4,7 +4,9 @@ construction (compiled by glslang, validated by spirv-val) on every fixture prof
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from dataclasses import replace
 from pathlib import Path
 
@@ -297,3 +299,16 @@ def test_shrinking_a_kernel_that_needs_a_loop_ends_at_one_small_loop() -> None:
 def test_a_case_trip_count_shrinks_to_one_then_zero() -> None:
     assert find(kernel_strategies.trip_count(4), lambda t: True) == 1
     assert find(kernel_strategies.trip_count(4), lambda t: t != 1) == 0
+
+
+# -- copies -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("copier", [lambda k: pickle.loads(pickle.dumps(k)), copy.deepcopy], ids=["pickle", "deepcopy"])
+def test_a_copied_kernel_plans_its_own_statements(copier) -> None:  # type: ignore[no-untyped-def]
+    """A kernel handed to a worker process arrives as a copy: its plan must name the copy's statements, not
+    the sender's (CI: `generate --jobs 2` of coopmat-kernel raised KeyError when the cached plan travelled)."""
+    k = kernel(prologue() + (ir.Loop((ir.Load(Ref("a0")), ir.MulAdd(Ref("c0"), Ref("a0"), Ref("b0"), Ref("c0"))), 3),))
+    words = k.words  # the sender's layout is computed (and cached) before the copy
+    other = copier(k)
+    assert other.words == words and other.regions == k.regions
+    ran = kernel_eval.evaluate(other, memory(other, [3]))
+    assert all(np.array_equal(x, y) for x, y in zip(ran, kernel_eval.evaluate(k, memory(k, [3]))))

@@ -330,6 +330,11 @@ class Kernel:
                 base[k] += tiles_of(loops)
         return plan, words, (base[0], base[1], base[2])
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied without the cached layout: the plan is keyed by the statements' identities,
+        which a copy does not keep (a worker process would look up ids of the sender's objects)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_layout"}
+
     @property
     def plan(self) -> dict[int, int]:
         """Each worded statement's word and each load's first tile (per subgroup) of its region, by the
