@@ -2,14 +2,17 @@
 
     python bench/route_costs.py [--count 12] [--seed 1] [--repeat 3] [--cost-families coopmat-khr cm2-gemm]
                                 [--count-families all]
+    python bench/route_costs.py --cost-families coopmat-kernel --count-families coopmat-kernel   # slang
 
 Two tables. **Cost**: per route, the compile and validate seconds per shader variant for each
 cost family, every route from an empty SPIR-V cache and in-process memo (so a spirv-opt route pays
 for glslang too, as on a first compile; each tool loaded once before the timing), validated as packs are (spirv-val --target-env
 vulkan1.3); the baseline is the glslang route, timed in the same run. **Instructions**: per family,
 the mean instruction count of its variants along glslang and along each optimizing route (a route
-that cannot read a family's modules says "refused"). Exit 0; 1 when a route makes a toolchain
-finding (named).
+that cannot read a family's modules says "refused"). The ``slang`` route (Slang from the same wheel,
+reading the family's Slang source) is timed only for a family that gives one (coopmat-kernel), its
+compile being the Slang emitter and compiler against the GLSL emitter and glslang. Exit 0; 1 when a
+route makes a toolchain finding (named).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ctsgen.strategies.sampling import draw_examples
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, RouteRefusedError, ToolchainFinding, real_routes
 from ctsgen.toolchain.spirv_patch import instructions, to_words
-from ctsgen.toolchain.variants import compile_variant
+from ctsgen.toolchain.variants import compile_variant, route_refusal
 
 
 def _variants(family: str, count: int, seed: int) -> list:
@@ -40,13 +43,14 @@ def cost_rows(family: str, count: int, seed: int, repeat: int) -> list[str]:
     fam = get_family(family)
     vs = _variants(family, count, seed)
     rows, base = [], None
-    with tempfile.TemporaryDirectory(prefix="route-costs-") as cache:  # warm up: load glslang and spirv-val once
+    routes = [r for r in real_routes() if route_refusal(r, fam) is None]  # slang: a family with a Slang source
+    with tempfile.TemporaryDirectory(prefix="route-costs-") as cache:  # warm up: load glslang, Slang, spirv-val once
         os.environ["CTSGEN_CACHE_DIR"] = cache
-        for route in real_routes():
+        for route in routes:
             compile_variant(vs[0], family, validator=fam.validator, route=route)
     best: dict[str, tuple[float, float]] = {}
     for _ in range(repeat):  # routes interleaved, each round's best kept: a shared machine's noise only adds
-        for route in real_routes():
+        for route in routes:
             with tempfile.TemporaryDirectory(prefix="route-costs-") as cache:
                 os.environ["CTSGEN_CACHE_DIR"] = cache
                 toolchain.clear_memory_cache()
@@ -56,7 +60,7 @@ def cost_rows(family: str, count: int, seed: int, repeat: int) -> list[str]:
             c, val = (times.seconds.get(s, 0.0) * 1000 / len(vs) for s in ("compile", "validate"))
             if route.name not in best or c + val < sum(best[route.name]):
                 best[route.name] = (c, val)
-    for route in real_routes():
+    for route in routes:
         c, val = best[route.name]
         base = base or c + val
         rows.append(f"| {family} | {route.name} | {len(vs)} | {c:.1f} | {val:.1f} | {(c + val) / base:.2f} |")

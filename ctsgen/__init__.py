@@ -14,6 +14,6 @@ __all__ = ["__version__", "check_case", "given_cases"]
 
 def __getattr__(name: str):  # lazy: `import ctsgen` stays cheap (no Hypothesis, no families)
     if name in ("given_cases", "check_case"):
-        from ctsgen import testing
+        from ctsgen import testing  # local: startup
         return getattr(testing, name)
     raise AttributeError(f"module 'ctsgen' has no attribute {name!r}")

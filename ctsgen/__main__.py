@@ -6,7 +6,7 @@ import sys
 
 def run() -> None:
     try:
-        from ctsgen.cli import main
+        from ctsgen.cli import main  # local: startup
     except KeyboardInterrupt:
         sys.stderr.write("ctsgen: interrupted\n")
         sys.exit(130)

@@ -168,7 +168,7 @@ def _check_vulkan(report: _Report) -> None:
     try:
         ctypes.CDLL(VULKAN_LOADER)
     except OSError as exc:
-        from ctsgen.backends.vulkan import LOADER_FIX  # noqa: PLC0415 (needs numpy, which this report checks)
+        from ctsgen.backends.vulkan import LOADER_FIX  # local: optional (needs numpy, which this report checks)
 
         report.missing("libvulkan", f"Vulkan loader {VULKAN_LOADER} (needed to run on a GPU)", LOADER_FIX, str(exc))
         return
@@ -199,7 +199,7 @@ def _list_devices(report: _Report) -> None:
     """Ask the Vulkan backend for each device in turn, until it says there is no such device; any
     failure is one line (a device that fails to open gets its line, and the next is asked for)."""
     try:
-        from ctsgen.backends.vulkan import NoSuchDevice, VulkanBackend
+        from ctsgen.backends.vulkan import NoSuchDevice, VulkanBackend  # local: optional
     except ImportError as exc:
         report.line("devices", f"not listed: the Vulkan backend is unavailable ({exc})")
         return
@@ -225,8 +225,8 @@ def _list_families(report: _Report, profile: DeviceProfile) -> None:
     """The families the device runs some case of, and the one thing it lacks for each other one: the
     gate ``generate``, ``fuzz`` and campaigns use (ctsgen.families.gating), on the device's own profile.
     Imported here: the families need the dependencies this report checks for."""
-    from ctsgen.families import families, get_family
-    from ctsgen.families.gating import split_runnable
+    from ctsgen.families import families, get_family  # local: optional
+    from ctsgen.families.gating import split_runnable  # local: optional
 
     runs, skipped = split_runnable([get_family(name) for name in families()], profile)
     report.line("  runs", f"{', '.join(f.name for f in runs) or 'no family'} ({len(runs)} of {len(families())})")

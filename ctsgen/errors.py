@@ -81,13 +81,16 @@ class DispatchTimeout(BackendError):
 
 
 class BuildTimeout(BackendError):
-    """Building a variant's pipeline (the driver compiling its SPIR-V) took longer than its
-    bound. Not a hang of the dispatch: the message names the variant and the seconds."""
+    """Building a variant's pipeline (the driver compiling its SPIR-V: at pipeline creation, or at
+    its first dispatch where the driver compiles then, as lavapipe does) took longer than its build
+    budget (``--build-budget``). Not a hang of the dispatch: the message names the variant (whose id
+    carries its matrix sizes), the budget and the seconds; ``seconds`` is how long it was waited for."""
 
-    def __init__(self, variant_id: str, seconds: float) -> None:
-        super().__init__(f"building the pipeline of shader variant {variant_id} took more than "
-                         f"{seconds:.1f} s (no dispatch was submitted); the worker was killed")
-        self.variant_id, self.seconds = variant_id, seconds
+    def __init__(self, variant_id: str, seconds: float, budget_s: float) -> None:
+        super().__init__(f"building the pipeline of shader variant {variant_id} took more than {budget_s:g} s, "
+                         f"its build budget (--build-budget), and was stopped after {seconds:.1f} s; no dispatch "
+                         "of its cases was submitted")
+        self.variant_id, self.seconds, self.budget_s = variant_id, seconds, budget_s
 
 
 class DeviceLost(BackendError):

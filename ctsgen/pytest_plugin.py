@@ -29,7 +29,8 @@ works on pytest 9.2 (pytest-xdist issue #1386). Under another ``--dist``
 (``worksteal``, ``loadscope``, ...) the verdicts are the same, but workers
 build each pipeline at its variant's first dispatch. ``--ctsgen-devices 0,1`` pins worker gwK to device
 ``devices[K % len(devices)]`` (the Vulkan backend's ``device_index``;
-software backends only record it, so CI can simulate several devices).
+software backends only record it, so CI can simulate one device per worker: a device no worker
+could simulate, ``--ctsgen-devices 99``, is refused in one line, as ``--device 99`` is).
 Each item records its ``device`` and ``worker`` as JUnit properties.
 Workers on other hosts are xdist's own ``--tx``.
 
@@ -66,13 +67,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.junitxml import xml_key
 
-from ctsgen.errors import CtsgenError
+from ctsgen.errors import CtsgenError, BackendError
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
 from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.xdist_schedule import SLOT_KEY, VariantScheduling, assign_groups
+from ctsgen.results.status import DeqpStatus, lets_pass
+from ctsgen.runner.options import RunOptions
+from ctsgen.runner.select import Selection, select_cases
 
 if TYPE_CHECKING:
     from ctsgen.results.expectations import Expectations
@@ -105,8 +110,7 @@ def apply_verdict(result: CaseResult, expected: Expectations | None = None) -> N
     ran a CtsgenUnexpectedImprovement warning, then pass.
     """
     if expected is not None or result.reruns:
-        from ctsgen.results.expectations import Expectations, Outcome, classify
-        from ctsgen.results.status import DeqpStatus, lets_pass
+        from ctsgen.results.expectations import Expectations, Outcome, classify  # local: startup
 
         outcome = Outcome(result.name, result.status, tuple(result.reruns), tuple(result.explained_by))
         ci = classify(outcome, expected or Expectations())
@@ -154,7 +158,7 @@ class _PackState:
     """The session's pack, backend and cached verdicts."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from ctsgen.pack.read import load_pack
+        from ctsgen.pack.read import load_pack  # local: startup
 
         self.config = config
         path = config.getoption("ctsgen_pack")
@@ -183,13 +187,33 @@ class _PackState:
         is ``<manifest>::<case name>``), else the node id itself (the user's own tests)."""
         return self.variant_of.get(nodeid.rsplit("::", 1)[-1], nodeid)
 
+    def _check_device(self, name: str) -> None:
+        """Refuse, in one line, a ``--ctsgen-devices`` device that backend ``name`` cannot be on, as
+        ``--device N`` is refused (``registry.check_device``): a backend that cannot select a device
+        has device 0, and under pytest-xdist simulates one device per worker (``-n N``: 0 to N-1),
+        which it only records. Any other device would be ignored, and the run would claim a device
+        it never used."""
+        from ctsgen.backends.registry import capabilities  # local: startup
+        from ctsgen.errors import CtsgenError  # local: startup
+
+        try:
+            selects = capabilities(name).selects_device
+        except CtsgenError:
+            return  # an unknown backend: open_backend says so, once
+        if self.device and not selects and self.device >= self.workers:
+            simulated = "device 0" if self.workers == 1 else f"devices 0 to {self.workers - 1} (one per xdist worker)"
+            pytest.exit(f"ctsgen: error: --ctsgen-devices {self.config.getoption('ctsgen_devices')}: backend {name} "
+                        f"cannot select device {self.device}; it has {simulated} -> leave --ctsgen-devices out, "
+                        "or use a backend that selects devices (--ctsgen-backend vulkan)",
+                        returncode=pytest.ExitCode.USAGE_ERROR)
+
     @property
     def backend(self) -> Any:
         if self._backend is None:
-            from ctsgen.backends.registry import open_backend
-            from ctsgen.errors import CtsgenError
+            from ctsgen.backends.registry import open_backend  # local: startup
 
             name = self.config.getoption("ctsgen_backend")
+            self._check_device(name)
             try:
                 self._backend = open_backend(name, self.config.getoption("ctsgen_isolation"), self.device,
                                              self.config.getoption("ctsgen_validation"))
@@ -215,7 +239,6 @@ class _PackState:
         if self.plan is None or self.prepared is not None:
             return
         self.prepared = []
-        from ctsgen.errors import BackendError
 
         profile = self.backend.profile()
         variants = [self.pack.variants[v] for v in self.selected
@@ -229,10 +252,9 @@ class _PackState:
 
     def _run_variant(self, variant_id: str, names: list[str]) -> None:
         """One run_pack over the selected cases of one variant (batched, bisected)."""
-        from ctsgen.results.ci import unexpected_failure
-        from ctsgen.results.expectations import Expectations
-        from ctsgen.runner.flakes import run_with_retries
-        from ctsgen.runner.options import RunOptions
+        from ctsgen.results.ci import unexpected_failure  # local: startup
+        from ctsgen.results.expectations import Expectations  # local: startup
+        from ctsgen.runner.flakes import run_with_retries  # local: startup
 
         self._prepare_once()
         wanted = set(names)
@@ -253,7 +275,7 @@ def _deviations(names: list[str] | None) -> tuple[str, ...]:
     """``--ctsgen-expect-deviation`` names, checked against the mutant catalogue (a usage error)."""
     if not names:
         return ()
-    from ctsgen.mutants.deviations import check_deviations  # imports the families: only when asked
+    from ctsgen.mutants.deviations import check_deviations  # local: startup (imports the families: only when asked)
 
     try:
         return check_deviations(names)
@@ -269,7 +291,7 @@ def _expectations(config: pytest.Config) -> Expectations | None:
                                  "--ctsgen-caselist": config.getoption("ctsgen_caselist") or []})
     if not any(names) and not config.getoption("ctsgen_improvements_pass"):
         return None
-    from ctsgen.results.expectations import load_expectations
+    from ctsgen.results.expectations import load_expectations  # local: startup
 
     try:
         return load_expectations(*names, improvements_pass=config.getoption("ctsgen_improvements_pass"))
@@ -294,6 +316,8 @@ def _worker_device(devices: str | None, worker: str | None) -> int | None:
         return None
     try:
         ids = [int(d) for d in devices.split(",")]
+        if min(ids) < 0:  # a device number counts from 0 (VkPhysicalDevice order)
+            raise ValueError(devices)
     except ValueError:
         raise pytest.UsageError(f"--ctsgen-devices {devices!r}: expected device numbers, e.g. 0,1") from None
     k = int(worker[2:]) if worker and worker.startswith("gw") else 0
@@ -409,7 +433,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if state.pack is None or not (opt("ctsgen_include") or opt("ctsgen_exclude") or opt("ctsgen_caselist")
                                   or opt("ctsgen_fraction") > 1 or (state.expected and state.expected.skips)):
         return
-    from ctsgen.runner.select import Selection, select_cases
 
     selection = Selection(opt("ctsgen_include"), opt("ctsgen_exclude"), opt("ctsgen_caselist"), opt("ctsgen_fraction"),
                           opt("ctsgen_fraction_start"), state.expected.is_skipped if state.expected else
@@ -437,8 +460,6 @@ class _JunitClassnames:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml's own hook, which ends the testcase at teardown
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from _pytest.junitxml import xml_key
-
         xml = self.config.stash.get(xml_key, None)
         name = report.nodeid.rsplit("::", 1)[-1]
         if xml is not None and name in self.state.variant_of and "." in name:

@@ -46,11 +46,14 @@ def ctsgen_command() -> list[str]:
     return [*launcher, "python", "-m", "ctsgen"] if launcher else ["ctsgen"]
 
 
-def replay_command(out_dir: Path, backend: str, expect_deviations: Sequence[str] = ()) -> str:
-    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations),
+def replay_command(out_dir: Path, backend: str, expect_deviations: Sequence[str] = (),
+                   build_budget_s: float | None = None) -> str:
+    """The ``ctsgen run`` line that replays a repro as it was judged (with its expected deviations, and
+    the session's ``--build-budget`` where it set one: a BuildTimeout replays only under its budget),
     through the launcher ctsgen runs under (:func:`ctsgen_command`), every word shell-quoted."""
+    budget = [] if build_budget_s is None else ["--build-budget", f"{build_budget_s:g}"]
     return shlex.join([*ctsgen_command(), "run", str(out_dir), "--backend", backend,
-                       *(arg for name in expect_deviations for arg in ("--expect-deviation", name))])
+                       *(arg for name in expect_deviations for arg in ("--expect-deviation", name)), *budget])
 
 
 def debug_section(run: DebugRun, glsl: str, backend: str) -> list[str]:
@@ -64,8 +67,9 @@ def debug_section(run: DebugRun, glsl: str, backend: str) -> list[str]:
 
 def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any] | None, out_dir: Path,
                 backend: str = "vulkan", expect_deviations: Sequence[str] = (),
-                debug: list[str] | None = None) -> str:
-    """REPORT.md for ``case`` (``debug``: the node-by-node section, :func:`debug_section`)."""
+                debug: list[str] | None = None, build_budget_s: float | None = None) -> str:
+    """REPORT.md for ``case`` (``debug``: the node-by-node section, :func:`debug_section`;
+    ``build_budget_s``: as in :func:`replay_command`)."""
     v = case.variant()
     params = {k: val for k, val in case.to_json().items() if k not in ("variant", "family")}
     lines = [f"# ctsgen repro: {case.name()}", "",
@@ -89,7 +93,7 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
                 lines.append("| " + " | ".join(cells) + " |")
             lines.append("")
     lines += debug or []
-    lines += ["Replay:", "", "```sh", replay_command(out_dir, backend, expect_deviations), "```", "",
+    lines += ["Replay:", "", "```sh", replay_command(out_dir, backend, expect_deviations, build_budget_s), "```", "",
               "Or without ctsgen: `repro.spv` has every parameter baked in; bind "
               "`cases/*/<buffer>.initial.npy` at bindings 1..n (binding 0 is unused), dispatch one "
               "workgroup and compare with `<buffer>.expected.npy` (docs/pack-format.md).", ""]
@@ -99,7 +103,7 @@ def report_text(case: Case, state: dict[str, Any] | None, failure: dict[str, Any
 def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = None,
                 origin: dict[str, Any] | None = None, backend: str = "vulkan", overwrite: bool = False,
                 expect_deviations: Sequence[str] = (), debug_backend: Backend | None = None,
-                final_dir: Path | None = None) -> Path:
+                final_dir: Path | None = None, build_budget_s: float | None = None) -> Path:
     """Write the standalone repro of ``case`` (with the observed ``failure``
     record, as in a results file, when there is one) to ``out_dir``. The repro's
     expected buffers are the spec's; ``expect_deviations`` (the session's
@@ -128,7 +132,7 @@ def export_case(case: Case, out_dir: Path, *, failure: dict[str, Any] | None = N
             extra["debug.comp"] = run.glsl
             debug = debug_section(run, glsl, backend)
     extra["REPORT.md"] = report_text(case, describe() if describe else None, failure, final_dir or out_dir,
-                                     backend, expect_deviations, debug)
+                                     backend, expect_deviations, debug, build_budget_s)
     return write_pack([case], out_dir, header=header, require_validator=False, overwrite=overwrite,
                       extra_files=extra)
 
@@ -163,7 +167,7 @@ def export_repro(pack: Pack, name: str, out_dir: Path, *, results: Path | None =
 
 def export_failures(failures: Sequence[tuple[Case, CaseResult]], repro_dir: Path, *, backend: str,
                     origin: dict[str, Any], expect_deviations: Sequence[str] = (),
-                    debug_backend: Backend | None = None) -> list[Path]:
+                    debug_backend: Backend | None = None, build_budget_s: float | None = None) -> list[Path]:
     """The repro of each failure a fuzz session found, written to ``repro_dir/CASE`` (replaced: a
     fuzzer re-finding a case rewrites its repro), in order; ``debug_backend`` as in
     :func:`export_case`. A repro directory another fuzz worker holds (workers sharing ``repro_dir``
@@ -173,7 +177,8 @@ def export_failures(failures: Sequence[tuple[Case, CaseResult]], repro_dir: Path
         target = Path(repro_dir) / case.name()
         try:
             export_case(case, target, failure=result.to_json(), backend=backend, overwrite=True, origin=origin,
-                        expect_deviations=expect_deviations, debug_backend=debug_backend)
+                        expect_deviations=expect_deviations, debug_backend=debug_backend,
+                        build_budget_s=build_budget_s)
         except OutputLockedError:
             pass
         out.append(target)

@@ -8,14 +8,17 @@ printing :meth:`Breakdown.summary`, so a user sees their own bottleneck
 * ``data+oracle``: a case's input data and expected outputs (the oracle);
 * ``compile``: GLSL -> SPIR-V (including cache look-ups);
 * ``validate``: SPIR-V validation;
-* ``pipeline``: the backend building (or looking up) its pipeline;
+* ``build``: the backend building a variant's pipeline: its creation, and the compile of a driver
+  that compiles at the first dispatch (lavapipe; ``Backend.stats`` ``build_s``);
+* ``pipeline``: the rest of getting a pipeline (looking it up, layouts, what a backend that does
+  not count ``build_s`` spends);
 * ``dispatch``: the backend executing the work;
 * ``read-back``: copying results back from the device;
 * ``judge``: comparing outputs with the expected values;
 * ``write``: writing pack files (``generate`` only).
 
 Backends that measure their own pipeline, dispatch and read-back times
-(``Backend.stats``: ``pipeline_s``, ``prepare_s``, ``dispatch_s``,
+(``Backend.stats``: ``pipeline_s``, ``prepare_s``, ``build_s``, ``dispatch_s``,
 ``readback_s``) are split by :meth:`Breakdown.split_backend`; whatever a
 backend does not account for (process hops, buffer packing) is ``dispatch``.
 A pipeline built ahead (``Backend.prepare_soon``, counted in ``ahead_s``)
@@ -39,7 +42,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-STAGES: tuple[str, ...] = ("draw", "data+oracle", "compile", "validate", "pipeline", "dispatch",
+STAGES: tuple[str, ...] = ("draw", "data+oracle", "compile", "validate", "build", "pipeline", "dispatch",
                            "read-back", "judge", "write")
 #: Seconds per timeline interval, and where the intervals of every breakdown of this process start.
 TIMELINE_S = 60.0
@@ -112,8 +115,10 @@ class Breakdown:
                 mine[key] = mine.get(key, 0.0) + value
 
     def split_backend(self, backend_s: float, before: Mapping[str, float], after: Mapping[str, float]) -> None:
-        """Attribute ``backend_s`` seconds spent in ``Backend.run`` to pipeline, dispatch and read-back,
-        from the backend's ``stats`` read ``before`` and ``after`` the call (empty for backends that keep none)."""
+        """Attribute ``backend_s`` seconds spent in ``Backend.run`` to build, pipeline, dispatch and
+        read-back, from the backend's ``stats`` read ``before`` and ``after`` the call (empty for backends
+        that keep none). ``build`` is the part of the pipeline seconds the backend counts as builds
+        (``build_s``), never more than the pipeline seconds the caller waited for."""
         def delta(key: str) -> float:
             return max(0.0, float(after.get(key, 0.0)) - float(before.get(key, 0.0)))
 
@@ -125,7 +130,9 @@ class Breakdown:
             waited = min(ahead, max(0.0, rest - delta("dispatch_s")))
             pipeline, rest = pipeline + waited, rest - waited
             self.overlapped_s += ahead - waited
-        self.add("pipeline", pipeline)
+        build = min(delta("build_s"), pipeline)
+        self.add("build", build)
+        self.add("pipeline", pipeline - build)
         self.add("read-back", readback)
         self.add("dispatch", rest)
 

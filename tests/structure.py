@@ -301,35 +301,88 @@ def signal_installs(src: Source) -> list[str]:
     return sorted(found)
 
 
-def _strings(node: ast.expr) -> bool:
-    """A string constant, or a literal tuple, list or set of them."""
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return bool(node.elts) and all(_strings(e) for e in node.elts)
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+#: Comparisons with a backend's name that ask something else, by (module, the compared expression): the
+#: ``generate --profile reference`` profile (no device: every family), whose name is the reference
+#: backend's on purpose, since it draws a pack for that backend; it names a profile, not a backend.
+BACKEND_NAME_SPELLINGS = {("ctsgen.cli.generate", "args.profile")}
 
 
-def _about_a_backend(node: ast.expr) -> bool:
-    return "backend" in ast.unparse(node).lower()
+def backend_names(src: Source) -> tuple[set[str], set[str]]:
+    """The registry's names, read off ``backends/registry.py`` of ``src`` (a new line there is covered):
+    the built-in names (``BUILTIN``) and the prefixes of those with an argument (``BUILTIN_PREFIXED``)."""
+    tables = {}
+    for node in src.nodes(BACKEND_NAMES_OWNER)[0].body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name) and target.id in ("BUILTIN", "BUILTIN_PREFIXED"):
+                    tables[target.id] = set(ast.literal_eval(node.value))
+    assert set(tables) == {"BUILTIN", "BUILTIN_PREFIXED"}, f"{BACKEND_NAMES_OWNER} lost BUILTIN or BUILTIN_PREFIXED"
+    return tables["BUILTIN"], tables["BUILTIN_PREFIXED"]
+
+
+def _spelled(node: ast.expr, constants: dict[str, ast.expr]) -> list[str]:
+    """The strings ``node`` spells: a constant, a module-level constant's name, the literal head of an
+    f-string, or each of a literal tuple, list, set or dict's keys."""
+    if isinstance(node, ast.Name) and node.id in constants:
+        return _spelled(constants[node.id], {})
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+        return [str(node.values[0].value)]
+    elements = node.keys if isinstance(node, ast.Dict) else \
+        node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else []
+    return [s for e in elements if e is not None for s in _spelled(e, constants)]
+
+
+def _module_constants(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """The names a module binds once, at module level, to a string (or a literal of strings)."""
+    constants = {}
+    for node in body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    constants[target.id] = node.value
+    return constants
 
 
 def backend_name_tests(src: Source) -> list[str]:
-    """``module:line`` for each test of which backend is in hand by its name (``backend.name ==
-    "vulkan"``, ``args.backend in ("reference",)``, ``backend_name.startswith("mutant:")``): what a
-    backend can do is its capability attributes (``backends/base.py``), asked for by name nowhere
-    but the registry, which turns names into backends."""
+    """``module:line`` for each test of which backend is in hand by its name, outside the registry: a
+    comparison (``==``, ``!=``, ``in``, ``not in``, ``is``) or a ``startswith``/``endswith`` against a
+    registered name (``BUILTIN``'s ``reference``, ``vulkan``; ``BUILTIN_PREFIXED``'s ``mutant``,
+    ``mutant:NAME``), spelled as a string, a literal of strings, an f-string's head, a module constant
+    or a ``match`` case, whatever the compared value is called (``b.name == "vulkan"``,
+    ``kind in ("reference",)``, ``x.startswith(f"mutant:")``): what a backend can do is its
+    capability attributes (``backends/base.py``), asked for by name nowhere but the registry, which
+    turns names into backends. Exempt, by module and compared expression, are the comparisons in
+    ``BACKEND_NAME_SPELLINGS``, which compare something else that shares a name; assignments and
+    defaults (``backend: str = "reference"``, a backend's own ``name = "vulkan"``) are no test."""
+    builtin, prefixed = backend_names(src)
+
+    def registered(text: str) -> bool:
+        head = text.partition(":")[0]
+        return text in builtin or head in prefixed
+
     found = []
     for name in src.modules:
         if name == BACKEND_NAMES_OWNER:
             continue
-        for node in src.nodes(name):
+        nodes = src.nodes(name)
+        constants = _module_constants(nodes[0].body)
+        for node in nodes:
             if isinstance(node, ast.Compare):
                 operands = [node.left, *node.comparators]
-                if any(_strings(o) for o in operands) and any(_about_a_backend(o) for o in operands if not _strings(o)):
+                named = [o for o in operands if any(registered(s) for s in _spelled(o, constants))]
+                others = {ast.unparse(o) for o in operands if o not in named}
+                if named and not (others and all((name, other) in BACKEND_NAME_SPELLINGS for other in others)):
                     found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in ("startswith", "endswith") and node.args and _strings(node.args[0]) \
-                    and _about_a_backend(node.func.value):
+                    and node.func.attr in ("startswith", "endswith", "removeprefix") and node.args \
+                    and any(registered(s) for s in _spelled(node.args[0], constants)):
                 found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+            elif isinstance(node, ast.match_case):
+                values = [p.value for p in ast.walk(node.pattern) if isinstance(p, ast.MatchValue)]
+                if any(registered(s) for v in values for s in _spelled(v, constants)):
+                    found.append(f"{name}:{node.pattern.lineno} case {ast.unparse(node.pattern)}")
     return sorted(found)
 
 
@@ -433,3 +486,45 @@ def _captured_at_import(src: Source, targets: set[str]) -> dict[str, list[str]]:
                 found.setdefault(target, []).append(f"{target}: {name}:{node.lineno} {ast.unparse(node)} "
                                                     "evaluated at import")
     return found
+
+
+#: Why a module may import inside a function; the import says which in a trailing comment,
+#: ``# local: REASON`` (on any of its lines), and every other import is at the top of its module:
+#:
+#: * ``cycle``: the two modules import each other at import time (``import_cycles`` counts deferred
+#:   imports, so none among ctsgen's modules today).
+#: * ``optional``: an optional dependency (the ``vulkan``, ``plot`` and ``redis`` extras: vulkan_py,
+#:   matplotlib, redis), or a module that needs what ``ctsgen doctor`` reports as missing.
+#: * ``startup``: keeps a module out of the start of a command: ``ctsgen --help``/``--version``
+#:   (``python -X importtime -m ctsgen --help``), ``import ctsgen`` (the root's lazy re-exports), the
+#:   pytest plugin every pytest session loads, or the Ctrl-C guard around loading the command line.
+LOCAL_IMPORT_REASONS = ("cycle", "optional", "startup")
+
+
+def _local_imports(tree: ast.AST, inside: bool = False) -> list[ast.Import | ast.ImportFrom]:
+    """The imports inside a function (or lambda) body, at any depth."""
+    found = []
+    for node in ast.iter_child_nodes(tree):
+        if inside and isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        found += _local_imports(node, inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+    return found
+
+
+def local_import_reasons(src: Source) -> dict[str, list[str]]:
+    """Reason (one of ``LOCAL_IMPORT_REASONS``, or ``""`` for none) -> ``module:line import`` for each
+    import inside a function of the tree, its ``tests/`` folders included."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(src.root.rglob("*.py")):
+        lines = path.read_text().splitlines()
+        for node in _local_imports(src.nodes_of(path)[0]):
+            said = " ".join(lines[node.lineno - 1:node.end_lineno]).partition("# local:")[2].split()
+            reason = said[0].rstrip(",;:.") if said and said[0].rstrip(",;:.") in LOCAL_IMPORT_REASONS else ""
+            found.setdefault(reason, []).append(f"{_dotted(path, src.root)}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def local_imports_without_a_reason(src: Source) -> list[str]:
+    """``module:line import`` for each import inside a function that names none of ``LOCAL_IMPORT_REASONS``
+    (``# local: startup``): a deferred import hides what a module needs and when it fails to load."""
+    return sorted(local_import_reasons(src).get("", []))

@@ -241,11 +241,16 @@ def test_a_bad_baseline_is_one_line_naming_the_line(tmp_path: Path, text: str, m
 SHIPPED = Path(__file__).resolve().parent.parent / "expectations"
 
 
-def test_the_shipped_lavapipe_file_expects_the_reduce_finding_by_its_deviation() -> None:
-    """A reduce failure lavapipe-reduce-tiles reproduces is expected; any other failure, a reduce one
-    included, is not (the rule is the deviation, not a name pattern)."""
+def test_the_shipped_lavapipe_file_expects_its_two_findings_by_their_deviations() -> None:
+    """A reduce failure lavapipe-reduce-tiles reproduces, and a kernel failure lavapipe-muladd-accumulator
+    reproduces, are expected; any other failure, a reduce one included, is not (the rule is the
+    deviation, not a name pattern)."""
     exp = load_expectations([SHIPPED / "lavapipe-26.csv"])
-    assert set(exp.deviations) == {"lavapipe-reduce-tiles"} and not exp.names
+    assert set(exp.deviations) == {"lavapipe-reduce-tiles", "lavapipe-muladd-accumulator"} and not exp.names
+    kernel = "coopmat_kernel.float16.float32.16x16x16.kfa0bc3c7f1.case_0123456789"
+    assert classify(Outcome(kernel, Status.Fail, explained_by=("lavapipe-muladd-accumulator",)), exp) \
+        is DeqpStatus.ExpectedFail
+    assert classify(Outcome(kernel, Status.Fail), exp) is DeqpStatus.Fail
     name = "cm2_reduce.row.sum.sint32.accumulator_16x24.subgroup.to_16x1.case_0123456789"
     explained = Outcome(name, Status.Fail, explained_by=("lavapipe-reduce-tiles",))
     assert classify(explained, exp) is DeqpStatus.ExpectedFail

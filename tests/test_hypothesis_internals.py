@@ -1,69 +1,57 @@
-"""ctsgen reaches into Hypothesis internals in three places, none with a public equivalent:
+"""ctsgen's reaches into Hypothesis internals, held against the installed Hypothesis.
 
-* ``ctsgen/strategies/sampling.py`` (``pinned_constants``) empties the pool of constants Hypothesis
-  mines from local modules (``providers._get_local_constants``, ``providers.CONSTANTS_CACHE``,
-  ``constants_ast.Constants``), so a seed draws the same pack whatever the process imported;
-* ``ctsgen/strategies/cached.py`` builds ``IntegersStrategy`` directly, without ``st.integers``'s
-  per-call validation, on fuzz's hot path;
-* ``ctsgen/fuzz/loop.py`` sets ``_hypothesis_internal_database_key`` on its seeded test, so a rerun
-  replays the failures stored for what is fuzzed and on which backend.
-
-They were checked on the Hypothesis versions below (README, "Tested with", and 6.170.17 with the
-tests WHAT_TO_CHECK names; pyproject.toml bounds Hypothesis to them). On any other version these tests fail, naming what to check before the range
-is widened.
+They all live in ``ctsgen/strategies/hypothesis_reach.py`` (its docstring says why each has no
+public equivalent), so pyproject.toml bounds no Hypothesis release above: a release that moves or
+changes what one reaches fails the test here that names the function, and what to do is to adapt
+that function (each already degrades to public behaviour rather than failing an import). These
+tests run on whatever Hypothesis is installed: CI on the newest release sees a change first.
 """
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import hypothesis
-import pytest
 from hypothesis import Phase, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 
-#: The oldest and the newest Hypothesis the whole suite ran on with these reaches.
-CHECKED = ((6, 155, 2), (6, 170, 17))
+from ctsgen.strategies import hypothesis_reach
 
-WHAT_TO_CHECK = ("run tests/test_pack.py (packs drawn the same whatever is imported), "
-                 "tests/test_cached_strategies.py (cached integers draw as st.integers does) and this file on it, "
-                 "then widen CHECKED here, the bound in pyproject.toml and README's \"Tested with\"")
+REACH = "ctsgen/strategies/hypothesis_reach.py"
+ROOT = Path(__file__).resolve().parents[1] / "ctsgen"
 
 
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split(".")[:3] if part.isdigit())
+def _changed(function: str, internal: str) -> str:
+    return (f"Hypothesis {hypothesis.__version__} changed {internal}, which {REACH} {function} reaches -> adapt "
+            f"{function} to it (or to a public API that now does the same), and run tests/test_pack.py and "
+            "tests/test_cached_strategies.py")
 
 
-def test_hypothesis_is_a_version_the_internals_were_checked_on() -> None:
-    oldest, newest = (".".join(map(str, v)) for v in CHECKED)
-    assert CHECKED[0] <= _version(hypothesis.__version__) <= CHECKED[1], (
-        f"Hypothesis {hypothesis.__version__} is not one ctsgen's reaches into Hypothesis internals were "
-        f"checked on ({oldest} to {newest}) -> install one of those, or {WHAT_TO_CHECK}")
-
-
-def test_the_local_constants_pool_is_where_sampling_replaces_it() -> None:
+def test_pinned_constants_empties_the_local_constants_pool() -> None:
+    why = _changed("pinned_constants", "hypothesis.internal.conjecture.providers._get_local_constants / "
+                   "CONSTANTS_CACHE / hypothesis.internal.constants_ast.Constants")
+    assert hypothesis_reach.constants_pool_reachable(), why
     from hypothesis.internal.conjecture import providers
     from hypothesis.internal.constants_ast import Constants
 
-    from ctsgen.strategies.sampling import pinned_constants
-
-    assert callable(getattr(providers, "_get_local_constants", None)), WHAT_TO_CHECK
-    assert hasattr(providers.CONSTANTS_CACHE, "cache"), WHAT_TO_CHECK
     original = providers._get_local_constants
-    with pinned_constants():
-        assert providers._get_local_constants() == Constants()
+    with hypothesis_reach.pinned_constants():
+        assert providers._get_local_constants() == Constants(), why
     assert providers._get_local_constants is original
 
 
-def test_cached_integers_are_hypothesis_integers_strategy() -> None:
-    from hypothesis.strategies._internal.numbers import IntegersStrategy
+def test_fast_integers_is_what_st_integers_wraps() -> None:
+    why = _changed("fast_integers", "hypothesis.strategies._internal.numbers.IntegersStrategy")
+    assert hypothesis_reach._IntegersStrategy is not None, why
+    for lo, hi in [(0, 0), (0, 3), (-1200, 602), (0, 2**32 - 1)]:
+        built, public = hypothesis_reach.fast_integers(lo, hi), st.integers(lo, hi).wrapped_strategy
+        assert type(built) is type(public) and repr(built) == repr(public), why
 
-    from ctsgen.strategies import cached
 
-    assert cached.IntegersStrategy is IntegersStrategy, WHAT_TO_CHECK
-    assert isinstance(st.integers(0, 3).wrapped_strategy, IntegersStrategy), WHAT_TO_CHECK
-
-
-def test_a_seeded_tests_database_key_is_the_one_fuzz_sets() -> None:
+def test_set_database_key_is_the_key_examples_are_saved_under() -> None:
+    why = _changed("set_database_key", f"the test attribute {hypothesis_reach.DATABASE_KEY_ATTRIBUTE}")
     db = InMemoryExampleDatabase()
 
     @settings(database=db, max_examples=20, phases=[Phase.generate, Phase.shrink], deadline=None)
@@ -72,20 +60,103 @@ def test_a_seeded_tests_database_key_is_the_one_fuzz_sets() -> None:
     def fails_above_4(x: int) -> None:
         assert x < 5
 
-    fails_above_4._hypothesis_internal_database_key = b"ctsgen-fuzz-key"
-    with pytest.raises(AssertionError):
+    hypothesis_reach.set_database_key(fails_above_4, b"ctsgen-fuzz-key")
+    try:
         fails_above_4()
-    assert b"ctsgen-fuzz-key" in db.data, WHAT_TO_CHECK
+    except AssertionError:
+        pass
+    else:
+        raise AssertionError("x < 5 held for every example: the test cannot tell where the failure was saved")
+    assert b"ctsgen-fuzz-key" in db.data, why
+    assert set(db.data) <= {b"ctsgen-fuzz-key", b"ctsgen-fuzz-key.secondary", b"ctsgen-fuzz-key.pareto"}, why
 
 
-def test_a_choice_sequence_in_the_secondary_corpus_is_replayed_and_shrunk() -> None:
-    """fuzz replays a bulk-drawn failing case (ctsgen/fuzz/loop.py, ``Reexpress``) by saving its
-    choices under the test's key + ``.secondary`` with ``choices_to_bytes``: Hypothesis replays them
-    first and shrinks them (one found exactly under the primary key it would report unshrunk)."""
-    from hypothesis.database import choices_to_bytes
 
+class _Counting(hypothesis_reach.StrategyWalk):
+    """A walk whose choices cycle through fixed fractions of their range, recorded in order."""
+
+    def __init__(self, phase: int = 0) -> None:
+        self.choices: list[int | bool] = []
+        self.phase = phase
+
+    def integer(self, lo: int, hi: int) -> int:
+        v = lo + ((len(self.choices) + self.phase) * 7 + 3) % (hi - lo + 1)
+        self.choices.append(v)
+        return v
+
+    def boolean(self) -> bool:
+        v = (len(self.choices) + self.phase) % 2 == 1
+        self.choices.append(v)
+        return v
+
+
+@st.composite
+def _pair(draw: st.DrawFn, hi: int) -> tuple[int, int]:
+    a = draw(st.integers(0, hi))
+    return a, draw(st.integers(a, hi + 5))
+
+
+def _replayed(strategy: st.SearchStrategy, choices: list) -> object:
+    """What Hypothesis draws from ``strategy`` given exactly ``choices`` (every one consumed)."""
+    from hypothesis.control import BuildContext
+    from hypothesis.internal.conjecture.data import ConjectureData
+
+    data = ConjectureData.for_choices(choices)
+    with BuildContext(data, wrapped_test=None):
+        value = data.draw(strategy)
+    assert len(data.choices) == len(choices)
+    return value
+
+
+#: one strategy of each kind StrategyWalk walks, as ctsgen's case strategies build them
+WALKED = {
+    "integers": st.integers(-5, 300), "fast_integers": hypothesis_reach.fast_integers(0, 2**32 - 1),
+    "booleans": st.booleans(), "sampled_from": st.sampled_from("abcde"), "just": st.just(7),
+    "one_of": st.one_of(st.just(1), st.integers(5, 9), st.booleans()), "one_of one": st.one_of(st.integers(0, 3)),
+    "tuples": st.tuples(st.integers(0, 3), st.booleans()), "builds": st.builds(complex, st.integers(0, 4),
+                                                                               imag=st.integers(1, 2)),
+    "composite": _pair(9), "map": st.integers(0, 9).map(lambda x: x * 3),
+    "nested": st.lists(st.none(), max_size=0).flatmap(lambda _: st.just(0)),
+}
+
+
+def test_a_strategy_walks_choices_draw_the_same_value_in_hypothesis() -> None:
+    why = _changed("StrategyWalk", "the strategy classes of hypothesis.strategies._internal (their attributes, "
+                   "and the choices Hypothesis draws for each)")
+    assert hypothesis_reach.bulk_draws_reachable(), why
+    for name, strategy in WALKED.items():
+        if name == "nested":  # flatmap is no kind a walk knows: refused by name, not walked wrongly
+            try:
+                _Counting()(strategy)
+            except TypeError as e:
+                assert "FamilySpec.bulk_draws" in str(e)
+                continue
+            raise AssertionError("a walk drew a flatmap")
+        for phase in range(3):
+            walk = _Counting(phase)
+            value = walk(strategy)
+            assert _replayed(strategy, walk.choices) == value, f"{name}: {why}"
+
+
+def test_drawn_choices_are_the_examples_choices_so_far() -> None:
+    why = _changed("drawn_choices", "a composite's draw (ConjectureData.draw) and ConjectureData.choices")
+    seen: list[tuple | None] = []
+
+    @st.composite
+    def two(draw: st.DrawFn) -> int:
+        a = draw(st.integers(0, 9))
+        seen.append(hypothesis_reach.drawn_choices(draw))
+        return a
+
+    assert _replayed(two(), [4]) == 4
+    assert seen == [(4,)], why
+    assert hypothesis_reach.drawn_choices(lambda s: 0) is None
+
+
+def test_choices_saved_for_shrinking_are_replayed_first_and_shrunk() -> None:
+    why = _changed("save_for_shrinking", "the key's .secondary corpus and hypothesis.database.choices_to_bytes")
     db = InMemoryExampleDatabase()
-    db.save(b"k.secondary", choices_to_bytes((3, 907)))
+    hypothesis_reach.save_for_shrinking(db, b"k", (3, 907))
     seen: list[tuple[int, int]] = []
 
     @settings(database=db, max_examples=10, phases=[Phase.reuse, Phase.shrink], deadline=None)
@@ -94,8 +165,50 @@ def test_a_choice_sequence_in_the_secondary_corpus_is_replayed_and_shrunk() -> N
         seen.append((a, b))
         assert b < 500
 
-    fails_from_500._hypothesis_internal_database_key = b"k"
-    with pytest.raises(AssertionError):
+    hypothesis_reach.set_database_key(fails_from_500, b"k")
+    try:
         fails_from_500()
-    assert seen[0] == (3, 907), WHAT_TO_CHECK
-    assert seen[-1] == (0, 500), WHAT_TO_CHECK
+    except AssertionError:
+        pass
+    else:
+        raise AssertionError("the saved choices were not replayed: no failure")
+    assert seen[0] == (3, 907), why
+    assert seen[-1] == (0, 500), why
+
+
+def _reaches(tree: ast.AST) -> list[str]:
+    """What a module's source reaches of Hypothesis's internals: imports and attribute names."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hypothesis") and \
+                ("internal" in node.module or "._" in node.module):
+            out.append(f"from {node.module} import ...")
+        elif isinstance(node, ast.Import):
+            out += [f"import {a.name}" for a in node.names
+                    if a.name.startswith("hypothesis") and ("internal" in a.name or "._" in a.name)]
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_hypothesis_internal"):
+            out.append(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                node.value.startswith("_hypothesis_internal"):
+            out.append(node.value)
+    return out
+
+
+def test_no_other_module_reaches_into_hypothesis() -> None:
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT.parent).as_posix()
+        if rel == REACH or "/tests/" in rel:
+            continue
+        hits = _reaches(ast.parse(path.read_text(encoding="utf-8")))
+        if hits:
+            found[rel] = hits
+    assert not found, f"Hypothesis internals reached outside {REACH} -> move each reach there: {found}"
+
+
+def test_the_reach_check_finds_a_planted_reach() -> None:
+    planted = ("from hypothesis.internal.conjecture import providers\n"
+               "import hypothesis.strategies._internal.numbers\n"
+               "def f(t):\n    t._hypothesis_internal_database_key = b''\n")
+    assert len(_reaches(ast.parse(planted))) == 3
+    assert _reaches(ast.parse("from hypothesis import strategies as st\nimport hypothesis.database\n")) == []

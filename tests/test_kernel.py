@@ -4,7 +4,9 @@ construction (compiled by glslang, validated by spirv-val) on every fixture prof
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from dataclasses import replace
 from pathlib import Path
 
@@ -243,6 +245,11 @@ def test_drawn_kernels_compile_validate_and_keep_the_rules_of_their_place(profil
         assert kernel_glsl.shared_bytes(k) <= prof.properties.get("maxComputeSharedMemorySize", 16384)
         assert Kernel.from_json(json.loads(json.dumps(k.to_json()))).digest == k.digest
         _check_places(k.body, per_subgroup=False, loop_body=False)
+        for s, _ in k.walk():  # no variable written back twice by one call (GLSL: copy-back order unspecified)
+            if isinstance(s, ir.Call):
+                f = k.functions[s.fn]
+                written = [a.var for a, q in zip(s.args, f.quals) if q != "in"] + ([s.dst.var] if s.dst else [])
+                assert len(written) == len(set(written)), s
         spirv = compile_glsl(kernel_glsl.glsl(k), f"{k.digest}.comp")
         assert validate_module(spirv)
 
@@ -259,6 +266,17 @@ def _check_places(body: tuple[ir.Stmt, ...], *, per_subgroup: bool, loop_body: b
         if isinstance(s, ir.If):
             for side in (s.then, s.orelse):
                 _check_places(side, per_subgroup=per_subgroup or s.per_subgroup, loop_body=False)
+
+
+@pytest.mark.parametrize("name", ["mesa-radv-gfx11-cm2", "mesa-anv-gfx9-cm2"])
+@pytest.mark.parametrize("construct", sorted(kernel_strategies.ENSURED))
+def test_every_construct_generates_on_the_mesa_fixture_profiles(name: str, construct: str) -> None:
+    """RADV (16x16x16 and flexible granules, wave64) and ANV (8x8x16 / 8x8x32 only, no flexible
+    dimensions): a kernel drawn to hold each construct holds it, at the profile's own sizes."""
+    prof = load_profile(PROFILES[[p.stem for p in PROFILES].index(name)])
+    for k in draw_examples(kernel_strategies.kernels(prof, ensure=construct), 3, 5):
+        assert any(kernel_strategies.ENSURED[construct](s) for s, _ in k.walk())
+        assert prof.supports_matrix(k.a) is None and prof.supports_matrix(k.c) is None
 
 
 def test_anv_kernels_keep_its_8x8_shapes() -> None:
@@ -281,3 +299,16 @@ def test_shrinking_a_kernel_that_needs_a_loop_ends_at_one_small_loop() -> None:
 def test_a_case_trip_count_shrinks_to_one_then_zero() -> None:
     assert find(kernel_strategies.trip_count(4), lambda t: True) == 1
     assert find(kernel_strategies.trip_count(4), lambda t: t != 1) == 0
+
+
+# -- copies -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("copier", [lambda k: pickle.loads(pickle.dumps(k)), copy.deepcopy], ids=["pickle", "deepcopy"])
+def test_a_copied_kernel_plans_its_own_statements(copier) -> None:  # type: ignore[no-untyped-def]
+    """A kernel handed to a worker process arrives as a copy: its plan must name the copy's statements, not
+    the sender's (CI: `generate --jobs 2` of coopmat-kernel raised KeyError when the cached plan travelled)."""
+    k = kernel(prologue() + (ir.Loop((ir.Load(Ref("a0")), ir.MulAdd(Ref("c0"), Ref("a0"), Ref("b0"), Ref("c0"))), 3),))
+    words = k.words  # the sender's layout is computed (and cached) before the copy
+    other = copier(k)
+    assert other.words == words and other.regions == k.regions
+    ran = kernel_eval.evaluate(other, memory(other, [3]))
+    assert all(np.array_equal(x, y) for x, y in zip(ran, kernel_eval.evaluate(k, memory(k, [3]))))

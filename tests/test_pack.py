@@ -289,7 +289,7 @@ def test_resume_keeps_earlier_failures_in_the_exit_status(pack):
 def test_a_seed_draws_the_same_cases_whatever_else_the_process_imported(tmp_path, monkeypatch):
     """Hypothesis mixes constants mined from every local module loaded so far into its draws: a
     user's module imported before ``generate`` changed 15 of 300 cases of the same seed, and an
-    editable install drew other packs than a regular one (ctsgen.strategies.sampling.pinned_constants)."""
+    editable install drew other packs than a regular one (ctsgen.strategies.hypothesis_reach.pinned_constants)."""
     import importlib
     import sys
 

@@ -49,3 +49,25 @@ def test_a_backend_that_cannot_start_is_one_error(pytester: pytest.Pytester, pac
     out = _usage_error(res)
     assert out.count("ctsgen: error:") == 1, out
     assert "no_such_module_xyz" in out
+
+
+@pytest.mark.parametrize("devices, device", [("99", 99), ("0,7", 0)])
+def test_a_device_the_reference_backend_cannot_be_on_is_one_usage_error(pytester: pytest.Pytester, pack: Path,
+                                                                        devices: str, device: int) -> None:
+    """Issue 45 item 5: ``--ctsgen-devices 99`` ran every case on the reference backend's one device and
+    recorded device_index 99; it is refused as ``ctsgen run --device 99`` is. Without xdist the process
+    is worker 0, so ``0,7`` gives it device 0, which the backend has: that run goes on."""
+    res = pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack), "--ctsgen-devices", devices)
+    if device:
+        out = _usage_error(res)
+        assert out.count("ctsgen: error:") == 1, out
+        assert "--ctsgen-devices 99: backend reference cannot select device 99; it has device 0 -> " in out
+    else:
+        res.assert_outcomes(passed=6)
+
+
+def test_a_negative_device_number_is_a_usage_error(pytester: pytest.Pytester, pack: Path) -> None:
+    """``--ctsgen-devices -1`` was taken as device -1 (no backend has it) and recorded as such."""
+    out = _usage_error(pytester.runpytest("-p", "no:cacheprovider", "--ctsgen-pack", str(pack),
+                                          "--ctsgen-devices", "0,-1"))
+    assert "--ctsgen-devices '0,-1': expected device numbers, e.g. 0,1" in out

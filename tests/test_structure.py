@@ -21,10 +21,11 @@ import ctsgen
 from ctsgen.core.mutant import Mutant
 from ctsgen.errors import CtsgenError
 from ctsgen.mutants.catalogue import catalogue
-from tests.structure import (Source, backend_family_reaches, backend_name_tests, command_line_importers,
-                             core_reaches, family_imports, family_names_outside_their_family, import_cycles,
-                             mutant_target_escapes, ops_family_reaches, private_reaches,
-                             root_imports_above_the_bottom, signal_installs, upward_imports)
+from tests.structure import (Source, backend_family_reaches, backend_name_tests, backend_names,
+                             command_line_importers, core_reaches, family_imports,
+                             family_names_outside_their_family, import_cycles, local_import_reasons,
+                             local_imports_without_a_reason, mutant_target_escapes, ops_family_reaches,
+                             private_reaches, root_imports_above_the_bottom, signal_installs, upward_imports)
 
 REAL = Source(Path(ctsgen.__file__).parent)
 
@@ -46,7 +47,7 @@ def plant(tmp_path: Path) -> Callable[[str, str], Source]:
 
 def test_the_import_graph_sees_every_kind_of_import() -> None:
     """The checker itself: the kinds of import a cycle or an upward reach can hide behind are edges."""
-    assert "ctsgen.backends.supervise" in REAL.imports("ctsgen.backends.registry")  # inside a function
+    assert "ctsgen.mutants.deviations" in REAL.imports("ctsgen.results.expectations")  # inside a function
     assert "ctsgen.core.family" in REAL.imports("ctsgen.toolchain.variants")  # under TYPE_CHECKING
     assert "ctsgen.core" in REAL.imports("ctsgen.runner.run")  # the package an import runs
     assert "ctsgen.core.verdict" in REAL.imports("ctsgen.runner.run")  # a from-import
@@ -176,18 +177,73 @@ def test_only_signals_installs_signal_handlers(plant) -> None:
                for f in signal_installs(planted))
 
 
-@pytest.mark.parametrize("code", [
-    'def f(backend):\n    return backend.name == "vulkan"',
-    'def f(args):\n    return args.backend in ("reference", "vulkan")',
-    'def f(backend_name):\n    return backend_name.startswith("mutant:")',
-    'def f(backend):\n    return "vulkan" != type(backend).__name__.lower()',
+@pytest.mark.parametrize("path, code", [
+    ("runner/run.py", 'def f(backend):\n    return backend.name == "vulkan"'),
+    ("runner/run.py", 'def f(args):\n    return args.backend in ("reference", "vulkan")'),
+    ("runner/run.py", 'def f(backend_name):\n    return backend_name.startswith("mutant:")'),
+    ("runner/run.py", 'def f(backend):\n    return "vulkan" != type(backend).__name__.lower()'),
+    # whatever the compared value is called (issue 45): a name, a prefix, a table, a constant, a match
+    ("execute/run.py", 'def f(b):\n    return b.name == "vulkan"'),
+    ("execute/run.py", 'def f(b):\n    return b.split(":")[0] == "mutant"'),
+    ("execute/run.py", 'def f(who):\n    return who.startswith(f"mutant:{0}")'),
+    ("execute/run.py", 'def f(kind):\n    return kind not in {"reference": 1}'),
+    ("execute/run.py", 'SOFT = "reference"\ndef f(kind):\n    return kind is SOFT'),
+    ("execute/run.py", 'def f(b):\n    match b.name:\n        case "vulkan":\n            return 1'),
+    ("cli/generate.py", 'def f(args):\n    return args.backend == REFERENCE_PROFILE'),  # the exemption is narrow
 ])
-def test_no_code_asks_a_backend_its_name(plant, code: str) -> None:
+def test_no_code_asks_a_backend_its_name(plant, path: str, code: str) -> None:
     """A backend says what it can do through its capability attributes (docs/architecture.md,
     "Adding a backend"); only the registry reads names."""
     assert backend_name_tests(REAL) == []
-    found = backend_name_tests(plant("runner/run.py", code))
-    assert len(found) == 1 and found[0].startswith("ctsgen.runner.run:")
+    module = "ctsgen." + path.removesuffix(".py").replace("/", ".")
+    found = backend_name_tests(plant(path, code))
+    assert len(found) == 1 and found[0].startswith(f"{module}:"), found
+
+
+def test_a_backend_the_registry_gains_is_covered(plant) -> None:
+    """The names are the registry's (``BUILTIN``, ``BUILTIN_PREFIXED``), not a list in the rule."""
+    assert backend_names(REAL) == ({"reference", "vulkan"}, {"mutant"})
+    plant("backends/registry.py", 'BUILTIN = {"swiftshader": "my_pkg.backend:SwiftShader"}')
+    found = backend_name_tests(plant("execute/run.py", 'def f(b):\n    return b.name == "swiftshader"'))
+    assert [f for f in found if f.startswith("ctsgen.execute.run:")] != []
+
+
+def test_a_name_shared_with_a_backend_is_no_test_of_one(plant) -> None:
+    """Assignments and defaults name a backend without asking one which it is."""
+    planted = plant("execute/run.py", 'def f(backend: str = "reference", n: str = f"mutant:{1}"):\n'
+                                      '    name = "vulkan"\n    return {"vulkan": backend}')
+    assert backend_name_tests(planted) == []
+
+
+def test_every_import_inside_a_function_says_why() -> None:
+    """An import belongs at the top of its module unless it breaks a cycle, defers an optional
+    dependency or keeps a start-up light, and says which (``tests/structure.py``, LOCAL_IMPORT_REASONS)."""
+    assert local_imports_without_a_reason(REAL) == []
+    reasons = local_import_reasons(REAL)
+    assert set(reasons) <= {"optional", "startup"} and len(reasons["optional"]) >= 10
+    assert any(f.startswith("ctsgen.backends.vulkan:") and f.endswith("import vulkan_py") for f in reasons["optional"])
+
+
+@pytest.mark.parametrize("path, code, module", [
+    ("execute/run.py", "def f():\n    from ctsgen.errors import UserError", "ctsgen.execute.run"),
+    ("ops/cm2.py", "def f():\n    if True:\n        import json  # imported here: rarely used", "ctsgen.ops.cm2"),
+    ("families/decode/tests/test_decode.py", "def test_x():\n    g = lambda: __import__('os')\n    import os",
+     "ctsgen.families.decode.tests.test_decode"),
+    ("cli/run.py", "class C:\n    def m(self):\n        import numpy as np  # local: speed", "ctsgen.cli.run"),
+])
+def test_a_local_import_without_a_reason_is_found(plant, path: str, code: str, module: str) -> None:
+    """Planted: a plain one, one under an ``if`` with a comment that is no reason, one in a test,
+    a method's with an unknown reason."""
+    found = local_imports_without_a_reason(plant(path, code))
+    assert len(found) == 1 and found[0].startswith(f"{module}:"), found
+
+
+def test_a_local_import_with_a_reason_is_not(plant) -> None:
+    planted = plant("execute/run.py", "def f():\n    import matplotlib  # local: optional (the plot extra)\n"
+                                      "    from ctsgen.errors import (UserError,\n"
+                                      "                               CtsgenError)  # local: cycle\n"
+                                      "import json\nif json:\n    import os")
+    assert local_imports_without_a_reason(planted) == []
 
 
 def test_every_ctsgen_error_derives_from_the_one_base() -> None:

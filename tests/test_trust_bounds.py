@@ -64,18 +64,14 @@ def test_a_case_name_read_as_a_baseline_comment_is_refused(pack: Path, capsys) -
 @pytest.mark.slow
 def test_jobs_start_no_more_processes_than_the_machine_has_cores(tmp_path: Path, monkeypatch,
                                                                  session_spirv_cache: Path, capsys) -> None:
-    started: list[int] = []
-    real = ctsgen.pack.workers.multiprocessing.get_context
+    started: list[int] = []  # the processes of each pool generate starts
+    real = ctsgen.pack.workers.WorkerPool.__init__
 
-    class Counting:
-        def __getattr__(self, name):
-            return getattr(real(), name)
+    def counting(self, processes, context):
+        started.append(processes)
+        real(self, processes, context)
 
-        def Pool(self, processes, **kw):  # noqa: N802 - multiprocessing's name
-            started.append(processes)
-            return real().Pool(processes, **kw)
-
-    monkeypatch.setattr(ctsgen.pack.workers.multiprocessing, "get_context", Counting)
+    monkeypatch.setattr(ctsgen.pack.workers.WorkerPool, "__init__", counting)
     monkeypatch.setattr(ctsgen.pack.workers.os, "cpu_count", lambda: 2)
     assert main(["generate", "--count", "4", "--jobs", "100000", "--out", str(tmp_path / "p")]) == 0
     assert started and max(started) <= 2

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ctsgen.cli import main
+from ctsgen.mutants import deviations
 from one_line_errors import fails_with
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,6 +34,15 @@ def test_run_names_an_expected_deviation_that_reaches_no_case(pack: Path, capsys
     assert "warning: --expect-deviation gemm-ignores-beta reached no case" in err
     assert main(["run", str(pack), "--quiet", "--expect-deviation", "repeat-c-remainder"]) == 0
     assert "warning" not in capsys.readouterr().err  # a tensor-layout deviation reaches a tensor-layout pack
+
+
+def test_a_deviation_an_earlier_command_reached_is_not_reached_by_the_next(pack: Path, capsys) -> None:
+    """Reaches count per command: in one process (a test suite, ``main(argv)`` called again) a deviation
+    that reached a case in an earlier command, here a cm2-gemm oracle under gemm-ignores-beta, does not
+    silence the warning of a later command it reaches nothing in (the whole suite's order hid it)."""
+    deviations._REACHED.add("gemm-ignores-beta")  # as an earlier command's cm2-gemm oracle left it
+    assert main(["run", str(pack), "--quiet", "--expect-deviation", "gemm-ignores-beta"]) == 0
+    assert "warning: --expect-deviation gemm-ignores-beta reached no case" in capsys.readouterr().err
 
 
 def test_fuzz_names_an_expected_deviation_that_reaches_no_case(tmp_path: Path, capsys) -> None:

@@ -45,10 +45,12 @@ def _instance(cls: type[CtsgenError]) -> CtsgenError:
     params = [p for p in inspect.signature(cls.__init__).parameters.values()
               if p.name != "self" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
               and p.default is p.empty]
+    keywords = {p.name: f"{p.name} text" for p in inspect.signature(cls.__init__).parameters.values()
+                if p.kind is p.KEYWORD_ONLY and p.default is p.empty}  # ToolchainFinding's route, family, ...
     if not params:
-        return cls("what is wrong -> the fix")
+        return cls("what is wrong -> the fix", **keywords)
     args = [1.5 if p.annotation in ("float", float) else f"{p.name} text" for p in params]
-    return cls(*args)
+    return cls(*args, **keywords)
 
 
 def test_every_ctsgen_error_survives_a_pickle_round_trip() -> None:

@@ -21,6 +21,14 @@ from ctsgen.core.shader import Dispatch, ShaderVariant
 from ctsgen.device.profile import DeviceProfile
 
 
+#: The default build budget (``--build-budget``): seconds one variant's pipeline build may take (its
+#: creation, and its first dispatch's compile where the driver compiles then) before its cases are
+#: BuildTimeout. Generous for a GPU (the H100's slowest measured build, a 5-D decode variant, took 78 s)
+#: and for lavapipe on two cores (a 32x64x16 MulAdd builds in about 9 s, 64x64x16 in 77 s; 64x64x32
+#: takes over 300 s: docs/validation.md, "lavapipe build time").
+BUILD_BUDGET_S = 120.0
+
+
 @runtime_checkable
 class Backend(Protocol):
     """What the runner needs from a backend.
@@ -112,6 +120,15 @@ class _Completed(Backend):
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.inner, attr)
+
+
+def build_seconds(backend: Any, variant_id: str) -> float | None:
+    """Seconds the latest build of ``variant_id``'s pipeline took on ``backend`` (its creation and, where
+    the driver compiles at the first dispatch, that compile): the optional member
+    ``build_seconds(variant_id)`` of a backend that builds pipelines (the Vulkan backend, and a
+    supervised worker of one); None for any other, or for a variant it has not built."""
+    seconds = getattr(backend, "build_seconds", None)
+    return seconds(variant_id) if seconds is not None else None
 
 
 def validation_messages(backend: Any) -> list[str]:

@@ -9,15 +9,14 @@ from pathlib import Path
 from ctsgen.version import __version__
 from ctsgen.device.profile import parse_profile
 from ctsgen.device.readout import format_profile
+from ctsgen.backends import vulkan
 
 
 def capture(device: int, out: Path | None) -> str:
     """The read-out of Vulkan device ``device``, checked by reading it back, written to ``out``
     (when given) and returned. The Vulkan backend reads the device (its features, properties
     and combination lists, as a fuzz or run on it sees them)."""
-    from ctsgen.backends.vulkan import VulkanBackend
-
-    with VulkanBackend(device) as backend:
+    with vulkan.VulkanBackend(device) as backend:
         profile = backend.profile()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     text = format_profile(profile, [f"Read off Vulkan device {device}, {profile.name}, by `ctsgen profile` "

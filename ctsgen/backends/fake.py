@@ -41,6 +41,7 @@ class FaultyBackend(Backend):
         self.build_s = build_s  # each pipeline build takes this long, like a driver's slow compile
         self.failing_builds = frozenset(failing_builds)  # variant ids whose pipeline build fails
         self._ref = ReferenceBackend()
+        self._builds: dict[str, float] = {}  # variant id -> the seconds its "build" took (build_seconds)
 
     def profile(self) -> DeviceProfile:
         return self._ref.profile()
@@ -51,6 +52,11 @@ class FaultyBackend(Backend):
         failed = sorted(v.id for v in variants if v.id in self.failing_builds)
         if failed:
             raise BackendError(f"vkCreateComputePipelines failed for {', '.join(failed)} (injected)")
+        self._builds.update((v.id, self.build_s) for v in variants)
+
+    def build_seconds(self, variant_id: str) -> float | None:
+        """The seconds ``variant_id``'s "build" took (``build_s``); None before its first."""
+        return self._builds.get(variant_id)
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         n_buf = len(dispatch.variant.buffers)

@@ -21,6 +21,7 @@ from typing import Any
 from ctsgen.backends.base import Backend, as_backend
 from ctsgen.backends.pipeline_cache import pipeline_cache_enabled
 from ctsgen.errors import UnknownNameError, UserError
+from ctsgen.backends.supervise import SupervisedBackend
 
 #: The entry-point group under which other distributions register backends by name:
 #: ``[project.entry-points."ctsgen.backends"] mydriver = "my_pkg.backend:MyBackend"``.
@@ -100,12 +101,16 @@ def check_device(backend: str, device: int | None) -> None:
                         "leave --device out, or use a backend that selects devices (--backend vulkan)")
 
 
-def open_backend(name: str, isolation: str = "auto", device: int | None = None, validation: bool = False) -> Backend:
+def open_backend(name: str, isolation: str = "auto", device: int | None = None, validation: bool = False,
+                 build_budget_s: float | None = None) -> Backend:
     """The backend called ``name``, in a supervised worker process unless ``isolation`` is
     ``none`` (``auto``: a worker for everything but the reference backend; a mutant must
     run in a worker, or its fault would leak into the expectations). ``device`` picks the
     Vulkan device (software backends have one); ``validation`` runs the Vulkan backend under
-    the Khronos validation layer (ctsgen.backends.validation)."""
+    the Khronos validation layer (ctsgen.backends.validation); ``build_budget_s`` bounds each
+    variant's pipeline build in the worker (``--build-budget``; None: ``BUILD_BUDGET_S``), past which
+    its cases are BuildTimeout; in this process (``isolation`` none) a backend that bounds its own builds
+    (a ``build_budget_s`` attribute: the Vulkan backend) is given it."""
     pipeline_cache_enabled()  # a CTSGEN_PIPELINE_CACHE that is neither 0 nor 1: one line, before any work
     factory = backend_factory(name)
     can = capabilities(factory)
@@ -117,7 +122,10 @@ def open_backend(name: str, isolation: str = "auto", device: int | None = None, 
     if validation:
         factory = functools.partial(factory, validation=True)
     if isolation == "process" or (isolation == "auto" and not can.in_process):
-        from ctsgen.backends.supervise import SupervisedBackend
-
-        return SupervisedBackend(factory, name=name)
-    return as_backend(factory())
+        if build_budget_s is None:
+            return SupervisedBackend(factory, name=name)
+        return SupervisedBackend(factory, name=name, build_timeout_s=build_budget_s)
+    backend = as_backend(factory())
+    if build_budget_s is not None and hasattr(backend, "build_budget_s"):
+        backend.build_budget_s = build_budget_s
+    return backend

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, as_backend, validation_messages
+from ctsgen.backends.base import BUILD_BUDGET_S, Backend, as_backend, build_seconds, validation_messages
 from ctsgen.errors import BackendError, BuildTimeout, DeviceLost, DispatchTimeout, WorkerCrashed
 from ctsgen.core.shader import Dispatch, ShaderVariant
 from ctsgen.device.profile import DeviceProfile
@@ -44,10 +44,11 @@ from ctsgen.signals import leave_interrupts_to_the_parent
 GRACE_S = 20.0
 START_TIMEOUT_S = 120.0
 PREPARE_S_PER_VARIANT = 2.0
-#: Bound on building one variant's pipeline before its first dispatch. A driver can take minutes
-#: for some large flexible-size pipelines through 5-D layouts (docs/validation.md, the decode
-#: Timeout triage): past this bound the verdict is BuildTimeout, not a dispatch Timeout.
-BUILD_TIMEOUT_S = 300.0
+#: Bound on building one variant's pipeline before its first dispatch, by default (``--build-budget``).
+#: A driver can take minutes for some large flexible-size pipelines (docs/validation.md, the decode
+#: Timeout triage and "lavapipe build time"): past this bound the verdict is BuildTimeout, not a
+#: dispatch Timeout.
+BUILD_TIMEOUT_S = BUILD_BUDGET_S
 #: The command the worker process is started through (see the module's docstring).
 WORKER_LAUNCHER_ENV = "CTSGEN_WORKER_LAUNCHER"
 
@@ -86,8 +87,13 @@ def _started_through(launcher: Sequence[str]) -> Iterator[None]:
         mp_util.spawnv_passfds = original
 
 
-def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
+def _serve(conn: Connection, factory: Callable[[], Backend], build_budget_s: float = BUILD_TIMEOUT_S) -> None:
     """The worker: build the backend, then answer requests until told to close.
+
+    A backend that bounds its own builds (a ``build_budget_s`` attribute: the Vulkan backend) gets
+    the supervisor's bound, so that whichever of the two sees the budget spent first, the verdict is
+    BuildTimeout. Each answer to ``run`` and ``prepare`` carries the build seconds of the variants
+    built since the last answer (``build_seconds``), for the supervisor's :meth:`build_seconds`.
 
     A ``prepare_soon`` request gets no answer: the worker says when the build starts and
     when it has ended (``("phase", "build")``, ``("phase", "built")``), and the supervisor
@@ -100,11 +106,23 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
     leave_interrupts_to_the_parent()
     try:
         backend = as_backend(factory())
+        if hasattr(backend, "build_budget_s"):
+            backend.build_budget_s = build_budget_s
         conn.send(("ok", backend.profile()))
     except BaseException as exc:  # report anything, including missing drivers
         conn.send(("error", type(exc).__name__, str(exc)))
         return
     built: set[str] = set()  # variants whose pipeline this worker has built (or tried to)
+    timed: dict[str, float] = {}  # build seconds already sent to the supervisor
+
+    def builds(variants: Sequence[ShaderVariant]) -> dict[str, float]:
+        """The build seconds of ``variants`` not sent yet."""
+        out = {}
+        for v in variants:
+            seconds = build_seconds(backend, v.id)
+            if seconds is not None and timed.get(v.id) != seconds:
+                out[v.id] = timed[v.id] = seconds
+        return out
     ahead = {"ahead_s": 0.0}  # seconds of prepare_soon builds, within the backend's prepare_s
 
     def stats() -> dict[str, float]:
@@ -129,7 +147,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
                     built.add(variant.id)
                     conn.send(("phase", "dispatch"))
                 outputs = backend.run(request[1], request[2])
-                conn.send(("ok", (outputs, stats(), validation_messages(backend))))
+                conn.send(("ok", (outputs, stats(), validation_messages(backend), builds([variant]))))
             elif op == "prepare_soon":
                 todo = [v for v in request[1] if v.id not in built]
                 if todo:
@@ -146,7 +164,7 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
             elif op == "prepare":
                 backend.prepare(request[1])
                 built.update(v.id for v in request[1])
-                conn.send(("ok", stats()))
+                conn.send(("ok", (stats(), builds(request[1]))))
             elif op == "stats":
                 conn.send(("ok", stats()))
             elif op == "close":
@@ -155,8 +173,8 @@ def _serve(conn: Connection, factory: Callable[[], Backend]) -> None:
                 break
         except BaseException as exc:
             conn.send(("error", type(exc).__name__, str(exc)))
-            if isinstance(exc, (DispatchTimeout, DeviceLost)):
-                break  # this process's device is unusable: let the supervisor replace it
+            if isinstance(exc, (DispatchTimeout, BuildTimeout, DeviceLost)):
+                break  # this process's device is unusable (busy or lost): let the supervisor replace it
 
 
 _ERRORS: dict[str, type[BackendError]] = {"DispatchTimeout": DispatchTimeout, "DeviceLost": DeviceLost}
@@ -180,6 +198,7 @@ class SupervisedBackend(Backend):
         self.restart_s = 0.0  # time spent starting replacement workers
         self._messages: list[str] = []  # validation messages not yet taken (validation_messages)
         self._done_stats: dict[str, float] = {}  # summed over workers that are gone
+        self._builds: dict[str, float] = {}  # variant id -> seconds of its latest build, in any worker
         self._live_stats: dict[str, float] = {}  # the current worker's backend stats
         #: a request was sent and its answer not yet read: an exception that abandons the wait (SIGTERM
         #: or Ctrl-C raised inside it) leaves that answer in the pipe, where the next request would read it
@@ -192,7 +211,7 @@ class SupervisedBackend(Backend):
     # -- worker lifecycle ------------------------------------------------
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
-        self._proc = self._ctx.Process(target=_serve, args=(child, self.factory), daemon=True)
+        self._proc = self._ctx.Process(target=_serve, args=(child, self.factory, self.build_timeout_s), daemon=True)
         with _started_through(self._launcher):
             self._proc.start()
         child.close()
@@ -259,7 +278,7 @@ class SupervisedBackend(Backend):
         if not ready:
             self._kill()
             if phase == "build":
-                raise BuildTimeout(variant_id or what, time.monotonic() - phase_start)
+                raise BuildTimeout(variant_id or what, time.monotonic() - phase_start, self.build_timeout_s)
             timeout = DispatchTimeout(f"{what}: no answer within {wait_s:.1f} s; the worker was killed")
             timeout.waited_s = waited
             raise timeout
@@ -275,6 +294,9 @@ class SupervisedBackend(Backend):
             raise WorkerCrashed(f"{what}: the worker process died ({how})") from None
         if reply[0] == "error":
             _, kind, text = reply
+            if kind == "BuildTimeout":  # the worker's backend saw the budget spent before this bound did
+                self._kill()
+                raise BuildTimeout(variant_id or what, time.monotonic() - phase_start, self.build_timeout_s)
             if kind in _ERRORS:
                 self._kill()
                 error = _ERRORS[kind](text)
@@ -294,9 +316,11 @@ class SupervisedBackend(Backend):
     def prepare(self, variants: Sequence[ShaderVariant]) -> None:
         """Forward to the worker's backend (building pipelines ahead, where it can)."""
         self._ensure()
-        self._fold_stats(self._request(("prepare", list(variants)),
-                                       self.build_timeout_s + PREPARE_S_PER_VARIANT * len(variants),
-                                       "preparing pipelines"))
+        stats, builds = self._request(("prepare", list(variants)),
+                                      self.build_timeout_s + PREPARE_S_PER_VARIANT * len(variants),
+                                      "preparing pipelines")
+        self._fold_stats(stats)
+        self._builds.update(builds)
 
     def prepare_soon(self, variants: Sequence[ShaderVariant]) -> None:
         """Ask the worker to build ``variants`` and return at once (see :func:`_serve`): the
@@ -311,12 +335,18 @@ class SupervisedBackend(Backend):
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
         self._ensure()
-        outputs, stats, messages = self._request(("run", dispatch, timeout_s), timeout_s + self.grace_s,
-                                                 f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases",
-                                                 variant_id=dispatch.variant.id)
+        outputs, stats, messages, builds = self._request(
+            ("run", dispatch, timeout_s), timeout_s + self.grace_s,
+            f"shader variant {dispatch.variant.id}, {dispatch.workgroups} cases", variant_id=dispatch.variant.id)
         self._fold_stats(stats)
         self._messages += messages
+        self._builds.update(builds)
         return outputs
+
+    def build_seconds(self, variant_id: str) -> float | None:
+        """Seconds of the latest build of ``variant_id`` in a worker (see ``base.build_seconds``), as its
+        worker reported it with the answer to a dispatch or a prepare; None if none did."""
+        return self._builds.get(variant_id)
 
     def validation_messages(self) -> list[str]:
         """The worker's validation messages that came back with its dispatches since the last call."""

@@ -31,6 +31,13 @@ What the backend does, in Vulkan's terms:
   kept on disk per device and driver and published as it grows
   (:mod:`ctsgen.backends.pipeline_cache`; ``CTSGEN_PIPELINE_CACHE=0`` turns it off); the wait on the fence is
   bounded by ``timeout_s``.
+* **Build.** A variant's build is its ``vkCreateComputePipelines`` and then one submission of a
+  dispatch of zero workgroups with the pipeline bound (:meth:`VulkanBackend._warm_up`): no invocation
+  runs (the valid usage of ``vkCmdDispatch`` bounds the counts only from above), but a driver that
+  compiles at the first dispatch, as lavapipe does (docs/validation.md, "lavapipe build time"),
+  compiles there. So the build's seconds (``build_seconds``, ``stats["build_s"]``) are the whole
+  compile on every driver, and the first dispatch of the cases costs what any other does; the
+  supervised worker bounds the build by the build budget (``--build-budget``), apart from the dispatch.
 
 A dispatch that does not finish in time leaves the device busy with memory
 this process still owns, so after :class:`DispatchTimeout` the backend
@@ -54,8 +61,8 @@ from typing import Any, Self
 
 import numpy as np
 
-from ctsgen.backends.base import Backend
-from ctsgen.errors import BackendError, DeviceLost, DispatchTimeout
+from ctsgen.backends.base import BUILD_BUDGET_S, Backend
+from ctsgen.errors import BackendError, BuildTimeout, DeviceLost, DispatchTimeout
 from ctsgen.core.shader import Dispatch, MatrixConversion, ShaderVariant, matrix_conversions
 from ctsgen.backends.kept import KeptObjects
 from ctsgen.backends.pipeline_cache import (CacheIdentity, PipelineCacheFile, Publisher, fold_parts,
@@ -145,7 +152,7 @@ LOADER_FIX = ("apt-get install libvulkan1 and the GPU's driver; with no GPU, lav
 def _import_vulkan_py() -> ModuleType:
     """Import ``vulkan_py``, turning a missing package or loader into a :class:`BackendError`."""
     try:
-        import vulkan_py
+        import vulkan_py  # local: optional
     except ImportError as exc:
         raise BackendError("the Vulkan backend needs the vulkan_py package -> pip install 'ctsgen[vulkan]' "
                            f"(and a Vulkan loader: {LOADER_FIX})") from exc
@@ -176,6 +183,8 @@ class _Pipeline:
     layout: Any  # VkPipelineLayout
     pipeline: Any  # VkPipeline
     bindings: tuple[int, ...]
+    created_s: float = 0.0  # seconds of its vkCreateShaderModule + vkCreateComputePipelines
+    warm: bool = False  # its zero-workgroup dispatch has run (VulkanBackend._warm_up): the build is done
 
 
 @dataclass
@@ -204,7 +213,7 @@ class VulkanBackend(Backend):
     validation_layer = True
 
     def __init__(self, device_index: int = 0, kept_pipelines: int | None = KEPT_PIPELINES,
-                 validation: bool = False) -> None:
+                 validation: bool = False, build_budget_s: float = BUILD_BUDGET_S) -> None:
         self._vk = _import_vulkan_py()
         #: ``--validation``: the Khronos validation layer and its messages (ctsgen.backends.validation)
         self._validation = ValidationMessenger(self._vk) if validation else None
@@ -224,7 +233,13 @@ class VulkanBackend(Backend):
         self._profile = DeviceProfile()
         #: where the time goes: pipeline creation vs. submitted work (for benchmarks and run summaries)
         self.stats: dict[str, float] = {"pipelines": 0, "pipeline_s": 0.0, "dispatches": 0, "dispatch_s": 0.0,
-                                        "pipelines_evicted": 0}
+                                        "pipelines_evicted": 0, "builds": 0, "build_s": 0.0}
+        #: the bound on one build's zero-workgroup dispatch, in this process (the supervised worker's
+        #: supervisor bounds the whole build by the same budget, and kills a worker past it)
+        self.build_budget_s = build_budget_s
+        self._builds: dict[str, float] = {}  # variant id -> seconds of its latest build (build_seconds)
+        #: the build that left the device busy, by variant id: its dispatch says so (built ahead by prepare)
+        self._over_budget: dict[str, BuildTimeout] = {}
         try:
             self._create_instance()
             self._select_physical_device(device_index)
@@ -261,6 +276,8 @@ class VulkanBackend(Backend):
         """
         if self._device is None:
             raise BackendError("the Vulkan backend is closed")
+        if dispatch.variant.id in self._over_budget:
+            raise self._over_budget[dispatch.variant.id]
         if self._hung:
             raise BackendError(f"the device is still busy with a dispatch that timed out ({self._hung}); "
                                "start a new process for further work")
@@ -273,7 +290,7 @@ class VulkanBackend(Backend):
             raise BackendError(f"{variant.id}: {dispatch.workgroups} workgroups is outside 1.."
                                f"maxComputeWorkGroupCount[0] = {max_groups}; split the dispatch")
         t0 = time.perf_counter()
-        pipeline = self._pipeline(variant)
+        pipeline = self._built(variant)
         with self._pipelines_lock:
             self._pipelines.use(variant.id)
         t1 = time.perf_counter()
@@ -324,16 +341,61 @@ class VulkanBackend(Backend):
             return
         t0 = time.perf_counter()
         workers = threads or min(16, os.cpu_count() or 1)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(self._try_pipeline, variants))
-        self.stats["prepare_s"] = self.stats.get("prepare_s", 0.0) + time.perf_counter() - t0
-
-    def _try_pipeline(self, variant: ShaderVariant) -> None:
-        """Build a pipeline if possible; a failure surfaces again at that variant's dispatch."""
         try:
-            self._pipeline(variant)
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                list(pool.map(self._try_pipeline, variants))
+            for variant in variants:  # on this thread: the command buffer and the queue are ours alone
+                self._try_pipeline(variant, warm=True)
+        finally:
+            self.stats["prepare_s"] = self.stats.get("prepare_s", 0.0) + time.perf_counter() - t0
+
+    def _try_pipeline(self, variant: ShaderVariant, warm: bool = False) -> None:
+        """Create a pipeline (``warm``: and finish its build, :meth:`_built`) if possible; a failure
+        surfaces again at that variant's dispatch. A build past its budget leaves the device busy: raised."""
+        try:
+            self._built(variant) if warm else self._pipeline(variant)
+        except BuildTimeout:
+            raise
         except BackendError:
             pass
+
+    def build_seconds(self, variant_id: str) -> float | None:
+        """Seconds of the latest build of ``variant_id``'s pipeline: its creation and its zero-workgroup
+        dispatch (see the module docstring); None if this backend has not built it."""
+        return self._builds.get(variant_id)
+
+    def _built(self, variant: ShaderVariant) -> _Pipeline:
+        """The pipeline of ``variant``, its build finished: created (:meth:`_pipeline`), then warmed
+        up once (:meth:`_warm_up`), its build's seconds recorded. Called from one thread at a time."""
+        pipeline = self._pipeline(variant)
+        if not pipeline.warm:
+            seconds = pipeline.created_s + self._warm_up(variant, pipeline)
+            pipeline.warm = True
+            self._builds[variant.id] = seconds
+            self.stats["builds"] += 1
+            self.stats["build_s"] += seconds
+        return pipeline
+
+    def _warm_up(self, variant: ShaderVariant, pipeline: _Pipeline) -> float:
+        """Submit one dispatch of zero workgroups with ``pipeline`` bound (its descriptor set naming
+        16-byte scratch buffers that no invocation reads) and wait for it, bounded by
+        ``build_budget_s``: a driver that compiles at the first dispatch compiles here. Returns its
+        seconds; raises :class:`BuildTimeout` past the budget (the device stays busy compiling)."""
+        scratch = [np.zeros(4, np.uint32) for _ in pipeline.bindings]
+        t0 = time.perf_counter()
+        alloc = self._allocate(scratch, pipeline)
+        try:
+            self._record_and_submit(pipeline, alloc, 0)
+            try:
+                self._wait(variant, self.build_budget_s)
+            except DispatchTimeout:
+                alloc = None  # the device may still use it: leak it (see the module docstring)
+                self._over_budget[variant.id] = BuildTimeout(variant.id, time.perf_counter() - t0, self.build_budget_s)
+                raise self._over_budget[variant.id] from None
+        finally:
+            if alloc is not None:
+                self._free(alloc)
+        return time.perf_counter() - t0
 
     def close(self) -> None:
         """Destroy every Vulkan object; after a dispatch timed out, leak the device instead (still busy)."""
@@ -567,6 +629,7 @@ class VulkanBackend(Backend):
             dev.vkDestroyDescriptorSetLayout(set_layout, None)
             self._check(res, f"{variant.id}: vkCreatePipelineLayout")
         pipeline = vk.VkPipeline()
+        created = time.perf_counter()
         code = (ctypes.c_uint32 * (len(variant.spirv) // 4)).from_buffer_copy(variant.spirv)
         module = vk.VkShaderModule()
         res = dev.vkCreateShaderModule(
@@ -583,7 +646,7 @@ class VulkanBackend(Backend):
             dev.vkDestroyPipelineLayout(layout, None)
             dev.vkDestroyDescriptorSetLayout(set_layout, None)
             self._check(res, f"shader variant {variant.id}: {what}")
-        entry = _Pipeline(variant.spirv, set_layout, layout, pipeline, bindings)
+        entry = _Pipeline(variant.spirv, set_layout, layout, pipeline, bindings, time.perf_counter() - created)
         with self._pipelines_lock:
             if self._pipelines.get(variant.id) is None:
                 self._pipelines.add(variant.id, entry)

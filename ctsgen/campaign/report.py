@@ -132,9 +132,9 @@ def status_text(cdir: CampaignDir) -> str:
 
 def _plot_throughput(points: list[tuple[float, float]], path: Path) -> bool:
     try:
-        import matplotlib
+        import matplotlib  # local: optional
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # local: optional
     except ImportError:
         return False
     fig, ax = plt.subplots(figsize=(8, 3))

@@ -258,7 +258,13 @@ class Worker:
                 fuzzer.request_stop()
             try:
                 report = fuzzer.run()
-            finally:
+                self.in_round = False  # from here a stop interrupts nothing (_interrupt raises only in a round)
+            except KeyboardInterrupt:  # a stop that landed in the round but outside the fuzz loop's own
+                # handler (before it, or after it recorded the smallest failure): the round ends with
+                # what the loop has reported, journalled as stopped like any other
+                self.in_round = False
+                report = fuzzer.report
+            finally:  # any other error: no stop may raise into what handles it
                 self.in_round = False
             for case, result in report.failures:
                 self.place(case, result)

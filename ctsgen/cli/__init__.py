@@ -12,6 +12,7 @@ from ctsgen.cli import bench, campaign, coverage, doctor, fuzz, generate, mutant
 from ctsgen.cli.args import OneLineParser, exit_quietly_on_broken_pipe, interrupts_as_one_line, keep_hypothesis_out_of_cwd
 from ctsgen.errors import user_errors
 from ctsgen.fuzz.deadline import process_started
+from ctsgen.families import families
 
 #: The commands, in the order ``ctsgen --help`` lists them.
 COMMANDS = (generate, run, repro, fuzz, campaign, mutants, bench, report, coverage, doctor, profile)
@@ -23,8 +24,6 @@ each command below has its own --help."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ctsgen.families import families
-
     names = ", ".join(sorted(families()))
     p = OneLineParser(prog="ctsgen", description=DESCRIPTION)
     p.add_argument("--version", action="version", version=f"ctsgen {__version__}")

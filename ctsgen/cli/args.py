@@ -14,8 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
+from hypothesis.configuration import set_hypothesis_home_dir
+
 from ctsgen.errors import UserError
 from ctsgen.signals import on_stop
+from ctsgen.toolchain.cache import default_dir
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -48,7 +51,7 @@ def check_plot_path(path: str, flag: str) -> None:
     if target.is_dir():
         raise UserError(f"{flag} {path} is a directory -> name the PNG file to write, e.g. {target / 'plot.png'}")
     try:
-        from matplotlib.figure import Figure
+        from matplotlib.figure import Figure  # local: optional
     except ImportError:
         return
     formats = Figure().canvas.get_supported_filetypes()
@@ -67,7 +70,7 @@ def check_database(spec: str | None) -> None:
                         "a directory, or none")
     if spec.startswith("redis://"):
         try:
-            import redis
+            import redis  # local: optional
         except ImportError:
             return  # open_database says how to install it
         try:
@@ -129,10 +132,6 @@ def keep_hypothesis_out_of_cwd() -> None:
     ``./.hypothesis``; a command must not leave that in the user's directory. It goes beside the
     SPIR-V cache instead (``~/.cache/ctsgen/hypothesis``, or next to ``$CTSGEN_CACHE_DIR``). The fuzz
     example database is separate: ``--database``, default ``.ctsgen/fuzz-db``."""
-    from hypothesis.configuration import set_hypothesis_home_dir
-
-    from ctsgen.toolchain.cache import default_dir
-
     set_hypothesis_home_dir(default_dir().parent / "hypothesis")
 
 

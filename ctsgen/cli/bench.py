@@ -8,12 +8,11 @@ from pathlib import Path
 from ctsgen.cli.args import check_plot_path
 from ctsgen.core.argtypes import nonneg_int, positive_int
 from ctsgen.progress import Progress
+from ctsgen.mutants.catalogue import catalogue, get_mutant
+from ctsgen.fuzz.mutation import markdown, plot, run_bench
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ctsgen.fuzz.mutation import markdown, plot, run_bench
-    from ctsgen.mutants.catalogue import catalogue, get_mutant
-
     if args.plot:
         check_plot_path(args.plot, "--plot")
     mutants = [get_mutant(n) for n in args.mutant] if args.mutant else list(catalogue().values())

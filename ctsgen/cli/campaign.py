@@ -8,21 +8,21 @@ from pathlib import Path
 from ctsgen.cli.common import worker_count
 from ctsgen.cli.options import add_options
 from ctsgen.core.argtypes import nonneg_int, positive_float, positive_int
+from ctsgen.backends.registry import backend_factory
+from ctsgen.mutants.deviations import check_deviations
+from ctsgen.families import families, get_family
+from ctsgen.fuzz import workers as fuzz_workers
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
-    from ctsgen.campaign.store import CampaignConfig, CampaignDir
+    from ctsgen.campaign.store import CampaignConfig, CampaignDir  # local: startup
 
     cdir = CampaignDir(args.dir)
     if args.action == "start":
-        from ctsgen.backends.registry import backend_factory
-        from ctsgen.campaign.store import MAX_WORKERS, round_seed
-        from ctsgen.mutants.deviations import check_deviations
-        from ctsgen.families import families, get_family
-        from ctsgen.fuzz.workers import default_workers
+        from ctsgen.campaign.store import MAX_WORKERS, round_seed  # local: startup
 
         names = [get_family(f).name for f in args.family] if args.family else sorted(families())
-        workers = args.workers or min(default_workers(), MAX_WORKERS)  # the host's cores, over its GPUs
+        workers = args.workers or min(fuzz_workers.default_workers(), MAX_WORKERS)  # the host's cores, over its GPUs
         round_seed(args.seed, args.host_id, workers - 1, 0)  # host and worker ids within range
         backend_factory(args.backend)  # an unknown backend: one line now, not one per worker
         deviations = check_deviations(args.expect_deviation or ())
@@ -33,18 +33,18 @@ def cmd_campaign(args: argparse.Namespace) -> int:
             timeout_s=args.timeout, time_s=args.time, include_hazardous=args.include_hazardous,
             expect_deviations=list(deviations)))
     if args.action in ("start", "resume"):
-        from ctsgen.campaign.run import run_session
+        from ctsgen.campaign.run import run_session  # local: startup
 
         code = run_session(cdir, args.time if args.action == "resume" else None, args.action, started=args.started)
         return code if code else (1 if cdir.buckets() else 0)
     if args.action == "worker":
         return _campaign_worker(cdir, args)
     if args.action == "status":
-        from ctsgen.campaign.report import status_text
+        from ctsgen.campaign.report import status_text  # local: startup
 
         print(status_text(cdir))
         return 0
-    from ctsgen.campaign.report import write_report
+    from ctsgen.campaign.report import write_report  # local: startup
 
     md, html = write_report(cdir, Path(args.out) if args.out else None)
     print(f"wrote {md} and {html}")
@@ -53,7 +53,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 
 def _campaign_worker(cdir, args: argparse.Namespace) -> int:
     """One device-owning worker process of a campaign session (started by start/resume)."""
-    from ctsgen.campaign.worker import serve
+    from ctsgen.campaign.worker import serve  # local: startup
 
     return serve(cdir, args.index, args.device, args.until, args.worker_report)
 

@@ -7,6 +7,8 @@ import sys
 
 from ctsgen.core.argtypes import int_between
 from ctsgen.families import DEFAULT_FAMILY
+from ctsgen.mutants.deviations import reached
+from ctsgen.fuzz import workers as fuzz_workers
 
 
 DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
@@ -14,8 +16,6 @@ DEFAULT_PACK = f"generated/{DEFAULT_FAMILY}"
 
 def warn_unreached(deviations: tuple[str, ...], what: str) -> None:
     """Name each expected deviation whose replaced semantics no oracle computation ran: it changed nothing."""
-    from ctsgen.mutants.deviations import reached
-
     for name in deviations:
         if name not in reached():
             sys.stderr.write(f"ctsgen: warning: --expect-deviation {name} reached no case of {what} (another "
@@ -26,6 +26,4 @@ def worker_count(text: str) -> int:
     """``--workers``: a whole number from 1 to the cores this process may run on. Each worker is a
     process holding its own backend and oracle: more than the cores only crowd them, and an unbounded
     count is the OOM killer (``--jobs``, docs/commands.md)."""
-    from ctsgen.fuzz.workers import default_workers
-
-    return int_between(1, default_workers())(text)
+    return int_between(1, fuzz_workers.default_workers())(text)

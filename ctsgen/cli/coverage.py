@@ -7,19 +7,17 @@ from pathlib import Path
 
 from ctsgen.cli.args import check_plot_path
 from ctsgen.cli.common import DEFAULT_PACK
+from ctsgen.core.coverage import plot_coverage
+from ctsgen.pack.read import load_pack
+from ctsgen.errors import UserError
+from ctsgen.pack.coverage import coverage_tables, format_tables
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from ctsgen.core.coverage import plot_coverage
-    from ctsgen.pack.coverage import coverage_tables, format_tables
-    from ctsgen.pack.read import load_pack
-
     if args.plot:
         check_plot_path(args.plot, "--plot")
         target = Path(args.plot).resolve()  # a link followed: the file the plot would replace
         if target.exists() and target.is_relative_to(Path(args.pack).resolve()):
-            from ctsgen.errors import UserError
-
             raise UserError(f"--plot {args.plot} is {target}, a file of the pack {args.pack} this reads -> name a "
                             "new file outside the pack, e.g. coverage.png")
     pack = load_pack(args.pack)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from ctsgen.doctor import run_doctor
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from ctsgen.doctor import run_doctor
     return run_doctor()
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
+from ctsgen.backends.base import BUILD_BUDGET_S
 from ctsgen.backends.registry import capabilities, check_device, open_backend
 from ctsgen.cli.args import check_database, check_writable_dir
 from ctsgen.cli.common import warn_unreached, worker_count
@@ -27,6 +29,7 @@ from ctsgen.results.expectations import Expectations, load_expectations
 from ctsgen.runner.options import RunOptions
 from ctsgen.signals import on_stop
 from ctsgen.timing import start_timeline
+from ctsgen.toolchain.findings import message_key, write_finding
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, check_available, get_route, parse_routes
 
 
@@ -76,7 +79,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         start_timeline(end - args.time)
     deadline = None if end is None else \
         examples_deadline(end, args.time, not capabilities(args.backend).host_pipelines)
-    backend = open_backend(args.backend, args.isolation, args.device)
+    backend = open_backend(args.backend, args.isolation, args.device, build_budget_s=args.build_budget)
     show = Progress("fuzzing")
     passed_over: Counter = Counter()  # expectation -> failing examples it let pass
 
@@ -154,13 +157,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             return 0
         print(f"first failure after {report.first_failure_example} examples; {len(report.failures)} failure(s):")
         # the backend is still open: a program's repro gets its debug re-run on it
+        budget = None if args.build_budget == BUILD_BUDGET_S else args.build_budget  # replayed as judged
         repros = export_failures(report.failures, Path(args.repro_dir), backend=args.backend,
                                  origin={"fuzz": {"backend": args.backend, "seed": args.seed,
                                                   "families": list(options.families)}},
-                                 expect_deviations=options.expect_deviations, debug_backend=backend)
+                                 expect_deviations=options.expect_deviations, debug_backend=backend,
+                                 build_budget_s=budget)
         for (case, result), out in zip(report.failures, repros):
             print(f"  {result.status.value}: {case.name()}\n    {result.detail}\n    repro: {out}/REPORT.md; "
-                  f"replay: {replay_command(out, args.backend, options.expect_deviations)}")
+                  f"replay: {replay_command(out, args.backend, options.expect_deviations, budget)}")
             deviation = deviation_explaining(backend, case, result, fuzzer.shader(case.variant(), case.family))
             if deviation is not None:
                 print(f"    explained by the documented deviation {deviation.name} ({deviation.description}; "
@@ -176,10 +181,6 @@ def _report_routes(report, repro_dir: Path, routes) -> int:
     """Print the cases run per route, the route findings (their buckets also go to
     REPRO_DIR/route-findings.json) and the toolchain findings (each written as a reduced repro:
     :mod:`ctsgen.toolchain.findings`); returns how many findings there are."""
-    import json
-
-    from ctsgen.toolchain.findings import message_key, write_finding
-
     if len(routes) == 1 and routes[0].is_default and not report.toolchain_findings:
         return 0
     print("routes: " + ", ".join(f"{r.name} {report.route_cases[r.name]} cases" for r in routes))
@@ -223,7 +224,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    help="example database: a directory (default .ctsgen/fuzz-db), redis://HOST:PORT, or none")
     add_options(f, "expect-deviation", "include-hazardous")
     add_options(f, "baseline", "flakes")  # a finding they expect is passed over, as --expect-deviation does
-    add_options(f, "timeout")
+    add_options(f, "timeout", "build-budget")
     f.add_argument("--keep-going", action="store_true",
                    help="after a failure, export its repro and fuzz on in fresh rounds (with --time)")
     add_options(f, "shrink-time", "isolation", shrink_time=120.0)

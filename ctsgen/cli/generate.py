@@ -11,10 +11,20 @@ from pathlib import Path
 from ctsgen.cli.args import Interrupted
 from ctsgen.cli.options import add_options
 from ctsgen.core.argtypes import int_between, positive_int
-from ctsgen.families import DEFAULT_FAMILY
+from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.progress import Progress
-from ctsgen.pack.generate import CASES_PER_VARIANT, MAX_COUNT
-from ctsgen.toolchain.routes import DEFAULT_ROUTE
+from ctsgen.pack.generate import CASES_PER_VARIANT, MAX_COUNT, check_runnable, draw_cases, draw_hazardous
+from ctsgen.toolchain.routes import DEFAULT_ROUTE, RouteRefusedError, check_available, get_route
+from ctsgen.toolchain.variants import route_refusal
+from ctsgen.device.profile import default_profile, load_profile
+from ctsgen.pack.lock import out_lock
+from ctsgen.core.family import StrategyOptions
+from ctsgen.pack.reuse import request_differences
+from ctsgen.pack.owned import is_ctsgen_pack
+from ctsgen.pack.workers import usable_jobs
+from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
+from ctsgen.toolchain import toolchain_versions
+from ctsgen.timing import Breakdown
 
 
 #: ``generate --profile reference``: a pack for the reference backend, which runs every family (decode-vector,
@@ -27,11 +37,6 @@ DEFAULT_OUT = "generated/{family}"
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from ctsgen.device.profile import default_profile, load_profile
-    from ctsgen.families import get_family
-    from ctsgen.pack.generate import check_runnable
-    from ctsgen.pack.lock import out_lock
-
     out = Path(args.out if args.out is not None else DEFAULT_OUT.format(family=args.family))
     reference = args.profile == REFERENCE_PROFILE
     profile = load_profile(args.profile) if args.profile and not reference else default_profile()
@@ -46,17 +51,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> int:
-    from ctsgen.core.family import StrategyOptions
-    from ctsgen.pack.generate import draw_cases, draw_hazardous
-    from ctsgen.pack.reuse import request_differences
-    from ctsgen.pack.owned import is_ctsgen_pack
-    from ctsgen.pack.workers import usable_jobs
-    from ctsgen.pack.write import PackExistsError, check_replaceable, write_pack
-    from ctsgen.toolchain import toolchain_versions
-    from ctsgen.toolchain.routes import check_available, get_route
-
     route = get_route(args.route or DEFAULT_ROUTE)  # unknown, or a tool missing here: one line, exit 2
     check_available([route])
+    refusal = route_refusal(route, family)  # before drawing: the route cannot take this family at all
+    if refusal is not None:
+        raise RouteRefusedError(f"{family.name}: {refusal} -> use another --route for {family.name}")
     toolchain = {k: v for k, v in toolchain_versions().items() if not k.endswith("_path")}
     reference = args.profile == REFERENCE_PROFILE  # no device: every family, the default's matrix types
     profile_name = REFERENCE_PROFILE if reference else profile.name
@@ -73,7 +72,6 @@ def _generate_locked(args: argparse.Namespace, out: Path, profile, family) -> in
     check_replaceable(out, args.force)
     jobs = usable_jobs(args.jobs)
     options = StrategyOptions(profile=None if reference else profile)
-    from ctsgen.timing import Breakdown
 
     times = Breakdown()
     t0 = time.monotonic()

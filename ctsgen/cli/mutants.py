@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from ctsgen.mutants.catalogue import catalogue
 
 
 def cmd_mutants(args: argparse.Namespace) -> int:
-    from ctsgen.mutants.catalogue import catalogue
-
     mutants = list(catalogue().values())
     name_width = max((len(m.name) for m in mutants), default=0)
     family_width = max((len(m.family) for m in mutants), default=0)

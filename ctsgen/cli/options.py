@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ctsgen.core.argtypes import device_list, nonneg_float, nonneg_int, positive_int
+from ctsgen.backends.base import BUILD_BUDGET_S
+from ctsgen.core.argtypes import device_list, nonneg_float, nonneg_int, positive_int, wait_seconds
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
 from ctsgen.runner.select import ARGUMENTS as SELECT_ARGUMENTS
@@ -37,6 +38,11 @@ SHARED: dict[str, dict[str, Any]] = {
     "min-batch": dict(type=positive_int,
                       help="cases an example of more than one carries at least, so that each shader's pipeline "
                            "build serves many (default: 1 on the reference backend and mutants, 128 elsewhere)"),
+    "build-budget": dict(type=wait_seconds, default=BUILD_BUDGET_S, metavar="SECONDS",
+                         help="seconds one shader variant's pipeline build may take (its creation, and the "
+                              "compile of a driver that compiles at the first dispatch, as lavapipe does) "
+                              "before its cases are BuildTimeout, a verdict of their own (default: "
+                              "%(default)g); it bounds builds in the supervised worker"),
     **RUN_ARGUMENTS,
     **EXPECTATION_ARGUMENTS,
     **SELECT_ARGUMENTS,

@@ -10,7 +10,7 @@ from ctsgen.cli.options import add_options
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from ctsgen.backends.capture import capture
+    from ctsgen.backends.capture import capture  # local: startup
 
     text = capture(args.device, Path(args.out) if args.out else None)
     if args.out:

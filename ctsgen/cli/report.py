@@ -6,18 +6,16 @@ import argparse
 from pathlib import Path
 
 from ctsgen.cli.options import add_options
+from ctsgen.results import ci
+from ctsgen.results.expectations import load_expectations
+from ctsgen.errors import UserError
+from ctsgen.results.report import report
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ctsgen.results.report import report
-
     # one run judged against expectation files
     if args.baseline or args.flakes or args.improvements_pass or args.b is None:
-        from ctsgen.results import ci
-        from ctsgen.results.expectations import load_expectations
-
         if args.b is not None:
-            from ctsgen.errors import UserError
             raise UserError("--baseline/--flakes/--improvements-pass judge one results file -> give only RESULTS, "
                             "or drop them to compare two runs")
         verdict = ci.judge_results_file(Path(args.a), load_expectations(args.baseline or (), args.flakes or (),

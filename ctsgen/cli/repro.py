@@ -7,21 +7,20 @@ from pathlib import Path
 
 from ctsgen.cli.options import add_options
 from ctsgen.core.argtypes import path_given
+from ctsgen.errors import UserError
+from ctsgen.pack.read import load_pack
+from ctsgen.repro import export_repro, replay_command
+from ctsgen.results.results_file import load_results
+from ctsgen.backends.registry import open_backend
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
-    from ctsgen.errors import UserError
-    from ctsgen.pack.read import load_pack
-    from ctsgen.repro import export_repro, replay_command
-
     results = Path(args.results) if args.results else None
     if results is not None and not results.is_file():
         raise UserError(f"--results {results}: no such results file -> name the file `ctsgen run` wrote "
                         "(PACK/results-BACKEND.jsonl), or leave --results out")
     recorded = None  # the backend the results file's header names
     if results is not None:
-        from ctsgen.results.results_file import load_results
-
         recorded = (load_results(results).header or {}).get("backend")  # not a results file: one line
     if args.debug_rerun and results is None:
         raise UserError("--debug-rerun compares a failing case's nodes -> also give --results, the file in "
@@ -30,8 +29,6 @@ def cmd_repro(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
     debug_backend = None
     if args.debug_rerun:  # a failing program's first differing node, from a run on the backend that failed
-        from ctsgen.backends.registry import open_backend
-
         debug_backend = open_backend(backend, "auto")
     try:
         out = export_repro(pack, args.case, Path(args.out), results=results, overwrite=args.force,

@@ -107,7 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_and_write(args: argparse.Namespace, pack, deviations, expected, results_path: Path, then):
     """Run ``pack`` on the backend, put its results file in place and call ``then()`` (the CSV files),
     a stop signal held between them; (summary, device, backend stats)."""
-    backend = open_backend(args.backend, args.isolation, args.device, args.validation)
+    backend = open_backend(args.backend, args.isolation, args.device, args.validation, args.build_budget)
     try:
         device = backend.profile()
         header = rf.make_header(rf.manifest_sha256(pack.root), args.backend, device.name,
@@ -154,7 +154,7 @@ def add_parser(sub: argparse._SubParsersAction, names: str) -> None:
                    "written as '-'); written as FILE.partial and renamed over FILE when the run ends")
     r.add_argument("--resume", action="store_true",
                    help="skip cases already in the results file (or in the FILE.partial an interrupted run left)")
-    add_options(r, "batch-size", "timeout", "isolation", "expect-deviation", "route")
+    add_options(r, "batch-size", "timeout", "build-budget", "isolation", "expect-deviation", "route")
     r.add_argument("--show-failures", type=nonneg_int, default=10, help="failing cases to print (default: 10)")
     r.add_argument("--quiet", action="store_true", help="no progress line")
     r.add_argument("--numerics", choices=sorted(MODELS),

@@ -33,6 +33,14 @@ positive_float = _number(float, 0.0, False, "a number of seconds > 0")
 nonneg_float = _number(float, 0.0, True, "a number of seconds >= 0")
 
 
+#: The longest bound on one wait (``--timeout``, ``--build-budget``): 11.6 days. Far larger bounds
+#: overflowed the clock's arithmetic in the wait itself (``--timeout 1e300`` was a traceback), and no
+#: dispatch or build is worth waiting for longer.
+MAX_WAIT_S = 1e6
+
+wait_seconds = _number(float, 0.0, False, f"a number of seconds > 0 and at most {MAX_WAIT_S:g}", MAX_WAIT_S)
+
+
 def int_between(low: int, high: int) -> Callable[[str], int]:
     """A whole number from ``low`` to ``high``: an option whose work grows with it gets a bound, so a
     slip of the keyboard is one line, not a run that never ends."""

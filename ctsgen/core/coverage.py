@@ -17,6 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+import textwrap
+
+import numpy as np
 
 Cell = tuple[Any, Any]
 
@@ -110,12 +113,9 @@ def format_table(t: Table) -> list[str]:
 def coverage_figure(tables: list[Table], title: str = ""):
     """The figure of :func:`plot_coverage`: titles wrapped to the figure's width, each heat map
     with a colour bar (cases per cell) and a legend for its empty (red) and excluded (grey) cells."""
-    import textwrap
-
-    import matplotlib
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.patches import Patch
+    import matplotlib  # local: optional
+    import matplotlib.pyplot as plt  # local: optional
+    from matplotlib.patches import Patch  # local: optional
 
     heights = [max(2.0, min(0.35, 14.0 / len(t.rows)) * len(t.rows)) for t in tables]
     fig, axes = plt.subplots(len(tables), 1, figsize=(11, sum(heights) + 1.5 * len(tables)), squeeze=False,
@@ -164,9 +164,9 @@ def plot_coverage(tables: list[Table], path: Path, title: str = "") -> bool:
     """Heat maps of the grids and bars of the one-way tables (empty cells red, excluded
     ones grey); False when matplotlib is not installed."""
     try:
-        import matplotlib
+        import matplotlib  # local: optional
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # local: optional
     except ImportError:
         return False
     fig = coverage_figure(tables, title)

@@ -90,11 +90,17 @@ class CaseData:
 class Variant(Protocol):
     """A compile-time signature: one shader serves every case that shares it.
 
-    Optional member (read by :mod:`ctsgen.toolchain.variants`, the one compile step):
-    ``spirv(compile_fn, baked=None) -> bytes``, for a variant whose module is not glslang's
-    output as is (it compiles its GLSL, ``baked`` as for :meth:`glsl`, with
-    ``compile_fn(glsl, name)`` and transforms it). The validator its module needs is its
-    family's (:attr:`FamilySpec.validator`).
+    Optional members (read by :mod:`ctsgen.toolchain.variants`, the one compile step, and
+    nowhere else):
+
+    * ``spirv(compile_fn, baked=None) -> bytes``, for a variant whose module is not glslang's
+      output as is (it compiles its GLSL, ``baked`` as for :meth:`glsl`, with
+      ``compile_fn(glsl, name)`` and transforms it). The validator its module needs is its
+      family's (:attr:`FamilySpec.validator`).
+    * ``slang(baked=None) -> str``, the same shader as Slang source (``baked`` as for
+      :meth:`glsl`: the same bindings, words and meaning), which the ``slang`` route compiles
+      (:mod:`ctsgen.toolchain.routes`); a family whose variants have none is refused by that
+      route (docs/spec-decisions.md "compiler-routes").
     """
 
     @property

@@ -57,6 +57,10 @@ class CaseResult:
     reruns: list[Status] = field(default_factory=list)
     #: documented deviations whose oracle the outputs satisfy, of those a baseline names (a failure only)
     explained_by: list[str] = field(default_factory=list)
+    #: seconds its variant's pipeline build took (creation, and the first dispatch's compile where the
+    #: driver compiles then): the variant's, the same on each of its cases; for a BuildTimeout, how long
+    #: the build was waited for before it was stopped. None where the backend does not say (the reference)
+    build_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "status": self.status.value, "detail": self.detail}
@@ -70,4 +74,6 @@ class CaseResult:
             out["reruns"] = [s.value for s in self.reruns]
         if self.explained_by:
             out["explained_by"] = self.explained_by
+        if self.build_s is not None:
+            out["build_s"] = round(self.build_s, 6)
         return out

@@ -4,7 +4,9 @@ Each step runs one half, so a single culprit in a batch of n is isolated in
 ceil(log2(n)) dispatches plus one that confirms it alone; the other halves
 are then run as ordinary batches. After MAX_CULPRITS_PER_VARIANT culprits in
 one variant, its remaining failing batches are recorded whole (the failure
-is then variant-wide).
+is then variant-wide). A BuildTimeout is the variant's, whatever its cases: never
+bisected, and the variant's later batches are not dispatched (each would wait out
+the build budget again): they get the same verdict.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from ctsgen.errors import BackendError
+from ctsgen.errors import BackendError, BuildTimeout
 from ctsgen.execute.judge import describe, status_of
 from ctsgen.execute.run import Dispatched
 from ctsgen.core.verdict import CaseResult
@@ -35,11 +37,20 @@ class Bisection(Generic[T]):
         self.dispatch, self.name, self.record = dispatch, name, record
         self.culprits = 0
         self.steps = 0
+        self.build_timeout: BuildTimeout | None = None  # the variant's build exceeded its budget
 
     def run(self, group: list[T]) -> None:
+        if self.build_timeout is not None:
+            exc = self.build_timeout
+            for c in group:
+                self.record(CaseResult(self.name(c), status_of(exc), f"{describe(exc)}; not dispatched again: its "
+                                       "variant's build already exceeded the budget", build_s=exc.seconds))
+            return
         done = self.dispatch(group)
         exc = done.error
-        if exc is None:
+        if isinstance(exc, BuildTimeout):
+            self.build_timeout = exc
+        if exc is None or isinstance(exc, BuildTimeout):
             for r in done.results:
                 self.record(r)
         elif len(group) == 1:

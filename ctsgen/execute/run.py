@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.backends.base import Backend, validation_messages
-from ctsgen.errors import BackendError
+from ctsgen.backends.base import Backend, build_seconds, validation_messages
+from ctsgen.errors import BackendError, BuildTimeout
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.execute.batch import build_batch, case_outputs
 from ctsgen.execute.contract import check_outputs
@@ -95,7 +95,9 @@ def run_cases(backend: Backend, variant: ShaderVariant, cases: Sequence[CaseInpu
 
     A dispatch that gives no result (:class:`BackendError`) gives every case that error's
     verdict (Timeout, BuildTimeout, DeviceLost or Crash) and :attr:`Dispatched.error`.
-    ``times`` receives the seconds of packing the data, pipeline, dispatch, read-back and
+    Each case carries its variant's build seconds (``CaseResult.build_s``) where the backend
+    says them (``build_seconds``), and a BuildTimeout's waited seconds.
+    ``times`` receives the seconds of packing the data, build, pipeline, dispatch, read-back and
     judging."""
     times = times if times is not None else Breakdown()
     with times.stage("data+oracle"):
@@ -106,8 +108,17 @@ def run_cases(backend: Backend, variant: ShaderVariant, cases: Sequence[CaseInpu
         out = backend.run(batch.dispatch, timeout_s)
     except BackendError as exc:
         elapsed = time.perf_counter() - t0
-        times.add("dispatch", elapsed)
-        return Dispatched([error_result(c.name, exc) for c in cases], None, exc, elapsed)
+        failed = [error_result(c.name, exc) for c in cases]
+        if isinstance(exc, BuildTimeout):  # the build's seconds are the build stage's, and each case's
+            build = min(exc.seconds, elapsed)
+            times.add("build", build)
+            elapsed_rest = elapsed - build
+            for r in failed:
+                r.build_s = exc.seconds
+        else:
+            elapsed_rest = elapsed
+        times.add("dispatch", elapsed_rest)
+        return Dispatched(failed, None, exc, elapsed)
     check_outputs(backend_name(backend), batch.dispatch, out)
     elapsed = time.perf_counter() - t0
     messages = validation_messages(backend)
@@ -118,6 +129,9 @@ def run_cases(backend: Backend, variant: ShaderVariant, cases: Sequence[CaseInpu
         results = [judged(c, buffers, o) for c, o in zip(cases, outputs)]
         if review is not None:
             results = [review(i, r, o) for i, (r, o) in enumerate(zip(results, outputs))]
+        built = build_seconds(backend, variant.id)
+        for r in results:
+            r.build_s = built
         if messages:  # the layer's word overrides the outputs' (ctsgen.backends.validation)
             for r in results:
                 r.detail = f"{len(messages)} validation message(s) on its dispatch (outputs: {r.status.value}" + \

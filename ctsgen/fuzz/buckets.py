@@ -116,10 +116,28 @@ def explains(mutant: Mutant, case: Case, outputs: list[np.ndarray]) -> bool:
     """Whether ``outputs`` (what a device gave for ``case``) pass the judge against the case's
     oracle with ``mutant`` applied: the verdict ``--expect-deviation NAME`` would give them."""
     try:
-        data = expected_under(get_family(case.family), case, case.data(), [mutant.name])
+        spec = case.data()
+        data = expected_under(get_family(case.family), case, spec, [mutant.name])
     except Exception:  # noqa: BLE001 - a mutant may make another family's oracle raise: no explanation
         return False
+    if all(e is None for e in data.expected) and any(e is not None for e in spec.expected):
+        return _gives(mutant, case, spec, outputs)
     return not judged(drawn(case, data), [b.name for b in case.variant().buffers()], outputs).status.is_failure
+
+
+def _gives(mutant: Mutant, case: Case, spec: CaseData, outputs: list[np.ndarray]) -> bool:
+    """Where the deviation leaves a case's result undefined (its oracle has no value to expect), the
+    mutant explains ``outputs`` only if they are, bit for bit, what its own software device gives:
+    the case's reference semantics with the mutant applied, on the case's inputs. Any other wrong
+    output is another bug."""
+    buffers = [np.array(b, copy=True) for b in spec.initial]
+    try:
+        with mutant.applied():
+            case.variant().execute(np.asarray(spec.params)[None, :], np.zeros((1, len(buffers)), np.int64), buffers)
+    except Exception:  # noqa: BLE001 - the mutant's device cannot run this case: no explanation
+        return False
+    return all(np.asarray(o).tobytes() == b.tobytes()
+               for o, b, e in zip(outputs, buffers, spec.expected) if e is not None)
 
 
 def _classes(obj: Any, prefix: str = "") -> dict[str, Any]:

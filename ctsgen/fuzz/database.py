@@ -121,8 +121,8 @@ class WriteOnlyDatabase(ExampleDatabase):
 def open_redis(url: str, local: str | Path, on_fallback: Callable[[str], None] = _warn) -> FallbackDatabase:
     """Hypothesis's Redis database at ``url``, mirrored into the directory ``local``."""
     try:
-        import redis
-        from hypothesis.extra.redis import RedisExampleDatabase
+        import redis  # local: optional
+        from hypothesis.extra.redis import RedisExampleDatabase  # local: optional
     except ImportError:
         raise ToolchainError(f"--database {url} needs the redis package -> pip install 'ctsgen[redis]'") from None
     errors = (redis.RedisError, OSError)

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
-from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase, MultiplexedDatabase, choices_to_bytes
+from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase, MultiplexedDatabase
 from hypothesis.errors import Flaky
 
 from ctsgen.backends.base import Backend, as_backend
@@ -61,13 +61,14 @@ from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.execute.judge import judge, output_buffers
 from ctsgen.execute.run import drawn, drawn_cases, run_cases
 from ctsgen.runner.options import RunOptions
-from ctsgen.core.verdict import CaseResult
+from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.strategies.bulk import BulkDraw
 from ctsgen.strategies.cached import SEEDS
-from ctsgen.strategies.sampling import pinned_constants
+from ctsgen.strategies.hypothesis_reach import (bulk_draws_reachable, drawn_choices, pinned_constants,
+                                                save_for_shrinking, set_database_key)
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, check_available, get_route
-from ctsgen.toolchain.variants import SPIRV_VAL, compile_variant
+from ctsgen.toolchain.variants import compile_variant, route_refusal
 
 
 @dataclass
@@ -101,6 +102,11 @@ DEVICE_MIN_BATCH = 128
 PIPELINE_REF_S = 0.1
 #: Weight of the latest example in a family's running mean build cost.
 BUILD_EMA = 0.2
+
+
+def built_s(times: Breakdown) -> float:
+    """Seconds spent getting pipelines so far: the build and pipeline stages, and builds that ran ahead."""
+    return times.seconds.get("build", 0.0) + times.seconds.get("pipeline", 0.0) + times.overlapped_s
 
 
 def default_min_batch(backend: str) -> int:
@@ -199,7 +205,7 @@ class Fuzzer:
         check_available(self.routes)
         if len(self.routes) == 1:  # a lone route must take every family asked (several: each skips what it refuses)
             for f in self.families:
-                why = self.routes[0].refuses((f.validator or SPIRV_VAL).name)
+                why = route_refusal(self.routes[0], f)
                 if why is not None:
                     raise UserError(f"{f.name}: {why} -> fuzz {f.name} along another --route")
         self._shaders: dict[tuple[str, str], ShaderVariant | None] = {}
@@ -219,13 +225,14 @@ class Fuzzer:
         opts = self.strategy_options
         most = {f.name: min(self.options.max_batch, f.batch_cap or self.options.max_batch) for f in self.families}
         least = {f.name: self.floor(f.name, most[f.name]) for f in self.families}  # fixed for the round
+        bulk_reachable = bulk_draws_reachable()  # else every case is a Hypothesis draw
 
         @st.composite
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
             (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most[fam.name],
-                                        fam.bulk_draws))  # a list of one batch
+                                        fam.bulk_draws and bulk_reachable))  # a list of one batch
             return v, cases
 
         return batch()
@@ -311,10 +318,10 @@ class Fuzzer:
             return r
 
         times.count(len(cases))
-        built = times.seconds.get("pipeline", 0.0) + times.overlapped_s
+        built = built_s(times)
         results = run_cases(self.backend, sv, inputs, self.options.run.timeout_for(len(cases)), times,
                             absorbed if deviations else None).results
-        built = times.seconds.get("pipeline", 0.0) + times.overlapped_s - built
+        built = built_s(times) - built
         self.report.route_cases[self.routes[0].name] += len(cases)
         for route in self.routes[1:]:
             self._along(route, variant, cases, inputs, results)
@@ -385,12 +392,13 @@ class Fuzzer:
         written out of bounds) can show up as wrong elements of its neighbour. A failing
         case is run again by itself (at most :data:`ISOLATION_TRIES` of them) and the first
         that still fails is the culprit; if none does, the batch's first failure stands
-        (the fault needs the cases together). ``counts``: only the cases it holds true of can fail
-        (the others' failures are passed over)."""
+        (the fault needs the cases together). A BuildTimeout is the variant's build, not a case's:
+        no case is run again (each would wait out the build budget again). ``counts``: only the
+        cases it holds true of can fail (the others' failures are passed over)."""
         failing = [i for i, r in enumerate(results) if r.status.is_failure and (counts is None or counts(cases[i]))]
         if not failing:
             return None
-        if len(cases) > 1:
+        if len(cases) > 1 and results[failing[0]].status is not Status.BuildTimeout:  # a build is the variant's
             for i in failing[:ISOLATION_TRIES]:
                 alone = run_cases(self.backend, sv, [drawn(cases[i], datas[i])], self.options.run.timeout_for(1),
                                   self.report.times).results[0]
@@ -455,25 +463,24 @@ class Fuzzer:
     def _one_round(self, round_seed: int, use_database: bool = True, replay: tuple | None = None) -> None:
         """One Hypothesis run of up to ``max_examples`` examples. ``replay``: the choices of a bulk
         case's one-case batch (:class:`Reexpress`), replayed first from a database of its own beside
-        the run's (Hypothesis's reuse phase, which extends a short choice sequence; the key's
-        secondary corpus, a Hypothesis-internal name tests/test_hypothesis_internals.py checks),
-        then shrunk; no new examples are drawn."""
+        the run's (Hypothesis's reuse phase, which extends a short choice sequence:
+        :func:`~ctsgen.strategies.hypothesis_reach.save_for_shrinking`), then shrunk; no new
+        examples are drawn."""
         if self._database is None:  # opened once: a shared database that went away stays replaced
             spec = self.options.database
             self._database = spec if isinstance(spec, ExampleDatabase) else open_database(spec)
         db = self._database if use_database or self._database is None else WriteOnlyDatabase(self._database)
-        # With a forced seed Hypothesis would not use the database; this key (what is
-        # fuzzed, on which backend) lets a rerun replay stored failures first. A Hypothesis-internal
-        # attribute, checked on the versions tests/test_hypothesis_internals.py names.
+        # Hypothesis's own key digests this function's source, the same whatever is fuzzed; this
+        # one (what is fuzzed, on which backend, along which routes) lets a rerun replay the failures
+        # stored for it first.
         key = repr((sorted(f.name for f in self.families), self.backend.name, self.options.include_hazardous)
                    + ((tuple(self.options.routes),) if list(self.options.routes) != [DEFAULT_ROUTE] else ()))
         digest = hashlib.sha256(key.encode()).digest()
         phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink]
         if replay is not None:
+            # replayed first and shrunk (not reported as it is, as a failure already minimal would be)
             first = InMemoryExampleDatabase()
-            # the secondary corpus (failures not yet minimal), which Hypothesis shrinks; one found
-            # exactly under the primary key it takes as shrunk already and reports as it is
-            first.save(digest + b".secondary", choices_to_bytes(replay))
+            save_for_shrinking(first, digest, replay)
             db = first if db is None else MultiplexedDatabase(first, WriteOnlyDatabase(db))
             phases = [Phase.reuse, Phase.shrink]
         self._check_ended = time.perf_counter()  # the first example's draw starts now
@@ -490,7 +497,7 @@ class Fuzzer:
                 self._shrinking = True
                 raise
 
-        fuzz._hypothesis_internal_database_key = digest
+        set_database_key(fuzz, digest)
         with pinned_constants():  # a seed draws the same examples whatever else is imported
             fuzz()
 
@@ -577,15 +584,15 @@ def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, 
     """The batch of :func:`_case_batch`: a "more than one?" choice, the first case, then units of
     :func:`_one_more` up to ``max_batch`` cases, whose "another?" counts from ``min_batch`` cases on;
     with ``bulk``, the cases after :data:`FULL_CASES` drawn in bulk (:func:`_bulk_rest`)."""
-    # the example's choices so far (family, variant): a bulk case's replay starts with them.
-    # Hypothesis-internal: a composite's draw is its ConjectureData's bound draw
-    data = draw.__self__  # type: ignore[attr-defined]
-    prefix = tuple(data.choices) if bulk else ()
+    # the example's choices so far (family, variant): a bulk case's replay starts with them
+    # (None where this Hypothesis does not give them: every case is drawn in full)
+    so_far = drawn_choices(draw) if bulk else None
+    bulk, prefix = so_far is not None, so_far or ()
     then = _one_more(cases)
     go_on = draw(_MORE) != 0
     drawn = [draw(cases)]
     # each full case's choices (a unit's last is its "another?"): the templates of the bulk cases
-    now = data.choices if bulk and go_on else ()
+    now = drawn_choices(draw) or () if bulk and go_on else ()
     templates = [now[len(prefix) + 1:]]
     while go_on and len(drawn) < max_batch:
         if bulk and len(drawn) >= FULL_CASES:
@@ -594,7 +601,7 @@ def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, 
         drawn.append(c)
         go_on = another or len(drawn) < min_batch
         if bulk:
-            before, now = len(now), data.choices
+            before, now = len(now), drawn_choices(draw) or ()
             templates.append(now[before:-1])
     return DrawnBatch(drawn) if bulk else drawn
 

@@ -136,8 +136,8 @@ def mutation_figure(rows: Sequence[MutantRow], max_examples: int, not_run: Seque
     mutant that survived gets a full-budget hatched red bar (not an empty one, which would
     look like a mutant never run), and mutants of the catalogue that were not run a grey
     'not run' row."""
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
+    import matplotlib.pyplot as plt  # local: optional
+    from matplotlib.patches import Patch  # local: optional
 
     entries = [(r.mutant, r) for r in rows] + [(name, None) for name in not_run]
     fig, ax = plt.subplots(figsize=(9, 0.32 * len(entries) + 1.8))
@@ -167,9 +167,9 @@ def mutation_figure(rows: Sequence[MutantRow], max_examples: int, not_run: Seque
 def plot(rows: Sequence[MutantRow], path: Path, max_examples: int = 300, not_run: Sequence[str] = ()) -> bool:
     """A bar chart of examples-to-kill per mutant (needs matplotlib: ctsgen[plot])."""
     try:
-        import matplotlib
+        import matplotlib  # local: optional
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # local: optional
     except ImportError:
         return False
     fig = mutation_figure(rows, max_examples, not_run)

@@ -21,6 +21,7 @@ The rules, each a function of this module, looked up here at call time, so a mut
 * :func:`shared_tile`: subgroup ``s`` loads the tile at its own offset ((s + rot) % S);
 * :func:`array_store`: a store to one array element changes that element alone;
 * :func:`writeback`: an ``inout`` or ``out`` parameter's final value is the caller's after the call;
+* :func:`accumulator_after`: a MulAdd leaves its C operand as it was;
 * :func:`zip_operand`: two matrices of one type share one element mapping
   (docs/spec-decisions.md "kernel-element-access").
 """
@@ -80,6 +81,12 @@ def writeback(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return after
 
 
+def accumulator_after(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """What the MulAdd's C operand holds after the instruction: C itself (a SPIR-V value is immutable;
+    OpCooperativeMatrixMulAddKHR defines only its Result)."""
+    return c
+
+
 def zip_operand(y: np.ndarray) -> np.ndarray:
     """The second operand of an element-wise loop over two matrices, as the first's mapping sees it."""
     return y
@@ -104,7 +111,7 @@ class Evaluation:
         self.mem = memory
         self.S = kernel.subgroups
         self.integer = not kernel.c.component.is_float
-        self.plan = plan(kernel)
+        self.plan = kernel.plan
 
     # -- values ---------------------------------------------------------------------------------
     def wrap(self, x: np.ndarray) -> np.ndarray:
@@ -172,7 +179,11 @@ class Evaluation:
         if isinstance(s, ir.Load):
             self.write(env, s.dst, self.load(s, env, counters, loops), counters)
         elif isinstance(s, ir.MulAdd):
-            self.write(env, s.dst, self.wrap(r(s.a) @ r(s.b) + r(s.c)), counters)
+            a, b, c = r(s.a), r(s.b), r(s.c)
+            self.write(env, s.dst, self.wrap(a @ b + c), counters)
+            after = accumulator_after(a, b, c)
+            if after is not c and s.c != s.dst:
+                self.write(env, s.c, self.wrap(after), counters)
         elif isinstance(s, ir.Binary):
             self.write(env, s.dst, self.wrap(r(s.x) - r(s.y) if s.minus else r(s.x) + r(s.y)), counters)
         elif isinstance(s, ir.Copy):
@@ -249,25 +260,6 @@ class Evaluation:
             self.write(env, s.dst, local[f.ret], counters)
 
 
-def plan(kernel: Kernel) -> dict[int, int]:
-    """Each worded statement's word and each load's first tile (per subgroup) of its region, by the
-    statement's identity, in preorder (docs/pack-format.md "coopmat-kernel")."""
-    out: dict[int, int] = {}
-    word = 0
-    base = [0, 0, 0]
-    for s, loops in kernel.walk():
-        if id(s) in out:
-            raise ValueError("a kernel statement object appears twice in the body -> build each statement anew")
-        if isinstance(s, ir.WORDED):
-            out[id(s)] = word
-            word += 1
-        elif isinstance(s, ir.Load):
-            k = "abc".index(s.dst.kind.value)
-            out[id(s)] = base[k]
-            base[k] += ir.tiles_of(loops)
-    return out
-
-
 def evaluate(kernel: Kernel, memory: Memory) -> list[np.ndarray]:
     """The stored values of one case, slot by slot (S x rows x cols each, exact: float64 / int64)."""
     return Evaluation(kernel, memory).run()
@@ -284,16 +276,23 @@ class BoundWalk:
     of both sides of a branch and of every iteration count of a loop. Monotone in its inputs, so a
     statement that lowers a bound keeps every later bound valid."""
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: Kernel, limit: float = float("inf")) -> None:
         self.k = kernel
         self.peak = 0.0
+        self.limit = limit
 
     def see(self, b: Bounds) -> Bounds:
-        self.peak = max([self.peak, *b.values()])
+        self.peak = max(self.peak, max(b.values(), default=0.0))
+        if self.peak > self.limit:
+            raise _Past()
         return b
 
     def run(self) -> float:
-        self.block(self.k.body, {}, [])
+        """The peak bound; past ``limit`` the walk stops at once and gives what it reached."""
+        try:
+            self.block(self.k.body, {}, [])
+        except _Past:
+            pass
         return self.peak
 
     def block(self, body: tuple[ir.Stmt, ...], b: Bounds, jumps: list[Bounds]) -> Bounds:
@@ -324,7 +323,10 @@ class BoundWalk:
             state, exits = dict(b), [dict(b)]
             for _ in range(s.trips):
                 inner: list[Bounds] = []
-                state = join([self.block(s.body, state, inner), *inner])
+                after = join([self.block(s.body, state, inner), *inner])
+                if after == state:  # a fixpoint: further iterations bound nothing new
+                    break
+                state = after
                 exits.append(state)
             out = join(exits)
         elif isinstance(s, ir.If):
@@ -349,6 +351,10 @@ def join(states: list[Bounds]) -> Bounds:
     return out
 
 
+class _Past(Exception):
+    """A bound walk went past its limit: the kernel is not exact, whatever follows."""
+
+
 def peak_bound(kernel: Kernel) -> float:
     """The largest magnitude any Accumulator of ``kernel`` can hold (float kernels' exact domain)."""
     return BoundWalk(kernel).run()
@@ -359,4 +365,4 @@ def exact(kernel: Kernel) -> bool:
     integer kernel wraps: always defined); then every operation is exact in any order, and the
     verdict is bit for bit (docs/spec-decisions.md "kernel-exact-domain")."""
     limit: Any = EXACT.get(kernel.c.component)
-    return limit is None or peak_bound(kernel) <= limit
+    return limit is None or BoundWalk(kernel, limit).run() <= limit

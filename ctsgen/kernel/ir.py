@@ -312,17 +312,43 @@ class Kernel:
         return go(self.body, ())
 
     @cached_property
-    def words(self) -> int:
-        return sum(isinstance(s, WORDED) for s, _ in self.walk())
+    def _layout(self) -> tuple[dict[int, int], int, tuple[int, int, int]]:
+        """One preorder walk: each statement's place (by identity) in the words or in its kind's
+        buffer, the words, and each buffer's tiles per subgroup."""
+        plan: dict[int, int] = {}
+        words = 0
+        base = [0, 0, 0]
+        for s, loops in self.walk():
+            if id(s) in plan:
+                raise ValueError("a kernel statement object appears twice in the body -> build each statement anew")
+            if isinstance(s, WORDED):
+                plan[id(s)] = words
+                words += 1
+            elif isinstance(s, Load):
+                k = "abc".index(s.dst.kind.value)
+                plan[id(s)] = base[k]
+                base[k] += tiles_of(loops)
+        return plan, words, (base[0], base[1], base[2])
 
-    @cached_property
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied without the cached layout: the plan is keyed by the statements' identities,
+        which a copy does not keep (a worker process would look up ids of the sender's objects)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_layout"}
+
+    @property
+    def plan(self) -> dict[int, int]:
+        """Each worded statement's word and each load's first tile (per subgroup) of its region, by the
+        statement's identity, in preorder (docs/pack-format.md "coopmat-kernel"). Computed once a kernel."""
+        return self._layout[0]
+
+    @property
+    def words(self) -> int:
+        return self._layout[1]
+
+    @property
     def regions(self) -> tuple[int, int, int]:
         """Tiles per subgroup each buffer's loads read (A, B, Accumulator)."""
-        out = [0, 0, 0]
-        for s, loops in self.walk():
-            if isinstance(s, Load):
-                out["abc".index(s.dst.kind.value)] += tiles_of(loops)
-        return out[0], out[1], out[2]
+        return self._layout[2]
 
     def to_json(self) -> dict[str, Any]:
         return {"a": self.a.to_json(), "b": self.b.to_json(), "c": self.c.to_json(), "subgroups": self.subgroups,

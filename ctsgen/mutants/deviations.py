@@ -36,6 +36,7 @@ from ctsgen.errors import CtsgenError
 from ctsgen.core.family import Case, CaseData, Family
 from ctsgen.mutants.catalogue import get_mutant
 from ctsgen.core.mutant import replaced, resolve
+from ctsgen.oracle.addressing import UndefinedResultError
 from ctsgen.toolchain.spirv_patch import OPCODES, opcodes
 
 
@@ -44,9 +45,13 @@ class DeviationError(CtsgenError):
 
 
 def check_deviations(names: Sequence[str]) -> tuple[str, ...]:
-    """``names`` as a tuple, each a mutant of the catalogue (else UnknownNameError, one line)."""
+    """``names`` as a tuple, each a mutant of the catalogue (else UnknownNameError, one line). A
+    command checks its deviations as it starts, and counts their reaches from here (:func:`reached`):
+    a deviation an earlier command in the same process reached (``main(argv)`` called again, a test
+    suite) is not taken as reached by this one."""
     for name in names:
         get_mutant(name)
+    _REACHED.difference_update(names)
     return tuple(names)
 
 
@@ -124,9 +129,23 @@ def expected_under(family: Family, case: Case, data: CaseData, deviations: Seque
     cm2-program float case kept its spec bound, about 0 where the spec loads a clamp value, and
     failed by one ulp where the deviated load read data), else kept. Without deviations ``data``
     is returned as it is (pass the ones the case's variant can show: :func:`reaching`).
+
+    Where the deviated oracle has no value to expect (UndefinedResultError: the deviation's
+    addressing makes two stores race, reads an Undefined-clamped layout out of bounds, or leaves
+    the case's memory), the case's buffers are all left unchecked: the spec leaves that result
+    undefined, so no output of the deviation is wrong (decisions "store-races",
+    "undefined-in-bounds"; docs/spec-decisions.md "expected-deviation").
     """
     if not deviations:
         return data
+    try:
+        return _expected_under(family, case, data, deviations)
+    except UndefinedResultError:
+        return CaseData(data.params, data.initial, [None] * len(data.expected), None)
+
+
+def _expected_under(family: Family, case: Case, data: CaseData, deviations: Sequence[str]) -> CaseData:
+    """:func:`expected_under` where the deviated oracle gives a value (else UndefinedResultError)."""
     with applied(deviations):
         if family.expectation is not None:
             expected = family.expectation(case, data.params, [np.array(a, copy=True) for a in data.initial])

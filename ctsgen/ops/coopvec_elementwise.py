@@ -239,7 +239,7 @@ def exact_side(op: Op, a: np.ndarray, b: np.ndarray | None, y: np.ndarray) -> np
     idx = np.flatnonzero(np.isfinite(y) & (np.abs(f) == 0.5))
     if idx.size == 0:
         return side
-    import mpmath  # noqa: PLC0415 (only for the rare binade-edge elements)
+    import mpmath  # local: startup (only for the rare binade-edge elements)
     fn = {Op.exp: mpmath.exp, Op.log: mpmath.log, Op.atan: mpmath.atan, Op.tanh: mpmath.tanh}
     av, yv = np.broadcast_to(a, np.shape(y)).ravel(), np.asarray(y).ravel()
     bv = None if b is None else np.broadcast_to(b, np.shape(y)).ravel()
@@ -257,7 +257,7 @@ def exact_side(op: Op, a: np.ndarray, b: np.ndarray | None, y: np.ndarray) -> np
 
 def _mp_vulkan_ulp(y: "mpmath.mpf", t: CoopVecType) -> "mpmath.mpf":
     """Vulkan's ULP of an exact (mpmath) value: its binade's spacing, the one below at a power of two."""
-    import mpmath  # noqa: PLC0415
+    import mpmath  # local: startup
     mant, emin, _ = numeric.float_format(component(t))
     v = abs(y)
     if v == 0:
@@ -277,13 +277,13 @@ def _exact_limits(op: Op, a: float, b: float | None, t: CoopVecType) -> tuple[fl
 
 @functools.lru_cache(maxsize=4096)
 def _exact_limits_of(op: Op, a: str, b: str | None, t: CoopVecType) -> tuple[float, float]:
-    import mpmath  # noqa: PLC0415
+    import mpmath  # local: startup
     with mpmath.workprec(200):
         return _exact_limits_mp(op, float.fromhex(a), None if b is None else float.fromhex(b), t)
 
 
 def _exact_limits_mp(op: Op, a: float, b: float | None, t: CoopVecType) -> tuple[float, float]:
-    import mpmath  # noqa: PLC0415
+    import mpmath  # local: startup
     x = mpmath.mpf(a)
     if op is Op.fdiv:
         q = Fraction(a) / Fraction(b)

@@ -27,21 +27,27 @@ from ctsgen.oracle import values as oracle_values
 
 
 def expected_load(t: TensorLayout, rows: int, cols: int, tensor: np.ndarray,
-                  component: ComponentType) -> np.ndarray:
-    """The rows x cols matrix a load through ``t`` produces from ``tensor`` (1-D)."""
-    a = addressing.tensor_addresses(t, rows, cols, is_store=False)
-    clamp = from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component)
-    return np.where(a.valid, tensor[np.where(a.valid, a.index, 0)], clamp)
+                  component: ComponentType, *, device: bool = False) -> np.ndarray:
+    """The rows x cols matrix a load through ``t`` produces from ``tensor`` (1-D).
+
+    Raises UndefinedResultError where an element's address lies outside ``tensor`` (or an
+    Undefined-clamped element is out of bounds), unless ``device`` (a device's execution: such an
+    element reads 0, as robustBufferAccess reads outside a buffer). A spec case never reads past
+    its tensor, whose extent is the layout's; a deviation's addressing can."""
+    a = addressing.tensor_addresses(t, rows, cols, is_store=False, device=device)
+    return a.load(tensor, from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component), device=device)
 
 
 def expected_store(t: TensorLayout, matrix: np.ndarray, tensor: np.ndarray, *, racing: bool = False) -> np.ndarray:
     """``tensor`` (1-D) after storing ``matrix`` through ``t``.
 
-    Raises ValueError if two stored elements land on one tensor element (the result would
-    depend on the order of racing stores), unless ``racing`` (a device's execution:
+    Raises UndefinedResultError if two stored elements land on one tensor element (the result
+    would depend on the order of racing stores), if one lands outside ``tensor``, or if an
+    Undefined-clamped element is out of bounds, unless ``racing`` (a device's execution:
     :meth:`~ctsgen.oracle.addressing.TensorAddresses.store`).
     """
-    return addressing.tensor_addresses(t, *matrix.shape, is_store=True).store(matrix, tensor, racing=racing)
+    a = addressing.tensor_addresses(t, *matrix.shape, is_store=True, device=racing)
+    return a.store(matrix, tensor, racing=racing)
 
 
 class Operation(str, enum.Enum):

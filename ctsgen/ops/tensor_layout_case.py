@@ -110,7 +110,8 @@ class LayoutVariant:
             t = decode_layout(words, self.Dim, self.clampMode)
             if self.operation is Operation.load:
                 tensor = src[in_off:in_off + t.extent()]
-                dst[out_off:out_off + m.elements] = expected_load(t, m.rows, m.cols, tensor, m.component).ravel()
+                dst[out_off:out_off + m.elements] = expected_load(t, m.rows, m.cols, tensor, m.component,
+                                                                     device=True).ravel()
             else:
                 matrix = src[in_off:in_off + m.elements].reshape(m.rows, m.cols)
                 region = dst[out_off:out_off + t.extent()]

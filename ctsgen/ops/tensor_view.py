@@ -28,11 +28,15 @@ from ctsgen.ops.tensor_layout import FAMILY_WORDS as LAYOUT_WORDS
 
 
 def expected_load_view(t: TensorLayout, v: TensorView, rows: int, cols: int, tensor: np.ndarray,
-                       component: ComponentType, matrix_before: np.ndarray) -> np.ndarray:
-    """The rows x cols matrix after loading from ``tensor`` (1-D) into ``matrix_before``."""
-    a, in_clip = tensor_addresses_with_view(t, v, rows, cols, is_store=False)
+                       component: ComponentType, matrix_before: np.ndarray, *, device: bool = False) -> np.ndarray:
+    """The rows x cols matrix after loading from ``tensor`` (1-D) into ``matrix_before``.
+
+    Raises UndefinedResultError where an address lies outside ``tensor`` or an Undefined-clamped
+    element is out of bounds, unless ``device`` (a device's execution:
+    :meth:`~ctsgen.oracle.addressing.TensorAddresses.load`)."""
+    a, in_clip = tensor_addresses_with_view(t, v, rows, cols, is_store=False, device=device)
     clamp = from_bits(oracle_values.clamp_value_bits(t.clampValue, component), component)
-    loaded = np.where(a.valid, tensor[np.where(a.valid, a.index, 0)], clamp)
+    loaded = a.load(tensor, clamp, device=device)
     return np.where(in_clip, loaded, matrix_before.reshape(rows, cols)).astype(component.dtype)
 
 
@@ -40,11 +44,12 @@ def expected_store_view(t: TensorLayout, v: TensorView, matrix: np.ndarray, tens
                         racing: bool = False) -> np.ndarray:
     """``tensor`` (1-D) after storing ``matrix`` through ``t`` and ``v``.
 
-    Raises ValueError if two stored elements land on one tensor element (the result would
-    depend on the order of racing stores), unless ``racing`` (a device's execution:
+    Raises UndefinedResultError if two stored elements land on one tensor element (the result
+    would depend on the order of racing stores), if one lands outside ``tensor``, or if an
+    Undefined-clamped element is out of bounds, unless ``racing`` (a device's execution:
     :meth:`~ctsgen.oracle.addressing.TensorAddresses.store`).
     """
-    a, _ = tensor_addresses_with_view(t, v, *matrix.shape, is_store=True)
+    a, _ = tensor_addresses_with_view(t, v, *matrix.shape, is_store=True, device=racing)
     return a.store(matrix, tensor, " through this view", racing=racing)
 
 

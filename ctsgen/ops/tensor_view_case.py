@@ -119,7 +119,8 @@ class ViewVariant:
             if self.operation is Operation.load:
                 tensor = src[in_off:in_off + t.extent()]
                 region = dst[out_off:out_off + m.elements]
-                region[:] = expected_load_view(t, v, m.rows, m.cols, tensor, m.component, region).ravel()
+                region[:] = expected_load_view(t, v, m.rows, m.cols, tensor, m.component, region,
+                                               device=True).ravel()
             else:
                 matrix = src[in_off:in_off + m.elements].reshape(m.rows, m.cols)
                 region = dst[out_off:out_off + t.extent()]

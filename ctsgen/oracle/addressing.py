@@ -23,9 +23,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ctsgen.errors import CtsgenError
 from ctsgen.model.tensor import ClampMode, TensorLayout, TensorView
 
 UINT32 = 2**32
+
+
+class UndefinedResultError(CtsgenError, ValueError):
+    """The spec leaves an access's result undefined, so an oracle has no value to expect: two matrix
+    elements stored to one tensor element (a race, decision "store-races"), an Undefined-clamped
+    access out of bounds ("undefined-in-bounds"), or an address outside the memory the case gives.
+    The strategies never draw such a case; a deviation's semantics (a mutant) can lead a spec case
+    there, and :func:`ctsgen.mutants.deviations.expected_under` then leaves the case unjudged."""
 
 
 @dataclass(frozen=True)
@@ -53,21 +62,47 @@ class TensorAddresses:
               ) -> np.ndarray:
         """``tensor`` (1-D) after the valid elements of ``matrix`` are stored to ``index``.
 
-        Raises ValueError if two stored elements land on one tensor element (``where`` says
-        through what): the result would depend on the order of racing stores. ``racing=True``
-        stores as a device does instead: one of the racing elements lands (here the last in
-        row-major order). The reference backend's execution passes it, so a mutant whose rule
-        makes stores collide gives wrong elements, as a driver with that bug would, not a crash
-        of the software device; an oracle never does (its cases do not race by construction)."""
+        Raises UndefinedResultError if two stored elements land on one tensor element (``where``
+        says through what): the result would depend on the order of racing stores; or if one lands
+        outside ``tensor``. ``racing=True`` stores as a device does instead: one of the racing
+        elements lands (here the last in row-major order), one outside ``tensor`` is dropped (as
+        robustBufferAccess drops it). The reference backend's execution passes it, so a mutant
+        whose rule makes stores collide or stray gives wrong elements, as a driver with that bug
+        would, not a crash of the software device; an oracle never does (its cases do not race by
+        construction)."""
         targets, values = self.index[self.valid], matrix[self.valid]
+        inside = (targets >= 0) & (targets < tensor.size)
+        if not inside.all():
+            if not racing:
+                raise UndefinedResultError(f"a matrix element stores outside the tensor{where} (tensor element "
+                                           f"{int(targets[~inside][0])} of {tensor.size})")
+            targets, values = targets[inside], values[inside]
         landing, last = np.unique(targets[::-1], return_index=True)  # each target once, its last writer
         if landing.size != targets.size:
             if not racing:
-                raise ValueError(f"two matrix elements store to the same tensor element{where} (a data race)")
+                raise UndefinedResultError(f"two matrix elements store to the same tensor element{where} "
+                                           "(a data race)")
             targets, values = landing, values[::-1][last]
         out = tensor.copy()
         out[targets] = values
         return out
+
+    def load(self, tensor: np.ndarray, clamp: np.ndarray, *, device: bool = False) -> np.ndarray:
+        """M x N: ``tensor`` (1-D) at ``index`` where ``valid``, ``clamp`` elsewhere.
+
+        Raises UndefinedResultError where a valid element's index lies outside ``tensor`` (a spec
+        case's tensor holds every address its layout reaches; a deviation's addressing may not),
+        unless ``device`` (a device's execution: such an element reads 0, as robustBufferAccess
+        reads outside a buffer)."""
+        inside = (self.index >= 0) & (self.index < tensor.size)
+        if not inside[self.valid].all():
+            if not device:
+                raise UndefinedResultError(f"a load reads tensor element {int(self.index[self.valid & ~inside][0])} "
+                                           f"of a tensor of {tensor.size}")
+            read = self.valid & inside
+            return np.where(read, tensor[np.where(read, self.index, 0)], np.where(self.valid, tensor.dtype.type(0),
+                                                                                   clamp))
+        return np.where(self.valid, tensor[np.where(self.valid, self.index, 0)], clamp)
 
     def locate(self, element: int, *, is_store: bool, in_clip: np.ndarray | None = None) -> dict[str, object]:
         """What element ``element`` of a test's output buffer means, for a failure report.
@@ -149,20 +184,22 @@ def span_coord_to_tensor_coord(t: TensorLayout, spanCoord: np.ndarray, is_store:
 
 
 def tensor_addresses(t: TensorLayout, M: int, N: int, *, is_store: bool,
-                     index: np.ndarray | None = None) -> TensorAddresses:
+                     index: np.ndarray | None = None, device: bool = False) -> TensorAddresses:
     """matrixCoordToTensorElement for every (row, col) of an M x N matrix.
 
-    Raises ValueError if an Undefined-mode layout is accessed out of bounds
-    (undefined behaviour has no expected value) or if an index would not
-    fit the spec's uint32 arithmetic. ``index`` (M x N) replaces
-    matrixCoordToLinear's ``row * N + col`` (a view computes its own).
+    Raises UndefinedResultError if an Undefined-mode layout is accessed out of
+    bounds (undefined behaviour has no expected value), unless ``device`` (a
+    device's execution, which computes the unclamped address and goes on), and
+    ValueError if an index would not fit the spec's uint32 arithmetic.
+    ``index`` (M x N) replaces matrixCoordToLinear's ``row * N + col`` (a view
+    computes its own).
     """
     if index is None:
         index = matrix_linear_index(M, N)
     spanCoord = linear_to_span_coord(t, index)
     coord, valid, oob, mode = span_coord_to_tensor_coord(t, spanCoord, is_store)
-    if mode is ClampMode.Undefined and oob.any():
-        raise ValueError("an Undefined clamp mode layout is accessed out of bounds: no defined result")
+    if mode is ClampMode.Undefined and oob.any() and not device:
+        raise UndefinedResultError("an Undefined clamp mode layout is accessed out of bounds: no defined result")
     block = np.asarray(t.blockSize, dtype=np.int64).reshape((-1, 1, 1))
     blockCoord, coordInBlock = np.divmod(np.where(valid, coord, 0), block)
     index = tensor_coord_to_linear(t.stride, blockCoord)
@@ -232,19 +269,20 @@ def view_to_span_linear(t: TensorLayout, v: TensorView, index: np.ndarray) -> np
     return out
 
 
-def tensor_addresses_with_view(t: TensorLayout, v: TensorView, M: int, N: int, *, is_store: bool
-                               ) -> tuple[TensorAddresses, np.ndarray]:
+def tensor_addresses_with_view(t: TensorLayout, v: TensorView, M: int, N: int, *, is_store: bool,
+                               device: bool = False) -> tuple[TensorAddresses, np.ndarray]:
     """matrixCoordToTensorElementWithView for every (row, col): the addresses
     (``valid`` is False for clipped elements too) and ``in_clip``.
 
     SPV_NV_cooperative_matrix2, "3.X Tensor Layout and View": a clipped
     element is skipped (a load leaves the matrix element unmodified); the
-    others run through the layout exactly as without a view.
+    others run through the layout exactly as without a view (``device`` as for
+    :func:`tensor_addresses`).
     """
     v.check(t)
     index, in_clip = view_matrix_linear_index(v, M, N)
     _check_uint32("matrixCoordToLinear", index)
     span_index = view_to_span_linear(t, v, index)
-    a = tensor_addresses(t, M, N, is_store=is_store, index=np.where(in_clip, span_index, 0))
+    a = tensor_addresses(t, M, N, is_store=is_store, index=np.where(in_clip, span_index, 0), device=device)
     return TensorAddresses(a.index, a.valid & in_clip, a.out_of_bounds & in_clip, a.tensorCoord,
                            a.blockCoord, a.coordInBlock), in_clip

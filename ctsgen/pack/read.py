@@ -30,6 +30,8 @@ from ctsgen.families import get_family
 from ctsgen.core.family import Variant
 from ctsgen.pack import FORMAT, FORMAT_VERSION
 from ctsgen.pack.arrays import array_shape, load_array
+from ctsgen.toolchain import SpirvValidationError
+from ctsgen.toolchain.variants import SPIRV_VAL, validate_module
 
 
 class PackError(CtsgenError, ValueError):
@@ -330,9 +332,6 @@ def validate_shaders(pack: Pack) -> None:
     :func:`ctsgen.toolchain.variants.validate_module`), which its manifest entry names
     (``spirv-val`` when it names none); a validator that is not installed raises
     :class:`~ctsgen.toolchain.ToolchainError`."""
-    from ctsgen.toolchain import SpirvValidationError
-    from ctsgen.toolchain.variants import SPIRV_VAL, validate_module
-
     for vid, v in pack.variants.items():
         named = pack.manifest["variants"][vid].get("validator", SPIRV_VAL.name)
         validator = get_family(v.family).validator or SPIRV_VAL

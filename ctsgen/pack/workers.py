@@ -18,7 +18,7 @@ import pickle
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from multiprocessing.pool import Pool
+from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
 from ctsgen.errors import CtsgenError
@@ -33,30 +33,132 @@ def usable_jobs(jobs: int, items: int | None = None) -> int:
     return max(1, min(jobs, os.cpu_count() or 1, jobs if items is None else items))
 
 
+class WorkerPool:
+    """``processes`` worker processes, each with a pipe of its own to the parent: no lock or queue is
+    shared between processes, so a worker ended anywhere (mid-send of a result included) leaves
+    nothing that another process waits on. ``multiprocessing.Pool`` shares its result queue's lock:
+    ``terminate`` could end a worker that held it, and the pool's task thread then waited for that
+    lock for good (``generate`` hung as it left on an error; tests/test_throughput.py)."""
+
+    def __init__(self, processes: int, context: Any) -> None:
+        self._context = context
+        self._workers: list[tuple[Any, Connection]] = []
+        try:
+            self._start(processes)
+        except BaseException:  # the workers started so far end with it
+            self.terminate()
+            raise
+
+    def _start(self, processes: int) -> None:
+        started = self._context.Semaphore(0)
+        for _ in range(processes):
+            mine, theirs = self._context.Pipe()
+            proc = self._context.Process(target=_serve, args=(theirs, started), daemon=True)
+            self._workers.append((proc, mine))
+            proc.start()
+            theirs.close()  # the worker's end lives in the worker only: its death is this end's EOF
+        for _ in range(processes):  # see _started
+            started.acquire(timeout=STARTED_WITHIN_S)
+
+    def imap(self, fn: Callable[[T], Any], work: Iterable[T], chunksize: int = 1) -> Iterator[Any]:
+        """``fn(item)`` of every item, in input order, ``chunksize`` items a message; a worker's
+        exception is raised where its item's result would be. One iteration at a time per pool
+        (the workers answer the one that handed them work)."""
+        chunks = enumerate(_chunks(work, max(1, chunksize)))
+        busy: dict[Connection, int] = {}
+        done: dict[int, tuple[bool, Any]] = {}
+
+        def feed(conn: Connection) -> None:
+            for k, chunk in chunks:
+                busy[conn] = k
+                conn.send((fn, chunk))
+                return
+
+        for _, conn in self._workers:
+            feed(conn)
+        following = 0
+        while busy or following in done:
+            while following in done:
+                ok, value = done.pop(following)
+                if not ok:
+                    raise value
+                yield from value
+                following += 1
+            if not busy:
+                break
+            for conn in wait(list(busy)):
+                try:
+                    done[busy.pop(conn)] = conn.recv()
+                except EOFError:
+                    raise WorkerError("a worker process ended without its result (killed?) -> run the command "
+                                      "again; if it recurs, with --jobs 1") from None
+                feed(conn)
+
+    def terminate(self) -> None:
+        """End every worker now (SIGTERM, which each leaves at its default: see _started) and reap it."""
+        for proc, _ in self._workers:
+            if proc.exitcode is None:
+                proc.terminate()
+        for proc, conn in self._workers:
+            proc.join(TERMINATED_WITHIN_S)
+            if proc.exitcode is None:  # pragma: no cover - SIGTERM ends a started worker at once
+                proc.kill()
+                proc.join()
+            conn.close()
+
+
+#: Seconds a worker may take to end after SIGTERM before it is sent SIGKILL.
+TERMINATED_WITHIN_S = 10.0
+
+
+def _chunks(work: Iterable[T], size: int) -> Iterator[list[T]]:
+    chunk: list[T] = []
+    for item in work:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _serve(conn: Connection, started: Any) -> None:
+    """A worker: run each ``(fn, items)`` the parent sends, send back ``(True, results)`` or
+    ``(False, exception)``, until the parent's end closes."""
+    _started(started)
+    while True:
+        try:
+            fn, items = conn.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[bool, Any] = (True, [fn(item) for item in items])
+        except Exception as exc:  # noqa: BLE001 - the parent raises it (in_order keeps it picklable)
+            reply = (False, exc)
+        conn.send(reply)
+
+
 @contextmanager
-def worker_pool(jobs: int) -> Iterator[Pool]:
+def worker_pool(jobs: int) -> Iterator[WorkerPool]:
     """``jobs`` worker processes; use ``pool.imap`` for results in order. Leaving the block,
     however it is left, terminates the workers rather than waiting for them.
 
     A stop signal is held back while the pool starts (:func:`ctsgen.signals.holding`, Python's
     handler, which runs in the main thread whichever thread the kernel picks) and raised once the
-    pool can be terminated: a pool interrupted half-way would leave workers, and the pool's thread
-    that re-forks them, that nothing terminates (docs/validation.md, "Stopping generate")."""
+    pool can be terminated: a pool interrupted half-way would leave workers that nothing
+    terminates (docs/validation.md, "Stopping generate")."""
     held: list[int] = []
-    context = multiprocessing.get_context()
     processes = usable_jobs(jobs)
-    started = context.Semaphore(0)
-    with on_stop(holding(held)):
-        pool = context.Pool(processes, initializer=_started, initargs=(started,))
-        for _ in range(processes):  # see _started
-            started.acquire(timeout=STARTED_WITHIN_S)
+    pool: WorkerPool | None = None
     try:
+        with on_stop(holding(held)):
+            pool = WorkerPool(processes, multiprocessing.get_context())
         for s in held[:1]:
             signal.raise_signal(s)  # the held signal, now where the pool is terminated
         yield pool
     finally:
-        pool.terminate()
-        pool.join()
+        if pool is not None:
+            pool.terminate()
 
 
 #: Seconds a worker process may take to start (its initializer) before the pool is used without it.
@@ -64,11 +166,10 @@ STARTED_WITHIN_S = 30.0
 
 
 def _started(started: Any) -> None:
-    """A worker's initializer: stop signals as :func:`leave_interrupts_to_the_parent` sets them,
+    """A worker's first step: stop signals as :func:`leave_interrupts_to_the_parent` sets them,
     then say so. The pool is handed out only once every worker has said so: a SIGTERM that
     reaches a worker in the instant after its fork, before Python has reset its signal state
-    there, is dropped, and such a worker outlived ``Pool.terminate`` (which then waited for it
-    for good), blocked on the task queue's lock that the terminating parent holds."""
+    there, is dropped, and such a worker outlived ``terminate``."""
     leave_interrupts_to_the_parent()
     started.release()
 
@@ -92,6 +193,6 @@ def _portable(fn: Callable[[T], Any], item: T) -> Any:
         raise
 
 
-def in_order(pool: Pool, fn: Callable[[T], Any], work: Iterable[T], chunksize: int = 1) -> Iterator[Any]:
+def in_order(pool: WorkerPool, fn: Callable[[T], Any], work: Iterable[T], chunksize: int = 1) -> Iterator[Any]:
     """``pool.imap(fn, work)`` (results in input order) whose workers' errors all reach the parent."""
     return pool.imap(functools.partial(_portable, fn), work, chunksize=chunksize)

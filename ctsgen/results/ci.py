@@ -19,6 +19,7 @@ from ctsgen.results.expectations import DEVIATION_PREFIX, CiVerdict, Expectation
 from ctsgen.results.results_file import explained_deviations
 from ctsgen.results.status import DeqpStatus, deqp_status
 from ctsgen.core.verdict import CaseResult
+from ctsgen.results import results_file as rf
 
 
 def unexpected_failure(result: CaseResult, exp: Expectations) -> bool:
@@ -83,8 +84,6 @@ def check_outputs(results: Path, csv_dir: Path, inputs: dict[str, Sequence[str]]
     :func:`~ctsgen.results.deqp_csv.check_csv_dir`), or over a file it reads (``inputs``: option ->
     paths). A baseline is never replaced by the run it feeds: failures.csv lists only the unexpected
     cases, so as the next baseline it would turn every expected failure into a new one (docs/ci.md)."""
-    from ctsgen.results import results_file as rf
-
     _need_extension(results)
     outputs = {"results file": results, "results file's .partial": rf.partial_path(results),
                "CTS-style text": rf.cts_path(results), "CSV folder": csv_dir,

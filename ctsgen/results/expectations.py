@@ -118,7 +118,7 @@ def read_regexes(path: Path) -> list[re.Pattern[str]]:
 def load_expectations(baselines: Iterable[str | Path] = (), flakes: Iterable[str | Path] = (),
                       skips: Iterable[str | Path] = (), improvements_pass: bool = False) -> Expectations:
     """Read every expectation file; a case or rule listed in two baselines takes the later one."""
-    from ctsgen.mutants.deviations import check_deviations  # imports the families: only with a deviation rule
+    from ctsgen.mutants.deviations import check_deviations  # local: startup (the families: only with a deviation rule)
 
     baselines = list(baselines)
     if improvements_pass and not baselines:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ctsgen.core.argtypes import int_between, positive_float, positive_int
+from ctsgen.core.argtypes import int_between, positive_int, wait_seconds
 
 #: ``--isolation``: ``process`` runs the backend in a supervised worker process, ``none`` in
 #: this one, ``auto`` in a worker for every backend but the reference (see ``open_backend``).
@@ -50,7 +50,7 @@ MAX_FLAKE_RETRIES = 10
 ARGUMENTS: dict[str, dict[str, Any]] = {
     "batch-size": dict(type=positive_int, default=_DEFAULTS.batch_size,
                        help=f"cases per dispatch (default: {_DEFAULTS.batch_size})"),
-    "timeout": dict(type=positive_float, default=_DEFAULTS.timeout_base_s,
+    "timeout": dict(type=wait_seconds, default=_DEFAULTS.timeout_base_s,
                     help=f"seconds to wait for a dispatch, plus {_DEFAULTS.timeout_per_case_s:g} s per case "
                          f"(default: {_DEFAULTS.timeout_base_s:g}); a supervised worker gets 20 s more to "
                          "report the timeout itself before it is killed"),

@@ -10,9 +10,12 @@ is. Each choice is recorded as Hypothesis records it (an integer's value, a bool
 choices Hypothesis would have made for it, replayed and shrunk as any drawn example
 (:mod:`ctsgen.fuzz.loop`).
 
-It walks the strategy kinds ctsgen's case strategies are built of: bounded integers, booleans,
-``sampled_from`` and ``just`` (no map or filter), ``one_of``, ``tuples``, ``builds``,
-``@st.composite``, ``.map`` and lazily built strategies. Any other kind raises :class:`TypeError`: a family declares
+The walk itself, which reads Hypothesis's strategy objects, is
+:class:`ctsgen.strategies.hypothesis_reach.StrategyWalk` (the one module that reaches into
+Hypothesis's internals); this module makes the choices. It walks the strategy kinds ctsgen's case
+strategies are built of: bounded integers, booleans, ``sampled_from`` and ``just`` (no map or
+filter), ``one_of``, ``tuples``, ``builds``, ``@st.composite``, ``.map`` and lazily built
+strategies. Any other kind raises :class:`TypeError`: a family declares
 ``FamilySpec.bulk_draws`` only when its case strategy is made of these (tests/test_bulk_draws.py
 replays every declaring family's bulk cases through Hypothesis).
 
@@ -25,17 +28,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from hypothesis import strategies as st
-from hypothesis.strategies._internal.core import BuildsStrategy, CompositeStrategy
-from hypothesis.strategies._internal.collections import TupleStrategy
-from hypothesis.strategies._internal.lazy import LazyStrategy
-from hypothesis.strategies._internal.misc import BooleansStrategy, JustStrategy
-from hypothesis.strategies._internal.strategies import MappedStrategy, OneOfStrategy, SampledFromStrategy
-
-from ctsgen.strategies.cached import IntegersStrategy
+from ctsgen.strategies.hypothesis_reach import StrategyWalk
 
 #: 1 in this many integer choices is its lower bound, and as many its upper bound
 _EDGE = 32
@@ -45,8 +40,9 @@ _KEEP = 0.5
 _NEAR = 512
 
 
-class BulkDraw:
-    """``draw(strategy)`` from a Mersenne Twister seeded by ``seed``; :attr:`choices` holds what was
+class BulkDraw(StrategyWalk):
+    """``draw(strategy)`` (the walk of :class:`~ctsgen.strategies.hypothesis_reach.StrategyWalk`)
+    from a Mersenne Twister seeded by ``seed``; :attr:`choices` holds what was
     chosen since the last :meth:`start`, as Hypothesis's choice sequence for the same values.
 
     One ``random()`` a choice (Python's generator: a C call per number, where a numpy generator
@@ -65,7 +61,6 @@ class BulkDraw:
         template, as Hypothesis's generator mutates the examples it drew), else is drawn anew."""
         self.choices = []
         self._template = template
-
 
     def integer(self, lo: int, hi: int) -> int:
         """An integer in [lo, hi], recorded as Hypothesis's ``draw_integer(lo, hi)`` choice: each bound
@@ -92,82 +87,12 @@ class BulkDraw:
         self.choices.append(v)
         return v
 
-    def __call__(self, strategy: st.SearchStrategy) -> Any:
-        kind = type(strategy)
-        while kind is LazyStrategy:  # st.integers(...), st.one_of(...): what they wrap
-            strategy = strategy.wrapped_strategy
-            kind = type(strategy)
-        if kind is IntegersStrategy and strategy.start is not None and strategy.end is not None:
-            return self.integer(strategy.start, strategy.end)  # the commonest choice, without a walk's call
-        walk = _WALKS.get(kind)
-        if walk is None:
-            walk = next((w for k, w in _WALKS.items() if isinstance(strategy, k)), None)
-            if walk is None:
-                raise TypeError(f"{strategy!r}: a bulk draw walks no {kind.__name__} -> draw this family's cases "
-                                "with Hypothesis (leave FamilySpec.bulk_draws off)")
-            _WALKS[kind] = walk
-        return walk(self, strategy)
-
-
-def _integers(d: BulkDraw, s: Any) -> int:
-    if s.start is None or s.end is None:
-        raise TypeError(f"{s!r}: a bulk draw needs bounded integers")
-    return d.integer(s.start, s.end)
-
-
-def _boolean(d: BulkDraw, s: Any) -> bool:
-    template, i = d._template, len(d.choices)
-    v = template[i] if i < len(template) and d._random() < _KEEP else None
-    if type(v) is not bool:
-        v = d._random() < 0.5
-    d.choices.append(v)
-    return v
-
-
-def _sampled(d: BulkDraw, s: Any) -> Any:
-    if s._transformations:
-        raise TypeError(f"{s!r}: a bulk draw walks sampled_from without map or filter")
-    return s.elements[d.integer(0, len(s.elements) - 1)]
-
-
-def _just(d: BulkDraw, s: Any) -> Any:
-    if s._transformations:
-        raise TypeError(f"{s!r}: a bulk draw walks just() without map or filter")
-    return s.value  # Hypothesis draws no choice for it
-
-
-def _one_of(d: BulkDraw, s: Any) -> Any:
-    branches = s.element_strategies
-    if len(branches) == 1:  # Hypothesis draws the lone branch without a choice
-        return d(branches[0])
-    return d(branches[d.integer(0, len(branches) - 1)])
-
-
-def _tuple(d: BulkDraw, s: Any) -> tuple:
-    return tuple(d(e) for e in s.element_strategies)
-
-
-def _composite(d: BulkDraw, s: Any) -> Any:
-    return s.definition(d, *s.args, **s.kwargs)
-
-
-def _builds(d: BulkDraw, s: Any) -> Any:
-    args = [d(a) for a in s.args]  # Hypothesis draws the positional arguments first, then the keywords
-    return s.target(*args, **{k: d(v) for k, v in s.kwargs.items()})
-
-
-def _mapped(d: BulkDraw, s: Any) -> Any:
-    return s.pack(d(s.mapped_strategy))
-
-
-def _lazy(d: BulkDraw, s: Any) -> Any:
-    return d(s.wrapped_strategy)
-
-
-#: strategy kind -> how a bulk draw walks it; a subclass found by isinstance is added on first use.
-#: JustStrategy is a SampledFromStrategy: listed first, so the lookup by isinstance finds it first.
-_WALKS: dict[type, Callable[[BulkDraw, Any], Any]] = {
-    IntegersStrategy: _integers, BooleansStrategy: _boolean, JustStrategy: _just, SampledFromStrategy: _sampled,
-    OneOfStrategy: _one_of, TupleStrategy: _tuple, CompositeStrategy: _composite, BuildsStrategy: _builds,
-    MappedStrategy: _mapped, LazyStrategy: _lazy,
-}
+    def boolean(self) -> bool:
+        """A boolean, recorded as Hypothesis's ``draw_boolean()`` choice: the template's with chance
+        :data:`_KEEP` where it holds a boolean there, else a fair coin."""
+        template, i = self._template, len(self.choices)
+        v = template[i] if i < len(template) and self._random() < _KEEP else None
+        if type(v) is not bool:
+            v = self._random() < 0.5
+        self.choices.append(v)
+        return v

@@ -13,10 +13,7 @@ from collections.abc import Hashable
 
 from hypothesis import strategies as st
 
-try:  # Hypothesis-internal (tests/test_hypothesis_internals.py): where a version moves it, st.integers (slower)
-    from hypothesis.strategies._internal.numbers import IntegersStrategy
-except ImportError:  # pragma: no cover - every Hypothesis ctsgen was tested with has it
-    IntegersStrategy = st.integers
+from ctsgen.strategies.hypothesis_reach import fast_integers
 
 
 @functools.lru_cache(maxsize=8192)
@@ -26,10 +23,10 @@ def integers(min_value: int, max_value: int) -> st.SearchStrategy[int]:
     Built as the strategy ``st.integers`` builds for two int bounds (a ``LazyStrategy`` around
     an ``IntegersStrategy``, which ``ConjectureData.draw`` unwraps for its span label and its
     draw): the same choices and spans, without the lazy wrapper's argument checks and first-draw
-    validation, about 0.4 ms per new pair of bounds. Slices draw offsets between bounds that
+    validation (:func:`ctsgen.strategies.hypothesis_reach.fast_integers`). Slices draw offsets between bounds that
     follow the drawn sides, so a fuzz run keeps meeting new pairs (tests/test_cached_strategies.py
     holds the two alike)."""
-    return IntegersStrategy(int(min_value), int(max_value))
+    return fast_integers(min_value, max_value)
 
 
 @functools.lru_cache(maxsize=1024)

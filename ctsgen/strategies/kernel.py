@@ -39,6 +39,8 @@ from ctsgen.strategies.cached import integers, sampled
 #: Every construct a family may ask for (:class:`KernelShape`).
 CONSTRUCTS = ("loop", "break", "unroll", "branch", "subgroup-branch", "call", "array", "shared", "exchange",
               "element")
+#: Whether a block has another statement: 0 ends it (five in six go on), and shrinks to 0.
+MORE = integers(0, 5)
 #: A/B and Accumulator component types a kernel draws (the types every profile here pairs in a MulAdd).
 AB_TYPES = (ComponentType.float16, ComponentType.sint8, ComponentType.uint8)
 C_TYPES = (ComponentType.float32, ComponentType.float16, ComponentType.sint32, ComponentType.uint32)
@@ -182,16 +184,22 @@ class Builder:
         return Kernel(e.a, e.b, e.c, self.S, self.counts, self.array, self.layouts,  # type: ignore[arg-type]
                       self.pointees, tuple(self.functions), freeze(self.root if root is None else root))
 
-    def fits(self) -> bool:
-        k = self.kernel()
-        return (not self.exact_float or kernel_eval.exact(k)) and \
-            kernel_glsl.shared_bytes(k) <= self.profile.properties.get("maxComputeSharedMemorySize", 16384)
+    def fits(self, s: ir.Stmt | Open) -> bool:
+        """Whether the kernel with ``s`` just added stays exact and within Workgroup memory. Only what
+        ``s`` can change is checked: a load, an exchange or an empty loop or branch lowers or keeps
+        every bound, and only a shared load or an exchange declares Workgroup memory."""
+        if isinstance(s, (ir.Load, ir.Exchange)) and (isinstance(s, ir.Exchange) or s.shared):
+            return kernel_glsl.shared_bytes(self.kernel()) <= \
+                self.profile.properties.get("maxComputeSharedMemorySize", 16384)
+        if isinstance(s, (Open, ir.Load, ir.Exchange)) or not self.exact_float:
+            return True
+        return kernel_eval.exact(self.kernel())
 
     def put(self, place: Place, s: ir.Stmt | Open, fallback: ir.Stmt | None) -> None:
         """Append ``s``; where the kernel would leave its exact domain or Workgroup memory, ``fallback``
         (or nothing) instead."""
         place.block.append(s)
-        if not self.fits():
+        if not self.fits(s):
             place.block.pop()
             if fallback is not None:
                 place.block.append(fallback)
@@ -234,7 +242,12 @@ class Builder:
         return tuple(out)
 
     def block(self, place: Place, most: int) -> None:
-        for _ in range(self.draw(integers(0, most))):
+        """Up to ``most`` statements, each after a draw that says another follows (0 of 0..5 ends the
+        block): deleting one statement's span of choices deletes that statement, so Hypothesis's
+        shrinker removes statements one by one, as it removes a list's elements."""
+        for _ in range(most):
+            if not self.draw(MORE):
+                return
             self.statement(place)
 
     def statement(self, place: Place) -> None:
@@ -295,20 +308,27 @@ class Builder:
         if fn == n:
             self.functions.append(self.function())
         f = self.functions[fn]
-        args = tuple(self.ref(kind, place) for kind in f.kinds)
-        written = [a for a, q in zip(args, f.quals) if q != "in"]
-        result = dst if f.ret is not None else None
-        if len(set(written + ([result] if result else []))) < len(written) + (1 if result else 0):
-            result = None  # one variable written twice by a call: the order of write-backs is unspecified
+        args: list[Ref] = []
+        written: set[str] = set()  # GLSL leaves the order of two copy-backs to one variable unspecified
+        for kind, qual in zip(f.kinds, f.quals):
+            pool = self.refs(kind, place)
+            if qual != "in":  # a function writes back at most as many parameters as there are variables
+                pool = tuple(r for r in pool if r.var not in written)
+            ref = self.draw(sampled(pool))
+            args.append(ref)
+            if qual != "in":
+                written.add(ref.var)
+        result = dst if f.ret is not None and dst.var not in written else None
         self.cost += self.entry.pieces * place.unrolled * sum(isinstance(s, ir.MulAdd) for s in f.body)
-        self.put(place, ir.Call(fn, args, result), None)
+        self.put(place, ir.Call(fn, tuple(args), result), None)
 
     def function(self) -> ir.Function:
         """(in A, in B, in/inout C, out/inout C): a MulAdd into the fourth (written first, as an ``out``
         parameter must be), then up to two more statements over the parameters; it returns one of
         its Accumulators or nothing."""
         d = self.draw
-        quals = ("in", "in", d(sampled(("inout", "in"))), d(sampled(("out", "inout"))))
+        two = self.counts[2] + (1 if self.array else 0) > 1  # variables a call can write back to
+        quals = ("in", "in", d(sampled(("inout", "in"))) if two else "in", d(sampled(("out", "inout"))))
         p = [Ref(f"p{k}") for k in range(4)]
         body: list[ir.Stmt] = [ir.MulAdd(p[3], p[0], p[1], p[2])]
         for _ in range(d(integers(0, 2))):

@@ -2,42 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TypeVar
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
-from hypothesis.internal.conjecture import providers
-from hypothesis.internal.constants_ast import Constants
+
+from ctsgen.strategies.hypothesis_reach import pinned_constants
 
 T = TypeVar("T")
-
-
-@contextmanager
-def pinned_constants() -> Iterator[None]:
-    """Draws inside the block do not depend on which modules the process has imported.
-
-    Hypothesis (6.13x and later) replaces about one draw in twenty by a constant mined from the
-    source of every *local* module loaded so far: not site-packages, not tests. So the same seed
-    drew different cases after a user's own module was imported (15 of 300 tensor-layout cases),
-    and an editable install (ctsgen's modules are local) drew different packs from a regular one
-    (they are in site-packages). Inside the block the local pool is empty, as for a regular
-    install; Hypothesis's own global constants (0, +-1, type limits, infinities) stay. This uses
-    Hypothesis internals, checked on the versions tests/test_hypothesis_internals.py names: where
-    they are missing the block changes nothing, and tests/test_pack.py's determinism test says so."""
-    original = getattr(providers, "_get_local_constants", None)
-    if original is None:
-        yield
-        return
-    empty = Constants()
-    providers._get_local_constants = lambda: empty
-    providers.CONSTANTS_CACHE.cache.clear()  # pools built from the mined constants
-    try:
-        yield
-    finally:
-        providers._get_local_constants = original
-        providers.CONSTANTS_CACHE.cache.clear()
 
 
 def draw_examples(strategy: st.SearchStrategy[T], n: int, random_seed: int) -> list[T]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ctsgen.toolchain import spirv_opt, spirv_val
 from ctsgen.toolchain.errors import SpirvValidationError, ToolchainError
-from ctsgen.toolchain.routes import ToolchainFinding, get_route
+from ctsgen.toolchain.routes import SLANG, ToolchainFinding, get_route
 from ctsgen.toolchain.spirv_opt import OptimizerError
 
 #: spirv-reduce's bounds: steps, and seconds of the whole reduction (each step runs the route and
@@ -75,13 +75,18 @@ def reduce_command(folder: Path) -> list[str]:
             f"--step-limit={STEP_LIMIT}", "--temp-file-prefix=reduce-tmp/step", "--", "./interesting.py"]
 
 
+def source_name(finding: ToolchainFinding) -> str:
+    """The variant's source as its route's producer read it: ``source.slang`` along Slang, else GLSL."""
+    return "source.slang" if get_route(finding.route).producer == SLANG else "source.comp"
+
+
 def write_finding(finding: ToolchainFinding, out_dir: Path, reduce_s: float = REDUCE_S) -> Path:
     """Write ``finding`` as a repro folder under ``out_dir``; returns the folder. The same finding
     (route and input module) goes to the same folder, written again."""
     digest = hashlib.sha256(finding.route.encode() + finding.produced).hexdigest()[:12]
     folder = Path(out_dir) / f"toolchain-{finding.route}-{digest}"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "source.comp").write_text(finding.glsl)
+    (folder / source_name(finding)).write_text(finding.glsl)
     (folder / "produced.spv").write_bytes(finding.produced)
     if finding.output is not None:
         (folder / "output.spv").write_bytes(finding.output)
@@ -137,8 +142,8 @@ def _report(finding: ToolchainFinding, folder: Path, key: str | None, reduced: s
         f"- message: `{message_key(finding.messages) or '(none)'}`",
         f"- reduction: {reduced}", "",
         "## Files", "",
-        "- `source.comp`: the variant's GLSL; `produced.spv`: the route's producer's module (valid; the input of "
-        "the route's transforms)",
+        f"- `{source_name(finding)}`: the variant's source; `produced.spv`: the route's producer's module "
+        "(valid; the input of the route's transforms)",
         "- `output.spv`: the module the validator rejected" if finding.output is not None else
         "- no `output.spv`: the transform made none",
         "- `interesting.py`: spirv-reduce's test (the route still fails the same way on its argument)"

@@ -1,8 +1,9 @@
 """Compiler routes: the ways a variant's shader becomes SPIR-V, declared in one place.
 
-A route is a name and a recipe: a GLSL -> SPIR-V producer (glslang from the slangpy wheel, at an
-``optimizationLevel``), then optional SPIR-V transforms (``spirv-opt`` passes, or a word patch of a
-mutant route). Every family goes through every route without knowing of it:
+A route is a name and a recipe: a producer (glslang from the slangpy wheel, at an
+``optimizationLevel``, reading the variant's GLSL; or Slang from the same wheel, reading the variant's
+Slang source where its family gives one), then optional SPIR-V transforms (``spirv-opt`` passes, or a
+word patch of a mutant route). Every family goes through every glslang route without knowing of it:
 :func:`ctsgen.toolchain.variants.compile_variant` takes a route, and a new route is one entry of
 :data:`ROUTES`. The same case along two routes must give the same result on the same device; a
 case that does not is a route finding, and a module a route makes that its family's validator
@@ -17,11 +18,14 @@ from dataclasses import dataclass
 
 from ctsgen import toolchain  # looked up when called (tests replace compile_glsl)
 from ctsgen.errors import UnknownNameError
-from ctsgen.toolchain import spirv_mutate, spirv_opt
+from ctsgen.toolchain import slang, spirv_mutate, spirv_opt
 from ctsgen.toolchain.errors import ToolchainError
 
 #: The route of every pack, fuzz and run that names none: glslang at optimization level 0.
 DEFAULT_ROUTE = "glslang"
+
+#: The producers: glslang reads a variant's GLSL, Slang its Slang source (``Variant.slang``).
+GLSLANG, SLANG = "glslang", "slang"
 
 #: spirv-opt's pass list aimed at loops, SSA and memory (issue 42).
 LOOP_PASSES = ("--inline-entry-points-exhaustive", "--eliminate-dead-code-aggressive", "--scalar-replacement",
@@ -52,7 +56,8 @@ class ToolchainFinding(ToolchainError):
 
 @dataclass(frozen=True)
 class Route:
-    """One route: glslang at ``optimization``, then ``passes`` through spirv-opt, then ``patch``.
+    """One route: ``producer`` (glslang at ``optimization``, or Slang), then ``passes`` through
+    spirv-opt, then ``patch``.
 
     ``mutant``: a planted compiler bug proving the machinery (never in ``--routes all``)."""
 
@@ -62,6 +67,7 @@ class Route:
     passes: tuple[str, ...] = ()
     patch: Callable[[bytes], bytes] | None = None
     mutant: bool = False
+    producer: str = GLSLANG
 
     @property
     def is_default(self) -> bool:
@@ -70,7 +76,8 @@ class Route:
     @property
     def recipe(self) -> str:
         """The route's steps as one line (``doctor``, REPORT.md)."""
-        steps = [f"glslang (optimizationLevel {self.optimization})"]
+        steps = [f"slang ({slang.COMPILE_OPTIONS.split(';', 1)[1]})" if self.producer == SLANG
+                 else f"glslang (optimizationLevel {self.optimization})"]
         if self.passes:
             steps.append("spirv-opt " + " ".join(self.passes))
         if self.patch is not None:
@@ -78,13 +85,22 @@ class Route:
         return " | ".join(steps)
 
     def compile_fn(self) -> Callable[[str, str], bytes] | None:
-        """The GLSL -> SPIR-V step a variant's module is made with (None: the default compile)."""
+        """The source -> SPIR-V step a variant's module is made with (None: the default compile):
+        ``compile_fn(source, name)`` of the variant's GLSL, or of its Slang source along a Slang route
+        (:func:`ctsgen.toolchain.variants.variant_spirv` picks the source)."""
+        if self.producer == SLANG:
+            return slang.compile_slang
         if self.optimization == 0:
             return None
         return lambda source, name: toolchain.compile_glsl(source, name, optimization=self.optimization)
 
     def missing(self) -> str | None:
         """Why this machine cannot take the route (its tool is not installed), or None."""
+        if self.producer == SLANG:
+            try:
+                slang.library_path()
+            except ToolchainError as exc:
+                return str(exc)
         if not self.passes:
             return None
         try:
@@ -120,6 +136,9 @@ ROUTES: dict[str, Route] = {r.name: r for r in (
     Route(DEFAULT_ROUTE, "glslang from the slangpy wheel, no optimization (ctsgen's route since its start)"),
     Route("glslang-O1", "glslang's own SPIRV-Tools optimizer at optimizationLevel 1 (levels 2 and 3 give "
                         "spirv-opt -O's instructions, issue 42)", optimization=1),
+    Route("slang", "Slang from the slangpy wheel: a second front end and code generator, reading the Slang "
+                   "source of a family that gives one (docs/spec-decisions.md \"compiler-routes\")",
+          producer=SLANG),
     Route("opt-O", "spirv-opt -O (performance passes)", passes=("-O",)),
     Route("opt-Os", "spirv-opt -Os (size passes)", passes=("-Os",)),
     Route("opt-loops", "spirv-opt's loop, SSA and memory passes", passes=LOOP_PASSES),

@@ -21,12 +21,13 @@ from ctsgen.core.family import Validator
 from ctsgen.core.shader import ShaderVariant
 from ctsgen.toolchain import ToolchainError
 from ctsgen.toolchain.errors import SpirvValidationError
-from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, get_route
+from ctsgen.toolchain.routes import (DEFAULT_ROUTE, GLSLANG, SLANG, Route, RouteRefusedError, ToolchainFinding,
+                                     get_route)
 from ctsgen.toolchain.spirv_opt import OptimizerError
 from ctsgen.toolchain.spirv_patch import SpirvPatchError
 
 if TYPE_CHECKING:
-    from ctsgen.core.family import Variant
+    from ctsgen.core.family import FamilySpec, Variant
     from ctsgen.timing import Breakdown
 
 
@@ -56,13 +57,40 @@ SPIRV_VAL = Validator("spirv-val", _spirv_val)
 Validation = Literal["required", "if-installed", "in-process", "no-module"]
 
 
+def route_refusal(route: Route, family: FamilySpec) -> str | None:
+    """Why ``route`` cannot take ``family``'s modules, or None: its validator's (:meth:`Route.refuses`),
+    or, along Slang, a family whose variants give no Slang source (the optional ``slang`` member of
+    core/family.py's Variant, read here and in :func:`source_of` only)."""
+    if route.producer == SLANG and not hasattr(family.variant_type, "slang"):
+        return (f"route {route.name} reads a family's Slang source, and {family.name} gives none "
+                "(docs/spec-decisions.md \"compiler-routes\")")
+    return route.refuses((family.validator or SPIRV_VAL).name)
+
+
+def source_of(v: Variant, family: str, producer: str = GLSLANG, baked: Sequence[int] | None = None) -> str:
+    """The source ``producer`` reads: ``v.glsl(baked)``, or for Slang ``v.slang(baked)``, the optional
+    member of a family that expresses its variants in Slang (core/family.py Variant); a variant
+    without one is refused in one line (:class:`RouteRefusedError`)."""
+    if producer != SLANG:
+        return v.glsl(baked)
+    slang_source = getattr(v, "slang", None)
+    if slang_source is None:
+        raise RouteRefusedError(f"{family}: the slang route reads a family's Slang source, and {family} gives "
+                                "none (docs/spec-decisions.md \"compiler-routes\") -> use another --route for "
+                                f"{family}")
+    return slang_source(baked)
+
+
 def variant_spirv(v: Variant, compile_fn: Callable[[str, str], bytes] | None = None,
-                  baked: Sequence[int] | None = None) -> bytes:
-    """The variant's module: ``v.spirv(compile_fn, baked)`` where the variant provides one (a
-    variant whose shader needs a transformed module, e.g. decode-vector), else
-    ``compile_fn(v.glsl(baked), name)`` (default :func:`ctsgen.toolchain.compile_glsl`).
-    ``baked``: a repro's parameter record (see Variant.glsl)."""
+                  baked: Sequence[int] | None = None, *, producer: str = GLSLANG, family: str = "") -> bytes:
+    """The variant's module: along Slang, ``compile_fn(v.slang(baked), name)`` (:func:`source_of`);
+    else ``v.spirv(compile_fn, baked)`` where the variant provides one (a variant whose shader
+    needs a transformed module, e.g. decode-vector), else ``compile_fn(v.glsl(baked), name)``
+    (default :func:`ctsgen.toolchain.compile_glsl`). ``baked``: a repro's parameter record (see
+    Variant.glsl)."""
     compile_fn = compile_fn or toolchain.compile_glsl
+    if producer == SLANG:
+        return compile_fn(source_of(v, family or v.id, SLANG, baked), f"{v.id}.slang")
     provided = getattr(v, "spirv", None)
     if provided is not None:
         return provided(compile_fn, baked)
@@ -107,7 +135,7 @@ def compile_variant(v: Variant, family: str, *, baked: Sequence[int] | None = No
             raise RouteRefusedError(f"{family}: {refusal} -> use another --route for {family}")
         with stage("compile"):
             try:
-                produced = variant_spirv(v, route.compile_fn(), baked=baked)
+                produced = variant_spirv(v, route.compile_fn(), baked=baked, producer=route.producer, family=family)
             except SpirvPatchError as exc:  # a family rewriting the compiler's module (decode-vector)
                 if route.is_default:
                     raise
@@ -140,4 +168,4 @@ def _finding(route: Route, v: Variant, family: str, baked: Sequence[int] | None,
     return ToolchainFinding(f"toolchain finding: route {route.name} on {family} variant {v.id}: {what}",
                             route=route.name, family=family, variant_id=v.id, stage=stage, kind=kind,
                             produced=produced, output=output, command=command, messages=messages,
-                            glsl=v.glsl(baked))
+                            glsl=source_of(v, family, route.producer, baked))

@@ -32,7 +32,7 @@ def khr_variant(operation: str):
 
 def test_the_default_route_comes_first_and_all_leaves_the_mutant_routes_out() -> None:
     assert next(iter(ROUTES)) == DEFAULT_ROUTE and ROUTES[DEFAULT_ROUTE].is_default
-    assert {"glslang", "glslang-O1", "opt-O", "opt-Os", "opt-loops"} == {r.name for r in real_routes()}
+    assert {"glslang", "glslang-O1", "slang", "opt-O", "opt-Os", "opt-loops"} == {r.name for r in real_routes()}
     assert [r.name for r in parse_routes("all")] == [r.name for r in real_routes()]
     assert all(ROUTES[n].mutant for n in ("mutant-swap-ab", "mutant-drop-store"))
     # the baseline comes first whatever the order asked, and a name given twice counts once

@@ -28,6 +28,7 @@ from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_js
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
+from ctsgen.oracle.models import h100
 
 FAMILY_NAME = "cm2-convert"
 N_BUFFERS = 2
@@ -176,8 +177,6 @@ def h100_model(case: ConvertCase, params: Any) -> list[np.ndarray | None] | None
     """The result under a device model: conversions to bfloat16 truncate on the H100
     (docs/validation.md), the others round to nearest even; Transpose and ConvertNV move bits
     (nothing to model)."""
-    from ctsgen.oracle.models import h100  # noqa: PLC0415
-
     v = case.shader
     if v.kind is not Kind.convert or not v.result.component.is_float:
         return None

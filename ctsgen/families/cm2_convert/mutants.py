@@ -16,6 +16,8 @@ import numpy as np
 from ctsgen.ops.cm2_convert import Kind
 from ctsgen.model.types import ComponentType
 from ctsgen.core.mutant import Mutant
+from ctsgen.oracle import numeric
+from ctsgen.ops import cm2_convert as oracle
 
 NUMERIC = "ctsgen.oracle.numeric"
 ORACLE = "ctsgen.ops.cm2_convert"
@@ -24,8 +26,6 @@ FAMILY = "cm2-convert"
 
 def _float_to_int_rounds() -> dict[str, Any]:
     """OpConvertFTo{S,U} rounds to nearest even (and saturates) instead of truncating."""
-    from ctsgen.oracle import numeric
-
     original = numeric.convert
 
     def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.ndarray:
@@ -39,8 +39,6 @@ def _float_to_int_rounds() -> dict[str, Any]:
 
 def _int_narrowing_saturates() -> dict[str, Any]:
     """A narrowing OpSConvert / OpUConvert saturates instead of keeping the low bits."""
-    from ctsgen.oracle import numeric
-
     original = numeric.convert
 
     def convert(values: np.ndarray, src: ComponentType, dst: ComponentType) -> np.ndarray:
@@ -55,8 +53,6 @@ def _int_narrowing_saturates() -> dict[str, Any]:
 def _transpose_ignored(component: ComponentType) -> dict[str, Any]:
     """OpCooperativeMatrixTransposeNV of one component type copies the elements in order
     (the N x M result is the source's row-major data reinterpreted, not transposed)."""
-    from ctsgen.ops import cm2_convert as oracle
-
     original = oracle.expected_result
 
     def expected_result(kind: Kind, source: np.ndarray, src: ComponentType, dst: ComponentType

@@ -15,6 +15,7 @@ import numpy as np
 from ctsgen.ops.cm2_elementwise import Op
 from ctsgen.model.types import ComponentType
 from ctsgen.core.mutant import Mutant
+from ctsgen.ops import cm2_elementwise as oracle
 
 ORACLE = "ctsgen.ops.cm2_elementwise"
 FAMILY = "cm2-elementwise"
@@ -43,8 +44,6 @@ def _coordinates_swapped() -> dict[str, Any]:
 
 def _select_row_only() -> dict[str, Any]:
     """select's column operand is dropped: only row == r0 selects s."""
-    from ctsgen.ops import cm2_elementwise as oracle
-
     original = oracle.expected_per_element
 
     def expected_per_element(op: Op, x: np.ndarray, component: ComponentType, **kw: Any) -> np.ndarray:

@@ -42,6 +42,7 @@ from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
 from ctsgen.templates import render
+from ctsgen.oracle.models import h100
 
 FAMILY_NAME = "cm2-gemm"
 N_BUFFERS = 4
@@ -325,14 +326,14 @@ class GemmCase:
     def _khr_data(self) -> CaseData:
         """The khr route: the same matrices as the tensor route's (:meth:`inputs`), each laid out in
         its memory by its layout and stride (the padding between lines poisoned); D's memory
-        poisoned, the expected tile stored into it at the tile's offset."""
+        poisoned. The expected tile follows the shader's instructions as the reference semantics
+        run them (:meth:`GemmVariant._execute_khr`): A's, B's and C's tiles loaded with ``khr_load``,
+        D's tile (and its tolerance) stored with ``khr_store``, so a deviation of those accesses (a
+        mutant, ``--expect-deviation``) moves the expectation as it moves the result."""
         v = self.shader
         M, N, K = self.dims()
         a, b, c = self.inputs()
         alpha, beta = self._alpha_beta()
-        tile = slice(self.ty * v.tile_m, (self.ty + 1) * v.tile_m), slice(self.tx * v.tile_n, (self.tx + 1) * v.tile_n)
-        cm = c.reshape(M, N)
-        d, tol = cm2_gemm_ops.expected_tile(a.reshape(M, K), b.reshape(K, N), cm, alpha, beta, *tile, cm, v.c_type)
         initial = []
         for (whole, rows, cols), comp, x, n in zip(v.whole(M, N, K, self.strides), v.components(),
                                                    (a, b, c, None), v.extents(M, N, K, self.strides)):
@@ -340,12 +341,18 @@ class GemmCase:
             if x is not None:  # the whole matrix laid out (not a device access: its alignment is the tile's)
                 memory[khr.component_indices(whole, rows, cols, comp)] = x.reshape(rows, cols)
             initial.append(memory)
-        at = tile_access(v.layouts[3], self.strides[3], self.ty * v.tile_m, self.tx * v.tile_n)
-        expected = khr.expected_store(at, d[tile], initial[3], v.c_type)
+        (la, lb, lc, ld), (sa, sb, sc, sd) = v.layouts, self.strides
+        tm, tn, tk, row, col = v.tile_m, v.tile_n, v.tile_k, self.ty * v.tile_m, self.tx * v.tile_n
+        at = np.hstack([khr_load(tile_access(la, sa, row, k), tm, tk, initial[0], v.a_type) for k in range(0, K, tk)])
+        bt = np.vstack([khr_load(tile_access(lb, sb, k, col), tk, tn, initial[1], v.a_type) for k in range(0, K, tk)])
+        ct = khr_load(tile_access(lc, sc, row, col), tm, tn, initial[2], v.c_type)
+        everything = slice(None)
+        d, tol = cm2_gemm_ops.expected_tile(at, bt, ct, alpha, beta, everything, everything, ct, v.c_type)
+        to_d = tile_access(ld, sd, row, col)
+        expected = khr_store(to_d, d, initial[3], v.c_type)
         if not v.c_type.is_float:
             return CaseData(self.params(), initial, [None, None, None, expected])
-        out_tol = np.zeros(initial[3].size)
-        out_tol[khr.component_indices(at, v.tile_m, v.tile_n, v.c_type)] = tol[tile]
+        out_tol = khr_store(to_d, tol, np.zeros(initial[3].size), v.c_type)
         return CaseData(self.params(), initial, [None, None, None, expected], [None, None, None, out_tol])
 
     def compare_rule(self) -> CompareRule:
@@ -390,8 +397,6 @@ def h100_model(case: GemmCase, params: Any) -> list[np.ndarray | None] | None:
     terms and an fp32 accumulator rounded toward zero, then the fp32 epilogue (float16 / bfloat16
     -> float32); float16 -> float16 with an fp16 accumulator (``h100.f16_step``: a fused step rounded to nearest)
     and the epilogue in float16."""
-    from ctsgen.oracle.models import h100  # noqa: PLC0415
-
     v = case.shader
     if v.a_type not in h100.K_STEP or v.c_type not in (ComponentType.float32, ComponentType.float16):
         return None

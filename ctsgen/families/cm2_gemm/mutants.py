@@ -19,6 +19,8 @@ import numpy as np
 from dataclasses import replace
 
 from ctsgen.core.mutant import Mutant
+from ctsgen.ops import cm2_gemm as oracle
+from ctsgen.ops.khr_addressing import component_indices, Layout, line_length
 
 CASE = "ctsgen.families.cm2_gemm.case"
 ORACLE = "ctsgen.ops.cm2_gemm"
@@ -27,8 +29,6 @@ FAMILY = "cm2-gemm"
 
 def _epilogue(fault: Any) -> dict[str, Any]:
     """Call the correct tile with (alpha, beta) replaced by ``fault(alpha, beta)``."""
-    from ctsgen.ops import cm2_gemm as oracle
-
     original = oracle.expected_tile
 
     def expected_tile(a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha: Any, beta: Any, *rest: Any
@@ -51,8 +51,6 @@ def _product(alpha: Any, beta: Any) -> float | int:
 def _robust_indices(access: Any, rows: int, cols: int, memory: np.ndarray, component: Any
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The access's component indices (0 where outside ``memory``) and where they are inside it."""
-    from ctsgen.ops.khr_addressing import component_indices
-
     index = component_indices(access, rows, cols, component)
     inside = index < memory.size
     return np.where(inside, index, 0), inside
@@ -74,14 +72,10 @@ def _khr_access(fault: Any) -> dict[str, Any]:
 
 
 def _layout_ignored(access: Any, rows: int, cols: int) -> Any:
-    from ctsgen.ops.khr_addressing import Layout
-
     return replace(access, layout=Layout.RowMajor)
 
 
 def _stride_ignored(access: Any, rows: int, cols: int) -> Any:
-    from ctsgen.ops.khr_addressing import line_length
-
     return replace(access, stride=line_length(access.layout, rows, cols))
 
 

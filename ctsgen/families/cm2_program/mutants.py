@@ -19,14 +19,14 @@ from ctsgen.families.cm2_program.program import SINKS, VIEW_OPS, VIEW_WORDS, Op,
 from ctsgen.ops.tensor_view import decode_view
 from ctsgen.model.tensor import ClampMode
 from ctsgen.core.mutant import Mutant
+from ctsgen.families.cm2_program import oracle
+from ctsgen.ops.khr_addressing import Layout, component_indices
 
 ORACLE = "ctsgen.families.cm2_program.oracle"
 FAMILY = "cm2-program"
 
 
 def _oracle() -> Any:
-    from ctsgen.families.cm2_program import oracle
-
     return oracle
 
 
@@ -124,8 +124,6 @@ def _khr_column_major_as_row_major() -> dict[str, Any]:
     original = o.khr_access_of
 
     def khr_access_of(run: Any, i: int) -> Any:
-        from ctsgen.ops.khr_addressing import Layout
-
         return replace(original(run, i), layout=Layout.RowMajor)
 
     return {f"{ORACLE}:khr_access_of": khr_access_of}
@@ -134,8 +132,6 @@ def _khr_column_major_as_row_major() -> dict[str, Any]:
 def _khr_store_takes_load_stride() -> dict[str, Any]:
     """A KHR store writes with the stride of the shader's first KHR load (one stride value reused for
     both): its lines may overlap (the last write wins) or leave its region (the writes are dropped)."""
-    from ctsgen.ops.khr_addressing import component_indices
-
     o = _oracle()
 
     def eval_storekhr(run: Any, i: int) -> None:

@@ -26,6 +26,7 @@ from ctsgen.ops import cm2_reduce as cm2_reduce_ops
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits
 from ctsgen.templates import render
+from ctsgen.oracle.models import h100
 
 FAMILY_NAME = "cm2-reduce"
 N_BUFFERS = 2  # binding 1: source matrix, binding 2: result matrix
@@ -220,8 +221,6 @@ def h100_model(case: ReduceCase, params: Any) -> list[np.ndarray | None] | None:
     (ctsgen.oracle.models.h100.reduce_fragment), or one of reduce_sum's orders over each result's
     terms (a mutant). None for other combines (exact) and for a workgroup shape whose subgroup
     grid the model has not measured (not modelled: no ModelMismatch can come from it)."""
-    from ctsgen.oracle.models import h100  # noqa: PLC0415
-
     v, s, r = case.shader, case.shader.source, case.shader.result
     if not case._tolerance():
         return None

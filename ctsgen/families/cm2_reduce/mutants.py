@@ -17,6 +17,7 @@ import numpy as np
 
 from ctsgen.ops.cm2_reduce import ReduceMode
 from ctsgen.core.mutant import Mutant
+from ctsgen.ops import cm2_reduce as oracle
 
 ORACLE = "ctsgen.ops.cm2_reduce"
 FAMILY = "cm2-reduce"
@@ -24,8 +25,6 @@ FAMILY = "cm2-reduce"
 
 def _domains_for(mode: ReduceMode, fault: Any) -> dict[str, Any]:
     """Replace the reduction domains of one reduce mode, keeping the others."""
-    from ctsgen.ops import cm2_reduce as oracle
-
     original = oracle.reduction_domains
 
     def _domains(matrix: np.ndarray, m: ReduceMode) -> np.ndarray:
@@ -86,8 +85,6 @@ def _lavapipe_reduce(original: Any) -> Any:
 def _lavapipe_targets() -> dict[str, Any]:
     """``expected_reduce`` replaced where it is defined, so every caller (this family's cases and
     cm2-program's reduce nodes, each through ``ctsgen.ops.cm2_reduce``) takes it."""
-    from ctsgen.ops import cm2_reduce as oracle
-
     return {f"{ORACLE}:expected_reduce": _lavapipe_reduce(oracle.expected_reduce)}
 
 

@@ -26,6 +26,7 @@ from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.kernel import evaluate as kernel_eval
 from ctsgen.kernel import glsl as kernel_glsl
+from ctsgen.kernel import slang as kernel_slang
 from ctsgen.kernel.ir import Kernel, Kind
 from ctsgen.model.types import MatrixType
 from ctsgen.ops.cm2 import in_subgroups
@@ -74,6 +75,10 @@ class KernelVariant:
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         return kernel_glsl.glsl(self.kernel, None if baked is None else [int(w) for w in baked])
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same kernel in Slang, for the ``slang`` route (docs/spec-decisions.md "compiler-routes")."""
+        return kernel_slang.slang(self.kernel, None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         out = {"kernel": self.kernel.to_json()}

@@ -61,6 +61,20 @@ def _element_mapping_differs() -> dict[str, Any]:
     return {f"{EVAL}:zip_operand": zip_operand}
 
 
+def _muladd_clobbers_accumulator() -> dict[str, Any]:
+    """lavapipe (Mesa 26.2.6) along a route that reuses C's value after the MulAdd (slang): a MulAdd whose
+    K exceeds the 8-wide K granule accumulates every granule but the last into its C operand in place
+    (src/compiler/nir/nir_lower_cooperative_matrix.c, split_cmat_muladd; docs/repros/lavapipe-muladd-accumulator)."""
+    def accumulator_after(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        k = a.shape[-1] - LAVAPIPE_K_GRANULE
+        return c if k <= 0 else c + a[..., :k] @ b[..., :k, :]
+    return {f"{EVAL}:accumulator_after": accumulator_after}
+
+
+#: lavapipe's K granule (its VK_KHR_cooperative_matrix and flexible-dimensions entries: 8x8x8).
+LAVAPIPE_K_GRANULE = 8
+
+
 def _m(name: str, description: str, factory: Any, killed_by: str, budget: int) -> Mutant:
     """Budgets: bench/mutant_kill_budgets.py --family coopmat-kernel --seeds 4 (docs/validation.md,
     "Kernels")."""
@@ -69,17 +83,19 @@ def _m(name: str, description: str, factory: Any, killed_by: str, budget: int) -
 
 MUTANTS = [
     _m("kernel-loop-carry-first", "a loop-carried matrix keeps its first iteration's value",
-       _first_iteration_carried, "a loop of 2 iterations accumulating a MulAdd", 450),
+       _first_iteration_carried, "a loop of 2 iterations accumulating a MulAdd", 750),
     _m("kernel-merge-other-side", "a branch merge takes the other side's value", _merge_other_side,
-       "a branch that changes one matrix on one side", 350),
+       "a branch that changes one matrix on one side", 550),
     _m("kernel-missing-barrier", "a reader of Workgroup memory sees its previous contents (no barrier)",
-       _missing_barrier, "one shared load", 400),
+       _missing_barrier, "one shared load", 350),
     _m("kernel-shared-offset-zero", "a Workgroup-memory load at any offset returns the offset-0 tile (Mesa 15932)",
-       _shared_offset_zero, "a shared load or exchange in 2 subgroups", 450),
+       _shared_offset_zero, "a shared load or exchange in 2 subgroups", 400),
     _m("kernel-array-neighbour-alias", "a store to an array element also lands in its neighbour",
-       _array_neighbour_alias, "a store to r0[0] of an array of 2", 150),
+       _array_neighbour_alias, "a store to r0[0] of an array of 2", 200),
     _m("kernel-inout-not-written-back", "an inout or out matrix parameter is never written back",
-       _inout_not_written_back, "a call of a function with an out parameter", 250),
+       _inout_not_written_back, "a call of a function with an out parameter", 350),
+    _m("lavapipe-muladd-accumulator", "a MulAdd with K past 8 adds all its K granules but the last into its C operand",
+       _muladd_clobbers_accumulator, "a MulAdd with K = 16 whose C is stored after it", 400),
     _m("kernel-element-mapping-differs", "element access maps two matrices of one type differently",
        _element_mapping_differs, "an element-wise loop over two different matrices", 350),
 ]

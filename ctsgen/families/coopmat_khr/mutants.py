@@ -14,6 +14,8 @@ import numpy as np
 from ctsgen.core.mutant import Mutant
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.ops.khr_addressing import KhrAccess, Layout, component_indices
+from ctsgen.families.coopmat_khr import case
+from ctsgen.families.coopmat_khr.operation import Op
 
 CASE = "ctsgen.families.coopmat_khr.case"
 FAMILY = "coopmat-khr"
@@ -37,8 +39,6 @@ def _column_major_as_row_major() -> dict[str, Any]:
 def _stride_in_components() -> dict[str, Any]:
     """A load's Stride is counted in matrix components, not in elements of the pointee (the spec's issue
     "Should strides be in bytes or elements?" resolves: elements of the pointee type)."""
-    from ctsgen.families.coopmat_khr import case
-
     original = case.load_operand
 
     def load_operand(access: KhrAccess, m: MatrixType, memory: np.ndarray) -> np.ndarray:
@@ -57,8 +57,6 @@ def _stride_in_components() -> dict[str, Any]:
 
 def _store_offset_ignored() -> dict[str, Any]:
     """OpCooperativeMatrixStoreKHR writes at the start of the array: its Pointer's element offset is lost."""
-    from ctsgen.families.coopmat_khr import case
-
     original = case.store_result
 
     def store_result(access: KhrAccess, matrix: np.ndarray, memory: np.ndarray, component: ComponentType
@@ -70,9 +68,6 @@ def _store_offset_ignored() -> dict[str, Any]:
 
 def _sdiv_floors() -> dict[str, Any]:
     """OpSDiv rounds toward negative infinity (an arithmetic shift or floor division), not toward zero."""
-    from ctsgen.families.coopmat_khr import case
-    from ctsgen.families.coopmat_khr.operation import Op
-
     original = case.compute
 
     def compute(v: Any, mats: list[np.ndarray], s: Any, *, strict: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -89,9 +84,6 @@ def _sdiv_floors() -> dict[str, Any]:
 
 def _muladd_a_unsigned() -> dict[str, Any]:
     """MatrixASignedComponentsKHR is ignored: A's signed 8-bit components are zero-extended."""
-    from ctsgen.families.coopmat_khr import case
-    from ctsgen.families.coopmat_khr.operation import Op
-
     original = case.compute
 
     def compute(v: Any, mats: list[np.ndarray], s: Any, *, strict: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -31,6 +31,7 @@ from ctsgen.families.coopvec.variant import (
     FAMILY_NAME, FAMILY_WORDS, VALUE_KINDS, W_BIAS_OFFSET, W_MATRIX_OFFSET, W_STRIDE, CoopVecVariant,
 )
 from ctsgen.ops.coopvec_matrix import LOCAL, MATMUL_OPS
+from ctsgen.oracle.models import h100
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,6 @@ def h100_model(case: CoopVecCase, params: Any) -> list[np.ndarray | None] | None
     MatMulAdd with fp16, E4M3 or E5M2 inputs and matrix, as measured on the H100 (an fp16
     accumulator starting at the bias takes fused steps of 16 products: h100.coopvec_f16).
     Other paths (fp32 results, integers, the special-value cases) are not modelled."""
-    from ctsgen.oracle.models import h100  # noqa: PLC0415
-
     v = case.shader
     fp16 = CoopVecType.float16
     fp8 = (CoopVecType.floate4m3, CoopVecType.floate5m2)

@@ -205,6 +205,9 @@ def _matmul_data(case: CaseOperands, v: CoopVecVariant, rng: np.random.Generator
                 _special_inputs(x, w, b, v, rng)
             if v.inputType.is_float and not v.inputInterpretation.is_packed:
                 raw_x = x.astype(v.inputType.dtype)
+                # the values the shader's input conversion gives from what is stored (the same x, bit for bit,
+                # under the spec): a deviation of that conversion (--expect-deviation) then moves the result
+                x = oracle.convert_input(raw_x, v.inputType, v.inputInterpretation).astype(x.dtype)
     bt = v.biasInterpretation
     stored = w.T if v.transpose else w
     mbytes = _place_matrix(v, stored, case.matrixOffset, case.matrixStride)

@@ -21,6 +21,8 @@ import numpy as np
 
 from ctsgen.model.types import CoopVecType
 from ctsgen.core.mutant import Mutant
+from ctsgen.ops import coopvec as oracle
+from ctsgen.ops.coopvec_matrix import CoopVecSignature
 
 ORACLE = "ctsgen.ops.coopvec"
 FAMILY = "coopvec"
@@ -28,8 +30,6 @@ FAMILY = "coopvec"
 
 def _packed_bytes_reversed() -> dict[str, Any]:
     """Packed int8 words are unpacked with component 0 in the high byte."""
-    from ctsgen.ops import coopvec as oracle
-
     original = oracle.unpack_int8
 
     def unpack_int8(words: np.ndarray, signed: bool) -> np.ndarray:
@@ -41,8 +41,6 @@ def _packed_bytes_reversed() -> dict[str, Any]:
 
 def _input_conversion(fault: Any) -> dict[str, Any]:
     """Replace the non-packed integer input conversion by ``fault(x, stored, interp, lo, hi)``."""
-    from ctsgen.ops import coopvec as oracle
-
     original = oracle.convert_input
 
     def convert_input(x: np.ndarray, stored: CoopVecType, interp: CoopVecType) -> np.ndarray:
@@ -74,8 +72,6 @@ def _wrapping(x: np.ndarray, stored: CoopVecType, interp: CoopVecType, lo: int |
 
 def _bias_ignored() -> dict[str, Any]:
     """OpCooperativeVectorMatrixMulAddNV drops its bias (computes W x only)."""
-    from ctsgen.ops import coopvec as oracle
-
     original = oracle.matmul
 
     def matmul(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, result: CoopVecType) -> np.ndarray:
@@ -86,8 +82,6 @@ def _bias_ignored() -> dict[str, Any]:
 
 def _e4m3_as_fnuz() -> dict[str, Any]:
     """An E4M3 matrix is decoded as e4m3fnuz (exponent bias 8, not 7): every value halves."""
-    from ctsgen.ops.coopvec_matrix import CoopVecSignature
-
     original = CoopVecSignature.read_matrix
 
     def read_matrix(self: Any, buf: np.ndarray, moff: int, stride: int) -> np.ndarray:
@@ -104,8 +98,6 @@ def _e4m3_as_fnuz() -> dict[str, Any]:
 
 def _last_product_dropped() -> dict[str, Any]:
     """A K loop that stops one product early: component K-1 never reaches the sum (K > 1)."""
-    from ctsgen.ops import coopvec as oracle
-
     original = oracle.matmul
 
     def matmul(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, result: CoopVecType) -> np.ndarray:
@@ -118,8 +110,6 @@ def _last_product_dropped() -> dict[str, Any]:
 
 def _infinity_saturates() -> dict[str, Any]:
     """Float inputs are converted with saturation: an infinite component becomes the max normal."""
-    from ctsgen.ops import coopvec as oracle
-
     original = oracle.convert_input
 
     def convert_input(x: np.ndarray, stored: CoopVecType, interp: CoopVecType) -> np.ndarray:

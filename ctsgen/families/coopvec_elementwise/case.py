@@ -211,21 +211,14 @@ class ElementwiseCase:
         size_in = (self.loadOffset + v.arity * LOCAL * v.in_stride) // t.dtype.itemsize
         src = rng.integers(0, 256, size_in * t.dtype.itemsize, dtype=np.uint8).view(t.dtype)  # junk between vectors
         for o, vals in zip(v.operand_offsets(0, self.loadOffset), ops):
-            oracle.store(src, o, vals)
+            # the inputs as laid out (not the shader's store: a deviation of OpCooperativeVectorStoreNV must
+            # not move them, decision "expected-deviation")
+            src[o[:, None] // t.dtype.itemsize + np.arange(v.N)] = vals
         rc = oracle.component(r)
         poison = np.full((self.storeOffset + LOCAL * v.out_stride) // r.dtype.itemsize,
                          from_bits(sentinel_bits(rc), rc), dtype=r.dtype)
-        res = oracle.apply(v.op, ops, s, t, r)
-        expected = poison.copy()
-        where = v.result_offsets(0, self.storeOffset)
-        oracle.store(expected, where, res)
-        tol = None
-        if r.is_float:
-            t_arr = np.full((2,) + expected.shape, np.nan)  # below / above; NaN: the poison, bit for bit
-            idx = where[:, None] // r.dtype.itemsize + np.arange(v.N)
-            t_arr[:, idx] = oracle.tolerance(v.op, ops, s, t, r, res, v.ieee)
-            tol = [None, t_arr]
-        return CaseData(self.params(), [src, poison], [None, expected], tol)
+        expected, tol = outputs_on(self, self.params(), [src, poison])
+        return CaseData(self.params(), [src, poison], [None, expected], None if tol is None else [None, tol])
 
     def compare_rule(self) -> CompareRule:
         """Integers and float loads/stores without NaN bit for bit; other float results by value
@@ -268,3 +261,31 @@ class ElementwiseCase:
         lid, rest = divmod(byte, v.out_stride)
         comp = rest // v.resultType.dtype.itemsize
         return {"invocation": lid, "component": comp} if comp < v.N else {"invocation": lid, "padding": comp}
+
+
+def outputs_on(case: ElementwiseCase, params: np.ndarray, initial: list[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the result buffer, its tolerance or None for an integer result) that ``case``'s loads,
+    instruction and store give on the given inputs, as the shader runs them (the reference
+    semantics' ``oracle.load`` / ``apply`` / ``store``): a deviation of a load or a store (a mutant,
+    ``--expect-deviation``) moves the expectation on the spec case's own inputs. The tolerance is
+    NaN (bit for bit) wherever the store does not write."""
+    v = case.shader
+    t, r = v.componentType, v.resultType
+    words = np.asarray(params, dtype=np.int64)
+    ops = [oracle.load(initial[0], o, v.N) for o in v.operand_offsets(0, int(words[W_LOAD]))]
+    s = v.scalar(int(words[W_SCALAR]))
+    res = oracle.apply(v.op, ops, s, t, r)
+    expected = np.array(initial[1], copy=True)
+    where = v.result_offsets(0, int(words[W_STORE]))
+    oracle.store(expected, where, res)
+    if not r.is_float:
+        return expected, None
+    # which result component the store put where (0: none), through the same store
+    marker = np.zeros(expected.size, dtype=f"uint{8 * r.dtype.itemsize}")
+    oracle.store(marker, where, np.arange(1, res.size + 1).reshape(res.shape).astype(marker.dtype))
+    bound = np.broadcast_to(oracle.tolerance(v.op, ops, s, t, r, res, v.ieee), (2,) + res.shape).reshape(2, -1)
+    tol = np.full((2,) + expected.shape, np.nan)  # below / above; NaN: the poison, bit for bit
+    hit = marker > 0
+    tol[:, hit] = bound[:, marker[hit].astype(np.int64) - 1]
+    return expected, tol

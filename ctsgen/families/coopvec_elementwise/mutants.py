@@ -19,6 +19,7 @@ import numpy as np
 from ctsgen.ops.coopvec_elementwise_ops import Op
 from ctsgen.model.types import CoopVecType
 from ctsgen.core.mutant import Mutant
+from ctsgen.ops import coopvec_elementwise as oracle
 
 ORACLE = "ctsgen.ops.coopvec_elementwise"
 FAMILY = "coopvec-elementwise"
@@ -27,8 +28,6 @@ FAMILY = "coopvec-elementwise"
 def _load_offset_32_aligned() -> dict[str, Any]:
     """OpCooperativeVectorLoadNV rounds its byte offset down to a multiple of 32 (an internal
     32-byte access granule) instead of honouring the 16-byte alignment the spec allows."""
-    from ctsgen.ops import coopvec_elementwise as oracle
-
     original = oracle.load
 
     def load(buf: np.ndarray, byte_offsets: np.ndarray, n: int) -> np.ndarray:
@@ -40,8 +39,6 @@ def _load_offset_32_aligned() -> dict[str, Any]:
 def _store_whole_granules() -> dict[str, Any]:
     """OpCooperativeVectorStoreNV writes whole 16-byte granules: the components after the N-th
     up to the next 16-byte boundary are overwritten with zeros."""
-    from ctsgen.ops import coopvec_elementwise as oracle
-
     original = oracle.store
 
     def store(buf: np.ndarray, byte_offsets: np.ndarray, values: np.ndarray) -> None:
@@ -56,8 +53,6 @@ def _store_whole_granules() -> dict[str, Any]:
 
 def _shift_masked_to_4_bits() -> dict[str, Any]:
     """Shift amounts are masked to 4 bits (a 16-bit shifter): 32-bit shifts by 16..31 shift by 0..15."""
-    from ctsgen.ops import coopvec_elementwise as oracle
-
     original = oracle.integer_op
 
     def integer_op(op: Op, operands: list[np.ndarray], t: CoopVecType) -> np.ndarray:
@@ -70,8 +65,6 @@ def _shift_masked_to_4_bits() -> dict[str, Any]:
 
 def _f16_to_int_rounds_to_nearest() -> dict[str, Any]:
     """fp16 -> integer conversions round to nearest even instead of toward zero."""
-    from ctsgen.ops import coopvec_elementwise as oracle
-
     original = oracle.convert_values
 
     def convert_values(a: np.ndarray, t: CoopVecType, r: CoopVecType) -> np.ndarray:
@@ -85,8 +78,6 @@ def _f16_to_int_rounds_to_nearest() -> dict[str, Any]:
 
 def _vts_drops_last_component() -> dict[str, Any]:
     """OpVectorTimesScalar leaves the last component unscaled (a loop bound off by one)."""
-    from ctsgen.ops import coopvec_elementwise as oracle
-
     original = oracle.float_op
 
     def float_op(op: Op, operands: list[np.ndarray], scalar: float, t: CoopVecType) -> np.ndarray:

@@ -31,7 +31,8 @@ accurately as reasonably possible"), one spacing of 2-3 mantissa bits, and
 that allowance, summed over K and carried through the later layers, hid
 even a wrong matrix stride in a measurement (docs/spec-decisions.md). The
 training step (OuterProductAccumulate,
-ReduceSumAccumulate) stays exact-domain only as well.
+ReduceSumAccumulate) and per-invocation control flow (program.Ctl) stay
+exact-domain only as well.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def float_domain_rule(p: Program) -> str | None:
     """None if ``p`` may take float-domain data, else why not."""
     if p.training:
         return "the training step stays in the exact domain"
+    if p.ctl_nodes:  # a loop's bound would compound per trip; an if's is one side's per invocation
+        return "per-invocation control flow stays in the exact domain"
     if not all(n.type.component.is_float for n in p.nodes):
         return "a value of integer type (a conversion to an integer is a step function)"
     for L in p.layers():

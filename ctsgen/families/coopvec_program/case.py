@@ -11,9 +11,16 @@ Bindings (Program.buffers): the input vectors, one byte buffer holding every
 layer's bias (each at its BiasOffset), the results, then per layer its
 matrix (bytes, 64-byte aligned per case) and, for an optimal layout, the
 buffer the backend converts it into (a MatrixConversion, as the coopvec
-family does). Each of the LOCAL invocations of a workgroup loads its own
-input vector and stores its own result, 16-aligned; the results start
-poisoned, so a component past the stored vector must keep the poison.
+family does). Each of the program's ``local`` invocations of a workgroup
+loads its own input vector and stores its own result, 16-aligned; the
+results start poisoned, so a component past the stored vector must keep the
+poison. The results hold LOCAL (a full subgroup's) vectors even for a
+partial subgroup, so the lanes past the workgroup, which no invocation
+stores, must keep the poison too. A program with control flow (program.Ctl)
+has a last binding, ``control``: one uint32 word per invocation per
+controlled node (an ``if``'s bit 0, a ``loop``'s trip count 0 .. MAX_TRIPS),
+drawn with the data from its own stream of the seed, so a case without
+control flow draws the data it drew before.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from ctsgen.families.coopvec_program.data import input_vectors, layer_values, pl
 from ctsgen.families.coopvec_program.oracle import (W_BOFF, W_MOFF, W_S, W_STRIDE, W_T, Run, eval_node,
                                                     evaluate)
 from ctsgen.ops.coopvec_matrix import MatrixLayout
-from ctsgen.families.coopvec_program.program import GRAD_INIT, LOCAL, Op, Program, act_glsl
+from ctsgen.families.coopvec_program.program import GRAD_INIT, LOCAL, MAX_TRIPS, Ctl, Op, Program, act_glsl
 from ctsgen.model.types import coopvec_combination_feature, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -59,7 +66,7 @@ class ProgramVariant:
 
     @property
     def local_size_x(self) -> int:
-        return LOCAL
+        return self.program.local
 
     def buffers(self) -> tuple[BufferSpec, ...]:
         return tuple(BufferSpec(k + 1, name, dtype) for k, (name, dtype) in enumerate(self.program.buffers()))
@@ -79,7 +86,8 @@ class ProgramVariant:
                   for L in p.layers()]
         feats += [coopvec_component_type_feature(c.vk) for c in dict.fromkeys(n.type.component for n in p.nodes)]
         feats += ["cooperativeVectorTraining"] * p.training
-        exts = ("VK_NV_cooperative_vector",) + (REPLICATED,) * any(n.op is Op.act for n in p.nodes)
+        replicated = any(n.op is Op.act or (n.ctl is Ctl.branch and not n.keeps) for n in p.nodes)  # V(0) too
+        exts = ("VK_NV_cooperative_vector",) + (REPLICATED,) * replicated
         return Requirements(extensions=exts, features=tuple(dict.fromkeys(feats)))
 
     def device_layout(self) -> dict[str, Any]:
@@ -113,23 +121,28 @@ class ProgramVariant:
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         p = self.program
         H = len(p.buffers())
-        glsl_of = {"uint8": "uint8_t", "float16": "float16_t", p.input.component.dtype.name: p.input.component.glsl}
+        glsl_of = {"uint8": "uint8_t", "float16": "float16_t", "uint32": "uint32_t",
+                   p.input.component.dtype.name: p.input.component.glsl}
         glsl_of[p.output.component.dtype.name] = p.output.component.glsl
         slots = {name: k for k, (name, _) in enumerate(p.buffers())}
         return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
                       lines=p.lines(), bases=[H + b for b in p.word_bases], H=H, words=H + p.words,
                       buffers=[(name, glsl_of[dt]) for name, dt in p.buffers()], slot=slots,
                       layer_of={i: j for j, i in enumerate(p.layer_nodes())}, act_glsl=act_glsl,
-                      grad=p.gradient_nodes() if p.training else None,
+                      grad=p.gradient_nodes() if p.training else None, ctl=list(p.ctl_nodes),
                       W=dict(MOFF=W_MOFF, STRIDE=W_STRIDE, BOFF=W_BOFF, S=W_S, T=W_T),
                       baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
-        return {"program": self.program.to_json(), DEVICE_LAYOUT_KEY: self.device_layout()}
+        out = {"program": self.program.to_json(), DEVICE_LAYOUT_KEY: self.device_layout()}
+        if self.program.partial:  # absent for a full subgroup: a pack before partial subgroups reads the same
+            out["local"] = self.program.local
+        return out
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> ProgramVariant:
-        return cls(Program.from_json(o["program"]))
+        p = Program.from_json(o["program"])
+        return cls(Program(p.nodes, int(o.get("local", LOCAL))))
 
     def execute(self, params: np.ndarray, offsets: np.ndarray, buffers: list[np.ndarray]) -> None:
         """Reference semantics: evaluate each case's program on the host buffers.
@@ -255,7 +268,9 @@ class ProgramCase:
         out = []
         for name, dtype in p.buffers():
             if name == "input":
-                out.append(np.zeros(LOCAL * p.input.stride // p.input.component.dtype.itemsize, dtype))
+                out.append(np.zeros(p.local * p.input.stride // p.input.component.dtype.itemsize, dtype))
+            elif name == "control":
+                out.append(np.zeros(p.local * len(p.ctl_nodes), np.uint32))
             elif name == "output":
                 comp = element_oracle.component(p.output.component)
                 out.append(np.full(LOCAL * p.output.stride // comp.dtype.itemsize,
@@ -286,15 +301,18 @@ class ProgramCase:
         bufs = self._initial()
         first = p.layers()[0]
         floats = self.domain == "float"
-        element_oracle.store(bufs[p.buffer_index("input")], np.arange(LOCAL) * p.input.stride,
-                             input_vectors(rng, first, LOCAL, limits[0], floats))
+        element_oracle.store(bufs[p.buffer_index("input")], np.arange(p.local) * p.input.stride,
+                             input_vectors(rng, first, p.local, limits[0], floats))
+        if p.ctl_nodes:  # its own stream: the data of a program without control flow stay as they were
+            bufs[p.buffer_index("control")][:] = np.random.default_rng([self.seed, 1]).integers(
+                0, MAX_TRIPS, p.local * len(p.ctl_nodes), endpoint=True)
         run = Run(p, words, bufs, np.zeros(len(bufs), np.int64))
         for i, n in enumerate(p.nodes[:p.store_index]):
             if n.op is Op.matmuladd:
                 L, q = n.layer, self.nodes[i]
                 j = p.layer_of(i)
                 x = matmul_oracle.convert_input(run.values[i - 1], L.inputType, L.inputInterpretation)
-                w, b = layer_values(rng, L, x, limits[i], floats)
+                w, b = layer_values(rng, L, x, limits[i], floats, MAX_TRIPS if n.ctl is Ctl.loop else 1)
                 bufs[p.buffer_index(f"matrix{j}")] = place_matrix(L, w, q.matrixOffset, q.matrixStride)
                 place_bias(bufs[p.buffer_index("bias")], L, b, q.biasOffset)
             run.values.append(eval_node(run, i))
@@ -348,6 +366,12 @@ class ProgramCase:
         """The program as readable lines, each layer's operands and each activation's scalars."""
         p = self.shader.program
         out: dict[str, Any] = {"program": p.lines(), "layers": len(p.layers()), "length": p.ops}
+        if p.partial:
+            out["invocations"] = p.local
+        if p.ctl_nodes:
+            d = len(p.ctl_nodes)
+            out["control"] = {f"c{i}": f"control[invocation * {d} + {k}]" for k, i in enumerate(p.ctl_nodes)}
+            out["control"]["meaning"] = f"an if runs where bit 0 is set; a loop runs that many trips (0 .. {MAX_TRIPS})"
         if self.domain != "exact":
             out["domain"] = self.domain
         for i, q in enumerate(self.nodes):
@@ -372,7 +396,10 @@ class ProgramCase:
         t = p.output
         lid, rest = divmod(element * t.component.dtype.itemsize, t.stride)
         comp = rest // t.component.dtype.itemsize
-        return {"invocation": lid, "component": comp} if comp < t.n else {"invocation": lid, "padding": comp}
+        out = {"invocation": lid, "component": comp} if comp < t.n else {"invocation": lid, "padding": comp}
+        if lid >= p.local:  # a lane no invocation of a partial subgroup stores: it keeps the poison
+            out["pastWorkgroup"] = True
+        return out
 
 
 #: the buffers a case checks: the results and, in a training program, dW and db
@@ -414,5 +441,5 @@ def tolerance_on(case: ProgramCase, params: np.ndarray, initial: list[np.ndarray
 def _tolerance(run: Run) -> list[np.ndarray | None]:
     t = run.program.output
     tol = np.zeros(LOCAL * t.stride // t.component.dtype.itemsize)
-    tol[np.arange(LOCAL)[:, None] * (t.stride // t.component.dtype.itemsize) + np.arange(t.n)] = store_bound(run)
+    tol[np.arange(run.program.local)[:, None] * (t.stride // t.component.dtype.itemsize) + np.arange(t.n)] = store_bound(run)
     return [tol if name == "output" else None for name, _ in run.program.buffers()]

@@ -11,7 +11,11 @@ which, interpretation chains, the named seed programs).
   combinations the embedded H100 profile advertises;
 * one line per named seed program: the cases that run it;
 * layers x data domain: ``exact`` (integers, bit-exact) or ``float`` (full-mantissa data within
-  propagated bounds, float16 x float16 chains only: docs/spec-decisions.md "program-float-domain").
+  propagated bounds, float16 x float16 chains only: docs/spec-decisions.md "program-float-domain");
+* controlled node: each MatMulAdd or activation under a per-invocation ``if`` or ``loop`` (kind x
+  control flow; docs/spec-decisions.md "coopvec-program-divergence");
+* control flow x workgroup: the per-invocation control flow a case holds (``none``, ``if``,
+  ``loop``, ``if+loop``) x ``full`` (one subgroup of 32) or ``partial`` (fewer invocations).
 """
 
 from __future__ import annotations
@@ -21,13 +25,20 @@ from typing import Any
 from ctsgen.core.coverage import Table, grid, one_way
 from ctsgen.device.profile import default_profile
 from ctsgen.ops.coopvec_matrix import combinations
-from ctsgen.families.coopvec_program.program import (ACT_NAME, MAX_LAYERS, MIN_LAYERS, Node, Op, Program,
-                                                     interpretation_label)
+from ctsgen.families.coopvec_program.program import (ACT_NAME, LOCAL, MAX_LAYERS, MIN_LAYERS, Ctl, Node, Op,
+                                                     Program, interpretation_label)
 from ctsgen.families.coopvec_program.strategy import SEEDS
 
 SEED_JSON = {name: p.to_json() for name, p in SEEDS.items()}
 KINDS = ["load", "matmuladd", *dict.fromkeys(ACT_NAME.values()), "convert", "store", "outer", "reducesum"]
 END = "end"
+FLOWS = ["none", "if", "loop", "if+loop"]
+
+
+def flow(nodes: list[Node]) -> str:
+    """The per-invocation control flow a program holds: none, if, loop or if+loop."""
+    kinds = [c.value for c in Ctl if any(n.ctl is c for n in nodes)]
+    return "+".join(kinds) or "none"
 
 
 def origin(program: list[dict[str, Any]]) -> str:
@@ -67,6 +78,9 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
     chains = [(L.interpretation, ls[j + 1].interpretation if j + 1 < len(ls) else END)
               for ls in layers for j, L in enumerate(ls)]
     domains = [(len(ls), p.get("domain", "exact")) for ls, p in zip(layers, cases)]
+    controlled = [(n.op.value, n.ctl.value) for ns in nodes for n in ns if n.ctl is not None]
+    flows = [(flow(ns), "partial" if int(p["variant"].get("local", LOCAL)) < LOCAL else "full")
+             for ns, p in zip(nodes, cases)]
     labels, packed = _interpretations()
     n_layers = range(MIN_LAYERS, MAX_LAYERS + 1)
     seed_layers = {name: len(Program.from_json(p).layers()) for name, p in SEED_JSON.items()}
@@ -85,4 +99,7 @@ def tables(cases: list[dict[str, Any]]) -> list[Table]:
         one_way("named seed programs", "seed", [o for _, o in counts if o != "drawn"], list(SEEDS),
                 partition=False),
         grid("layers x data domain", "layers", "domain", list(n_layers), ["exact", "float"], domains),
+        grid(f"controlled node: kind x control flow ({len(controlled)} nodes)", "node", "control flow",
+             ["matmuladd", "act"], [c.value for c in Ctl], controlled, partition=False),
+        grid("control flow x workgroup", "control flow", "workgroup", FLOWS, ["full", "partial"], flows),
     ]

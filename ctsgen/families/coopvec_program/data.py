@@ -13,6 +13,14 @@
   limit: an integer exact in the Result Type (and in the next layer's
   interpretation, after the activation and the conversions).
 
+A MatMulAdd repeated per invocation (a ``loop``, program.py) is drawn the same
+way, then (``trips`` > 1) the bound is carried through the repetitions: with
+X^(0) the input's largest |x_k| and X^(t+1)_m = sum_k |w_mk| X^(t)_k + |b_m|,
+a row that passes the limit within ``trips`` repetitions loses its last
+nonzero weight until none does (X^(t) only shrinks as weights go; with no
+weight left a row is its bias, within a quarter of the limit). Every partial
+sum of every trip is then within the limit as well.
+
 Integer layers whose result needs no limit (integer arithmetic wraps, exact in
 any order) keep their weights; float layers always have one (2^11 for float16).
 
@@ -61,9 +69,10 @@ def input_vectors(rng: np.random.Generator, layer: Layer, invocations: int, limi
 
 
 def layer_values(rng: np.random.Generator, layer: Layer, x: np.ndarray, limit: int,
-                 float_data: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                 float_data: bool = False, trips: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """The effective M x K weights and the M biases of a layer whose input (as InputInterpretation
-    values, invocations x K) is ``x``, so that every output's sum |terms| + |bias| <= ``limit``."""
+    values, invocations x K) is ``x``, so that every output's sum |terms| + |bias| <= ``limit``,
+    through ``trips`` repetitions of a looped (square) layer."""
     M, K = layer.M, layer.K
     mt, bt = layer.matrixInterpretation, layer.biasInterpretation
     bound = BIAS[bt.is_float] if limit >= UNBOUNDED else min(BIAS[bt.is_float], limit // 4)
@@ -81,7 +90,32 @@ def layer_values(rng: np.random.Generator, layer: Layer, x: np.ndarray, limit: i
     keep = np.minimum(1.0, 0.5 * budget / np.maximum(total, 1.0))
     w = np.where(rng.random((M, K)) < keep[:, None], w, 0)
     w = np.where(np.cumsum(np.abs(w) * X, axis=1) <= budget[:, None], w, 0)
-    return w, b
+    return _within_trips(w, b, X, limit, trips), b
+
+
+def trip_bounds(w: np.ndarray, b: np.ndarray, X: np.ndarray, trips: int) -> np.ndarray:
+    """trips x M: the bound X^(t) of each component after t = 1 .. trips repetitions (module docstring)."""
+    out = []
+    aw, ab = np.abs(w.astype(np.float64)), np.abs(b.astype(np.float64))
+    for _ in range(trips):
+        X = aw @ X + ab
+        out.append(X)
+    return np.asarray(out).reshape(trips, w.shape[0])
+
+
+def _within_trips(w: np.ndarray, b: np.ndarray, X: np.ndarray, limit: int, trips: int) -> np.ndarray:
+    """``w`` with weights dropped (each offending row's last nonzero one at a time) until ``trips``
+    repetitions stay within ``limit``."""
+    if trips <= 1:
+        return w
+    w = w.copy()
+    while True:
+        over = (trip_bounds(w, b, X, trips) > limit).any(axis=0) & (w != 0).any(axis=1)
+        if not over.any():
+            return w
+        rows = np.flatnonzero(over)
+        last = w.shape[1] - 1 - np.argmax((w[rows] != 0)[:, ::-1], axis=1)
+        w[rows, last] = 0
 
 
 def place_matrix(layer: Layer, w: np.ndarray, moff: int, stride: int) -> np.ndarray:

@@ -18,16 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from ctsgen.families.coopvec_program.program import Op
+from ctsgen.families.coopvec_program.program import LOCAL, Op
 from ctsgen.core.mutant import Mutant
+from ctsgen.families.coopvec_program import oracle
 
 ORACLE = "ctsgen.families.coopvec_program.oracle"
 FAMILY = "coopvec-program"
 
 
 def _oracle() -> Any:
-    from ctsgen.families.coopvec_program import oracle
-
     return oracle
 
 
@@ -218,6 +217,51 @@ def _gradient_reads_pre_activation() -> dict[str, Any]:
     return {f"{ORACLE}:eval_{kind}": _quiet(reading(kind)) for kind in originals}
 
 
+def _branch_mask_ignored() -> dict[str, Any]:
+    """A per-invocation ``if`` runs its node in every invocation: the condition's mask is dropped
+    (the divergent branch executed as if it were uniform and taken)."""
+    o = _oracle()
+
+    def eval_branch(run: Any, i: int) -> np.ndarray:
+        return o.body(run, i, run.arg(i))
+
+    return {f"{ORACLE}:eval_branch": _quiet(eval_branch)}
+
+
+def _loop_max_trips() -> dict[str, Any]:
+    """A per-invocation loop runs the subgroup's most trips in every invocation (an invocation
+    whose own count is done is not masked off: a reconvergence bug)."""
+    o = _oracle()
+
+    def eval_loop(run: Any, i: int) -> np.ndarray:
+        v = run.arg(i)
+        for _ in range(int(run.control(i).max(initial=0))):
+            v = o.body(run, i, v)
+        return v
+
+    return {f"{ORACLE}:eval_loop": _quiet(eval_loop)}
+
+
+def _partial_store_past_workgroup() -> dict[str, Any]:
+    """In a partial subgroup the store writes the lanes past the workgroup too (its lane mask taken
+    as the whole subgroup): lane l past the last invocation stores invocation l mod local's result."""
+    o = _oracle()
+    original = o.eval_store
+
+    def eval_store(run: Any, i: int) -> None:
+        p = run.program
+        original(run, i)
+        if not p.partial:
+            return
+        t = p.nodes[i].type
+        lanes = np.arange(p.local, LOCAL)
+        b = p.buffer_index("output")
+        offs = int(run.offsets[b]) * run.buffers[b].dtype.itemsize + lanes * t.stride
+        o.element_oracle.store(run.buffers[b], offs, run.arg(i)[lanes % p.local])
+
+    return {f"{ORACLE}:eval_store": eval_store}
+
+
 MUTANTS = [
     Mutant("cvprogram-reads-pre-activation", FAMILY,
            "a MatMulAdd reads the previous layer's MatMulAdd result, its activation skipped",
@@ -228,7 +272,7 @@ MUTANTS = [
     Mutant("cvprogram-conversion-folded", FAMILY,
            "the conversions between two layers are dropped; the MatMulAdd's input conversion saturates instead",
            _conversion_folded, "an integer layer, a narrowing conversion that wraps (sint32 -> sint8), a second layer",
-           kill_budget=500),
+           kill_budget=600),
     Mutant("cvprogram-matrix-stride-reused", FAMILY,
            "a later RowMajor / ColumnMajor MatMulAdd walks its matrix with the first layer's MatrixStride",
            _matrix_stride_reused, "two RowMajor / ColumnMajor layers with different MatrixStrides", kill_budget=500),
@@ -242,4 +286,15 @@ MUTANTS = [
            "the training step's outer product and reduce sum read the last MatMulAdd's result, not the "
            "activated value stored", _gradient_reads_pre_activation,
            "a float16 layer, an activation that changes a value, the training step", kill_budget=600),
+    Mutant("cvprogram-branch-mask-ignored", FAMILY,
+           "a per-invocation if runs its node in every invocation (the divergent condition's mask ignored)",
+           _branch_mask_ignored, "an if around a MatMulAdd or an activation whose sides differ, some invocations "
+           "not taking it", kill_budget=400),
+    Mutant("cvprogram-loop-max-trips", FAMILY,
+           "a per-invocation loop runs the subgroup's most trips in every invocation (reconvergence bug)",
+           _loop_max_trips, "a loop whose trips differ between invocations, around a node that changes its value",
+           kill_budget=450),
+    Mutant("cvprogram-partial-store-past-workgroup", FAMILY,
+           "in a partial subgroup the store writes the lanes past the workgroup (inactive invocations' results)",
+           _partial_store_past_workgroup, "a workgroup smaller than a subgroup", kill_budget=250),
 ]

@@ -17,6 +17,15 @@ instruction alone, nothing re-implemented, vectorised over the invocations:
   or of the vectors themselves (...ReduceSumAccumulateNV): one fp16 add per
   invocation, one order the relaxed atomic adds may take.
 
+Controlled nodes (program.Ctl; docs/spec-decisions.md "coopvec-program-divergence")
+are evaluated for every invocation at once and selected with masks: an
+``if`` takes the node's value where the invocation's control word has bit 0
+set and its else side elsewhere (``np.where``); a ``loop`` applies the node
+once per trip up to the most trips of any invocation, each invocation
+keeping its value once its own count is done. A partial subgroup's oracle
+runs its ``local`` invocations only: the lanes past the workgroup are never
+stored, so their results keep the poison.
+
 In the program's exact domain (program.py) every value is an integer within
 its limit, so these oracles' results are exact in any summation order and
 the tolerances they derive for general data are not needed.
@@ -36,7 +45,8 @@ from ctsgen.ops.coopvec_matrix import outer_terms
 from ctsgen.ops import coopvec_elementwise as element_oracle
 from ctsgen.ops.coopvec_elementwise_ops import OPS
 from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
-from ctsgen.families.coopvec_program.program import LOCAL, Program
+from ctsgen.errors import UserError
+from ctsgen.families.coopvec_program.program import MAX_TRIPS, Ctl, Program
 from ctsgen.oracle.values import from_bits
 
 #: the run-time words of a MatMulAdd node, then an activation's
@@ -67,7 +77,13 @@ class Run(ProgramRun):
     def vector_offsets(self, name: str, stride: int) -> np.ndarray:
         """Byte offsets of every invocation's vector in buffer ``name``: one per ``stride`` bytes."""
         b = self.program.buffer_index(name)
-        return int(self.offsets[b]) * self.buffers[b].dtype.itemsize + np.arange(LOCAL) * stride
+        return int(self.offsets[b]) * self.buffers[b].dtype.itemsize + np.arange(self.program.local) * stride
+
+    def control(self, i: int) -> np.ndarray:
+        """Controlled node i's word of every invocation (``control`` holds invocations x controlled nodes)."""
+        p = self.program
+        d = len(p.ctl_nodes)
+        return self.buffer("control")[:p.local * d].reshape(p.local, d)[:, p.ctl_nodes.index(i)]
 
 
 def eval_load(run: Run, i: int) -> np.ndarray:
@@ -146,9 +162,58 @@ def eval_reducesum(run: Run, i: int) -> None:
     db[:] = matmul_oracle.accumulate_f16(db, y)
 
 
+def body(run: Run, i: int, x: np.ndarray) -> np.ndarray:
+    """Node i's own instruction (``eval_<kind>``, looked up now) on operand ``x`` instead of the
+    previous node's value: one side of an ``if``, one trip of a ``loop``."""
+    saved = run.values[i - 1]
+    run.values[i - 1] = x
+    try:
+        return globals()[f"eval_{run.program.nodes[i].op.value}"](run, i)
+    finally:
+        run.values[i - 1] = saved
+
+
+def else_side(run: Run, i: int, x: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """An ``if``'s value where its condition fails: max / min of the operand against 0 (``alt``),
+    the operand itself (a node that keeps the type), or the zero vector (a MatMulAdd that changes it)."""
+    n = run.program.nodes[i]
+    if n.alt is not None:
+        c = n.type.component
+        return element_oracle.apply(n.alt, [x, np.zeros_like(x)], 0.0, c, c)
+    return x if n.keeps else np.zeros_like(like)
+
+
+def eval_branch(run: Run, i: int) -> np.ndarray:
+    """``if (c & 1) node else ...``: both sides for every invocation, each invocation's own taken."""
+    x = run.arg(i)
+    then = body(run, i, x)
+    taken = (run.control(i) & 1).astype(bool)
+    return np.where(taken[:, None], then, else_side(run, i, x, then))
+
+
+def eval_loop(run: Run, i: int) -> np.ndarray:
+    """``repeat c times``: one trip for all invocations at once, up to the most trips; an invocation
+    whose own count is done keeps its value (0 trips: the operand)."""
+    v = run.arg(i)
+    trips = run.control(i)
+    most = int(trips.max(initial=0))
+    if most > MAX_TRIPS:  # a hand-edited control buffer: refuse it rather than loop ~2^32 times
+        raise UserError(f"loop node {i}: control word {most} is past the {MAX_TRIPS} trips the exact domain "
+                        "bounds -> regenerate the case (its control words are drawn from its seed)")
+    for k in range(most):
+        v = np.where((trips > k)[:, None], body(run, i, v), v)
+    return v
+
+
 def eval_node(run: Run, i: int) -> np.ndarray | None:
-    """Node i's value, by the ``eval_<kind>`` function of its kind (looked up now)."""
-    return globals()[f"eval_{run.program.nodes[i].op.value}"](run, i)
+    """Node i's value, by the ``eval_<kind>`` function of its kind (looked up now); a controlled
+    node's by ``eval_branch`` / ``eval_loop`` around it."""
+    n = run.program.nodes[i]
+    if n.ctl is Ctl.branch:
+        return globals()["eval_branch"](run, i)
+    if n.ctl is Ctl.loop:
+        return globals()["eval_loop"](run, i)
+    return globals()[f"eval_{n.op.value}"](run, i)
 
 
 def evaluate(run: Run) -> list[np.ndarray | None]:

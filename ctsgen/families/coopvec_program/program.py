@@ -39,12 +39,38 @@ and the verdict is bit for bit. In a training program y stays within
 GRAD_LIMIT and the last layer's input within GRAD_INPUT_LIMIT, so every
 partial sum of the LOCAL invocations' fp16 atomic adds (onto initial values
 within GRAD_INIT) is an integer within 2^11 as well, in any order.
+
+Divergent control flow (docs/spec-decisions.md "coopvec-program-divergence"):
+SPV_NV_cooperative_vector says cooperative vectors "don't require a fully
+occupied subgroup or uniform control flow like cooperative matrices", so a
+MatMulAdd or an activation node may carry a :class:`Ctl`, decided per
+invocation by its own word of the ``control`` buffer (one word per invocation
+per controlled node, drawn with the data):
+
+* ``if``: the invocations whose word has bit 0 set run the node; the others
+  keep the operand (an activation, or a MatMulAdd whose input and result
+  types are one), take ``alt`` (an activation's else side: max / min against
+  0), or take the zero vector (a MatMulAdd that changes the type);
+* ``loop``: the node is repeated ``word`` times (0 to MAX_TRIPS) on its own
+  result; an activation, or a square MatMulAdd (its input and result one
+  type). The exact domain bounds the growth by the most trips: the operand's
+  limit is the smallest of the limits t = 0 .. MAX_TRIPS applications leave
+  (an activation), or the result's (a MatMulAdd, whose data are drawn so
+  that MAX_TRIPS repetitions stay within it: data.py).
+
+A program may also run in a *partial subgroup*: ``local`` invocations (fewer
+than the H100's subgroup of 32) when every layer's layout is optimal (a
+RowMajor / ColumnMajor MatMul in a partial subgroup is the coopvec family's
+opt-in hazard "partial-subgroup-row-column-major"). A program of 32
+invocations and no Ctl writes the JSON, and so has the digest, it had before.
 """
 
 from __future__ import annotations
 
 import enum
 import functools
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -58,8 +84,9 @@ from ctsgen.model.types import CoopVecType
 
 T = CoopVecType
 F16, F32, S8, S32, U8, U32 = T.float16, T.float32, T.sint8, T.sint32, T.uint8, T.uint32
-#: invocations per workgroup: one full H100 subgroup (a RowMajor / ColumnMajor MatMul in a partial
-#: subgroup is the coopvec family's opt-in hazard "partial-subgroup-row-column-major")
+#: invocations per workgroup by default: one full H100 subgroup (a program of PARTIAL invocations has
+#: optimal layouts only: a RowMajor / ColumnMajor MatMul in a partial subgroup is the coopvec family's
+#: opt-in hazard "partial-subgroup-row-column-major")
 LOCAL = 32
 MIN_LAYERS, MAX_LAYERS, MAX_ACTS = 1, 4, 3
 #: a training step's bounds: |y| (the gradient), |h| (the last layer's input), the initial |dW|, |db|;
@@ -72,6 +99,10 @@ TYPE_LIMIT = {F16: 2**11, F32: 2**24, S8: UNBOUNDED, U8: UNBOUNDED, S32: UNBOUND
 #: float interpretations: the largest integer up to which every integer is exact (a float -> float
 #: input conversion of SPV_NV_cooperative_vector must not round); integer interpretations saturate
 INTERP_LIMIT = {F16: 2**11, T.floate4m3: 16, T.floate5m2: 8}
+#: the most times a per-invocation loop runs its node (its control word is 0 .. MAX_TRIPS)
+MAX_TRIPS = 3
+#: workgroup sizes of a partial subgroup (fewer invocations than one H100 subgroup)
+PARTIAL = (20, 8, 1)
 #: the types a value between layers can have (GLSL scalar types of cooperative vectors)
 VALUE_TYPES = (F16, F32, S8, S32, U8)
 
@@ -84,6 +115,13 @@ class Op(str, enum.Enum):
     store = "store"          # OpCooperativeVectorStoreNV of the result
     outer = "outer"          # OpCooperativeVectorOuterProductAccumulateNV of y and the last layer's input
     reducesum = "reducesum"  # OpCooperativeVectorReduceSumAccumulateNV of y
+
+
+class Ctl(str, enum.Enum):
+    """Per-invocation control flow around a node (the module docstring)."""
+
+    branch = "if"   # run by the invocations whose control word has bit 0 set
+    loop = "loop"   # repeated control-word times (0 .. MAX_TRIPS)
 
 
 #: Activation instructions per kind of Result Type, in shrink order. Each takes the value and
@@ -204,6 +242,10 @@ class Node:
     type: VecType
     layer: Layer | None = None
     fn: ElementOp | None = None
+    #: per-invocation control flow around the node (None: every invocation runs it once)
+    ctl: Ctl | None = None
+    #: an ``if`` activation's else side (max / min against 0; None: the operand kept)
+    alt: ElementOp | None = None
 
     def to_json(self) -> dict[str, Any]:
         o: dict[str, Any] = {"op": self.op.value, "type": self.type.to_json()}
@@ -211,13 +253,25 @@ class Node:
             o["layer"] = self.layer.to_json()
         if self.fn is not None:
             o["fn"] = self.fn.value
+        if self.ctl is not None:  # absent before divergence: an old node's JSON (and digest) unchanged
+            o["ctl"] = self.ctl.value
+        if self.alt is not None:
+            o["alt"] = self.alt.value
         return o
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> Node:
         return cls(Op(o["op"]), VecType.from_json(o["type"]),
                    Layer.from_json(o["layer"]) if "layer" in o else None,
-                   ElementOp(o["fn"]) if "fn" in o else None)
+                   ElementOp(o["fn"]) if "fn" in o else None,
+                   Ctl(o["ctl"]) if "ctl" in o else None,
+                   ElementOp(o["alt"]) if "alt" in o else None)
+
+    @property
+    def keeps(self) -> bool:
+        """Whether the node's operand has the node's type (an ``if`` may keep it, a ``loop`` repeat the node)."""
+        return self.op is Op.act or (self.op is Op.matmuladd and self.layer.input == self.layer.result
+                                     and not self.layer.inputInterpretation.is_packed)
 
     @property
     def kind(self) -> str:
@@ -225,7 +279,22 @@ class Node:
         return ACT_NAME[self.fn] if self.op is Op.act else self.op.value
 
     def line(self, i: int) -> str:
-        """One readable line: ``v2 = max(v1, s)  : coopvecNV<float16_t, 8>``."""
+        """One readable line: ``v2 = max(v1, s)  : coopvecNV<float16_t, 8>``; a controlled node's
+        ``v2 = if (c & 1) max(v1, s) else v1 ...``, ``v2 = repeat c times: matmuladd(v2, ...) ...``."""
+        text = self._line(i)
+        if self.ctl is Ctl.branch:
+            head, _, tail = text.partition(" = ")
+            expr, _, typ = tail.partition("  : ")
+            other = (f"{ACT_NAME[self.alt]}(v{i - 1}, 0)" if self.alt is not None
+                     else f"v{i - 1}" if self.keeps else "0")
+            return f"{head} = if (c{i} & 1) {expr} else {other}  : {typ}"
+        if self.ctl is Ctl.loop:
+            head, _, tail = text.partition(" = ")
+            expr, _, typ = tail.partition("  : ")
+            return f"{head} = v{i - 1}; repeat c{i} times: {head} = {expr.replace(f'v{i - 1}', head, 1)}  : {typ}"
+        return text
+
+    def _line(self, i: int) -> str:
         if self.op is Op.load:
             return f"v{i} = load(input)  : {self.type.label}"
         if self.op is Op.store:
@@ -304,11 +373,45 @@ def act_prelimit(fn: ElementOp, s: int, t: int, limit: int, type_limit: int) -> 
     return None if pre is None or pre < 1 else min(pre, type_limit)
 
 
+def act_operand_limit(node: Node, s: int, t: int, limit: int) -> int | None:
+    """The limit of a (controlled) activation's operand: an ``if``'s the smaller of its sides' (the
+    else side, the operand or max / min against 0, keeps the limit); a ``loop``'s the smallest
+    of the limits 0 .. MAX_TRIPS applications leave (None if a trip's scalars break one)."""
+    type_limit = TYPE_LIMIT[node.type.component]
+    pre = act_prelimit(node.fn, s, t, limit, type_limit)
+    if pre is None or node.ctl is None:
+        return pre
+    if node.ctl is Ctl.branch:
+        return min(pre, limit)
+    out, cur = min(pre, limit), pre
+    for _ in range(MAX_TRIPS - 1):
+        cur = act_prelimit(node.fn, s, t, cur, type_limit)
+        if cur is None:
+            return None
+        out = min(out, cur)
+    return out
+
+
 def input_limit(layer: Layer) -> int:
     """The limit of a MatMulAdd's input vector: a float -> float InputInterpretation must be exact."""
     if layer.inputType.is_float and layer.inputInterpretation.is_float:
         return min(TYPE_LIMIT[layer.inputType], INTERP_LIMIT[layer.inputInterpretation])
     return TYPE_LIMIT[layer.inputType] if layer.inputType in TYPE_LIMIT else UNBOUNDED
+
+
+def ctl_rule(node: Node) -> str | None:
+    """None if the node's control flow is one the program models (the module docstring), else why not."""
+    if node.ctl is None:
+        return None if node.alt is None else "an else-side activation belongs to an if"
+    if node.op not in (Op.matmuladd, Op.act):
+        return f"a {node.op.value} runs in every invocation (only a MatMulAdd or an activation is controlled)"
+    if node.alt is not None and (node.ctl is not Ctl.branch or node.op is not Op.act
+                                 or ACT_NAME.get(node.alt) not in ("max", "min")
+                                 or node.alt not in acts_for(node.type.component)):
+        return f"else side {node.alt.value}: an if activation's is max / min against 0 of its type"
+    if node.ctl is Ctl.loop and not node.keeps:
+        return "a loop repeats a node whose operand has its type (an activation, a square MatMulAdd)"
+    return None
 
 
 def operand_rule(node: Node, prev: Node | None) -> str | None:
@@ -344,10 +447,14 @@ class Program(StraightLine):
     program the outer product and the reduce sum; valid by check."""
 
     nodes: tuple[Node, ...]
+    #: invocations per workgroup: LOCAL (one full subgroup) or a partial subgroup (PARTIAL)
+    local: int = LOCAL
     NODE = Node  # StraightLine.from_json reads nodes back with it
 
     def __post_init__(self) -> None:
         n = self.nodes
+        if not 1 <= self.local <= LOCAL:
+            raise ValueError(f"local size {self.local}: a program runs 1..{LOCAL} invocations (one subgroup or part)")
         kinds = [x.op for x in n]
         tail = kinds[kinds.index(Op.store) + 1:] if Op.store in kinds else None
         if len(n) < 3 or kinds[0] is not Op.load or tail not in ([], [Op.outer, Op.reducesum]) or \
@@ -362,13 +469,33 @@ class Program(StraightLine):
             if any(x.type != y for x in n[self.store_index + 1:]):
                 raise ValueError("the training nodes take the stored value's type")
         for i, node in enumerate(n[:self.store_index + 1]):
-            why = operand_rule(node, n[i - 1] if i else None)
+            why = operand_rule(node, n[i - 1] if i else None) or ctl_rule(node)
             if why:
                 raise ValueError(f"node {i}: {why}")
             if node.op is Op.matmuladd:
                 node.layer.variant()  # the coopvec family's validity rules for a MatMulAdd
         if not MIN_LAYERS <= len(self.layers()) <= MAX_LAYERS:
             raise ValueError(f"{len(self.layers())} layers: a program has {MIN_LAYERS}-{MAX_LAYERS}")
+        if self.partial and not all(L.layout.optimal for L in self.layers()):
+            raise ValueError(f"a RowMajor / ColumnMajor MatMul in a partial subgroup ({self.local} invocations) is the "
+                             "coopvec family's opt-in hazard partial-subgroup-row-column-major; use optimal layouts")
+
+    @cached_property
+    def digest(self) -> str:
+        """The nodes' digest (StraightLine's); a partial subgroup's local size is hashed with them."""
+        text = json.dumps(self.to_json(), sort_keys=True)
+        if self.partial:
+            text = json.dumps({"nodes": self.to_json(), "local": self.local}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+    @property
+    def partial(self) -> bool:
+        return self.local < LOCAL
+
+    @cached_property
+    def ctl_nodes(self) -> tuple[int, ...]:
+        """The controlled nodes, in program order: node ``ctl_nodes[d]`` reads control word d of each invocation."""
+        return tuple(i for i, n in enumerate(self.nodes) if n.ctl is not None)
 
     # -- structure (derived from the nodes once: the oracle asks for it per node per case) --------
     @cached_property
@@ -426,6 +553,8 @@ class Program(StraightLine):
                 out.append((f"optimal{j}", "uint8"))
         if self.training:  # dW (row-major source, converted to TrainingOptimal and back), db
             out += [("grad_matrix", "float16"), ("grad_optimal", "uint8"), ("grad_bias", "float16")]
+        if self.ctl_nodes:  # last: a program without control flow keeps its bindings
+            out.append(("control", "uint32"))
         return tuple(out)
 
     def buffers(self) -> list[tuple[str, str]]:
@@ -464,14 +593,20 @@ class Program(StraightLine):
             out[i] = limit
             if n.op is Op.act:
                 s, t = chosen[i] = choose(i, limit)
-                pre = act_prelimit(n.fn, s, t, limit, TYPE_LIMIT[n.type.component])
+                pre = act_operand_limit(n, s, t, limit)
                 if pre is None:
-                    raise ValueError(f"node {i}: scalars ({s}, {t}) of {n.fn.value} break its limit {limit}")
+                    raise ValueError(f"node {i}: scalars ({s}, {t}) of {n.fn.value} break its limit {limit}"
+                                     + (f" within {MAX_TRIPS} trips" if n.ctl is Ctl.loop else ""))
                 limit = pre
             elif n.op is Op.convert:
                 limit = convert_prelimit(self.nodes[i - 1].type.component, n.type.component, limit)
             elif n.op is Op.matmuladd:
-                limit = input_limit(n.layer)
+                if n.ctl is Ctl.loop:  # each trip's result is the next one's operand: one limit for both
+                    out[i] = limit = min(limit, input_limit(n.layer))
+                elif n.ctl is Ctl.branch and n.keeps:  # the else side keeps the operand as the result
+                    limit = min(limit, input_limit(n.layer))
+                else:
+                    limit = input_limit(n.layer)
                 if self.training and i == last:
                     limit = min(limit, GRAD_INPUT_LIMIT)
         return out, chosen

@@ -17,6 +17,18 @@ layout is optimal, M, 0-3 activation instructions for its Result Type, and
 the conversion path from the previous layer's Result Type to its Input type
 (program.conversion_paths). K of a later layer is the previous M.
 
+Then the control flow and the workgroup (docs/spec-decisions.md
+"coopvec-program-divergence"), drawn after everything above so that the
+shrink target of each pick is today's straight chain in a full subgroup: one
+*control draw* (:data:`CTL`): whether a layer's MatMulAdd (which one: a pick
+modulo the layers, so deleting a layer keeps a construct) runs under a
+per-invocation ``if`` or ``loop`` (a loop makes the layer square, M = K,
+where its combination's Input type is its Result Type; otherwise it becomes
+an ``if``), whether one activation instruction of the program does (and an ``if``'s
+else side: the operand, max or min against 0); then the local size: a full
+subgroup, or a partial one (program.PARTIAL) whose layers all take an
+optimal layout (hazard "partial-subgroup-row-column-major").
+
 Run-time parameters (:func:`program_cases_for`): MatrixOffset (a multiple of 64),
 MatrixStride (a multiple of 16 from the row / column length up), BiasOffsets
 laid out one after another with 0-2 gaps of 16 bytes, and the activations'
@@ -37,7 +49,9 @@ and moves every integer toward 0: toward one layer, the first combination, RowMa
 M = 1, no activation, the shortest conversion, scalars 0 / 1, no training step.
 
 The named seed programs (:data:`SEEDS`) are strata of their own, so every
-pack holds them; the other strata pin the number of layers.
+pack holds them; the other strata pin the number of layers or force one
+construct (:data:`CONSTRUCTS`: a divergent branch, a divergent loop, a
+partial subgroup).
 """
 
 from __future__ import annotations
@@ -56,13 +70,22 @@ from ctsgen.ops.coopvec_matrix import MatrixLayout, ceil_to
 from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
 from ctsgen.families.coopvec_program.bounds import float_domain_rule
 from ctsgen.families.coopvec_program.case import DOMAINS, LayerParams, ProgramCase, ProgramVariant, Scalars
-from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, MAX_ACTS, MAX_LAYERS, MIN_LAYERS, S32, S8,
-                                                     Layer, Node, Op, Program, VecType, acts_for,
-                                                     conversion_paths)
+from ctsgen.families.coopvec_program.program import (ACT_NAME, F16, F32, LOCAL, MAX_ACTS, MAX_LAYERS, MIN_LAYERS,
+                                                     PARTIAL, S32, S8, Ctl, Layer, Node, Op, Program, VecType,
+                                                     act_operand_limit, acts_for, conversion_paths)
 
 #: a layer draw: combination, layout, transpose, M, conversion path picks, then activation picks
 LAYER = st.tuples(st.integers(0, 63), st.integers(0, 3), st.integers(0, 1), st.integers(0, len(SIZES) - 1),
                   st.integers(0, 3), st.lists(st.integers(0, 63), max_size=MAX_ACTS))
+#: a program's control draw: a MatMulAdd's control flow (1 if, 2 loop, else none) and which layer's
+#: (modulo the layers), an activation's (the same) and which (modulo the program's activation
+#: instructions), an if activation's else side (the operand, max or min against 0)
+CTL = st.tuples(st.integers(0, 7), st.integers(0, 3), st.integers(0, 7), st.integers(0, 15), st.integers(0, 2))
+NO_CTL = (0, 0, 0, 0, 0)
+#: the local-size draw: 1 .. len(PARTIAL) a partial subgroup, anything else a full one
+LOCAL_PICK = st.integers(0, 15)
+#: the strata that force a construct
+CONSTRUCTS = ("branch", "loop", "partial")
 #: conversions after the last layer, by its Result Type: none first
 FINAL = {F16: [(), (F32,)], S32: [(), (F16,), (F32,), (S8,)]}
 
@@ -78,22 +101,38 @@ def profile_combinations(profile: DeviceProfile) -> list[tuple]:
     return combos
 
 
+def _ctl(pick: int) -> Ctl | None:
+    return {1: Ctl.branch, 2: Ctl.loop}.get(pick)
+
+
+def _alt(pick: int, t: object) -> ElementOp | None:
+    """An if activation's else side: the operand (0), max (1) or min (2) against 0 of the type's kind."""
+    fns = acts_for(t)
+    return {1: fns[0], 2: fns[-1]}.get(pick)  # FLOAT_ACTS / INT_ACTS: max first, min last
+
+
 def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_pick: int,
-          max_components: int = 512, train: bool = False, floats: bool = False) -> Program:
+          max_components: int = 512, train: bool = False, floats: bool = False,
+          ctl: tuple[int, ...] = NO_CTL, local_pick: int = 0) -> Program:
     """The program the raw draws describe (see the module docstring); always valid. ``train``
     adds the training step where the last layer allows it (float16 result and input). ``floats``
     keeps every value a float16 / float32 (combinations whose Input, InputInterpretation and
-    MatrixInterpretation are one float type, float conversion paths, no training): a
+    MatrixInterpretation are one float type, float conversion paths, no training, no control flow): a
     program that may take float-domain data (bounds.float_domain_rule), where the profile has
-    a float combination."""
+    a float combination. ``ctl`` is the control draw (:data:`CTL`),
+    ``local_pick`` the local size (:data:`LOCAL_PICK`)."""
+    local = PARTIAL[local_pick - 1] if 1 <= local_pick <= len(PARTIAL) else LOCAL
     sizes = [s for s in SIZES if s <= max_components]
     float_combos = [c for c in combos if c[4].is_float and c[1] is c[0] and c[2].is_float and c[2] is c[0]]
     floats = floats and bool(float_combos)
-    if floats:
-        combos, train = float_combos, False
+    if floats:  # no control flow either: it stays in the exact domain (bounds.float_domain_rule)
+        combos, train, ctl = float_combos, False, NO_CTL
     inner = [c for c in combos if not c[1].is_packed]
     nodes: list[Node] = []
     prev: Layer | None = None
+    mm_pick, mm_where, act_pick, act_where, alt_pick = ctl
+    n_acts = sum(len(x[5]) for x in layers)
+    act_at = act_where % n_acts if n_acts else -1  # the controlled activation, counted over the program
     for j, (combo_pick, layout_pick, transpose_pick, m_pick, path_pick, acts) in enumerate(layers):
         pool = combos if prev is None else [c for c in inner if conversion_paths(prev.resultType, c[0])]
         kinds = list(dict.fromkeys(c[4] for c in pool))  # by Result Type first: float and integer layers alike
@@ -107,14 +146,24 @@ def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_p
             paths = [q for q in conversion_paths(prev.resultType, c[0]) if not floats or all(t.is_float for t in q)]
             nodes += [Node(Op.convert, VecType(t, K)) for t in paths[path_pick % len(paths)]]
         lays = valid_layouts(c)
+        if local < LOCAL:  # hazard partial-subgroup-row-column-major: optimal layouts only
+            lays = [x for x in lays if MatrixLayout(x).optimal] or lays
         lay = lays[layout_pick % len(lays)]
         transpose = bool(c[5] and MatrixLayout(lay).optimal and transpose_pick)
-        layer = Layer(*c[:5], MatrixLayout(lay), transpose, sizes[m_pick % len(sizes)], K)
+        mm_ctl = _ctl(mm_pick) if j == mm_where % len(layers) else None
+        square = c[0] is c[4] and not c[1].is_packed  # a loop repeats it: M = K
+        if mm_ctl is Ctl.loop and not square:
+            mm_ctl = Ctl.branch
+        layer = Layer(*c[:5], MatrixLayout(lay), transpose, K if mm_ctl is Ctl.loop else sizes[m_pick % len(sizes)], K)
         if prev is None:
             nodes.append(Node(Op.load, layer.input))
-        nodes.append(Node(Op.matmuladd, layer.result, layer))
+        nodes.append(Node(Op.matmuladd, layer.result, layer, ctl=mm_ctl))
         fns = acts_for(layer.resultType)
-        nodes += [Node(Op.act, layer.result, fn=fns[a % len(fns)]) for a in acts]
+        first = sum(len(x[5]) for x in layers[:j])
+        act_ctl = [_ctl(act_pick) if first + k == act_at else None for k in range(len(acts))]
+        nodes += [Node(Op.act, layer.result, fn=fns[a % len(fns)], ctl=act_ctl[k],
+                       alt=_alt(alt_pick, layer.resultType) if act_ctl[k] is Ctl.branch else None)
+                  for k, a in enumerate(acts)]
         prev = layer
     train = train and prev.resultType is F16 and prev.inputType is F16
     finals = [()] if train else FINAL.get(prev.resultType, [()])
@@ -122,20 +171,25 @@ def build(combos: Sequence[tuple], k_pick: int, layers: Sequence[tuple], final_p
     nodes.append(Node(Op.store, nodes[-1].type))
     if train:
         nodes += [Node(Op.outer, prev.result), Node(Op.reducesum, prev.result)]
-    return Program(tuple(nodes))
+    return Program(tuple(nodes), local)
 
 
 def strata() -> list[dict[str, object]]:
-    """Each named seed program, then each number of layers."""
-    return [{"seed": name} for name in SEEDS] + [{"layers": n} for n in range(MIN_LAYERS, MAX_LAYERS + 1)]
+    """Each named seed program, then each number of layers, then each forced construct."""
+    return [{"seed": name} for name in SEEDS] + [{"layers": n} for n in range(MIN_LAYERS, MAX_LAYERS + 1)] + \
+        [{"construct": c} for c in CONSTRUCTS]
 
 
 @st.composite
 def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(), *,
                      seed: str | None = None, layers: int | None = None,
-                     floats: bool | None = None) -> ProgramVariant:
+                     floats: bool | None = None, construct: str | None = None) -> ProgramVariant:
     """A program shape on the options' profile; ``seed`` pins a named seed program, ``layers``
-    the number of layers, ``floats`` whether it is a float program (``build``)."""
+    the number of layers, ``floats`` whether it is a float program (``build``), ``construct``
+    one of :data:`CONSTRUCTS` that the program must hold (the first layer's MatMulAdd under an
+    if; an activation of the first layer under a loop; a partial subgroup)."""
+    if construct is not None and construct not in CONSTRUCTS:
+        raise ValueError(f"unknown construct {construct!r}; use one of {', '.join(CONSTRUCTS)}")
     profile = options.profile or default_profile()
     combos = profile_combinations(profile)
     if seed is not None:
@@ -151,7 +205,17 @@ def program_variants(draw: st.DrawFn, options: StrategyOptions = StrategyOptions
     train = draw(st.booleans()) and trains  # no training is the shrink target
     if floats is None:
         floats = draw(st.integers(0, 3)) == 3  # drawn last: a quarter of the programs all-float (the float domain's)
-    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train, floats))
+    ctl = draw(CTL)  # after the chain: all 0 (no control flow) is today's program
+    floats = floats and construct not in ("branch", "loop")  # a float program has no control flow
+    local_pick = draw(LOCAL_PICK)
+    if construct == "branch":
+        ctl = (1,) + ctl[1:]
+    elif construct == "loop":  # an activation loops: one is there whatever the layer's combination
+        raw[0] = raw[0][:5] + (raw[0][5] or [0],)
+        ctl = (ctl[0], ctl[1], 2, 0, 0)
+    elif construct == "partial":
+        local_pick = 1 + local_pick % len(PARTIAL)
+    return ProgramVariant(build(combos, k_pick, raw, final_pick, limit, train, floats, ctl, local_pick))
 
 
 @functools.lru_cache(maxsize=512)
@@ -241,8 +305,16 @@ def _program_cases(draw: st.DrawFn, variant: ProgramVariant, layers: dict[int, _
             picks[i] = (draw(PICK_16), draw(PICK_16))
 
     def choose(i: int, limit: int) -> tuple[int, int]:
-        s_opts, t_opts = scalar_choices(p.nodes[i].fn, limit)
-        return s_opts[picks[i][0] % len(s_opts)], t_opts[picks[i][1] % len(t_opts)]
+        n = p.nodes[i]
+        s_opts, t_opts = scalar_choices(n.fn, limit)
+        a, b = picks[i]
+        # a loop's scalars must keep every trip within the limit: the first pair from the picks on that
+        # does ((s_opts[0], t_opts[0]) always does: an identity or clamp(x, 0, 1))
+        for k in range(len(s_opts) * len(t_opts)):
+            st_ = s_opts[(a + k // len(t_opts)) % len(s_opts)], t_opts[(b + k) % len(t_opts)]
+            if n.ctl is not Ctl.loop or act_operand_limit(n, *st_, limit) is not None:
+                return st_
+        return s_opts[0], t_opts[0]
 
     for i, st_ in enumerate(p.walk_limits(choose)[1]):
         if st_ is not None:

@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 
 from ctsgen.core.mutant import Mutant
+from ctsgen.ops import decode_load as oracle, decode
+from ctsgen.oracle import addressing
+from ctsgen.ops.decode import Q4_0, MXFP4
 
 ORACLE = "ctsgen.ops.decode_load"
 BLOCKS = "ctsgen.ops.decode"
@@ -24,8 +27,6 @@ FAMILY = "decode"
 
 def _operands_swapped() -> dict[str, Any]:
     """The decode function receives coordInBlock as blockCoord and blockCoord as coordInBlock."""
-    from ctsgen.ops import decode_load as oracle
-
     original = oracle.probe_values
 
     def probe_values(a: Any, words: np.ndarray, probe_words: int, component: Any) -> np.ndarray:
@@ -38,9 +39,6 @@ def _operands_swapped() -> dict[str, Any]:
 def _pointer_from_element_index() -> dict[str, Any]:
     """The decode pointer advances by the element's tensor coordinates (tensorCoord . stride),
     not by its block's (blockCoord . stride); the read stays inside the encoded buffer."""
-    from ctsgen.ops import decode_load as oracle
-    from ctsgen.oracle import addressing
-
     def expected_decode_load(t: Any, rows: int, cols: int, words: np.ndarray, *rest: Any) -> np.ndarray:
         a = addressing.tensor_addresses(t, rows, cols, is_store=False)
         coord = np.where(a.valid, a.tensorCoord, 0)
@@ -52,9 +50,6 @@ def _pointer_from_element_index() -> dict[str, Any]:
 
 def _q4_0_nibbles_swapped() -> dict[str, Any]:
     """Q4_0 takes element j from the high nibble of qs[j] and j+16 from the low one."""
-    from ctsgen.ops import decode
-    from ctsgen.ops.decode import Q4_0
-
     original = decode.dequantize
 
     def dequantize(fmt: Any, blocks: np.ndarray) -> np.ndarray:
@@ -66,9 +61,6 @@ def _q4_0_nibbles_swapped() -> dict[str, Any]:
 
 def _mxfp4_bias_off_by_one() -> dict[str, Any]:
     """MXFP4's E8M0 scale is decoded as 2^(e-128) instead of 2^(e-127)."""
-    from ctsgen.ops import decode
-    from ctsgen.ops.decode import MXFP4
-
     original = decode.dequantize
 
     def dequantize(fmt: Any, blocks: np.ndarray) -> np.ndarray:

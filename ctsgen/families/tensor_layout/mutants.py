@@ -9,11 +9,14 @@ deviation measured on the H100 (docs/validation.md).
 from __future__ import annotations
 
 from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
 from ctsgen.model.tensor import ClampMode
 from ctsgen.core.mutant import Mutant
+import ctsgen.oracle.addressing as addressing
+from ctsgen.oracle.values import to_bits
 
 ADDR = "ctsgen.oracle.addressing"
 MODEL = "ctsgen.model.tensor"
@@ -23,8 +26,6 @@ FAMILY = "tensor-layout"
 
 def _wrap(mode_fault: dict[ClampMode, Any]) -> dict[str, Any]:
     """Replace wrap_coordinate for some clamp modes, keeping the others."""
-    import ctsgen.oracle.addressing as addressing
-
     original = addressing.wrap_coordinate
 
     def wrap(mode: ClampMode, c: np.ndarray, dim: int) -> np.ndarray:
@@ -65,8 +66,6 @@ def _span(outer_wraps: bool = True, inner_first: bool = True) -> dict[str, Any]:
 
 
 def _store_like_load() -> dict[str, Any]:
-    import ctsgen.oracle.addressing as addressing
-
     original = addressing.span_coord_to_tensor_coord
 
     def span_coord_to_tensor_coord(t: Any, spanCoord: np.ndarray, is_store: bool) -> Any:
@@ -86,24 +85,18 @@ def _layout_method(name: str, replacement: Any) -> dict[str, Any]:
 
 
 def _unsigned_offsets() -> dict[str, Any]:
-    import ctsgen.oracle.addressing as addressing
-
     original = addressing.span_coord_to_tensor_coord
 
     def span_coord_to_tensor_coord(t: Any, spanCoord: np.ndarray, is_store: bool) -> Any:
-        from dataclasses import replace
         return original(replace(t, offset=tuple(o % 2**32 for o in t.offset)), spanCoord, is_store)
 
     return {f"{ADDR}:span_coord_to_tensor_coord": span_coord_to_tensor_coord}
 
 
 def _mode_as(actual: ClampMode, used: ClampMode) -> dict[str, Any]:
-    import ctsgen.oracle.addressing as addressing
-
     original = addressing.span_coord_to_tensor_coord
 
     def span_coord_to_tensor_coord(t: Any, spanCoord: np.ndarray, is_store: bool) -> Any:
-        from dataclasses import replace
         if t.clampMode is actual and not is_store:
             t = replace(t, clampMode=used)
         return original(t, spanCoord, is_store)
@@ -113,7 +106,6 @@ def _mode_as(actual: ClampMode, used: ClampMode) -> dict[str, Any]:
 
 def _converted_clamp_value(value: int, component: Any) -> int:
     """clampValue converted as an integer to the component type, not reinterpreted."""
-    from ctsgen.oracle.values import to_bits
     with np.errstate(over="ignore"):  # a float16 saturates to inf, as a conversion would
         v = np.asarray([min(value, 2**31 - 1)], dtype=np.float64).astype(component.dtype)
     return int(to_bits(v, component)[0]) if component.is_float else value & ((1 << (8 * component.size)) - 1)

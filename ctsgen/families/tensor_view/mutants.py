@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ctsgen.core.mutant import Mutant
+from ctsgen.oracle import addressing
 
 ADDR = "ctsgen.oracle.addressing"
 FAMILY = "tensor-view"
@@ -25,8 +26,6 @@ FAMILY = "tensor-view"
 
 def _inverted_permutation() -> dict[str, Any]:
     """linearToViewCoord peels ``viewCoord[inverse(p)[dim]]`` instead of ``viewCoord[p[dim]]``."""
-    from ctsgen.oracle import addressing
-
     original = addressing.view_to_span_linear
 
     def view_to_span_linear(t: Any, v: Any, index: np.ndarray) -> np.ndarray:
@@ -38,8 +37,6 @@ def _inverted_permutation() -> dict[str, Any]:
 
 def _ignored_permutation() -> dict[str, Any]:
     """The view's p0..p<VDim-1> are ignored (the identity permutation is used)."""
-    from ctsgen.oracle import addressing
-
     original = addressing.view_to_span_linear
 
     def view_to_span_linear(t: Any, v: Any, index: np.ndarray) -> np.ndarray:
@@ -50,8 +47,6 @@ def _ignored_permutation() -> dict[str, Any]:
 
 def _clip_swapped() -> dict[str, Any]:
     """OpTensorViewSetClipNV stores the row operands as the column ones and vice versa."""
-    from ctsgen.oracle import addressing
-
     original = addressing.view_matrix_linear_index
 
     def view_matrix_linear_index(v: Any, M: int, N: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,8 +59,6 @@ def _clip_swapped() -> dict[str, Any]:
 
 def _clip_width_n() -> dict[str, Any]:
     """matrixCoordToLinear with a clip multiplies the row by N, not min(N, clipColSpan)."""
-    from ctsgen.oracle import addressing
-
     original = addressing.view_matrix_linear_index
 
     def view_matrix_linear_index(v: Any, M: int, N: int) -> tuple[np.ndarray, np.ndarray]:
@@ -80,8 +73,6 @@ def _clip_width_n() -> dict[str, Any]:
 
 def _span_as_layout_dimension() -> dict[str, Any]:
     """Without hasDimensions the view borrows the layout's dimensions instead of its span."""
-    from ctsgen.oracle import addressing
-
     original = addressing.view_dimensions_and_strides
 
     def view_dimensions_and_strides(t: Any, v: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:

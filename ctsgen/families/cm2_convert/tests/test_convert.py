@@ -17,6 +17,8 @@ from ctsgen.device.profile import default_profile  # equals the shared H100 read
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import MatrixType, MatrixUse, Scope
 from ctsgen.oracle.numeric import convert
+from ctsgen.execute.judge import judge_buffer
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 PROFILE = default_profile()
 REACH = settings(max_examples=1000, database=None, deadline=None, derandomize=True,
@@ -69,8 +71,6 @@ def test_an_exact_conversion_to_a_float_may_give_either_zero(src: C, dst: C) -> 
     conversions are judged as the rounding ones and coopvec-elementwise's are (by value,
     tolerance 0): for sources 0, 1, 2, -0 passes for 0, and 1 + one spacing for 1 fails.
     Failed before: exact conversions were compared bit for bit, so -0 failed."""
-    from ctsgen.execute.judge import judge_buffer
-
     m = lambda t: MatrixType(t, Scope.Subgroup, 16, 16, MatrixUse.Accumulator)  # noqa: E731
     rule = ConvertCase(ConvertVariant(Kind.convert, m(src), m(dst)), 3).compare_rule().to_json()
     source = np.zeros((16, 16), src.dtype)
@@ -157,5 +157,4 @@ def test_cases_are_valid_and_round_trip(c: ConvertCase) -> None:
 @settings(max_examples=12, deadline=None)
 @given(st.sampled_from(FAMILY.strata()).flatmap(lambda s: FAMILY.variants(StrategyOptions(), **s)))
 def test_variants_compile_and_validate(v: ConvertVariant) -> None:
-    from ctsgen.toolchain import compile_glsl, validate_spirv
     validate_spirv(compile_glsl(v.glsl(), v.id))

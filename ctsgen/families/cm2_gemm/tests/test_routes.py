@@ -17,12 +17,13 @@ from ctsgen.device.profile import ProfileLacksError, default_profile, load_profi
 from ctsgen.families.cm2_gemm import FAMILY
 from ctsgen.families.cm2_gemm.case import GemmCase, GemmVariant, Route
 from ctsgen.families.cm2_gemm.strategy import route_twins
-from ctsgen.fuzz.buckets import observe
+from ctsgen.fuzz.buckets import observe, run_with_mutant
 from ctsgen.model.types import ComponentType as C
 from ctsgen.model.types import Scope
 from ctsgen.ops.khr_addressing import Layout, component_indices
 from ctsgen.oracle.values import sentinel_bits, to_bits
 from ctsgen.strategies.sampling import draw_examples
+from ctsgen.mutants.catalogue import catalogue
 
 H100 = default_profile()
 LAVAPIPE = load_profile(Path(profile_module.__file__).with_name("profiles") / "mesa-lavapipe-26.2.6.txt")
@@ -98,9 +99,6 @@ def test_a_tensor_route_case_keeps_its_json_and_name() -> None:
 
 
 def test_each_khr_mutant_is_seen_by_the_memory_it_names() -> None:
-    from ctsgen.fuzz.buckets import run_with_mutant
-    from ctsgen.mutants.catalogue import catalogue
-
     row, col = Layout.RowMajor, Layout.ColumnMajor
     cases = {  # MemoryLayouts, strides of one 16 x 16 x 16 tile -> the mutants that see it
         ((row,) * 4, (16, 16, 16, 16)): set(),

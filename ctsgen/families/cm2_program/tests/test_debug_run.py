@@ -6,6 +6,7 @@ nodes depend on it, so "first" is tested, not just "some"."""
 from __future__ import annotations
 
 from pathlib import Path
+import re
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from ctsgen.repro import export_case
 from ctsgen.runner.debug_run import debug_rerun
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.families.cm2_program.tests.test_deviation import h100_repro
 
 U = ClampMode.Undefined
 
@@ -120,8 +122,6 @@ def test_a_difference_is_quoted_with_its_position_and_values() -> None:
 def test_under_an_expected_deviation_the_intermediates_follow_it() -> None:
     """The H100's SetDimension deviation on the mutant that models it: with the deviation expected
     no node differs; without, the first is the blocked load (#1)."""
-    from ctsgen.families.cm2_program.tests.test_deviation import h100_repro
-
     c = h100_repro()
     backend = MutantBackend("setdimension-floor")
     plain = debug_rerun(FAMILY, c, backend)
@@ -164,8 +164,6 @@ def test_a_failing_programs_report_names_the_first_differing_node(tmp_path: Path
 def test_fuzz_writes_the_first_differing_node_into_the_repro(tmp_path: Path) -> None:
     """``ctsgen fuzz`` on a composition mutant: the shrunk program's REPORT.md names a store fed
     by a per-element op (the node that mutant breaks)."""
-    import re
-
     name = "program-store-after-perelement-writes-source"
     assert main(["fuzz", "--backend", f"mutant:{name}", "--family", "cm2-program", "--max-examples", "400",
                  "--max-batch", "16", "--database", "none", "--isolation", "none", "--shrink-time", "20",

@@ -5,15 +5,18 @@ node, on the spec case's own inputs, in fuzz, run, the pytest plugin and check_c
 from __future__ import annotations
 
 from pathlib import Path
+import re
+import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from ctsgen.mutants.backend import MutantBackend
 from ctsgen.cli import main
-from ctsgen.mutants.deviations import expected_under
+from ctsgen.mutants.deviations import expected_under, applied
 from ctsgen.families.cm2_program import FAMILY
-from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
+from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant, tolerance_on
 from ctsgen.families.cm2_program.program import A16, Node, Op, Program
 from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.model.tensor import ClampMode
@@ -95,8 +98,6 @@ BUDGET = 250
 def test_fuzz_finds_the_deviation_in_programs_only_without_the_flag(tmp_path: Path, capsys) -> None:
     """``ctsgen fuzz --family cm2-program`` on the deviation's backend: a failure within the
     budget without ``--expect-deviation``, none in the same budget with it."""
-    import re
-
     command = ["fuzz", "--backend", f"mutant:{FLOOR}", "--family", "cm2-program", "--max-examples", str(BUDGET),
                "--max-batch", "16", "--seed", "0", "--database", "none", "--isolation", "none",
                "--shrink-time", "0", "--repro-dir", str(tmp_path)]
@@ -118,8 +119,6 @@ def program_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _statuses(results: Path) -> dict[str, str]:
-    import json
-
     return {r["name"]: r["status"] for r in map(json.loads, results.read_text().splitlines()) if "name" in r}
 
 
@@ -161,10 +160,6 @@ def test_a_float_programs_bound_follows_the_data_the_deviation_moves() -> None:
     spec's bound, computed from the values the spec reads. The bound is now recomputed on the
     deviated run (FamilySpec.tolerance): it is the float domain's bound of the deviated values,
     and here it differs from the spec's (the blocked load reads element 0 everywhere)."""
-    from dataclasses import replace
-
-    from ctsgen.mutants.deviations import applied
-    from ctsgen.families.cm2_program.case import tolerance_on
     c = replace(h100_repro(second_load=True), domain="float")
     spec = c.data()
     deviated = expected_under(FAMILY, c, spec, (FLOOR,))
@@ -180,9 +175,6 @@ def test_the_h100_float_program_failure_is_within_its_deviated_bound() -> None:
     regenerated bit for bit here): 15 of out_float32's elements expected 0 under the spec (bound
     about 0), -29.16 and the like under the deviation; the device was one float32 ulp from the
     deviated values, well within the deviated bound the fix computes."""
-    import json
-    from pathlib import Path
-
     c = FAMILY.case_from_json(json.loads(
         (Path(__file__).parent / "data" / "h100-run3-case_d2b0aad93f.json").read_text()))
     assert c.domain == "float"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,12 +15,12 @@ from hypothesis import strategies as st
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.families import get_family
 from ctsgen.core.family import StrategyOptions
-from ctsgen.families.cm2_program import FAMILY
+from ctsgen.families.cm2_program import FAMILY, oracle as program_oracle
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars, layout_variant
 from ctsgen.families.cm2_program.coverage import tables
 from ctsgen.families.cm2_program.program import (A16, ACC16, ACC32, B16, EXACT, LAYOUT_WORDS, Node, Op, Program,
                                                  operand_rule, operands_fit)
-from ctsgen.ops.cm2_reduce import Combine, ReduceMode
+from ctsgen.ops.cm2_reduce import Combine, ReduceMode, expected_reduce
 from ctsgen.families.cm2_program.strategy import MAX_OPS, SEEDS, STEP, STORE, build
 from ctsgen.ops import tensor_layout as tensor_layout_ops
 from ctsgen.ops.tensor_layout_case import TensorLayoutCase
@@ -249,11 +250,6 @@ def test_the_lavapipe_reduce_mutant_reaches_the_reduce_nodes() -> None:
     sum of a 16x16 matrix keeps result rows 0-7 and gives rows 8-15 the row sums of the second
     8x8 tile, numbered row-major (rows 0-7, columns 8-15), alone (docs/validation.md, "lavapipe:
     Row and Column reductions")."""
-    from types import SimpleNamespace
-
-    from ctsgen.families.cm2_program import oracle as program_oracle
-    from ctsgen.ops.cm2_reduce import expected_reduce
-
     s32 = ComponentType.sint32
     m = np.random.default_rng(1616).integers(-1000, 1000, size=(16, 16)).astype(np.int32)
     spec = expected_reduce(m, ReduceMode.Row, Combine.sum, s32, 16, 16)[0]

@@ -17,10 +17,11 @@ from ctsgen.device.profile import ProfileLacksError, load_profile
 from ctsgen.families.cm2_program.case import ProgramCase, ProgramVariant, Scalars
 from ctsgen.families.cm2_program.program import A16, ACC16, ACC32, B16, Node, Op, Program
 from ctsgen.families.cm2_program.strategy import route_twins
-from ctsgen.fuzz.buckets import observe
+from ctsgen.fuzz.buckets import observe, run_with_mutant
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode
 from ctsgen.ops.khr_addressing import KhrAccess, Layout
 from ctsgen.strategies.sampling import draw_examples
+from ctsgen.mutants.catalogue import catalogue
 
 
 @pytest.mark.slow
@@ -86,9 +87,6 @@ def test_a_store_whose_lines_overlap_is_refused() -> None:
     (KhrAccess(Layout.RowMajor, 0, 8), KhrAccess(Layout.RowMajor, 24), {"program-khr-store-takes-load-stride"}),
 ])
 def test_each_khr_mutant_is_seen_by_the_access_it_names(load: KhrAccess, store: KhrAccess, killed: set[str]) -> None:
-    from ctsgen.fuzz.buckets import run_with_mutant
-    from ctsgen.mutants.catalogue import catalogue
-
     prog = Program((Node(Op.loadkhr, ACC32, layout=load.layout), Node(Op.storekhr, ACC32, (0,), layout=store.layout)))
     case = ProgramCase(ProgramVariant(prog), (load, store), seed=5)
     names = ("program-khr-column-major-as-row-major", "program-khr-store-takes-load-stride")

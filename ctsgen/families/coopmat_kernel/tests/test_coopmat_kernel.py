@@ -32,10 +32,10 @@ LOADS = (ir.Load(Ref("a0")), ir.Load(Ref("b0")), ir.Load(Ref("c0")), ir.Load(Ref
 
 
 def variant(body: tuple[ir.Stmt, ...], *, S: int = 2, array: int = 0,
-            functions: tuple[ir.Function, ...] = ()) -> KernelVariant:
+            functions: tuple[ir.Function, ...] = (), k: int = 8) -> KernelVariant:
     m = lambda rows, cols, use, t: MatrixType(t, Scope.Subgroup, rows, cols, use, 8)  # noqa: E731
     F16, F32 = ComponentType.float16, ComponentType.float32
-    return KernelVariant(Kernel(m(8, 8, MatrixUse.A, F16), m(8, 8, MatrixUse.B, F16), m(8, 8, MatrixUse.Accumulator, F32),
+    return KernelVariant(Kernel(m(8, k, MatrixUse.A, F16), m(k, 8, MatrixUse.B, F16), m(8, 8, MatrixUse.Accumulator, F32),
                                 S, (1, 1, 2), array, (ROW, ROW, ROW), (None, None), functions, body))
 
 
@@ -53,6 +53,7 @@ SHOWS = {
     "kernel-inout-not-written-back": (variant(LOADS + (ir.Call(0, (Ref("a0"), Ref("b0"), Ref("c0"), Ref("c1"))),),
                                               functions=(OUT_FN,)), ()),
     "kernel-element-mapping-differs": (variant(LOADS + (ir.ElementZip(Ref("c0"), Ref("c0"), Ref("c1")),)), ()),
+    "lavapipe-muladd-accumulator": (variant(LOADS + (ir.MulAdd(Ref("c0"), Ref("a0"), Ref("b0"), Ref("c1")),), k=16), ()),
 }
 PLAIN = (variant(LOADS + (MUL,)), ())
 
@@ -62,6 +63,24 @@ def outputs(v: KernelVariant, words: tuple[int, ...]) -> np.ndarray:
     data = case.data()
     assert data.expected[3] is not None
     return data.expected[3]
+
+
+def test_the_lavapipe_mutant_clobbers_c_by_every_k_granule_but_the_last() -> None:
+    """K = 16 (two 8-wide granules): the stored C is C + A[:, 0:8] x B[0:8, :]; D stays right; K = 8: no change."""
+    (mutant,) = [m for m in MUTANTS if m.name == "lavapipe-muladd-accumulator"]
+    v, _ = SHOWS[mutant.name]
+    case = KernelCase(v, (), seed=9)
+    a, b, c = (x.astype(np.float64) for x in case.inputs)
+    A, B = a[:8 * 16].reshape(8, 16), b[:16 * 8].reshape(16, 8)
+    c1 = c[2 * 8 * 8:3 * 8 * 8].reshape(8, 8)  # the second Accumulator variable's tile, subgroup 0 of 2
+    with mutant.applied():
+        out = case.data().expected[3]
+    tile = lambda slot: out[(2 * slot) * 64:(2 * slot + 1) * 64].reshape(8, 8).astype(np.float64)  # noqa: E731
+    assert np.array_equal(tile(0), A @ B + c1) and np.array_equal(tile(1), c1 + A[:, :8] @ B[:8, :])
+    short = variant(LOADS + (ir.MulAdd(Ref("c0"), Ref("a0"), Ref("b0"), Ref("c1")),), k=8)  # one granule
+    plain = KernelCase(short, (), 2).data().expected[3]
+    with mutant.applied():
+        assert np.array_equal(KernelCase(short, (), 2).data().expected[3], plain)
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])

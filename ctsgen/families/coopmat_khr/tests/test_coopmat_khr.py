@@ -18,16 +18,18 @@ from ctsgen.core.family import StrategyOptions
 from ctsgen.core.verdict import Status
 from ctsgen.device.profile import load_profile
 from ctsgen.families import get_family
-from ctsgen.families.coopmat_khr.case import KhrCase, KhrVariant, compute, load_operand
+from ctsgen.families.coopmat_khr.case import KhrCase, KhrVariant, compute, load_operand, store_result
 from ctsgen.families.coopmat_khr.operation import FLOAT_OP, INT_OP, Op, element_type
 from ctsgen.families.coopmat_khr.strategy import khr_entries, signatures
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.ops.coopvec_elementwise import check_domain
-from ctsgen.ops.khr_addressing import Layout
+from ctsgen.ops.khr_addressing import Layout, expected_load, expected_store, KhrAccess
 from ctsgen.ops.khr_muladd import expected_muladd, saturation_defined
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.execute.run import drawn, run_cases
 from ctsgen.toolchain.variants import compile_variant
+from ctsgen.toolchain import compile_glsl
+from ctsgen.toolchain.spirv_patch import instructions, to_words
 
 S8, U8, S32, U32 = ComponentType.sint8, ComponentType.uint8, ComponentType.sint32, ComponentType.uint32
 F16, F32, BF16 = ComponentType.float16, ComponentType.float32, ComponentType.bfloat16
@@ -201,9 +203,6 @@ def test_drawn_shaders_compile_validate_and_pass_on_the_reference_backend(path: 
 
 # -- hostile inputs (each probe that found something, kept) ----------------------------------------------
 def test_the_device_path_is_the_oracle_on_drawn_cases() -> None:
-    from ctsgen.families.coopmat_khr.case import store_result
-    from ctsgen.ops.khr_addressing import expected_load, expected_store
-
     for case in draw_examples(FAMILY.cases(StrategyOptions()), 30, 8):
         data = case.data()
         acc = case.accesses()
@@ -219,9 +218,6 @@ def test_the_device_path_is_the_oracle_on_drawn_cases() -> None:
 def test_an_access_past_the_memory_reads_zeros_and_drops_writes_the_rest_as_inside() -> None:
     """A device's robust buffer access, which the reference's execution (a tampered stride, a mutant)
     needs: elements past the end load 0 and store nowhere; of overlapping store lines the later lands."""
-    from ctsgen.families.coopmat_khr.case import store_result
-    from ctsgen.ops.khr_addressing import KhrAccess
-
     m = MatrixType(F16, Scope.Subgroup, 4, 8, MatrixUse.A, 32)
     memory = np.arange(32, dtype=np.float16)
     whole = memory.reshape(4, 8)
@@ -285,9 +281,6 @@ SATURATING = 0x10
 def test_the_shader_sets_the_operands_the_oracle_assumes(index: int) -> None:
     """Each RADV KHR entry's MulAdd: the shader's Cooperative Matrix Operands mark exactly the signed
     integer matrices (the oracle sign-extends those) and SaturatingAccumulation where the entry lists it."""
-    from ctsgen.toolchain import compile_glsl
-    from ctsgen.toolchain.spirv_patch import instructions, to_words
-
     radv = load_profile(next(p for p in PROFILES if "radv" in p.name))
     (a, b, c), result, sat = khr_entries(radv)[index]
     v = KhrVariant(Op.muladd, (a, b, c), result, (Layout.RowMajor,) * 4, (None,) * 4, sat)

@@ -12,10 +12,16 @@ from ctsgen.device.profile import parse_profile
 from ctsgen.core.family import StrategyOptions
 from ctsgen.families.coopvec import FAMILY
 from ctsgen.families.coopvec.strategy import strata
-from ctsgen.ops.coopvec_matrix import combinations
+from ctsgen.ops.coopvec_matrix import combinations, LOCAL
 from ctsgen.model.types import CoopVecType, coopvec_combination_features
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.families.coopvec.variant import CoopVecVariant
+from ctsgen.backends.reference import ReferenceBackend
+from ctsgen.core.shader import ShaderVariant
+from ctsgen.execute.batch import build_batch, case_outputs
+from ctsgen.execute.judge import judge_buffer
+from ctsgen.families.coopvec.case import CoopVecCase
 
 #: The H100 read-out ctsgen ships (the embedded default profile).
 PROFILE = Path(ctsgen.device.__file__).with_name("profiles") / "nvidia-h100-driver580.txt"
@@ -43,7 +49,6 @@ def test_drawn_variants_are_advertised_by_the_profile(case) -> None:
 
 
 def test_unadvertised_combination_is_not_supported() -> None:
-    from ctsgen.families.coopvec.variant import CoopVecVariant
     T = CoopVecType
     v = CoopVecVariant("matmul", T.float32, T.float32, T.float32, T.float32, T.float32, 0, False, 4, 4)
     prof = _h100()
@@ -54,10 +59,6 @@ def test_unadvertised_combination_is_not_supported() -> None:
 def test_sampled_variants_compile_validate_and_pass_on_the_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                                     ) -> None:
     monkeypatch.setenv("CTSGEN_CACHE_DIR", str(tmp_path))  # a private SPIR-V cache
-    from ctsgen.backends.reference import ReferenceBackend
-    from ctsgen.core.shader import ShaderVariant
-    from ctsgen.execute.batch import build_batch, case_outputs
-    from ctsgen.execute.judge import judge_buffer
     opts = StrategyOptions(profile=_h100())
     cases = draw_examples(FAMILY.cases(opts), 30, 11)
     for c in cases:
@@ -77,8 +78,6 @@ def test_sampled_variants_compile_validate_and_pass_on_the_reference(tmp_path: P
 @pytest.mark.parametrize("invocations", [1, 8, 64])
 def test_workgroup_sizes_give_one_product_per_invocation(invocations: int) -> None:
     """The spec puts no condition on the workgroup size: every invocation's own input, its own result row."""
-    from ctsgen.families.coopvec.case import CoopVecCase
-    from ctsgen.families.coopvec.variant import CoopVecVariant
     T = CoopVecType
     v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 3, 8, invocations)
     assert v.local_size_x == invocations and v.id.endswith(f".wg{invocations}")
@@ -90,8 +89,6 @@ def test_workgroup_sizes_give_one_product_per_invocation(invocations: int) -> No
 
 
 def test_variants_written_before_workgroup_sizes_load_as_one_full_subgroup() -> None:
-    from ctsgen.families.coopvec.variant import CoopVecVariant
-    from ctsgen.ops.coopvec_matrix import LOCAL
     T = CoopVecType
     o = CoopVecVariant("matmul", T.float16, T.float16, T.float16, T.float16, T.float16, 0, False, 4, 4).to_json()
     del o["invocations"]
@@ -120,9 +117,6 @@ def test_a_store_past_the_vector_end_fails(result: CoopVecType, values: str) -> 
     (1) components are padding the store must not write. The output starts poisoned with the
     sentinel and the padding is compared bit for bit: zeros written there fail. Failed before: the
     output started as +0.0 compared by value, so a store of zeros past the end passed."""
-    from ctsgen.families.coopvec.case import CoopVecCase
-    from ctsgen.families.coopvec.variant import CoopVecVariant
-    from ctsgen.execute.judge import judge_buffer
     T = CoopVecType
     v = CoopVecVariant("matmuladd", T.float16, T.float16, T.float16, T.float16, result, 0, False, 3, 3)
     c = CoopVecCase(v, 0, 16, 16, seed=5, values=values)

@@ -28,7 +28,7 @@ from ctsgen.families.coopvec_program import oracle as program_oracle
 from ctsgen.families.coopvec_program.case import LayerParams, ProgramCase, ProgramVariant, Scalars
 from ctsgen.families.coopvec_program.coverage import tables
 from ctsgen.families.coopvec_program.data import place_matrix
-from ctsgen.families.coopvec_program.program import (F16, INTERP_LIMIT, LOCAL, MAX_LAYERS, S8, S32, Layer,
+from ctsgen.families.coopvec_program.program import (F16, INTERP_LIMIT, LOCAL, MAX_LAYERS, S8, S32, Ctl, Layer,
                                                      Node, Op, Program, VecType)
 from ctsgen.families.coopvec_program.strategy import LAYER, SEEDS, build
 from ctsgen.device.profile import default_profile
@@ -39,6 +39,7 @@ from ctsgen.strategies.sampling import draw_examples
 from ctsgen.execute.judge import judge_buffer
 from ctsgen.testing import check_case
 from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.ops import coopvec as matmul_oracle
 
 CASES = FAMILY.cases(StrategyOptions())
 FIND = settings(max_examples=400, database=None, deadline=None, suppress_health_check=list(HealthCheck))
@@ -182,7 +183,6 @@ def test_cases_round_trip_and_stay_in_the_exact_domain(c: ProgramCase) -> None:
         if n.op is Op.matmuladd and n.layer.resultType.is_float and not (p.training and i == p.layer_nodes()[-1]):
             w, b = program_oracle.layer_operands(run, i)
             L = n.layer
-            from ctsgen.ops import coopvec as matmul_oracle  # noqa: PLC0415
             x = matmul_oracle.convert_input(values[i - 1], L.inputType, L.inputInterpretation)
             assert (np.abs(x) @ np.abs(w).T + np.abs(b)).max() <= lim, p.lines()[i]
     if p.training:  # every partial sum of the fp16 atomic adds is an exact integer within 2^11
@@ -211,7 +211,7 @@ def test_the_reference_backend_passes_a_default_pack_with_the_seeds_and_their_co
     cases = draw_cases(get_family("coopvec-program"), 24, 0, StrategyOptions())
     backend = ReferenceBackend()
     assert all(check_case(backend, c).status.value == "Pass" for c in cases)
-    counts, steps, pairs, chains, seeds, domains = tables([c.to_json() for c in cases])
+    counts, steps, pairs, chains, seeds, domains, _, _ = tables([c.to_json() for c in cases])
     assert all(seeds.counts[(name, "cases")] >= 1 for name in SEEDS)
     assert counts.counts[(2, "mlp-2-layer")] >= 1 and all(counts.counts[(n, "drawn")] for n in range(1, 5))
     assert pairs.counts[("matmuladd", "max")] >= 1 and not counts.excluded_but_held()
@@ -247,15 +247,21 @@ def _training_after_activation(p: Program) -> bool:
     return p.training and p.nodes[p.store_index - 1].op is Op.act
 
 
-#: what each mutant needs of a program: its chain
-NEEDS = {"cvprogram-gradient-reads-pre-activation": _training_after_activation}
+def _holds(ctl: Ctl) -> object:
+    return lambda p: any(p.nodes[i].ctl is ctl for i in p.ctl_nodes)
+
+
+#: what each mutant needs of a program: its chain, or its control flow, or a partial subgroup
+NEEDS = {"cvprogram-gradient-reads-pre-activation": _training_after_activation,
+         "cvprogram-branch-mask-ignored": _holds(Ctl.branch), "cvprogram-loop-max-trips": _holds(Ctl.loop),
+         "cvprogram-partial-store-past-workgroup": lambda p: p.partial}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", MUTANTS)
 def test_each_mutant_needs_a_chain(name: str) -> None:
     """Drawn cases kill it, and every one that does holds the chain the fault needs: two layers,
-    or a training step after an activation."""
+    a training step after an activation, an if, a loop, or a partial subgroup."""
     killers = [c for c in _sample() if _killed(name, c)]
     assert killers and all(NEEDS.get(name, _two_layers)(c.variant().program) for c in killers)
 

@@ -21,6 +21,8 @@ from ctsgen.model.tensor import ClampMode, TensorLayout
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.oracle.addressing import tensor_addresses
 from ctsgen.pack.generate import draw_cases
+from ctsgen.toolchain import compile_glsl, validate_spirv
+from ctsgen.execute.judge import judge_buffer
 
 REACH = settings(max_examples=1000, database=None, deadline=None, derandomize=True,
                  suppress_health_check=list(HealthCheck), phases=[Phase.generate])
@@ -213,8 +215,6 @@ def test_formats_reach_dim_4_and_5_with_a_block_over_every_dimension(fmt, dim: i
 def test_variants_compile_and_reference_matches(private_spirv_cache) -> None:
     """One variant per stratum (every format at Dim 1..5 included) compiles and validates; each
     case's reference execute on its initial buffers equals its expected output; JSON round-trips."""
-    from ctsgen.toolchain import compile_glsl, validate_spirv
-
     cases = draw_cases(FAMILY, 40, 5, StrategyOptions(), cases_per_variant=1)
     assert {(c.shader.decoder, c.shader.Dim) for c in cases} == {(d, n) for d in DECODERS for n in range(1, 6)}
     for c in cases:
@@ -243,8 +243,6 @@ def test_sign_of_zero_is_not_part_of_a_decode_verdict(fmt, block) -> None:
     """Decision "signed-zero": the oracle's -0.0 and a device's +0.0 (llama.cpp's MXFP4 table,
     or a device that ignores the sign as Vulkan allows without SignedZeroInfNanPreserve) both
     pass; a nonzero difference still fails."""
-    from ctsgen.execute.judge import judge_buffer
-
     want = dequantize(fmt, np.array([block], dtype=np.uint8))[0].astype(np.float32)
     assert np.signbit(want).all() and (want == 0).all()
     rule = q8_0_case(ClampMode.ClampToEdge).compare_rule().to_json()  # every element decoded
@@ -260,8 +258,6 @@ def test_a_constant_clamped_element_keeps_the_sign_of_a_zero_clamp_value() -> No
     (-0, bit for bit): +0 there fails; a decoded -0 (element 31: a zero quant times a
     negative scale) still passes as +0. Failed before: the whole case was compared with
     signed_zero false, so +0 passed for the clamp value."""
-    from ctsgen.execute.judge import judge_buffer
-
     c = q8_0_case(ClampMode.Constant)
     d = c.data()
     want, rule = d.expected[1], c.compare_rule().to_json()

@@ -26,6 +26,7 @@ from ctsgen.pack.generate import draw_cases
 from ctsgen.pack.read import load_pack, validate_shaders
 from ctsgen.pack.write import write_pack
 from ctsgen.runner.run import run_pack
+from ctsgen.device.profile import default_profile
 
 REACH = settings(max_examples=1000, database=None, deadline=None, derandomize=True,
                  suppress_health_check=list(HealthCheck), phases=[Phase.generate])
@@ -154,8 +155,6 @@ def test_an_inconsistent_vector_decode_is_caught(cases, tmp_path: Path, monkeypa
 def test_the_h100_profile_lacks_the_extension(V: int) -> None:
     """The embedded H100 read-out has no VK_NV_cooperative_matrix_decode_vector, so a Vulkan
     backend reports these variants NotSupported (the reference backend runs them)."""
-    from ctsgen.device.profile import default_profile
-
     h100 = default_profile()
     req = DecodeVectorVariant(1, ClampMode.Undefined, MATRIX, "probe1", None, V).requirements()
     assert "VK_NV_cooperative_matrix_decode_vector" in set(req.extensions) - set(h100.extensions)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ctsgen.ops.tensor_layout import expected_load, expected_store
 from ctsgen.model.tensor import ClampMode, InvalidLayoutError, TensorLayout, ceil_div
 from ctsgen.model.types import ComponentType
-from ctsgen.oracle.addressing import tensor_addresses
+from ctsgen.oracle.addressing import tensor_addresses, TensorAddresses
 from ctsgen.oracle.values import to_bits
 from ctsgen.strategies import block_sizes, clamp_values, layout_dimensions, tensor_layouts
 
@@ -459,8 +459,6 @@ def test_racing_stores_are_refused_by_the_oracle_and_land_last_on_a_device() -> 
     """Two matrix elements on one tensor element: no expected value exists (ValueError), while
     the reference device stores one of them, as hardware would (the last, row-major), so a
     mutant that makes stores collide fails its cases instead of crashing the backend."""
-    from ctsgen.oracle.addressing import TensorAddresses
-
     index = np.array([[0, 2], [2, 1]])
     none = np.zeros((1, 2, 2), dtype=np.int64)
     a = TensorAddresses(index=index, valid=np.ones((2, 2), bool), out_of_bounds=np.zeros((2, 2), bool),

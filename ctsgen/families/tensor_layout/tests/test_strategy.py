@@ -15,7 +15,7 @@ from ctsgen.core.family import StrategyOptions
 from ctsgen.families.tensor_layout import FAMILY
 from ctsgen.ops.tensor_layout_case import TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation, decode_layout
-from ctsgen.model.tensor import ClampMode, ceil_div
+from ctsgen.model.tensor import ClampMode, ceil_div, TensorLayout
 from ctsgen.model.types import ComponentType, Scope
 from ctsgen.oracle.addressing import tensor_addresses
 from ctsgen.strategies import clamp_values, layout_dimensions, matrix_types, slices, strides, tensor_layouts
@@ -213,7 +213,6 @@ def test_strides_are_valid_and_at_least_the_default(data, D):
     dims = data.draw(layout_dimensions(D))
     blocks = data.draw(st.tuples(*[st.integers(1, 8)] * D))
     s = data.draw(strides(dims, blocks))
-    from ctsgen.model.tensor import TensorLayout
     t = TensorLayout.create(D).set_block_size(*blocks).set_dimension(*dims)
     default = t.stride
     t = t.set_stride(*s)

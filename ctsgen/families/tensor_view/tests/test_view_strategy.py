@@ -20,6 +20,7 @@ from ctsgen.strategies.tensor_view import view_variants
 from ctsgen.model.tensor import UINT32_MAX
 from ctsgen.oracle.addressing import tensor_addresses_with_view
 from ctsgen.pack.generate import draw_cases
+from ctsgen.toolchain import compile_glsl, validate_spirv
 
 CASES = FAMILY.cases(StrategyOptions())
 FIND = settings(max_examples=2000, database=None, deadline=None, derandomize=True,
@@ -99,8 +100,6 @@ def test_shrinks_to_identity_view() -> None:
 def test_reference_backend_passes_a_pack(private_spirv_cache) -> None:
     """A small stratified pack: every variant compiles and validates, and running
     each variant's reference execute on the initial buffers gives the expected ones."""
-    from ctsgen.toolchain import compile_glsl, validate_spirv
-
     cases = draw_cases(FAMILY, 60, 3, StrategyOptions(), cases_per_variant=3)
     assert {c.shader.operation for c in cases} == set(Operation)
     seen = set()

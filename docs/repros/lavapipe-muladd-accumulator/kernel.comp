@@ -1,0 +1,34 @@
+#version 450 core
+#extension GL_KHR_memory_scope_semantics : enable
+#extension GL_KHR_cooperative_matrix : enable
+#extension GL_EXT_shader_explicit_arithmetic_types : enable
+layout(local_size_x = 8, local_size_y = 1, local_size_z = 1) in;
+// ctsgen kernel c2e8e07b5d: 1 subgroup(s); statements from ctsgen/kernel/ir.py
+// (docs/pack-format.md "coopmat-kernel": words, regions, slots)
+
+// Binding 0: one record of 4 uint words per case; workgroup i runs case i.
+// Words [0, number of buffers) are the element offsets of this case's data in
+// bindings 1..n; the family's own words follow (see the family's case.py).
+layout(std430, binding = 0) readonly buffer Params { uint p[]; } params;
+const uint PARAM_WORDS = 4u;
+uint P(uint word) { return params.p[gl_WorkGroupID.x * PARAM_WORDS + word]; }
+
+layout(std430, binding = 1) buffer BufA { float16_t x[]; } bufa;
+layout(std430, binding = 2) buffer BufB { float16_t x[]; } bufb;
+layout(std430, binding = 3) buffer BufC { float x[]; } bufc;
+layout(std430, binding = 4) buffer BufOut { float x[]; } bufout;
+
+
+void main()
+{
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a0;
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b0;
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> c0, c1;
+    coopMatLoad(a0, bufa.x, P(0u) + ((0u + 0u) * 1u + 0u) * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatLoad(b0, bufb.x, P(1u) + ((0u + 0u) * 1u + 0u) * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatLoad(c0, bufc.x, P(2u) + ((0u + 0u) * 1u + 0u) * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatLoad(c1, bufc.x, P(2u) + ((1u + 0u) * 1u + 0u) * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+    c0 = coopMatMulAdd(a0, b0, c1);
+    coopMatStore(c0, bufout.x, P(3u) + (0u + 0u) * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(c1, bufout.x, P(3u) + (1u + 0u) * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+}
