@@ -16,7 +16,9 @@ from hypothesis.internal.conjecture.data import ConjectureData
 
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.core.family import StrategyOptions
+from ctsgen.core.verdict import Status
 from ctsgen.device.profile import ProfileLacksError, drawing_profile
+from ctsgen.errors import BuildTimeout
 from ctsgen.families import families, get_family
 from ctsgen.execute.run import drawn, run_cases
 from ctsgen.fuzz import loop
@@ -211,3 +213,53 @@ def test_a_bulk_cases_replay_is_the_one_case_batch_of_that_case() -> None:
                 assert again == variant and batch == [case]
                 checked += 1
     assert checked >= 4
+
+
+def test_bulk_cases_run_along_every_route_of_the_run() -> None:
+    """``fuzz --routes``: a batch's bulk cases run along each route, as its full ones do."""
+    along: list[list] = []
+
+    class Recording(Fuzzer):
+        def _along(self, route, variant, cases, inputs, baseline) -> None:  # noqa: ANN001 - Fuzzer's
+            along.append(cases)
+            super()._along(route, variant, cases, inputs, baseline)
+
+    f = Recording(ReferenceBackend(), FuzzOptions(families=("tensor-layout",), max_examples=12, seed=3,
+                                                  database=None, routes=("glslang", "glslang-O1")))
+    report = f.run()
+    assert report.case is None
+    assert report.route_cases["glslang-O1"] == report.route_cases["glslang"] > 0
+    assert any(len(cases) > loop.FULL_CASES for cases in along)
+
+
+class _OverBudget(ReferenceBackend):
+    """A build past its budget (``--build-budget``), planted where a dispatch holds bulk cases (more
+    than FULL_CASES, a workgroup a case): each case of it is BuildTimeout."""
+
+    runs = 0
+
+    def run(self, dispatch, timeout_s):  # noqa: ANN001, ANN201 - the Backend signature
+        self.runs += 1
+        if dispatch.workgroups > loop.FULL_CASES:
+            raise BuildTimeout(dispatch.variant.id, 0.0, 1.0)
+        return super().run(dispatch, timeout_s)
+
+
+def test_a_build_timeout_of_a_bulk_batch_is_its_first_full_case_and_no_bulk_replay() -> None:
+    """A BuildTimeout is the variant's (every case of the batch has it): reported as the batch's first
+    case, a Hypothesis draw, so no bulk case is re-expressed and replayed (it would wait out the
+    budget again), and no case of it is run again by itself."""
+    batches: list = []
+
+    class Counting(_Replays):
+        def check(self, batch) -> None:  # noqa: ANN001 - Fuzzer's
+            batches.append(batch[1])
+            super().check(batch)
+
+    f = Counting(_OverBudget(), FuzzOptions(families=("tensor-layout",), max_examples=30, seed=0, database=None,
+                                            min_batch=loop.FULL_CASES + 4, shrink_time_s=5.0))
+    report = f.run()
+    assert report.result is not None and report.result.status is Status.BuildTimeout
+    assert f.replays == 0
+    assert any(isinstance(b, DrawnBatch) and b.bulk for b in batches)
+    assert f.backend.runs == len(batches)  # one dispatch a batch: none by itself
