@@ -23,10 +23,10 @@ REACH = "ctsgen/strategies/hypothesis_reach.py"
 ROOT = Path(__file__).resolve().parents[1] / "ctsgen"
 
 
-def _changed(function: str, internal: str) -> str:
+def _changed(function: str, internal: str,
+             then: str = "tests/test_pack.py and tests/test_cached_strategies.py") -> str:
     return (f"Hypothesis {hypothesis.__version__} changed {internal}, which {REACH} {function} reaches -> adapt "
-            f"{function} to it (or to a public API that now does the same), and run tests/test_pack.py and "
-            "tests/test_cached_strategies.py")
+            f"{function} to it (or to a public API that now does the same), and run {then}")
 
 
 def test_pinned_constants_empties_the_local_constants_pool() -> None:
@@ -70,6 +70,10 @@ def test_set_database_key_is_the_key_examples_are_saved_under() -> None:
     assert b"ctsgen-fuzz-key" in db.data, why
     assert set(db.data) <= {b"ctsgen-fuzz-key", b"ctsgen-fuzz-key.secondary", b"ctsgen-fuzz-key.pareto"}, why
 
+
+
+#: what fuzz's bulk draws (StrategyWalk, drawn_choices, save_for_shrinking) are tested by besides
+BULK_TESTS = "tests/test_bulk_draws.py"
 
 
 class _Counting(hypothesis_reach.StrategyWalk):
@@ -122,7 +126,7 @@ WALKED = {
 
 def test_a_strategy_walks_choices_draw_the_same_value_in_hypothesis() -> None:
     why = _changed("StrategyWalk", "the strategy classes of hypothesis.strategies._internal (their attributes, "
-                   "and the choices Hypothesis draws for each)")
+                   "and the choices Hypothesis draws for each)", BULK_TESTS)
     assert hypothesis_reach.bulk_draws_reachable(), why
     for name, strategy in WALKED.items():
         if name == "nested":  # flatmap is no kind a walk knows: refused by name, not walked wrongly
@@ -139,7 +143,8 @@ def test_a_strategy_walks_choices_draw_the_same_value_in_hypothesis() -> None:
 
 
 def test_drawn_choices_are_the_examples_choices_so_far() -> None:
-    why = _changed("drawn_choices", "a composite's draw (ConjectureData.draw) and ConjectureData.choices")
+    why = _changed("drawn_choices", "a composite's draw (ConjectureData.draw) and ConjectureData.choices",
+                   BULK_TESTS)
     seen: list[tuple | None] = []
 
     @st.composite
@@ -154,7 +159,8 @@ def test_drawn_choices_are_the_examples_choices_so_far() -> None:
 
 
 def test_choices_saved_for_shrinking_are_replayed_first_and_shrunk() -> None:
-    why = _changed("save_for_shrinking", "the key's .secondary corpus and hypothesis.database.choices_to_bytes")
+    why = _changed("save_for_shrinking", "the key's .secondary corpus and hypothesis.database.choices_to_bytes",
+                   BULK_TESTS)
     db = InMemoryExampleDatabase()
     hypothesis_reach.save_for_shrinking(db, b"k", (3, 907))
     seen: list[tuple[int, int]] = []
