@@ -23,10 +23,10 @@ REACH = "ctsgen/strategies/hypothesis_reach.py"
 ROOT = Path(__file__).resolve().parents[1] / "ctsgen"
 
 
-def _changed(function: str, internal: str) -> str:
+def _changed(function: str, internal: str,
+             then: str = "tests/test_pack.py and tests/test_cached_strategies.py") -> str:
     return (f"Hypothesis {hypothesis.__version__} changed {internal}, which {REACH} {function} reaches -> adapt "
-            f"{function} to it (or to a public API that now does the same), and run tests/test_pack.py and "
-            "tests/test_cached_strategies.py")
+            f"{function} to it (or to a public API that now does the same), and run {then}")
 
 
 def test_pinned_constants_empties_the_local_constants_pool() -> None:
@@ -69,6 +69,117 @@ def test_set_database_key_is_the_key_examples_are_saved_under() -> None:
         raise AssertionError("x < 5 held for every example: the test cannot tell where the failure was saved")
     assert b"ctsgen-fuzz-key" in db.data, why
     assert set(db.data) <= {b"ctsgen-fuzz-key", b"ctsgen-fuzz-key.secondary", b"ctsgen-fuzz-key.pareto"}, why
+
+
+
+#: what fuzz's bulk draws (StrategyWalk, drawn_choices, save_for_shrinking) are tested by besides
+BULK_TESTS = "tests/test_bulk_draws.py"
+
+
+class _Counting(hypothesis_reach.StrategyWalk):
+    """A walk whose choices cycle through fixed fractions of their range, recorded in order."""
+
+    def __init__(self, phase: int = 0) -> None:
+        self.choices: list[int | bool] = []
+        self.phase = phase
+
+    def integer(self, lo: int, hi: int) -> int:
+        v = lo + ((len(self.choices) + self.phase) * 7 + 3) % (hi - lo + 1)
+        self.choices.append(v)
+        return v
+
+    def boolean(self) -> bool:
+        v = (len(self.choices) + self.phase) % 2 == 1
+        self.choices.append(v)
+        return v
+
+
+@st.composite
+def _pair(draw: st.DrawFn, hi: int) -> tuple[int, int]:
+    a = draw(st.integers(0, hi))
+    return a, draw(st.integers(a, hi + 5))
+
+
+def _replayed(strategy: st.SearchStrategy, choices: list) -> object:
+    """What Hypothesis draws from ``strategy`` given exactly ``choices`` (every one consumed)."""
+    from hypothesis.control import BuildContext
+    from hypothesis.internal.conjecture.data import ConjectureData
+
+    data = ConjectureData.for_choices(choices)
+    with BuildContext(data, wrapped_test=None):
+        value = data.draw(strategy)
+    assert len(data.choices) == len(choices)
+    return value
+
+
+#: one strategy of each kind StrategyWalk walks, as ctsgen's case strategies build them
+WALKED = {
+    "integers": st.integers(-5, 300), "fast_integers": hypothesis_reach.fast_integers(0, 2**32 - 1),
+    "booleans": st.booleans(), "sampled_from": st.sampled_from("abcde"), "just": st.just(7),
+    "one_of": st.one_of(st.just(1), st.integers(5, 9), st.booleans()), "one_of one": st.one_of(st.integers(0, 3)),
+    "tuples": st.tuples(st.integers(0, 3), st.booleans()), "builds": st.builds(complex, st.integers(0, 4),
+                                                                               imag=st.integers(1, 2)),
+    "composite": _pair(9), "map": st.integers(0, 9).map(lambda x: x * 3),
+    "nested": st.lists(st.none(), max_size=0).flatmap(lambda _: st.just(0)),
+}
+
+
+def test_a_strategy_walks_choices_draw_the_same_value_in_hypothesis() -> None:
+    why = _changed("StrategyWalk", "the strategy classes of hypothesis.strategies._internal (their attributes, "
+                   "and the choices Hypothesis draws for each)", BULK_TESTS)
+    assert hypothesis_reach.bulk_draws_reachable(), why
+    for name, strategy in WALKED.items():
+        if name == "nested":  # flatmap is no kind a walk knows: refused by name, not walked wrongly
+            try:
+                _Counting()(strategy)
+            except TypeError as e:
+                assert "FamilySpec.bulk_draws" in str(e)
+                continue
+            raise AssertionError("a walk drew a flatmap")
+        for phase in range(3):
+            walk = _Counting(phase)
+            value = walk(strategy)
+            assert _replayed(strategy, walk.choices) == value, f"{name}: {why}"
+
+
+def test_drawn_choices_are_the_examples_choices_so_far() -> None:
+    why = _changed("drawn_choices", "a composite's draw (ConjectureData.draw) and ConjectureData.choices",
+                   BULK_TESTS)
+    seen: list[tuple | None] = []
+
+    @st.composite
+    def two(draw: st.DrawFn) -> int:
+        a = draw(st.integers(0, 9))
+        seen.append(hypothesis_reach.drawn_choices(draw))
+        return a
+
+    assert _replayed(two(), [4]) == 4
+    assert seen == [(4,)], why
+    assert hypothesis_reach.drawn_choices(lambda s: 0) is None
+
+
+def test_choices_saved_for_shrinking_are_replayed_first_and_shrunk() -> None:
+    why = _changed("save_for_shrinking", "the key's .secondary corpus and hypothesis.database.choices_to_bytes",
+                   BULK_TESTS)
+    db = InMemoryExampleDatabase()
+    hypothesis_reach.save_for_shrinking(db, b"k", (3, 907))
+    seen: list[tuple[int, int]] = []
+
+    @settings(database=db, max_examples=10, phases=[Phase.reuse, Phase.shrink], deadline=None)
+    @given(st.integers(0, 9), st.integers(0, 1000))
+    def fails_from_500(a: int, b: int) -> None:
+        seen.append((a, b))
+        assert b < 500
+
+    hypothesis_reach.set_database_key(fails_from_500, b"k")
+    try:
+        fails_from_500()
+    except AssertionError:
+        pass
+    else:
+        raise AssertionError("the saved choices were not replayed: no failure")
+    assert seen[0] == (3, 907), why
+    assert seen[-1] == (0, 500), why
 
 
 def _reaches(tree: ast.AST) -> list[str]:

@@ -245,6 +245,9 @@ class Family(Protocol):
     #: The validator the family's modules need (see FamilySpec.validator), or None: spirv-val.
     validator: Validator | None
 
+    #: Whether fuzz may draw most of a batch's cases in bulk (see FamilySpec.bulk_draws).
+    bulk_draws: bool
+
     def case_from_json(self, obj: dict[str, Any]) -> Case: ...
 
     def variant_from_json(self, obj: dict[str, Any]) -> Variant: ...
@@ -317,6 +320,16 @@ class FamilySpec:
     #: extension (decode-vector: the glslang library's SPIRV-Tools); None: spirv-val. Pack
     #: writing, ``check_case``, repros and the debug re-run validate with it.
     validator: Validator | None = None
+    #: Whether ``cases_for(variant, options)`` is built only of the strategy kinds a bulk draw walks
+    #: (:mod:`ctsgen.strategies.bulk`: bounded integers, booleans, ``sampled_from``/``just`` without
+    #: map or filter, ``one_of``, ``tuples``, ``builds``, composites, ``.map``). Then ``ctsgen fuzz``
+    #: draws the variant and the first few cases of a batch with Hypothesis, as always, and the rest
+    #: with the same strategy walked by a generator seeded from one Hypothesis choice: valid by the
+    #: same bounds, about 20 us a case where Hypothesis takes ~300, and a failing one is replayed as
+    #: the Hypothesis choices it recorded and shrunk like any drawn case (docs/validation.md, "Host
+    #: cost per case (issue 43)"). tests/test_bulk_draws.py replays every declaring family's bulk
+    #: cases through Hypothesis. False: every case is a Hypothesis draw.
+    bulk_draws: bool = False
 
     def strata(self) -> list[dict[str, object]]:
         return self.strata_fn()

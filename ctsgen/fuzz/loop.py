@@ -20,6 +20,13 @@ one (the family strategies decide what "small" means: fewer elements,
 smaller dims, blockSize 1, simplest clamp mode, iota data). The minimal
 case is exported as a standalone repro.
 
+A family that declares ``bulk_draws`` (FamilySpec) has only the first :data:`FULL_CASES` cases
+of a batch drawn by Hypothesis; the rest are its same case strategy walked without Hypothesis from a seed
+Hypothesis draws (:mod:`ctsgen.strategies.bulk`), each case's choices recorded. A failing bulk
+case ends the round unshrunk (:class:`Reexpress`); the next round replays it first as the one-case
+batch Hypothesis would have drawn (the batch's own family and variant choices, then the case's
+recorded ones) and shrinks that as any failure (:meth:`Fuzzer.run`).
+
 Failing examples are saved in a Hypothesis example database (a directory,
 ``.ctsgen/fuzz-db`` by default, or ``redis://host:port`` to share one
 between machines) and replayed first on the next run with the same
@@ -34,9 +41,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from hypothesis import HealthCheck, Phase, assume, given, seed, settings
 from hypothesis import strategies as st
-from hypothesis.database import ExampleDatabase
+from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase, MultiplexedDatabase
 from hypothesis.errors import Flaky
 
 from ctsgen.backends.base import Backend, as_backend
@@ -54,7 +62,10 @@ from ctsgen.execute.judge import judge, output_buffers
 from ctsgen.execute.run import drawn, drawn_cases, run_cases
 from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult, Status
-from ctsgen.strategies.hypothesis_reach import pinned_constants, set_database_key
+from ctsgen.strategies.bulk import BulkDraw
+from ctsgen.strategies.cached import SEEDS
+from ctsgen.strategies.hypothesis_reach import (bulk_draws_reachable, drawn_choices, pinned_constants,
+                                                save_for_shrinking, set_database_key)
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, check_available, get_route
 from ctsgen.toolchain.variants import compile_variant, route_refusal
@@ -153,9 +164,20 @@ class StopFuzzing(BaseException):
 class FuzzFailure(AssertionError):
     """One case of a batch failed; carries the case and its verdict."""
 
-    def __init__(self, case: Case, result: CaseResult) -> None:
+    def __init__(self, case: Case, result: CaseResult, alone: bool = True) -> None:
         super().__init__(f"{result.status.value}: {case.name()}: {result.detail}")
-        self.case, self.result = case, result
+        #: ``alone``: False where no failing case of the batch failed when run by itself
+        self.case, self.result, self.alone = case, result, alone
+
+
+class Reexpress(BaseException):
+    """A case drawn in bulk failed: ends the round (a BaseException, so Hypothesis does not shrink
+    a batch whose failing case its choices do not hold) with the Hypothesis choices of that case
+    as a one-case batch, for :meth:`Fuzzer.run` to replay and shrink."""
+
+    def __init__(self, failure: FuzzFailure, choices: tuple) -> None:
+        super().__init__(str(failure))
+        self.failure, self.choices = failure, choices
 
 
 class Fuzzer:
@@ -189,6 +211,7 @@ class Fuzzer:
         self._shaders: dict[tuple[str, str], ShaderVariant | None] = {}
         self._check_ended: float | None = None  # perf_counter when the last check ended
         self._stop_requested = False  # request_stop(): end at the next example
+        self._shrinking = False  # a failure of this round was raised to Hypothesis: it is shrinking
         #: family -> running mean pipeline seconds per example (learn_build; a campaign shares it between rounds)
         self.build_s: dict[str, float] = {}
 
@@ -202,12 +225,14 @@ class Fuzzer:
         opts = self.strategy_options
         most = {f.name: min(self.options.max_batch, f.batch_cap or self.options.max_batch) for f in self.families}
         least = {f.name: self.floor(f.name, most[f.name]) for f in self.families}  # fixed for the round
+        bulk_reachable = bulk_draws_reachable()  # else every case is a Hypothesis draw
 
         @st.composite
         def batch(draw: st.DrawFn) -> tuple[Variant, list[Case]]:
             fam = draw(st.sampled_from(self.families))
             v = draw(fam.variants(opts))
-            (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most[fam.name]))  # a list of one batch
+            (cases,) = draw(_case_batch(fam.cases_for(v, opts), least[fam.name], most[fam.name],
+                                        fam.bulk_draws and bulk_reachable))  # a list of one batch
             return v, cases
 
         return batch()
@@ -266,7 +291,9 @@ class Fuzzer:
 
     def _check(self, batch: tuple[Variant, list[Case]]) -> None:
         variant, batch_cases = batch
-        named = {c.name(): c for c in batch_cases}  # an identical case is judged once
+        named: dict[str, Case] = {}
+        for c in batch_cases:  # an identical case is judged once, as the first of them (Hypothesis's, if any)
+            named.setdefault(c.name(), c)
         cases, names = list(named.values()), list(named)
         sv = self.shader(variant, cases[0].family)
         assume(sv is not None and self.profile.unsupported_reason(sv.requirements) is None)
@@ -298,7 +325,10 @@ class Fuzzer:
         self.report.route_cases[self.routes[0].name] += len(cases)
         for route in self.routes[1:]:
             self._along(route, variant, cases, inputs, results)
-        failure = self._culprit(sv, cases, datas, results)
+        # while Hypothesis shrinks, only the cases it drew can fail: a bulk case's failure is not in
+        # the choices it shrinks, so a "smaller" example failing in bulk would end it unshrunk
+        bulk = batch_cases.replay if isinstance(batch_cases, DrawnBatch) and self._shrinking else None
+        failure = self._culprit(sv, cases, datas, results, None if bulk is None else lambda c: bulk(c) is None)
         if failure is not None and self.known is not None and self.known(failure):
             failure = None
         self.learn_build(family.name, built)
@@ -314,6 +344,9 @@ class Fuzzer:
                     self.on_failure(failure)
             if self._smallest is None or case_size(failure.case) < case_size(self._smallest.case):
                 self._smallest = failure
+            replay = batch_cases.replay(failure.case) if isinstance(batch_cases, DrawnBatch) else None
+            if replay is not None and not self._shrinking:  # while shrinking, Hypothesis's own failure stands
+                raise Reexpress(failure, replay)
             raise failure
 
     def _along(self, route: Route, variant: Variant, cases: list[Case], inputs: list, baseline: list[CaseResult]
@@ -351,8 +384,8 @@ class Fuzzer:
             return least
         return min(most, max(least, round(least * self.build_s.get(family, 0.0) / PIPELINE_REF_S)))
 
-    def _culprit(self, sv: ShaderVariant, cases: list[Case], datas: list, results: list[CaseResult]
-                 ) -> FuzzFailure | None:
+    def _culprit(self, sv: ShaderVariant, cases: list[Case], datas: list, results: list[CaseResult],
+                 counts: Callable[[Case], bool] | None = None) -> FuzzFailure | None:
         """The failure to report for a batch: the first failing case that also fails alone.
 
         Cases of a batch share the dispatch's buffers, so a fault in one case (a store
@@ -360,8 +393,9 @@ class Fuzzer:
         case is run again by itself (at most :data:`ISOLATION_TRIES` of them) and the first
         that still fails is the culprit; if none does, the batch's first failure stands
         (the fault needs the cases together). A BuildTimeout is the variant's build, not a case's:
-        no case is run again (each would wait out the build budget again)."""
-        failing = [i for i, r in enumerate(results) if r.status.is_failure]
+        no case is run again (each would wait out the build budget again). ``counts``: only the
+        cases it holds true of can fail (the others' failures are passed over)."""
+        failing = [i for i, r in enumerate(results) if r.status.is_failure and (counts is None or counts(cases[i]))]
         if not failing:
             return None
         if len(cases) > 1 and results[failing[0]].status is not Status.BuildTimeout:  # a build is the variant's
@@ -370,7 +404,7 @@ class Fuzzer:
                                   self.report.times).results[0]
                 if alone.status.is_failure:
                     return FuzzFailure(cases[i], alone)
-        return FuzzFailure(cases[failing[0]], results[failing[0]])
+        return FuzzFailure(cases[failing[0]], results[failing[0]], alone=len(cases) == 1)
 
     # -- the whole run -----------------------------------------------------
     def run(self) -> FuzzReport:
@@ -381,7 +415,7 @@ class Fuzzer:
         try:
             while True:
                 try:
-                    self._one_round(self.options.seed + round_no, use_database)
+                    self._round_replaying(self.options.seed + round_no, use_database)
                 except FuzzFailure as final:  # Hypothesis re-raises the minimal example's failure last
                     self._record(final.case, final.result)
                     if not self.options.keep_going:
@@ -408,32 +442,62 @@ class Fuzzer:
         self.report.wall_s = time.monotonic() - self._run_started
         return self.report
 
+    def _round_replaying(self, round_seed: int, use_database: bool) -> None:
+        """One round; where a bulk case fails (:class:`Reexpress`), a second round that replays it
+        first, as the one-case batch of the choices it recorded, then shrinks it. Where the replay
+        passes: a case that had failed by itself did not recur (a flake, raised as Hypothesis's
+        :class:`Flaky` is); a fault that needs the batch's other cases stands unshrunk."""
+        try:
+            self._one_round(round_seed, use_database)
+        except Reexpress as bulk:
+            self._one_round(round_seed, use_database, replay=bulk.choices)
+            if bulk.failure.alone:
+                raise Flaky(f"{bulk.failure} did not recur when replayed") from None
+            raise bulk.failure from None
+
     def _record(self, case: Case, result: CaseResult) -> None:
         self.report.failures.append((case, result))
         if self.report.case is None:
             self.report.case, self.report.result = case, result
 
-    def _one_round(self, round_seed: int, use_database: bool = True) -> None:
+    def _one_round(self, round_seed: int, use_database: bool = True, replay: tuple | None = None) -> None:
+        """One Hypothesis run of up to ``max_examples`` examples. ``replay``: the choices of a bulk
+        case's one-case batch (:class:`Reexpress`), replayed first from a database of its own beside
+        the run's (Hypothesis's reuse phase, which extends a short choice sequence:
+        :func:`~ctsgen.strategies.hypothesis_reach.save_for_shrinking`), then shrunk; no new
+        examples are drawn."""
         if self._database is None:  # opened once: a shared database that went away stays replaced
             spec = self.options.database
             self._database = spec if isinstance(spec, ExampleDatabase) else open_database(spec)
         db = self._database if use_database or self._database is None else WriteOnlyDatabase(self._database)
-        self._check_ended = time.perf_counter()  # the first example's draw starts now
-
-        @settings(database=db, max_examples=self.options.max_examples, deadline=None,
-                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                  phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
-        @seed(round_seed)
-        @given(self.batches())
-        def fuzz(batch: tuple[Variant, list[Case]]) -> None:
-            self.check(batch)
-
         # Hypothesis's own key digests this function's source, the same whatever is fuzzed; this
         # one (what is fuzzed, on which backend, along which routes) lets a rerun replay the failures
         # stored for it first.
         key = repr((sorted(f.name for f in self.families), self.backend.name, self.options.include_hazardous)
                    + ((tuple(self.options.routes),) if list(self.options.routes) != [DEFAULT_ROUTE] else ()))
-        set_database_key(fuzz, hashlib.sha256(key.encode()).digest())
+        digest = hashlib.sha256(key.encode()).digest()
+        phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink]
+        if replay is not None:
+            # replayed first and shrunk (not reported as it is, as a failure already minimal would be)
+            first = InMemoryExampleDatabase()
+            save_for_shrinking(first, digest, replay)
+            db = first if db is None else MultiplexedDatabase(first, WriteOnlyDatabase(db))
+            phases = [Phase.reuse, Phase.shrink]
+        self._check_ended = time.perf_counter()  # the first example's draw starts now
+        self._shrinking = False
+
+        @settings(database=db, max_examples=self.options.max_examples, deadline=None,
+                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False, phases=phases)
+        @seed(round_seed)
+        @given(self.batches())
+        def fuzz(batch: tuple[Variant, list[Case]]) -> None:
+            try:
+                self.check(batch)
+            except FuzzFailure:
+                self._shrinking = True
+                raise
+
+        set_database_key(fuzz, digest)
         with pinned_constants():  # a seed draws the same examples whatever else is imported
             fuzz()
 
@@ -447,7 +511,34 @@ _MORE = st.integers(0, 255)
 ISOLATION_TRIES = 4
 
 
-def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int
+#: where a family draws in bulk, the cases of a batch Hypothesis draws in full (the first, then up
+#: to this many in all): the edges of its strategy and the shrinker's starting points live in them
+FULL_CASES = 3
+#: where a family draws in bulk, each case after the full ones stops the batch with this chance:
+#: what a "one more?" of :data:`_MORE` reads as 0 (Hypothesis draws 0 of 0..255 with weight 2/128,
+#: and every value with (1 - 6/128)/256 more), so batches keep the size they have when every case
+#: is drawn by Hypothesis
+BULK_STOP = 2 / 128 + (1 - 6 / 128) / 256
+
+
+class DrawnBatch(list):
+    """The cases of a batch, with what re-expresses each bulk-drawn one as Hypothesis choices:
+    ``prefix``, the example's choices before the batch's (its family and variant), and
+    ``bulk``, the choices each of the last ``len(bulk)`` cases' strategy recorded (:class:`BulkDraw`)."""
+
+    def __init__(self, cases: list[Case], prefix: tuple = (), bulk: list[tuple] | None = None) -> None:
+        super().__init__(cases)
+        self.prefix, self.bulk = prefix, bulk or []
+
+    def replay(self, case: Case) -> tuple | None:
+        """The choices of the one-case batch of ``case`` (this very object) where it was drawn in
+        bulk, else None: ``prefix``, "no more" (0), the case's choices."""
+        drawn = self[len(self) - len(self.bulk):]
+        at = next((i for i, c in enumerate(drawn) if c is case), None)
+        return None if at is None else (*self.prefix, 0, *self.bulk[at])
+
+
+def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int, bulk: bool = False
                 ) -> st.SearchStrategy[list[list[Case]]]:
     """1 or min_batch..max_batch cases, drawn as the one element of a unique list: a "more than
     one?" choice (:data:`_MORE` not 0), the first case, then units of one more case and its own
@@ -475,25 +566,70 @@ def _case_batch(cases: st.SearchStrategy[Case], min_batch: int, max_batch: int
     next from the same prefix run too, reusing the probe's variant (coopvec-bias-ignored, which
     needs one operation, took twice as many examples). The first choice still reads 0: a probe
     is one case of a new variant, as without the wrapper. The shrinker ends a batch by setting
-    that first choice to 0."""
+    that first choice to 0.
+
+    ``bulk`` (the family's ``bulk_draws``): once :data:`FULL_CASES` cases are drawn and the batch
+    goes on, a seed (one choice) and the rest of the batch from it, the case strategy walked by
+    a seeded generator (:class:`BulkDraw`), as many as the "one more?" chain would have drawn
+    (:data:`BULK_STOP`), within ``min_batch``..``max_batch``."""
     # no .map: Hypothesis prints a lambda's call
-    return st.lists(_batch_run(cases, min_batch, max_batch), min_size=1, max_size=1, unique_by=len)
+    return st.lists(_batch_run(cases, min_batch, max_batch, bulk), min_size=1, max_size=1, unique_by=len)
 
 
 # Module-level composites, called with arguments: ``@st.composite`` on a function defined per
 # example reads that function's source each time (about 1 ms an example, bench/throughput.py).
 @st.composite
-def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, max_batch: int) -> list[Case]:
+def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, max_batch: int,
+               bulk: bool = False) -> list[Case]:
     """The batch of :func:`_case_batch`: a "more than one?" choice, the first case, then units of
-    :func:`_one_more` up to ``max_batch`` cases, whose "another?" counts from ``min_batch`` cases on."""
+    :func:`_one_more` up to ``max_batch`` cases, whose "another?" counts from ``min_batch`` cases on;
+    with ``bulk``, the cases after :data:`FULL_CASES` drawn in bulk (:func:`_bulk_rest`)."""
+    # the example's choices so far (family, variant): a bulk case's replay starts with them
+    # (None where this Hypothesis does not give them: every case is drawn in full)
+    so_far = drawn_choices(draw) if bulk else None
+    bulk, prefix = so_far is not None, so_far or ()
     then = _one_more(cases)
     go_on = draw(_MORE) != 0
     drawn = [draw(cases)]
+    # each full case's choices (a unit's last is its "another?"): the templates of the bulk cases
+    now = drawn_choices(draw) or () if bulk and go_on else ()
+    templates = [now[len(prefix) + 1:]]
     while go_on and len(drawn) < max_batch:
+        if bulk and len(drawn) >= FULL_CASES:
+            return _bulk_rest(draw(SEEDS), cases, drawn, templates, prefix, min_batch, max_batch)
         c, another = draw(then)
         drawn.append(c)
         go_on = another or len(drawn) < min_batch
-    return drawn
+        if bulk:
+            before, now = len(now), drawn_choices(draw) or ()
+            templates.append(now[before:-1])
+    return DrawnBatch(drawn) if bulk else drawn
+
+
+def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], templates: list[tuple],
+               prefix: tuple, min_batch: int, max_batch: int) -> DrawnBatch:
+    """``drawn`` and the rest of its batch from ``seed_``: one case, then one more while a
+    :data:`BULK_STOP` coin says so, at least ``min_batch`` and at most ``max_batch`` in all; each a
+    mutation of the choices of one of the full cases (``templates``), in turn."""
+    rng = np.random.default_rng(seed_)
+    size = min(max_batch, max(min_batch, len(drawn) + int(rng.geometric(BULK_STOP))))
+    walk, bulk = BulkDraw(int(rng.integers(2**63))), []
+    out, seen = list(drawn), set(templates)
+    for i in range(size - len(drawn)):
+        for _ in range(_TRIES):  # the choices of a case the batch holds already are drawn again
+            walk.start(templates[i % len(templates)])
+            case = walk(cases)
+            choices = tuple(walk.choices)
+            if choices not in seen:  # the same choices draw the same case
+                break
+        seen.add(choices)
+        out.append(case)
+        bulk.append(choices)
+    return DrawnBatch(out, prefix, bulk)
+
+
+#: draws of a bulk case whose choices may be those of a case the batch holds before the last is kept
+_TRIES = 4
 
 
 @st.composite

@@ -1,4 +1,4 @@
-"""The one module that reaches into Hypothesis's internals: three things it has no public API for.
+"""The one module that reaches into Hypothesis's internals: six things it has no public API for.
 
 Hypothesis releases every few days and keeps no promise about what is not documented, so ctsgen
 bounds no Hypothesis version above. Each reach below degrades to plain public behaviour where a
@@ -20,15 +20,32 @@ module imports ``hypothesis.internal``, ``hypothesis.strategies._internal`` or s
   (``test._hypothesis_internal_database_key``, which ``hypothesis.core`` reads for every run and
   ``hypothesis.find`` sets). Public API: none; Hypothesis's own key digests the test function's
   source, the same for every fuzzed family and backend.
+* :class:`StrategyWalk`: draws a value of a case strategy without Hypothesis, walking the strategy
+  objects (``hypothesis.strategies._internal``: ``IntegersStrategy``, ``BooleansStrategy``,
+  ``JustStrategy``, ``SampledFromStrategy`` and its private ``_transformations``, ``OneOfStrategy``,
+  ``TupleStrategy``, ``BuildsStrategy``, ``CompositeStrategy``, ``MappedStrategy``, ``LazyStrategy``)
+  and making each choice where Hypothesis makes one, in its order, so the recorded choices replay
+  as the same value (fuzz's bulk draws, :mod:`ctsgen.strategies.bulk`, issue 43). Public API: none
+  (a strategy's parts are not exposed). Without the classes :func:`bulk_draws_reachable` is
+  False, and fuzz draws every case with Hypothesis.
+* :func:`drawn_choices`: the choices the example being drawn has made so far, from a composite's
+  ``draw`` (its ``ConjectureData``'s ``choices``). Public API: none. Without it: None (no bulk draws).
+* :func:`save_for_shrinking`: a choice sequence saved under a test's key as Hypothesis saves a
+  failure it has not finished shrinking (the key's ``.secondary`` corpus, ``choices_to_bytes``):
+  the next run's reuse phase replays it first and shrinks it, where one saved under the key itself
+  is taken as minimal and reported as it is. Public API: none. Without ``choices_to_bytes``
+  :func:`bulk_draws_reachable` is False (no bulk case to replay).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from hypothesis import strategies as st
+from hypothesis.database import ExampleDatabase
 
 try:  # hypothesis.internal.conjecture.providers: the local-constants pool (see pinned_constants)
     from hypothesis.internal.conjecture import providers as _providers
@@ -40,6 +57,24 @@ try:  # hypothesis.strategies._internal.numbers (see fast_integers)
     from hypothesis.strategies._internal.numbers import IntegersStrategy as _IntegersStrategy
 except ImportError:  # pragma: no cover - a release that moved it: st.integers (slower)
     _IntegersStrategy = None
+
+try:  # hypothesis.strategies._internal.* (see StrategyWalk)
+    from hypothesis.strategies._internal.collections import TupleStrategy as _Tuple
+    from hypothesis.strategies._internal.core import BuildsStrategy as _Builds
+    from hypothesis.strategies._internal.core import CompositeStrategy as _Composite
+    from hypothesis.strategies._internal.lazy import LazyStrategy as _Lazy
+    from hypothesis.strategies._internal.misc import BooleansStrategy as _Booleans
+    from hypothesis.strategies._internal.misc import JustStrategy as _Just
+    from hypothesis.strategies._internal.strategies import MappedStrategy as _Mapped
+    from hypothesis.strategies._internal.strategies import OneOfStrategy as _OneOf
+    from hypothesis.strategies._internal.strategies import SampledFromStrategy as _SampledFrom
+except ImportError:  # pragma: no cover - a release that moved one: no bulk draws
+    _Tuple = _Builds = _Composite = _Lazy = _Booleans = _Just = _Mapped = _OneOf = _SampledFrom = None
+
+try:  # undocumented in hypothesis.database (see save_for_shrinking)
+    from hypothesis.database import choices_to_bytes as _choices_to_bytes
+except ImportError:  # pragma: no cover - a release that moved it: no bulk draws
+    _choices_to_bytes = None
 
 #: the attribute hypothesis.core reads a test's database key from (see set_database_key)
 DATABASE_KEY_ATTRIBUTE = "_hypothesis_internal_database_key"
@@ -91,3 +126,101 @@ def set_database_key(test: Callable[..., Any], key: bytes) -> None:
     """Save and replay ``test``'s examples (a ``@given`` test) under ``key`` in its settings'
     database, instead of the digest of its source Hypothesis uses."""
     setattr(test, DATABASE_KEY_ATTRIBUTE, key)
+
+
+def bulk_draws_reachable() -> bool:
+    """Whether fuzz's bulk draws find what they reach: the strategy classes :class:`StrategyWalk`
+    walks and the encoding :func:`save_for_shrinking` saves (else fuzz draws every case with
+    Hypothesis)."""
+    return None not in (_IntegersStrategy, _Tuple, _Builds, _Composite, _Lazy, _Booleans, _Just, _Mapped,
+                        _OneOf, _SampledFrom, _choices_to_bytes)
+
+
+class StrategyWalk(ABC):
+    """``walk(strategy)`` draws a value of ``strategy`` as Hypothesis would, a choice at a time from
+    :meth:`integer` and :meth:`boolean` (a subclass's), called exactly where Hypothesis draws an
+    integer or a boolean choice and in its order: a ``sampled_from`` its element's index, a
+    ``one_of`` of two or more branches its branch's index, a ``just`` and a one-branch ``one_of``
+    no choice; ``builds`` its positional arguments, then its keywords. So the subclass's recorded
+    choices, replayed by Hypothesis, draw the same value. A composite's definition is given the walk
+    as its ``draw``. Kinds: bounded integers, booleans, ``sampled_from``/``just`` without map or
+    filter, ``one_of``, ``tuples``, ``builds``, ``@st.composite``, ``.map``, lazily built strategies;
+    any other raises TypeError."""
+
+    @abstractmethod
+    def integer(self, lo: int, hi: int) -> int:
+        """An integer choice in [lo, hi] (Hypothesis's ``draw_integer(lo, hi)``)."""
+
+    @abstractmethod
+    def boolean(self) -> bool:
+        """A boolean choice (Hypothesis's ``draw_boolean()``)."""
+
+    def __call__(self, strategy: st.SearchStrategy) -> Any:
+        kind = type(strategy)
+        while kind is _Lazy:  # st.integers(...), st.one_of(...): what they wrap
+            strategy = strategy.wrapped_strategy
+            kind = type(strategy)
+        if kind is _IntegersStrategy and strategy.start is not None and strategy.end is not None:
+            return self.integer(strategy.start, strategy.end)  # the commonest choice, without a walk's call
+        walk = _WALKS.get(kind)
+        if walk is None:
+            walk = next((w for k, w in _WALKS.items() if isinstance(strategy, k)), None)
+            if walk is None:
+                raise TypeError(f"{strategy!r}: a bulk draw walks no {kind.__name__} -> draw this family's cases "
+                                "with Hypothesis (leave FamilySpec.bulk_draws off)")
+            _WALKS[kind] = walk
+        return walk(self, strategy)
+
+
+def _integers(w: StrategyWalk, s: Any) -> int:
+    if s.start is None or s.end is None:
+        raise TypeError(f"{s!r}: a bulk draw needs bounded integers")
+    return w.integer(s.start, s.end)
+
+
+def _sampled(w: StrategyWalk, s: Any) -> Any:
+    if s._transformations:
+        raise TypeError(f"{s!r}: a bulk draw walks sampled_from without map or filter")
+    return s.elements[w.integer(0, len(s.elements) - 1)]
+
+
+def _just(w: StrategyWalk, s: Any) -> Any:
+    if s._transformations:
+        raise TypeError(f"{s!r}: a bulk draw walks just() without map or filter")
+    return s.value  # Hypothesis draws no choice for it
+
+
+def _one_of(w: StrategyWalk, s: Any) -> Any:
+    branches = s.element_strategies
+    if len(branches) == 1:  # Hypothesis draws the lone branch without a choice
+        return w(branches[0])
+    return w(branches[w.integer(0, len(branches) - 1)])
+
+
+def _builds(w: StrategyWalk, s: Any) -> Any:
+    args = [w(a) for a in s.args]  # Hypothesis draws the positional arguments first, then the keywords
+    return s.target(*args, **{k: w(v) for k, v in s.kwargs.items()})
+
+
+#: strategy kind -> how a walk draws it; a subclass found by isinstance is added on first use.
+#: JustStrategy is a SampledFromStrategy: listed first, so the lookup by isinstance finds it first.
+_WALKS: dict[type, Callable[[StrategyWalk, Any], Any]] = {} if not bulk_draws_reachable() else {
+    _IntegersStrategy: _integers, _Booleans: lambda w, s: w.boolean(), _Just: _just, _SampledFrom: _sampled,
+    _OneOf: _one_of, _Tuple: lambda w, s: tuple(w(e) for e in s.element_strategies),
+    _Composite: lambda w, s: s.definition(w, *s.args, **s.kwargs), _Builds: _builds,
+    _Mapped: lambda w, s: s.pack(w(s.mapped_strategy)), _Lazy: lambda w, s: w(s.wrapped_strategy),
+}
+
+
+def drawn_choices(draw: Callable[..., Any]) -> tuple | None:
+    """The choices made so far by the example whose composite was given ``draw`` (its family's,
+    its variant's, ...), or None where ``draw`` is no ``ConjectureData.draw`` that holds them."""
+    choices = getattr(getattr(draw, "__self__", None), "choices", None)
+    return None if choices is None else tuple(choices)
+
+
+def save_for_shrinking(db: ExampleDatabase, key: bytes, choices: Sequence[int | bool]) -> None:
+    """Save ``choices`` in ``db`` for the ``@given`` test whose database key is ``key``
+    (:func:`set_database_key`) so that its next run replays them first and shrinks them. Only
+    where :func:`bulk_draws_reachable`."""
+    db.save(key + b".secondary", _choices_to_bytes(tuple(choices)))

@@ -13,5 +13,5 @@ FAMILY = FamilySpec(
     variants_fn=gemm_variants, cases_for_fn=gemm_cases_for, coverage=tables,
     numeric_model=h100_model,
     needs=cm2_needs(),  # the tensor route's variants need tensor addressing; the khr route's no cm2 feature
-    mutants=tuple(MUTANTS),
+    mutants=tuple(MUTANTS), bulk_draws=True,
 )

@@ -17,5 +17,5 @@ FAMILY = FamilySpec(
     variants_fn=layout_variants, cases_for_fn=layout_cases,
     hazardous=hazardous_layout_cases, coverage=tables, expectation=expected_on,
     needs=cm2_needs("cooperativeMatrixTensorAddressing"),
-    mutants=tuple(MUTANTS),
+    mutants=tuple(MUTANTS), bulk_draws=True,
 )

@@ -11,5 +11,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=TensorViewCase, variant_type=ViewVariant, strata_fn=strata,
     variants_fn=view_variants, cases_for_fn=view_cases, coverage=tables, expectation=expected_on,
     needs=cm2_needs("cooperativeMatrixTensorAddressing"),
-    mutants=tuple(MUTANTS),
+    mutants=tuple(MUTANTS), bulk_draws=True,
 )
