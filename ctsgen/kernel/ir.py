@@ -19,6 +19,13 @@ and subgroup ``s`` loads tile ``(s + rot) % S`` from it; an exchange stores each
 Accumulator to Workgroup memory and loads back subgroup ``(s + rot) % S``'s between barriers. At the
 end every Accumulator variable, then each array element, is stored to binding 4, slot ``j`` at tile
 ``j * S + s``.
+
+Probes: a branch, ``break`` or ``continue`` with a ``probe`` (an Accumulator) decides on a value read
+back from that matrix (docs/spec-decisions.md "kernel-readback"): every subgroup stores the probe to
+its slot of the Workgroup array ``shc`` (as an exchange does), ``barrier()``, every invocation reads
+element ``at`` of one slot (the tile in the Accumulator buffer's layout and stride), ``barrier()``;
+the condition is ``v < threshold``, the threshold the statement's word converted to the
+Accumulator's type from an int32 (an unsigned type: the word itself).
 """
 
 from __future__ import annotations
@@ -78,6 +85,9 @@ class Stmt:
 
     OP: ClassVar[str]
     TYPES: ClassVar[dict[str, type]] = {}
+    #: Fields added after packs were written: left out of the JSON at their default, so an older
+    #: kernel's JSON, digest and case names stay as they were.
+    OPTIONAL: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -89,6 +99,8 @@ class Stmt:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.OP}
         for name, value in vars(self).items():
+            if name in self.OPTIONAL and value == self.__dataclass_fields__[name].default:  # type: ignore[attr-defined]
+                continue
             if isinstance(value, Ref):
                 out[name] = value.to_json()
             elif isinstance(value, tuple) and all(isinstance(s, Stmt) for s in value):
@@ -205,26 +217,41 @@ class Loop(Stmt):
 
 @dataclass(frozen=True)
 class Break(Stmt):
-    """``if (counter == word) break;`` of the innermost loop: a dynamically uniform condition."""
+    """``if (counter == word) break;`` of the innermost loop: a dynamically uniform condition. With a
+    ``probe`` (an Accumulator): ``if (v < threshold) break;``, ``v`` read back from the matrix
+    (module docstring, "probes", always subgroup 0's slot here: the loop stays workgroup-uniform)."""
 
     OP: ClassVar[str] = "break"
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("probe", "at")
+    probe: Ref | None = None
+    at: int = 0
 
 
 @dataclass(frozen=True)
 class Continue(Stmt):
+    """As :class:`Break`, to the next iteration."""
+
     OP: ClassVar[str] = "continue"
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("probe", "at")
+    probe: Ref | None = None
+    at: int = 0
 
 
 @dataclass(frozen=True)
 class If(Stmt):
     """``if (word != 0)`` (uniform), or ``per_subgroup``: ``if ((word >> gl_SubgroupID & 1) != 0)``,
     uniform within each subgroup, the Scope of the matrices (SPV_KHR_cooperative_matrix: "all the
-    invocations in the 'Scope' instance are active or none of them are")."""
+    invocations in the 'Scope' instance are active or none of them are"). With a ``probe`` (an
+    Accumulator): ``if (v < threshold)``, ``v`` read back from the matrix (module docstring, "probes"): element
+    ``at`` of subgroup 0's slot (the whole workgroup's value), or of its own (``per_subgroup``)."""
 
     OP: ClassVar[str] = "if"
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("probe", "at")
     then: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...] = ()
     per_subgroup: bool = False
+    probe: Ref | None = None
+    at: int = 0
 
     def children(self) -> tuple[tuple[Stmt, ...], ...]:
         return (self.then, self.orelse)

@@ -22,7 +22,7 @@ from ctsgen.strategies import kernel as kernel_strategies
 from ctsgen.strategies.cached import SEEDS
 
 #: What each stratum's kernel must contain (a construct name of ``ctsgen.strategies.kernel``).
-STRATA = ("loop", "branch", "call", "shared", "exchange", "element")
+STRATA = ("loop", "branch", "call", "shared", "exchange", "element", "readback")
 
 
 def strata() -> list[dict[str, object]]:
@@ -47,6 +47,8 @@ def constructs_of(kernel: Kernel) -> set[str]:
             out.add("break/continue")
         elif isinstance(s, ir.If):
             out.add("subgroup branch" if s.per_subgroup else "branch")
+        if getattr(s, "probe", None) is not None:
+            out.add("readback")
         elif isinstance(s, ir.Call):
             out.add("call")
         elif isinstance(s, ir.Load) and s.shared:

@@ -53,6 +53,9 @@ SHOWS = {
     "kernel-inout-not-written-back": (variant(LOADS + (ir.Call(0, (Ref("a0"), Ref("b0"), Ref("c0"), Ref("c1"))),),
                                               functions=(OUT_FN,)), ()),
     "kernel-element-mapping-differs": (variant(LOADS + (ir.ElementZip(Ref("c0"), Ref("c0"), Ref("c1")),)), ()),
+    # c0 in [3, 7] after the map; the stale read sees Workgroup memory's previous contents (zeros): 0 < 1
+    "kernel-read-back-stale": (variant(LOADS + (ir.ElementMap(Ref("c0"), 1, 5),
+                                                ir.If((ir.Copy(Ref("c0"), Ref("c1")),), (), probe=Ref("c0")))), (1,)),
     "lavapipe-muladd-accumulator": (variant(LOADS + (ir.MulAdd(Ref("c0"), Ref("a0"), Ref("b0"), Ref("c1")),), k=16), ()),
 }
 PLAIN = (variant(LOADS + (MUL,)), ())
@@ -111,7 +114,7 @@ def test_a_pack_of_the_strata_covers_every_construct() -> None:
     tables = FAMILY.coverage([c.to_json() for c in cases])
     held = tables[0]
     # subgroup branches and exchanges need two subgroups, unroll a loop: drawn, not forced, by a stratum
-    forced = {"loop", "branch", "call", "shared", "element", "size not 16x16"}
+    forced = {"loop", "branch", "call", "shared", "element", "readback", "size not 16x16"}
     assert {c for c in CONSTRUCTS if held.counts[(c, "cases")]} >= forced
 
 
