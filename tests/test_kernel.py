@@ -200,6 +200,34 @@ def test_a_probe_keeps_older_kernels_json_and_round_trips_its_own() -> None:
     assert again == k and again.digest == k.digest
 
 
+# -- structs ------------------------------------------------------------------------------------------------------
+def test_struct_members_carry_through_a_loop_and_a_call_and_are_stored_last() -> None:
+    """s0 = {a0: A, c0: Accumulator}: s0.c0 += s0.a0 x b0 in each of 2 iterations, then f(inout s0.c0)
+    doubles it; slots: c0, c1, then s0.c0."""
+    double = ir.Function((Kind.c,), ("inout",), (ir.Binary(Ref("p0"), Ref("p0"), Ref("p0")),))
+    body = prologue() + (ir.Load(Ref("s0.a0")), ir.Load(Ref("s0.c0")),
+                         ir.Loop((ir.MulAdd(Ref("s0.c0"), Ref("s0.a0"), Ref("b0"), Ref("s0.c0")),), 3),
+                         ir.Call(0, (Ref("s0.c0"),)))
+    k = replace(kernel(body, functions=(double,)), members=("a0", "c0"))
+    assert [r.var for r in k.stores] == ["c0", "c1", "s0.c0"] and Ref("s0.a0").kind is Kind.a
+    mem = memory(k, [2])
+    a, b = tile(mem.a, 1, k.a), tile(mem.b, 0, k.b)  # A's regions: a0's tile 0, s0.a0's tile 1
+    want = 2 * (tile(mem.c, 2, k.c) + 2 * (a @ b))   # Accumulator regions: c0, c1, then s0.c0's tile 2
+    got = kernel_eval.evaluate(k, mem)
+    assert np.array_equal(got[2][0], want) and np.array_equal(got[0][0], tile(mem.c, 0, k.c))
+
+
+def test_a_struct_keeps_older_kernels_json_and_refuses_bad_members() -> None:
+    k = kernel(prologue())
+    assert "members" not in k.to_json()
+    with_struct = replace(k, members=("c0", "b0"))
+    again = Kernel.from_json(json.loads(json.dumps(with_struct.to_json())))
+    assert again == with_struct and again.digest != k.digest
+    for bad in (["c0", "c0"], ["x0"], ["c"], [3]):
+        with pytest.raises(ValueError, match="struct members"):
+            Kernel.from_json({**k.to_json(), "members": bad})
+
+
 # -- Workgroup memory -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("rot", [0, 1, 3])
 def test_a_shared_load_gives_subgroup_s_the_tile_of_subgroup_s_plus_rot(rot: int) -> None:

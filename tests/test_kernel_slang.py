@@ -5,6 +5,7 @@ length, SubgroupId), and keep the GLSL module's bindings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,19 @@ def test_drawn_kernels_with_probes_compile_and_validate_through_glslang_and_slan
         assert any(getattr(s, "probe", None) is not None for s, _ in k.walk())
         validate_spirv(compile_slang(kernel_slang.slang(k), f"{k.digest}.slang"))
         validate_spirv(compile_glsl(kernel_glsl.glsl(k), f"{k.digest}.comp"))
+
+
+def test_struct_members_are_read_and_written_in_loops_calls_exchanges_and_probes_in_both_languages() -> None:
+    f = ir.Function((Kind.a, Kind.b, Kind.c, Kind.c), ("in", "in", "in", "inout"),
+                    (ir.MulAdd(Ref("p3"), Ref("p0"), Ref("p1"), Ref("p2")),), "p3")
+    body = prologue() + (ir.Load(Ref("s0.c0")), ir.Load(Ref("s0.b0")), ir.Load(Ref("s0.c1")),
+                         ir.Loop((ir.MulAdd(Ref("s0.c0"), Ref("a0"), Ref("s0.b0"), Ref("s0.c0")),
+                                  ir.Call(0, (Ref("a0"), Ref("s0.b0"), Ref("s0.c0"), Ref("s0.c1")), Ref("c0")),
+                                  ir.ElementZip(Ref("s0.c1"), Ref("s0.c0"), Ref("c1"))), 3),
+                         ir.Exchange(Ref("s0.c0"), 1),
+                         ir.If((ir.Copy(Ref("s0.c1"), Ref("c0")),), (), probe=Ref("s0.c0"), at=3))
+    k = replace(kernel(body, S=2, functions=(f,)), members=("c0", "b0", "c1"))
+    for source in (kernel_glsl.glsl(k), kernel_slang.slang(k)):
+        assert "struct S0 {" in source and "S0 s0;" in source
+    module(k)
+    validate_spirv(compile_glsl(kernel_glsl.glsl(k)))

@@ -81,9 +81,12 @@ class Emitter:
 
     @classmethod
     def program(cls, k: Kernel) -> tuple[list[str], list[str]]:
-        """(the functions' lines, ``main``'s lines): the variables, the body, then every Accumulator
-        and array element stored to its slot (docs/pack-format.md "coopmat-kernel")."""
+        """(the struct's and the functions' lines, ``main``'s lines): the variables, the body, then every
+        Accumulator, array element and Accumulator member stored to its slot (docs/pack-format.md "coopmat-kernel")."""
         functions = cls(k)
+        if k.members:  # the local struct's type (GLSL and Slang spell a struct alike)
+            fields = " ".join(f"{functions.type_name(Kind(m[0]))} {m};" for m in k.members)
+            functions.out(0, f"struct S0 {{ {fields} }};")
         for n, f in enumerate(k.functions):
             functions.function(n, f)
         main = cls(k)
@@ -93,6 +96,8 @@ class Emitter:
                 main.out(1, f"{main.type_name(kind)} {', '.join(names)};")
         if k.array:
             main.out(1, f"{main.type_name(Kind.c)} r0[{k.array}];")
+        if k.members:
+            main.out(1, "S0 s0;")
         main.block(k.body, 1, ())
         tc = k.c.rows * k.c.cols  # an Accumulator buffer's element is its component
         for j, ref in enumerate(k.stores):

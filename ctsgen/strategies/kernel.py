@@ -41,7 +41,7 @@ from ctsgen.strategies.cached import integers, sampled
 
 #: Every construct a family may ask for (:class:`KernelShape`).
 CONSTRUCTS = ("loop", "break", "unroll", "branch", "subgroup-branch", "call", "array", "shared", "exchange",
-              "element", "readback")
+              "element", "readback", "struct")
 #: Whether a block has another statement: 0 ends it (five in six go on), and shrinks to 0.
 MORE = integers(0, 5)
 #: A/B and Accumulator component types a kernel draws (the types every profile here pairs in a MulAdd).
@@ -173,6 +173,7 @@ class Builder:
                                              profile.subgroup_workgroup_limit() // self.entry.c.workgroup_size))))
         self.counts = (1 + draw(integers(0, 1)), 1 + draw(integers(0, 1)), 1 + draw(integers(0, 3)))
         self.array = draw(sampled((0, 2, 3, 4))) if "array" in self.allowed else 0
+        self.members = self.struct() if "struct" in self.allowed else ()
         self.layouts = tuple(draw(sampled((Layout.RowMajor, Layout.ColumnMajor))) for _ in range(3))
         self.pointees = tuple(draw(sampled(pointee_choices(m, lay)))
                               for m, lay in ((self.entry.a, self.layouts[0]), (self.entry.b, self.layouts[1])))
@@ -182,11 +183,21 @@ class Builder:
         self.root = Block()
         self.force_probe = False  # the readback stratum's last statement: a probed branch
 
+    def struct(self, least: int = 0) -> tuple[str, ...]:
+        """The local struct's members: none (shrinks there), one or two matrices of any kind, each
+        named as a variable of its kind (GLSL_KHR_cooperative_matrix and Slang both take cooperative
+        matrices as members of a local struct: docs/spec-decisions.md "kernel-structs")."""
+        names: list[str] = []
+        for _ in range(self.draw(integers(least, 2))):
+            kind = self.draw(sampled((Kind.c, Kind.a, Kind.b)))
+            names.append(f"{kind.value}{sum(n[0] == kind.value for n in names)}")
+        return tuple(names)
+
     # -- the kernel so far ----------------------------------------------------------------------------
     def kernel(self, root: Block | None = None) -> Kernel:
         e = self.entry
         return Kernel(e.a, e.b, e.c, self.S, self.counts, self.array, self.layouts,  # type: ignore[arg-type]
-                      self.pointees, tuple(self.functions), freeze(self.root if root is None else root))
+                      self.pointees, tuple(self.functions), freeze(self.root if root is None else root), self.members)
 
     def fits(self, s: ir.Stmt | Open) -> bool:
         """Whether the kernel with ``s`` just added stays exact and within Workgroup memory. Only what
@@ -224,6 +235,7 @@ class Builder:
     # -- references -----------------------------------------------------------------------------------
     def refs(self, kind: Kind, place: Place) -> tuple[Ref, ...]:
         out = [Ref(f"{kind.value}{k}") for k in range(self.counts["abc".index(kind.value)])]
+        out += [Ref(f"s0.{m}") for m in self.members if m[0] == kind.value]
         if kind is Kind.c and self.array:
             out += [Ref("r0", k) for k in range(self.array)]
             out += [Ref("r0", ir.COUNTERS[d]) for d in range(len(place.loops))]
@@ -346,7 +358,7 @@ class Builder:
         parameter must be), then up to two more statements over the parameters; it returns one of
         its Accumulators or nothing."""
         d = self.draw
-        two = self.counts[2] + (1 if self.array else 0) > 1  # variables a call can write back to
+        two = self.counts[2] + (1 if self.array else 0) + sum(m[0] == "c" for m in self.members) > 1  # variables a call can write back to
         quals = ("in", "in", d(sampled(("inout", "in"))) if two else "in", d(sampled(("out", "inout"))))
         p = [Ref(f"p{k}") for k in range(4)]
         body: list[ir.Stmt] = [ir.MulAdd(p[3], p[0], p[1], p[2])]
@@ -363,6 +375,8 @@ class Builder:
         """The kernel; ``ensure``: one of :data:`ENSURED`, whose statement ends the kernel where the
         drawn one holds none (a stratum of a pack)."""
         top = Place(self.root, (), 1, False, False)
+        if ensure == "struct" and not self.members:
+            self.members = self.struct(least=1)
         for kind in Kind:  # every variable defined before any use
             for ref in self.refs(kind, top):
                 self.root.append(ir.Load(ref))
@@ -391,7 +405,13 @@ ENSURED: dict[str, Callable[[ir.Stmt], bool]] = {
     "call": lambda s: isinstance(s, ir.Call), "shared": lambda s: isinstance(s, ir.Load) and s.shared,
     "exchange": lambda s: isinstance(s, ir.Exchange),
     "element": lambda s: isinstance(s, (ir.ElementMap, ir.ElementZip)),
-    "readback": lambda s: getattr(s, "probe", None) is not None}
+    "readback": lambda s: getattr(s, "probe", None) is not None,
+    "struct": lambda s: any(r.var.startswith("s0.") for r in refs_of(s))}
+
+
+def refs_of(s: ir.Stmt) -> list[Ref]:
+    """The variables a statement names (its own, not its blocks')."""
+    return [v for v in vars(s).values() if isinstance(v, Ref)] + [r for r in getattr(s, "args", ()) if isinstance(r, Ref)]
 
 
 @st.composite

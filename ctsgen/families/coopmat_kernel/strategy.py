@@ -22,7 +22,7 @@ from ctsgen.strategies import kernel as kernel_strategies
 from ctsgen.strategies.cached import SEEDS
 
 #: What each stratum's kernel must contain (a construct name of ``ctsgen.strategies.kernel``).
-STRATA = ("loop", "branch", "call", "shared", "exchange", "element", "readback")
+STRATA = ("loop", "branch", "call", "shared", "exchange", "element", "readback", "struct")
 
 
 def strata() -> list[dict[str, object]]:
@@ -61,19 +61,16 @@ def constructs_of(kernel: Kernel) -> set[str]:
                 out.add("exchange")
         elif isinstance(s, (ir.ElementMap, ir.ElementZip)):
             out.add("element")
-        for ref in _refs(s):
+        for ref in kernel_strategies.refs_of(s):
             if ref.var == "r0":
                 out.add("array")
     if kernel.array:
         out.add("array")
+    if kernel.members:
+        out.add("struct")
     if (kernel.c.rows, kernel.c.cols) != (16, 16) or kernel.a.cols != 16:
         out.add("size not 16x16")
     return out
-
-
-def _refs(s: ir.Stmt) -> list[ir.Ref]:
-    return [v for v in vars(s).values() if isinstance(v, ir.Ref)] + \
-        [r for r in getattr(s, "args", ()) if isinstance(r, ir.Ref)]
 
 
 def kernel_variants(options: StrategyOptions = StrategyOptions(), *, construct: str | None = None

@@ -114,7 +114,7 @@ def test_a_pack_of_the_strata_covers_every_construct() -> None:
     tables = FAMILY.coverage([c.to_json() for c in cases])
     held = tables[0]
     # subgroup branches and exchanges need two subgroups, unroll a loop: drawn, not forced, by a stratum
-    forced = {"loop", "branch", "call", "shared", "element", "readback", "size not 16x16"}
+    forced = {"loop", "branch", "call", "shared", "element", "readback", "struct", "size not 16x16"}
     assert {c for c in CONSTRUCTS if held.counts[(c, "cases")]} >= forced
 
 
