@@ -18,6 +18,7 @@ from ctsgen.families import get_family
 from ctsgen.families.coopmat_kernel.case import KernelCase, KernelVariant
 from ctsgen.families.coopmat_kernel.coverage import CONSTRUCTS
 from ctsgen.families.coopmat_kernel.mutants import MUTANTS
+from ctsgen.families.coopmat_kernel.strategy import constructs_of
 from ctsgen.kernel import ir
 from ctsgen.kernel.ir import Kernel, Kind, Ref
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
@@ -114,8 +115,17 @@ def test_a_pack_of_the_strata_covers_every_construct() -> None:
     tables = FAMILY.coverage([c.to_json() for c in cases])
     held = tables[0]
     # subgroup branches and exchanges need two subgroups, unroll a loop: drawn, not forced, by a stratum
-    forced = {"loop", "branch", "call", "shared", "element", "readback", "struct", "size not 16x16"}
+    forced = {"loop", "branch", "call", "shared", "element", "readback", "size not 16x16"}
     assert {c for c in CONSTRUCTS if held.counts[(c, "cases")]} >= forced
+    assert not held.counts[("struct", "cases")]  # the hazardous group's
+
+
+def test_the_hazardous_group_is_kernels_holding_a_struct_of_matrices() -> None:
+    opts = StrategyOptions(profile=LAVAPIPE, include_hazardous=True)
+    assert FAMILY.hazardous is not None
+    for case in draw_examples(FAMILY.hazardous(opts, []), 4, 3):
+        assert case.shader.kernel.members and "struct" in constructs_of(case.shader.kernel)
+        assert KernelCase.from_json(case.to_json()) == case
 
 
 def test_a_case_round_trips_and_refuses_words_it_does_not_have() -> None:
