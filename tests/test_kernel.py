@@ -198,6 +198,10 @@ def test_a_probe_keeps_older_kernels_json_and_round_trips_its_own() -> None:
                array=2)
     again = Kernel.from_json(json.loads(json.dumps(k.to_json())))
     assert again == k and again.digest == k.digest
+    for bad in ({"op": "break", "probe": "a0"}, {"op": "if", "then": [], "probe": "c0", "at": "3"},
+                {"op": "continue", "at": -1}):
+        with pytest.raises(ValueError, match="probe"):
+            ir.Stmt.from_json(bad)
 
 
 # -- structs ------------------------------------------------------------------------------------------------------

@@ -217,6 +217,12 @@ class Loop(Stmt):
         return (self.body,)
 
 
+def check_probe(probe: Ref | None, at: Any) -> None:
+    """A probe is an Accumulator and ``at`` an element index (module docstring, "probes")."""
+    if type(at) is not int or at < 0 or probe is not None and (not isinstance(probe, Ref) or probe.kind is not Kind.c):
+        raise ValueError(f"a condition's probe {probe!r} at {at!r} -> an Accumulator variable and an element index >= 0")
+
+
 @dataclass(frozen=True)
 class Break(Stmt):
     """``if (counter == word) break;`` of the innermost loop: a dynamically uniform condition. With a
@@ -228,6 +234,9 @@ class Break(Stmt):
     probe: Ref | None = None
     at: int = 0
 
+    def __post_init__(self) -> None:
+        check_probe(self.probe, self.at)
+
 
 @dataclass(frozen=True)
 class Continue(Stmt):
@@ -237,6 +246,9 @@ class Continue(Stmt):
     OPTIONAL: ClassVar[tuple[str, ...]] = ("probe", "at")
     probe: Ref | None = None
     at: int = 0
+
+    def __post_init__(self) -> None:
+        check_probe(self.probe, self.at)
 
 
 @dataclass(frozen=True)
@@ -254,6 +266,9 @@ class If(Stmt):
     per_subgroup: bool = False
     probe: Ref | None = None
     at: int = 0
+
+    def __post_init__(self) -> None:
+        check_probe(self.probe, self.at)
 
     def children(self) -> tuple[tuple[Stmt, ...], ...]:
         return (self.then, self.orelse)
