@@ -113,6 +113,125 @@ def test_a_per_subgroup_branch_gives_each_subgroup_its_own_side() -> None:
         assert np.array_equal(got[s], c0 + c1 if plus else c0 - c1)
 
 
+# -- conditions read back from a matrix (probes) ----------------------------------------------------------------
+def probed(taken: bool, v: float) -> int:
+    """A float kernel's threshold word making ``v < threshold`` come out ``taken`` (an int32's bits)."""
+    return (int(v) + (1 if taken else 0)) & 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_a_probed_branch_decides_the_whole_workgroup_on_subgroup_0s_element(taken: bool) -> None:
+    """Element 4 of c0 (row-major 2 x 3: row 1, column 1) of subgroup 0 against the word: every
+    subgroup takes the side subgroup 0's value picks, whatever its own c0 holds."""
+    body = prologue() + (ir.If((ir.Copy(Ref("c0"), Ref("c1")),), (), probe=Ref("c0"), at=4),)
+    k = kernel(body, S=3)
+    mem0 = memory(k, [0])
+    v = tile(mem0.c, 0, k.c)[1, 1]
+    mem = memory(k, [probed(taken, v)])
+    got = kernel_eval.evaluate(k, mem)[0]
+    for s in range(3):
+        assert np.array_equal(got[s], tile(mem.c, 3 + s if taken else s, k.c))
+
+
+def test_a_per_subgroup_probe_reads_each_subgroups_own_element() -> None:
+    """c0[sg] = sg-dependent data; threshold 0: subgroup s takes ``then`` (c0 - c1) where its own
+    element 0 of c1 is negative."""
+    body = prologue() + (ir.If((ir.Binary(Ref("c0"), Ref("c0"), Ref("c1"), True),), (), per_subgroup=True,
+                               probe=Ref("c1"), at=0),)
+    k = kernel(body, S=4)
+    for seed in range(6):
+        mem = memory(k, [0], seed)
+        got = kernel_eval.evaluate(k, mem)[0]
+        for s in range(4):
+            c0, c1 = tile(mem.c, s, k.c), tile(mem.c, 4 + s, k.c)
+            assert np.array_equal(got[s], c0 - c1 if c1[0, 0] < 0 else c0)
+
+
+def test_a_probe_reads_its_element_in_the_accumulator_buffers_layout() -> None:
+    """Column-major 2 x 3: element 1 of the stored tile is row 1, column 0."""
+    body = prologue() + (ir.If((ir.Copy(Ref("c0"), Ref("c1")),), (), probe=Ref("c0"), at=1),)
+    k = replace(kernel(body), layouts=(ROW, ROW, Layout.ColumnMajor))
+    mem0 = memory(k, [0])
+    v = mem0.c[:6].astype(np.float64).reshape(3, 2).T[1, 0]  # the tile as the buffer holds it
+    for taken in (True, False):
+        mem = memory(k, [probed(taken, v)])
+        flat = mem.c.astype(np.float64)
+        want = (flat[6:12] if taken else flat[:6]).reshape(3, 2).T
+        assert np.array_equal(kernel_eval.evaluate(k, mem)[0][0], want)
+
+
+def test_a_probed_break_leaves_the_loop_once_the_accumulator_passes_below_the_word() -> None:
+    """c0 -= c1 each iteration (c1 = 1 everywhere: a load then x0 + 1), then ``if (c0[0] < w) break;``:
+    the loop runs until c0[0] drops below w, at most 5 times."""
+    body = prologue() + (ir.ElementMap(Ref("c1"), 0, 1),
+                         ir.Loop((ir.Binary(Ref("c0"), Ref("c0"), Ref("c1"), True),
+                                  ir.Break(probe=Ref("c0"), at=0)), 5))
+    k = kernel(body)
+    for w in (-6, -3, 0, 1, 2, 3):
+        mem = memory(k, [5, w & 0xFFFFFFFF])
+        c0 = tile(mem.c, 0, k.c)
+        runs = 0
+        while runs < 5:
+            runs += 1
+            if c0[0, 0] - runs < w:
+                break
+        assert np.array_equal(kernel_eval.evaluate(k, mem)[0][0], c0 - runs), w
+
+
+@pytest.mark.parametrize("c,word,value,taken", [(U32, 2**31 + 5, 2**31 + 4, True), (U32, 3, 2**31, False),
+                                                (S32, 0xFFFFFFFF, -2, True), (S32, 0xFFFFFFFE, -2, False)])
+def test_an_integer_probe_compares_in_its_type(c: ComponentType, word: int, value: int, taken: bool) -> None:
+    """The word is the threshold itself for an unsigned Accumulator, an int32 for a signed one."""
+    body = prologue() + (ir.ElementMap(Ref("c0"), 0, value),
+                         ir.If((ir.Copy(Ref("c0"), Ref("c1")),), (), probe=Ref("c0"), at=2))
+    k = kernel(body, ab=S8 if c is S32 else U8, c=c)
+    mem = memory(k, [word])
+    want = tile(mem.c, 1, k.c) if taken else np.full((2, 3), value)
+    assert np.array_equal(kernel_eval.evaluate(k, mem)[0][0], want)
+
+
+def test_a_probe_keeps_older_kernels_json_and_round_trips_its_own() -> None:
+    """New fields are left out at their defaults (an older pack's digest and case names stay)."""
+    assert ir.Break().to_json() == {"op": "break"} and ir.Continue().to_json() == {"op": "continue"}
+    assert ir.If((), ()).to_json() == {"op": "if", "then": [], "orelse": [], "per_subgroup": False}
+    k = kernel(prologue() + (ir.If((), (), True, Ref("r0", "i0"), 3), ir.Loop((ir.Continue(Ref("c1"), 5),), 2)),
+               array=2)
+    again = Kernel.from_json(json.loads(json.dumps(k.to_json())))
+    assert again == k and again.digest == k.digest
+    for bad in ({"op": "break", "probe": "a0"}, {"op": "if", "then": [], "probe": "c0", "at": "3"},
+                {"op": "continue", "at": -1}):
+        with pytest.raises(ValueError, match="probe"):
+            ir.Stmt.from_json(bad)
+
+
+# -- structs ------------------------------------------------------------------------------------------------------
+def test_struct_members_carry_through_a_loop_and_a_call_and_are_stored_last() -> None:
+    """s0 = {a0: A, c0: Accumulator}: s0.c0 += s0.a0 x b0 in each of 2 iterations, then f(inout s0.c0)
+    doubles it; slots: c0, c1, then s0.c0."""
+    double = ir.Function((Kind.c,), ("inout",), (ir.Binary(Ref("p0"), Ref("p0"), Ref("p0")),))
+    body = prologue() + (ir.Load(Ref("s0.a0")), ir.Load(Ref("s0.c0")),
+                         ir.Loop((ir.MulAdd(Ref("s0.c0"), Ref("s0.a0"), Ref("b0"), Ref("s0.c0")),), 3),
+                         ir.Call(0, (Ref("s0.c0"),)))
+    k = replace(kernel(body, functions=(double,)), members=("a0", "c0"))
+    assert [r.var for r in k.stores] == ["c0", "c1", "s0.c0"] and Ref("s0.a0").kind is Kind.a
+    mem = memory(k, [2])
+    a, b = tile(mem.a, 1, k.a), tile(mem.b, 0, k.b)  # A's regions: a0's tile 0, s0.a0's tile 1
+    want = 2 * (tile(mem.c, 2, k.c) + 2 * (a @ b))   # Accumulator regions: c0, c1, then s0.c0's tile 2
+    got = kernel_eval.evaluate(k, mem)
+    assert np.array_equal(got[2][0], want) and np.array_equal(got[0][0], tile(mem.c, 0, k.c))
+
+
+def test_a_struct_keeps_older_kernels_json_and_refuses_bad_members() -> None:
+    k = kernel(prologue())
+    assert "members" not in k.to_json()
+    with_struct = replace(k, members=("c0", "b0"))
+    again = Kernel.from_json(json.loads(json.dumps(with_struct.to_json())))
+    assert again == with_struct and again.digest != k.digest
+    for bad in (["c0", "c0"], ["x0"], ["c"], [3]):
+        with pytest.raises(ValueError, match="struct members"):
+            Kernel.from_json({**k.to_json(), "members": bad})
+
+
 # -- Workgroup memory -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("rot", [0, 1, 3])
 def test_a_shared_load_gives_subgroup_s_the_tile_of_subgroup_s_plus_rot(rot: int) -> None:
@@ -257,8 +376,9 @@ def test_drawn_kernels_compile_validate_and_keep_the_rules_of_their_place(profil
 def _check_places(body: tuple[ir.Stmt, ...], *, per_subgroup: bool, loop_body: bool) -> None:
     """Barriers only in workgroup-uniform control flow; break and continue only directly in a loop."""
     for s in body:
-        if per_subgroup:
+        if per_subgroup:  # a probe's read-back has barriers too
             assert not isinstance(s, ir.Exchange) and not (isinstance(s, ir.Load) and s.shared)
+            assert getattr(s, "probe", None) is None
         if isinstance(s, (ir.Break, ir.Continue)):
             assert loop_body
         if isinstance(s, ir.Loop):
@@ -312,3 +432,14 @@ def test_a_copied_kernel_plans_its_own_statements(copier) -> None:  # type: igno
     assert other.words == words and other.regions == k.regions
     ran = kernel_eval.evaluate(other, memory(other, [3]))
     assert all(np.array_equal(x, y) for x, y in zip(ran, kernel_eval.evaluate(k, memory(k, [3]))))
+
+
+def test_a_probed_condition_shrinks_to_the_plain_words() -> None:
+    """Hypothesis's minimal kernel holding a branch has no probe; a threshold shrinks to 0, or to the
+    middle of an unsigned type (where both sides stay reachable)."""
+    k = find(kernel_strategies.kernels(LAVAPIPE), lambda k: any(isinstance(s, ir.If) for s in k.body),
+             settings=settings(max_examples=2000, database=None, derandomize=True))
+    assert [s.probe for s in k.body if isinstance(s, ir.If)] == [None]
+    assert find(kernel_strategies.threshold(U32), lambda t: True) == 2**31
+    assert find(kernel_strategies.threshold(S32), lambda t: True) == 0
+    assert find(kernel_strategies.threshold(F32), lambda t: t >= 2**31) == 0xFFFFFFFF  # -1

@@ -5,6 +5,7 @@ length, SubgroupId), and keep the GLSL module's bindings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,43 @@ def test_drawn_kernels_compile_through_slang_validate_and_keep_their_bindings(pr
         spirv = compile_slang(kernel_slang.slang(k), f"{k.digest}.slang")
         validate_spirv(spirv)
         assert bindings(spirv) == bindings(compile_glsl(kernel_glsl.glsl(k), f"{k.digest}.comp"))
+
+
+@pytest.mark.parametrize("c", [F32, ComponentType.float16, S32, U32], ids=lambda c: c.name)
+def test_a_probed_condition_stores_reads_back_between_two_barriers_in_both_languages(c: ComponentType) -> None:
+    """A probed branch (workgroup and per subgroup) and a probed break: each a matrix store to the
+    Workgroup array and a scalar read between two barriers, through glslang and Slang alike."""
+    body = prologue() + (ir.If((ir.Copy(Ref("c0"), Ref("c1")),), (MULADD,), probe=Ref("c1"), at=7),
+                         ir.If((ir.Copy(Ref("c1"), Ref("c0")),), (), per_subgroup=True, probe=Ref("c0"), at=255),
+                         ir.Loop((MULADD, ir.Break(Ref("c0"), 3), ir.Continue(Ref("c1"), 1)), 3))
+    k = kernel(body, S=2, ab=F16 if c.is_float else S8, c=c, layouts=(ROW, COL, COL))
+    glsl_module = [(op, o) for _, op, o in instructions(to_words(compile_glsl(kernel_glsl.glsl(k))))]
+    validate_spirv(compile_glsl(kernel_glsl.glsl(k)))
+    for mod in (module(k), glsl_module):
+        assert sum(op == OP_CONTROL_BARRIER for op, _ in mod) == 8
+        assert sum(op == OP_VARIABLE and o[2] == WORKGROUP for op, o in mod) == 1  # shc alone
+
+
+@pytest.mark.parametrize("name", ["mesa-lavapipe-26.2.6", "mesa-radv-gfx11-cm2", "mesa-anv-gfx9-cm2"])
+def test_drawn_kernels_with_probes_compile_and_validate_through_glslang_and_slang(name: str) -> None:
+    prof = load_profile(PROFILES[[p.stem for p in PROFILES].index(name)])
+    for k in draw_examples(kernel_strategies.kernels(prof, ensure="readback"), 4, 13):
+        assert any(getattr(s, "probe", None) is not None for s, _ in k.walk())
+        validate_spirv(compile_slang(kernel_slang.slang(k), f"{k.digest}.slang"))
+        validate_spirv(compile_glsl(kernel_glsl.glsl(k), f"{k.digest}.comp"))
+
+
+def test_struct_members_are_read_and_written_in_loops_calls_exchanges_and_probes_in_both_languages() -> None:
+    f = ir.Function((Kind.a, Kind.b, Kind.c, Kind.c), ("in", "in", "in", "inout"),
+                    (ir.MulAdd(Ref("p3"), Ref("p0"), Ref("p1"), Ref("p2")),), "p3")
+    body = prologue() + (ir.Load(Ref("s0.c0")), ir.Load(Ref("s0.b0")), ir.Load(Ref("s0.c1")),
+                         ir.Loop((ir.MulAdd(Ref("s0.c0"), Ref("a0"), Ref("s0.b0"), Ref("s0.c0")),
+                                  ir.Call(0, (Ref("a0"), Ref("s0.b0"), Ref("s0.c0"), Ref("s0.c1")), Ref("c0")),
+                                  ir.ElementZip(Ref("s0.c1"), Ref("s0.c0"), Ref("c1"))), 3),
+                         ir.Exchange(Ref("s0.c0"), 1),
+                         ir.If((ir.Copy(Ref("s0.c1"), Ref("c0")),), (), probe=Ref("s0.c0"), at=3))
+    k = replace(kernel(body, S=2, functions=(f,)), members=("c0", "b0", "c1"))
+    for source in (kernel_glsl.glsl(k), kernel_slang.slang(k)):
+        assert "struct S0 {" in source and "S0 s0;" in source
+    module(k)
+    validate_spirv(compile_glsl(kernel_glsl.glsl(k)))

@@ -22,9 +22,10 @@ BUFFERS = 4
 
 
 def staged(k: Kernel) -> set[Kind]:
-    """The kinds the kernel stages through Workgroup memory (shared loads; an exchange: Accumulators)."""
+    """The kinds the kernel stages through Workgroup memory (shared loads; an exchange or a probe:
+    Accumulators)."""
     out = {s.dst.kind for s, _ in k.walk() if isinstance(s, ir.Load) and s.shared}
-    if any(isinstance(s, ir.Exchange) for s, _ in k.walk()):
+    if any(isinstance(s, ir.Exchange) or getattr(s, "probe", None) is not None for s, _ in k.walk()):
         out.add(Kind.c)
     return out
 
@@ -32,8 +33,9 @@ def staged(k: Kernel) -> set[Kind]:
 @dataclass
 class Emitter:
     """One function's lines (``main`` or a kernel function). A language subclass sets ``SUBGROUP_ID``,
-    ``LOOP_ATTRIBUTES``, ``LENGTH`` and implements :meth:`scalar`, :meth:`load`, :meth:`muladd`,
-    :meth:`exchange`, :meth:`type_name`, :meth:`store_output` and :meth:`function`."""
+    ``LOOP_ATTRIBUTES``, ``LENGTH``, ``BARRIER`` and implements :meth:`scalar`, :meth:`load`,
+    :meth:`muladd`, :meth:`exchange`, :meth:`share`, :meth:`type_name`, :meth:`store_output` and
+    :meth:`function`."""
 
     k: Kernel
     lines: list[str] = field(default_factory=list)
@@ -41,6 +43,7 @@ class Emitter:
     SUBGROUP_ID: ClassVar[str]
     LOOP_ATTRIBUTES: ClassVar[dict[str, str]]  # an ir.Loop's unroll -> the attribute written before `for`
     LENGTH: ClassVar[str]                      # a matrix's element count, as a method call: ".length()"
+    BARRIER: ClassVar[str]                     # the statement of OpControlBarrier (Workgroup, WorkgroupMemory)
 
     def __post_init__(self) -> None:
         self.plan = self.k.plan
@@ -61,6 +64,10 @@ class Emitter:
     def exchange(self, s: ir.Exchange, d: int) -> None:
         raise NotImplementedError
 
+    def share(self, value: str, offset: str) -> str:
+        """The line storing Accumulator ``value`` to the Workgroup array ``shc`` at element ``offset``."""
+        raise NotImplementedError
+
     def type_name(self, kind: Kind) -> str:
         """The language's name of ``kind``'s matrix type, in a declaration."""
         raise NotImplementedError
@@ -74,9 +81,12 @@ class Emitter:
 
     @classmethod
     def program(cls, k: Kernel) -> tuple[list[str], list[str]]:
-        """(the functions' lines, ``main``'s lines): the variables, the body, then every Accumulator
-        and array element stored to its slot (docs/pack-format.md "coopmat-kernel")."""
+        """(the struct's and the functions' lines, ``main``'s lines): the variables, the body, then every
+        Accumulator, array element and Accumulator member stored to its slot (docs/pack-format.md "coopmat-kernel")."""
         functions = cls(k)
+        if k.members:  # the local struct's type (GLSL and Slang spell a struct alike)
+            fields = " ".join(f"{functions.type_name(Kind(m[0]))} {m};" for m in k.members)
+            functions.out(0, f"struct S0 {{ {fields} }};")
         for n, f in enumerate(k.functions):
             functions.function(n, f)
         main = cls(k)
@@ -86,6 +96,8 @@ class Emitter:
                 main.out(1, f"{main.type_name(kind)} {', '.join(names)};")
         if k.array:
             main.out(1, f"{main.type_name(Kind.c)} r0[{k.array}];")
+        if k.members:
+            main.out(1, "S0 s0;")
         main.block(k.body, 1, ())
         tc = k.c.rows * k.c.cols  # an Accumulator buffer's element is its component
         for j, ref in enumerate(k.stores):
@@ -112,6 +124,21 @@ class Emitter:
 
     def out(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
+
+    def probe(self, s: ir.If | ir.Break | ir.Continue, probe: Ref, d: int) -> str:
+        """Write the read-back of ``probe`` (ctsgen/kernel/ir.py, "probes"); the condition it gives."""
+        m = self.k.c
+        t = m.rows * m.cols  # shc holds Accumulator components in both languages
+        name = f"v{self.plan[id(s)]}"
+        slot = self.sg if isinstance(s, ir.If) and s.per_subgroup else "0u"
+        self.out(d, self.share(self.ref(probe), f"{self.sg} * {t}u"))
+        self.out(d, self.BARRIER)
+        self.out(d, f"{self.scalar()} {name} = shc[{slot} * {t}u + {s.at % t}u];")
+        self.out(d, self.BARRIER)
+        word = self.word(s)
+        kind = m.component.dtype.kind
+        threshold = word if kind == "u" else f"int({word})" if kind == "i" else f"{self.scalar()}(int({word}))"
+        return f"({name} < {threshold})"
 
     def rotated(self, rot: int) -> str:
         """The subgroup whose tile this subgroup takes: (s + rot) % S."""
@@ -154,9 +181,12 @@ class Emitter:
             self.block(s.body, d + 1, loops + (s,))
             self.out(d, "}")
         elif isinstance(s, (ir.Break, ir.Continue)):
-            self.out(d, f"if ({ir.COUNTERS[len(loops) - 1]} == {self.word(s)}) {s.OP};")
+            cond = self.probe(s, s.probe, d) if s.probe is not None \
+                else f"({ir.COUNTERS[len(loops) - 1]} == {self.word(s)})"
+            self.out(d, f"if {cond} {s.OP};")
         elif isinstance(s, ir.If):
-            cond = (f"((({self.word(s)} >> {self.sg}) & 1u) != 0u)" if s.per_subgroup else f"({self.word(s)} != 0u)")
+            cond = (self.probe(s, s.probe, d) if s.probe is not None
+                    else f"((({self.word(s)} >> {self.sg}) & 1u) != 0u)" if s.per_subgroup else f"({self.word(s)} != 0u)")
             self.out(d, f"if {cond} {{")
             self.block(s.then, d + 1, loops)
             if s.orelse:

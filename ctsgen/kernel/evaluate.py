@@ -18,6 +18,8 @@ The rules, each a function of this module, looked up here at call time, so a mut
 * :func:`visible`: after ``barrier()`` a reader sees what was written before it (Vulkan memory model,
   "Availability and visibility": OpControlBarrier with Workgroup scope and WorkgroupMemory semantics
   makes the writes of every invocation of the workgroup available and visible to all of them);
+* :func:`read_back`: a plain read of Workgroup memory after ``barrier()`` sees what was written before
+  it (the same rule as :func:`visible`, for an invocation's scalar load rather than a matrix load);
 * :func:`shared_tile`: subgroup ``s`` loads the tile at its own offset ((s + rot) % S);
 * :func:`array_store`: a store to one array element changes that element alone;
 * :func:`writeback`: an ``inout`` or ``out`` parameter's final value is the caller's after the call;
@@ -59,6 +61,13 @@ def merge(mask: np.ndarray, then: np.ndarray, orelse: np.ndarray) -> np.ndarray:
 
 def visible(written: np.ndarray, before: np.ndarray) -> np.ndarray:
     """Workgroup memory as the reader sees it after ``barrier()``: what was ``written`` before it."""
+    return written
+
+
+def read_back(written: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Workgroup memory as one invocation's plain load of a probe's element sees it after the
+    ``barrier()`` that follows the matrix store (docs/spec-decisions.md "kernel-readback"): what was
+    ``written``."""
     return written
 
 
@@ -200,7 +209,9 @@ class Evaluation:
         elif isinstance(s, ir.Loop):
             self.loop(s, env, counters, loops)
         elif isinstance(s, (ir.Break, ir.Continue)):
-            if counters[ir.COUNTERS[len(loops) - 1]] == self.word(s):
+            taken = self.probe(s, s.probe, env, counters)[0] if s.probe is not None \
+                else counters[ir.COUNTERS[len(loops) - 1]] == self.word(s)
+            if taken:
                 return s.OP
         elif isinstance(s, ir.If):
             self.branch(s, env, counters, loops)
@@ -234,10 +245,41 @@ class Evaluation:
             if jump == "break":
                 break
 
+    def probe(self, s: ir.If | ir.Break | ir.Continue, probe: Ref, env: Env, counters: dict[str, int]) -> np.ndarray:
+        """Each subgroup's condition read back from ``s.probe`` (ctsgen/kernel/ir.py, "probes"): every
+        subgroup stores it to its slot of Workgroup memory; after ``barrier()`` every invocation reads
+        element ``at`` of subgroup 0's slot, or of its own for a per-subgroup branch. One address per
+        subgroup, so the value (and the condition) is the same for every invocation of the Scope
+        instance (SPV_KHR_cooperative_matrix: "all the invocations in the 'Scope' instance are active
+        or none of them are"); the value is exact (an integer in the exact domain, or an integer
+        type's), so the comparison is exact too."""
+        m = self.k.c
+        before = env["#c"]
+        env["#c"] = visible(self.read(env, probe, counters), before)
+        seen = read_back(env["#c"], before)
+        at = s.at % (m.rows * m.cols)
+        row, col = divmod(at, m.cols) if self.k.layouts[2] is Layout.RowMajor else (at % m.rows, at // m.rows)
+        values = seen[:, row, col]
+        if not (isinstance(s, ir.If) and s.per_subgroup):
+            values = np.broadcast_to(values[:1], values.shape)
+        return values < self.threshold(self.word(s))
+
+    def threshold(self, w: int) -> Any:
+        """A probe's word as the Accumulator's type: the word itself for an unsigned type; else the
+        word read as an int32, converted (a float type: rounded, as OpConvertSToF)."""
+        dtype = self.k.c.component.dtype
+        if dtype.kind == "u":
+            return w
+        signed = np.array([w], np.uint32).view(np.int32)
+        return int(signed[0]) if dtype.kind == "i" else float(signed.astype(dtype)[0])
+
     def branch(self, s: ir.If, env: Env, counters: dict[str, int], loops: tuple[ir.Loop, ...]) -> None:
-        w = self.word(s)
-        bits = [(w >> sg) & 1 if s.per_subgroup else int(w != 0) for sg in range(self.S)]
-        mask = np.array(bits, bool).reshape(self.S, 1, 1)
+        if s.probe is not None:
+            mask = self.probe(s, s.probe, env, counters).reshape(self.S, 1, 1)
+        else:
+            w = self.word(s)
+            bits = [(w >> sg) & 1 if s.per_subgroup else int(w != 0) for sg in range(self.S)]
+            mask = np.array(bits, bool).reshape(self.S, 1, 1)
         then, orelse = dict(env), dict(env)
         self.block(s.then, then, counters, loops)
         self.block(s.orelse, orelse, counters, loops)

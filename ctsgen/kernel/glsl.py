@@ -51,6 +51,7 @@ class Emitter(emit.Emitter):
     SUBGROUP_ID: ClassVar[str] = "gl_SubgroupID"
     LOOP_ATTRIBUTES: ClassVar[dict[str, str]] = {"unroll": "[[unroll]] ", "dont_unroll": "[[dont_unroll]] "}
     LENGTH: ClassVar[str] = ".length()"
+    BARRIER: ClassVar[str] = "barrier();"
 
     def scalar(self) -> str:
         return self.k.c.component.glsl
@@ -65,13 +66,16 @@ class Emitter(emit.Emitter):
         layout = self.k.layouts["abc".index(kind.value)]
         return f"{stride(self.k, kind)}u, {layout.glsl}"
 
+    def share(self, value: str, offset: str) -> str:
+        return f"coopMatStore({value}, shc, {offset}, {self.access(Kind.c)});"
+
     def muladd(self, s: ir.MulAdd) -> str:
         r = self.ref
         return f"coopMatMulAdd({r(s.a)}, {r(s.b)}, {r(s.c)})"
 
     def exchange(self, s: ir.Exchange, d: int) -> None:
         t, v = tile(self.k, Kind.c), self.ref(s.var)
-        self.out(d, f"coopMatStore({v}, shc, {self.sg} * {t}u, {self.access(Kind.c)});")
+        self.out(d, self.share(v, f"{self.sg} * {t}u"))
         self.out(d, "barrier();")
         self.out(d, f"coopMatLoad({v}, shc, {self.rotated(s.rot)} * {t}u, {self.access(Kind.c)});")
         self.out(d, "barrier();")

@@ -9,16 +9,24 @@ branch per subgroup, bit ``s`` is subgroup ``s``'s). Every statement a variant h
 field is derived, so a kernel's JSON is its whole signature and its digest names the shader.
 
 Variables: ``a0..`` (A), ``b0..`` (B), ``c0..`` (Accumulator), ``r0`` (an array of ``array``
-Accumulators, indexed by a constant or a loop counter modulo its length); in a function, ``p0..`` are
-its parameters. Memory, per subgroup ``s`` of ``S``: each load statement owns a *region* of its
+Accumulators, indexed by a constant or a loop counter modulo its length), ``s0.NAME`` (a member of the
+local struct ``s0``, ``members`` its members' names, each named as a variable of its kind: ``a0``,
+``c1``); in a function, ``p0..`` are its parameters. Memory, per subgroup ``s`` of ``S``: each load statement owns a *region* of its
 matrix kind's buffer (binding 1 A, 2 B, 3 Accumulator), one tile per iteration of the loops around it
 and per subgroup: the tile of iteration ``it`` (the counters of the loops around it, outermost first,
 as a mixed-radix number of their most trips) is tile ``(base + it) * S + s``. A shared load stages
 the ``S`` tiles of that iteration into Workgroup memory with plain per-invocation copies, ``barrier()``,
 and subgroup ``s`` loads tile ``(s + rot) % S`` from it; an exchange stores each subgroup's
 Accumulator to Workgroup memory and loads back subgroup ``(s + rot) % S``'s between barriers. At the
-end every Accumulator variable, then each array element, is stored to binding 4, slot ``j`` at tile
-``j * S + s``.
+end every Accumulator variable, then each array element, then each Accumulator member of ``s0``, is
+stored to binding 4, slot ``j`` at tile ``j * S + s``.
+
+Probes: a branch, ``break`` or ``continue`` with a ``probe`` (an Accumulator) decides on a value read
+back from that matrix (docs/spec-decisions.md "kernel-readback"): every subgroup stores the probe to
+its slot of the Workgroup array ``shc`` (as an exchange does), ``barrier()``, every invocation reads
+element ``at`` of one slot (the tile in the Accumulator buffer's layout and stride), ``barrier()``;
+the condition is ``v < threshold``, the threshold the statement's word converted to the
+Accumulator's type from an int32 (an unsigned type: the word itself).
 """
 
 from __future__ import annotations
@@ -57,7 +65,8 @@ class Ref:
 
     @property
     def kind(self) -> Kind:
-        return Kind.c if self.var[0] in "rc" else Kind(self.var[0]) if self.var[0] in "ab" else Kind.c
+        name = self.var.rsplit(".", 1)[-1]  # a struct member ("s0.a0") has its member's kind
+        return Kind(name[0]) if name[0] in "ab" else Kind.c
 
     def to_json(self) -> Any:
         return self.var if self.index is None else [self.var, self.index]
@@ -78,6 +87,9 @@ class Stmt:
 
     OP: ClassVar[str]
     TYPES: ClassVar[dict[str, type]] = {}
+    #: Fields added after packs were written: left out of the JSON at their default, so an older
+    #: kernel's JSON, digest and case names stay as they were.
+    OPTIONAL: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -89,6 +101,8 @@ class Stmt:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.OP}
         for name, value in vars(self).items():
+            if name in self.OPTIONAL and value == self.__dataclass_fields__[name].default:  # type: ignore[attr-defined]
+                continue
             if isinstance(value, Ref):
                 out[name] = value.to_json()
             elif isinstance(value, tuple) and all(isinstance(s, Stmt) for s in value):
@@ -203,28 +217,58 @@ class Loop(Stmt):
         return (self.body,)
 
 
+def check_probe(probe: Ref | None, at: Any) -> None:
+    """A probe is an Accumulator and ``at`` an element index (module docstring, "probes")."""
+    if type(at) is not int or at < 0 or probe is not None and (not isinstance(probe, Ref) or probe.kind is not Kind.c):
+        raise ValueError(f"a condition's probe {probe!r} at {at!r} -> an Accumulator variable and an element index >= 0")
+
+
 @dataclass(frozen=True)
 class Break(Stmt):
-    """``if (counter == word) break;`` of the innermost loop: a dynamically uniform condition."""
+    """``if (counter == word) break;`` of the innermost loop: a dynamically uniform condition. With a
+    ``probe`` (an Accumulator): ``if (v < threshold) break;``, ``v`` read back from the matrix
+    (module docstring, "probes", always subgroup 0's slot here: the loop stays workgroup-uniform)."""
 
     OP: ClassVar[str] = "break"
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("probe", "at")
+    probe: Ref | None = None
+    at: int = 0
+
+    def __post_init__(self) -> None:
+        check_probe(self.probe, self.at)
 
 
 @dataclass(frozen=True)
 class Continue(Stmt):
+    """As :class:`Break`, to the next iteration."""
+
     OP: ClassVar[str] = "continue"
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("probe", "at")
+    probe: Ref | None = None
+    at: int = 0
+
+    def __post_init__(self) -> None:
+        check_probe(self.probe, self.at)
 
 
 @dataclass(frozen=True)
 class If(Stmt):
     """``if (word != 0)`` (uniform), or ``per_subgroup``: ``if ((word >> gl_SubgroupID & 1) != 0)``,
     uniform within each subgroup, the Scope of the matrices (SPV_KHR_cooperative_matrix: "all the
-    invocations in the 'Scope' instance are active or none of them are")."""
+    invocations in the 'Scope' instance are active or none of them are"). With a ``probe`` (an
+    Accumulator): ``if (v < threshold)``, ``v`` read back from the matrix (module docstring, "probes"): element
+    ``at`` of subgroup 0's slot (the whole workgroup's value), or of its own (``per_subgroup``)."""
 
     OP: ClassVar[str] = "if"
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("probe", "at")
     then: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...] = ()
     per_subgroup: bool = False
+    probe: Ref | None = None
+    at: int = 0
+
+    def __post_init__(self) -> None:
+        check_probe(self.probe, self.at)
 
     def children(self) -> tuple[tuple[Stmt, ...], ...]:
         return (self.then, self.orelse)
@@ -290,6 +334,7 @@ class Kernel:
     pointees: tuple[Pointee | None, Pointee | None]  # A's and B's buffer and shared array element
     functions: tuple[Function, ...]
     body: tuple[Stmt, ...]
+    members: tuple[str, ...] = ()         # the local struct s0's members (none: no struct)
 
     def matrix(self, kind: Kind) -> MatrixType:
         return {Kind.a: self.a, Kind.b: self.b, Kind.c: self.c}[kind]
@@ -297,10 +342,16 @@ class Kernel:
     def variables(self, kind: Kind) -> list[str]:
         return [f"{kind.value}{k}" for k in range(self.counts["abc".index(kind.value)])]
 
+    def fields(self, kind: Kind) -> list[str]:
+        """The struct's members of ``kind``, as references name them (``s0.c0``)."""
+        return [f"s0.{m}" for m in self.members if m[0] == kind.value]
+
     @cached_property
     def stores(self) -> tuple[Ref, ...]:
-        """The values stored at the end, slot by slot: every Accumulator, then each array element."""
-        return tuple([Ref(v) for v in self.variables(Kind.c)] + [Ref("r0", k) for k in range(self.array)])
+        """The values stored at the end, slot by slot: every Accumulator, then each array element, then
+        each Accumulator member of the struct."""
+        return tuple([Ref(v) for v in self.variables(Kind.c)] + [Ref("r0", k) for k in range(self.array)]
+                     + [Ref(v) for v in self.fields(Kind.c)])
 
     def walk(self) -> Iterator[tuple[Stmt, tuple[Loop, ...]]]:
         """Every statement of the body in preorder, with the loops around it (outermost first)."""
@@ -354,7 +405,8 @@ class Kernel:
         return {"a": self.a.to_json(), "b": self.b.to_json(), "c": self.c.to_json(), "subgroups": self.subgroups,
                 "counts": list(self.counts), "array": self.array, "layouts": [x.value for x in self.layouts],
                 "pointees": [None if p is None else p.to_json() for p in self.pointees],
-                "functions": [f.to_json() for f in self.functions], "body": [s.to_json() for s in self.body]}
+                "functions": [f.to_json() for f in self.functions], "body": [s.to_json() for s in self.body],
+                **({"members": list(self.members)} if self.members else {})}  # absent in older packs
 
     @classmethod
     def from_json(cls, o: dict[str, Any]) -> Kernel:
@@ -362,11 +414,21 @@ class Kernel:
                    int(o["subgroups"]), tuple(int(n) for n in o["counts"]), int(o["array"]),  # type: ignore[arg-type]
                    tuple(Layout(x) for x in o["layouts"]),  # type: ignore[arg-type]
                    tuple(None if p is None else Pointee.from_json(p) for p in o["pointees"]),  # type: ignore[arg-type]
-                   tuple(Function.from_json(f) for f in o["functions"]), tuple(Stmt.from_json(s) for s in o["body"]))
+                   tuple(Function.from_json(f) for f in o["functions"]), tuple(Stmt.from_json(s) for s in o["body"]),
+                   members(o.get("members", ())))
 
     @cached_property
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+
+
+def members(o: Any) -> tuple[str, ...]:
+    """A struct's member names from JSON: distinct, each a kind's letter and an index (``a0``, ``c1``)."""
+    names = tuple(o)
+    if len(set(names)) != len(names) or not all(isinstance(n, str) and len(n) >= 2 and n[0] in "abc"
+                                                and n[1:].isdigit() for n in names):
+        raise ValueError(f"struct members {o!r} -> distinct names of a kind's letter and an index, like 'c0'")
+    return names
 
 
 def tiles_of(loops: tuple[Loop, ...]) -> int:

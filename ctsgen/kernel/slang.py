@@ -88,6 +88,7 @@ class Emitter(emit.Emitter):
     SUBGROUP_ID: ClassVar[str] = "WaveGetWaveIndex()"
     LOOP_ATTRIBUTES: ClassVar[dict[str, str]] = {"unroll": "[unroll] ", "dont_unroll": "[loop] "}
     LENGTH: ClassVar[str] = ".GetLength()"
+    BARRIER: ClassVar[str] = "GroupMemoryBarrierWithGroupSync();"
 
     def scalar(self) -> str:
         return scalar(self.k.c.component)
@@ -104,6 +105,9 @@ class Emitter(emit.Emitter):
     def store_output(self, value: str, offset: str) -> str:
         return self.store(value, Kind.c, "bufout", offset)
 
+    def share(self, value: str, offset: str) -> str:
+        return self.store(value, Kind.c, "shc", offset)
+
     def store(self, x: str, kind: Kind, target: str, offset: str) -> str:
         return f"{x}.Store<{self.layout(kind)}>({target}, {offset}, {stride(self.k, kind)}u);"
 
@@ -113,7 +117,7 @@ class Emitter(emit.Emitter):
 
     def exchange(self, s: ir.Exchange, d: int) -> None:
         t, v = tile(self.k, Kind.c), self.ref(s.var)
-        self.out(d, self.store(v, Kind.c, "shc", f"{self.sg} * {t}u"))
+        self.out(d, self.share(v, f"{self.sg} * {t}u"))
         self.out(d, "GroupMemoryBarrierWithGroupSync();")
         self.out(d, f"{v} = {self.matrix_load(Kind.c, 'shc', f'{self.rotated(s.rot)} * {t}u')};")
         self.out(d, "GroupMemoryBarrierWithGroupSync();")

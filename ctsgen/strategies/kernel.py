@@ -5,7 +5,9 @@ those its place allows, computed, never filtered: matrix instructions only in co
 within the subgroup (SPV_KHR_cooperative_matrix: "all the invocations in the 'Scope' instance are
 active or none of them are"); ``barrier()`` (shared loads, exchanges) only in workgroup-uniform
 control flow (GLSL: barrier() "may only be placed ... in uniform control flow"), so never inside a
-per-subgroup branch or a function; ``break``/``continue`` only in a loop; loops nested at most
+per-subgroup branch or a function, and so no probe there (a branch, ``break`` or ``continue`` whose
+condition is read back from an Accumulator through Workgroup memory between barriers;
+docs/spec-decisions.md "kernel-readback"); ``break``/``continue`` only in a loop; loops nested at most
 :data:`ctsgen.kernel.ir.MAX_DEPTH`; Workgroup memory within maxComputeSharedMemorySize; MulAdds within
 a build budget (:data:`BUILD_PIECES`). A float kernel stays in its exact domain
 (:func:`ctsgen.kernel.evaluate.exact`): a drawn arithmetic statement whose bound would leave it
@@ -15,7 +17,7 @@ so the kernel drawn so far stays valid.
 Shrinking moves toward today's straight-line program: fewer statements (each block's length is
 drawn first and shrinks to 0), the simplest kinds first (MulAdd, then arithmetic, then control
 flow), one subgroup, global memory, row-major, the first (simplest) MulAdd entry; a case's trip
-counts shrink to 1 and then 0, branch conditions to the ``then`` side.
+counts shrink to 1 and then 0, branch conditions to the ``then`` side; a probed condition shrinks to the plain word's.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ctsgen.device.profile import DeviceProfile
 from ctsgen.kernel import evaluate as kernel_eval
 from ctsgen.kernel import glsl as kernel_glsl
 from ctsgen.kernel import ir
+from ctsgen.kernel.emit import staged
 from ctsgen.kernel.ir import Kernel, Kind, Ref
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
 from ctsgen.ops.cm2 import MAX_SUBGROUPS, profile_key
@@ -38,7 +41,7 @@ from ctsgen.strategies.cached import integers, sampled
 
 #: Every construct a family may ask for (:class:`KernelShape`).
 CONSTRUCTS = ("loop", "break", "unroll", "branch", "subgroup-branch", "call", "array", "shared", "exchange",
-              "element")
+              "element", "readback", "struct")
 #: Whether a block has another statement: 0 ends it (five in six go on), and shrinks to 0.
 MORE = integers(0, 5)
 #: A/B and Accumulator component types a kernel draws (the types every profile here pairs in a MulAdd).
@@ -170,6 +173,7 @@ class Builder:
                                              profile.subgroup_workgroup_limit() // self.entry.c.workgroup_size))))
         self.counts = (1 + draw(integers(0, 1)), 1 + draw(integers(0, 1)), 1 + draw(integers(0, 3)))
         self.array = draw(sampled((0, 2, 3, 4))) if "array" in self.allowed else 0
+        self.members = self.struct() if "struct" in self.allowed else ()
         self.layouts = tuple(draw(sampled((Layout.RowMajor, Layout.ColumnMajor))) for _ in range(3))
         self.pointees = tuple(draw(sampled(pointee_choices(m, lay)))
                               for m, lay in ((self.entry.a, self.layouts[0]), (self.entry.b, self.layouts[1])))
@@ -177,12 +181,23 @@ class Builder:
         self.cost = 0.0
         self.functions: list[ir.Function] = []
         self.root = Block()
+        self.force_probe = False  # the readback stratum's last statement: a probed branch
+
+    def struct(self, least: int = 0) -> tuple[str, ...]:
+        """The local struct's members: none (shrinks there), one or two matrices of any kind, each
+        named as a variable of its kind (GLSL_KHR_cooperative_matrix and Slang both take cooperative
+        matrices as members of a local struct: docs/spec-decisions.md "kernel-structs")."""
+        names: list[str] = []
+        for _ in range(self.draw(integers(least, 2))):
+            kind = self.draw(sampled((Kind.c, Kind.a, Kind.b)))
+            names.append(f"{kind.value}{sum(n[0] == kind.value for n in names)}")
+        return tuple(names)
 
     # -- the kernel so far ----------------------------------------------------------------------------
     def kernel(self, root: Block | None = None) -> Kernel:
         e = self.entry
         return Kernel(e.a, e.b, e.c, self.S, self.counts, self.array, self.layouts,  # type: ignore[arg-type]
-                      self.pointees, tuple(self.functions), freeze(self.root if root is None else root))
+                      self.pointees, tuple(self.functions), freeze(self.root if root is None else root), self.members)
 
     def fits(self, s: ir.Stmt | Open) -> bool:
         """Whether the kernel with ``s`` just added stays exact and within Workgroup memory. Only what
@@ -194,6 +209,19 @@ class Builder:
         if isinstance(s, (Open, ir.Load, ir.Exchange)) or not self.exact_float:
             return True
         return kernel_eval.exact(self.kernel())
+
+    def probe(self, place: Place) -> tuple[Ref | None, int]:
+        """A probe for a condition here, or none: only in workgroup-uniform control flow (its read-back
+        has barriers), and only where Accumulator staging fits in Workgroup memory. Drawn as a boolean
+        first, which shrinks to False: the plain word's condition."""
+        if "readback" not in self.allowed or place.per_subgroup or not (self.force_probe or self.draw(st.booleans())):
+            return None, 0
+        k = self.kernel()
+        extra = 0 if Kind.c in staged(k) else \
+            self.S * kernel_glsl.tile(k, Kind.c) * kernel_glsl.pointee(k, Kind.c).size
+        if kernel_glsl.shared_bytes(k) + extra > self.profile.properties.get("maxComputeSharedMemorySize", 16384):
+            return None, 0
+        return self.ref(Kind.c, place), self.draw(integers(0, self.entry.c.rows * self.entry.c.cols - 1))
 
     def put(self, place: Place, s: ir.Stmt | Open, fallback: ir.Stmt | None) -> None:
         """Append ``s``; where the kernel would leave its exact domain or Workgroup memory, ``fallback``
@@ -207,6 +235,7 @@ class Builder:
     # -- references -----------------------------------------------------------------------------------
     def refs(self, kind: Kind, place: Place) -> tuple[Ref, ...]:
         out = [Ref(f"{kind.value}{k}") for k in range(self.counts["abc".index(kind.value)])]
+        out += [Ref(f"s0.{m}") for m in self.members if m[0] == kind.value]
         if kind is Kind.c and self.array:
             out += [Ref("r0", k) for k in range(self.array)]
             out += [Ref("r0", ir.COUNTERS[d]) for d in range(len(place.loops))]
@@ -277,7 +306,8 @@ class Builder:
         elif kind == "exchange":
             self.put(place, ir.Exchange(dst, d(integers(0, self.S - 1))), None)
         elif kind in ("break", "continue"):
-            self.put(place, ir.Break() if kind == "break" else ir.Continue(), None)
+            probe, at = self.probe(place)
+            self.put(place, (ir.Break if kind == "break" else ir.Continue)(probe, at), None)
         elif kind == "loop":
             self.loop(place)
         elif kind in ("if", "if-subgroup"):
@@ -295,7 +325,8 @@ class Builder:
 
     def branch(self, place: Place, per_subgroup: bool) -> None:
         then, orelse = Block(), Block()
-        place.block.append(Open(lambda t, e: ir.If(t, e, per_subgroup), (then, orelse)))
+        probe, at = self.probe(place)
+        place.block.append(Open(lambda t, e: ir.If(t, e, per_subgroup, probe, at), (then, orelse)))
         for b in (then, orelse):
             self.block(Place(b, place.loops, place.unrolled, place.per_subgroup or per_subgroup, False),
                        max(1, self.shape.max_block // 2))
@@ -327,7 +358,7 @@ class Builder:
         parameter must be), then up to two more statements over the parameters; it returns one of
         its Accumulators or nothing."""
         d = self.draw
-        two = self.counts[2] + (1 if self.array else 0) > 1  # variables a call can write back to
+        two = self.counts[2] + (1 if self.array else 0) + sum(m[0] == "c" for m in self.members) > 1  # variables a call can write back to
         quals = ("in", "in", d(sampled(("inout", "in"))) if two else "in", d(sampled(("out", "inout"))))
         p = [Ref(f"p{k}") for k in range(4)]
         body: list[ir.Stmt] = [ir.MulAdd(p[3], p[0], p[1], p[2])]
@@ -344,12 +375,15 @@ class Builder:
         """The kernel; ``ensure``: one of :data:`ENSURED`, whose statement ends the kernel where the
         drawn one holds none (a stratum of a pack)."""
         top = Place(self.root, (), 1, False, False)
+        if ensure == "struct" and not self.members:
+            self.members = self.struct(least=1)
         for kind in Kind:  # every variable defined before any use
             for ref in self.refs(kind, top):
                 self.root.append(ir.Load(ref))
         self.block(top, 2 * self.shape.max_block)
         if ensure is not None and not any(ENSURED[ensure](s) for s, _ in self.kernel().walk()):
-            self.make({"branch": "if", "element": "elementmap"}.get(ensure, ensure), top)
+            self.force_probe = ensure == "readback"
+            self.make({"branch": "if", "element": "elementmap", "readback": "if"}.get(ensure, ensure), top)
         return self.kernel()
 
 
@@ -370,7 +404,14 @@ ENSURED: dict[str, Callable[[ir.Stmt], bool]] = {
     "loop": lambda s: isinstance(s, ir.Loop), "branch": lambda s: isinstance(s, ir.If),
     "call": lambda s: isinstance(s, ir.Call), "shared": lambda s: isinstance(s, ir.Load) and s.shared,
     "exchange": lambda s: isinstance(s, ir.Exchange),
-    "element": lambda s: isinstance(s, (ir.ElementMap, ir.ElementZip))}
+    "element": lambda s: isinstance(s, (ir.ElementMap, ir.ElementZip)),
+    "readback": lambda s: getattr(s, "probe", None) is not None,
+    "struct": lambda s: any(r.var.startswith("s0.") for r in refs_of(s))}
+
+
+def refs_of(s: ir.Stmt) -> list[Ref]:
+    """The variables a statement names (its own, not its blocks')."""
+    return [v for v in vars(s).values() if isinstance(v, Ref)] + [r for r in getattr(s, "args", ()) if isinstance(r, Ref)]
 
 
 @st.composite
@@ -387,12 +428,25 @@ def trip_count(most: int) -> st.SearchStrategy[int]:
     return integers(0, most).map(lambda t: 1 if t == 0 else 0 if t == 1 else t)
 
 
+def threshold(c: ComponentType) -> st.SearchStrategy[int]:
+    """A probe's threshold word, drawn where both sides are reachable: a float Accumulator holds small
+    integers (inputs in [-2, 2]; sums spread around 0), so -3..3 as an int32; an integer one any value
+    of its type, so the whole int32 range (an unsigned type's shrinks to its middle, 2^31, not to 0,
+    below which no value lies)."""
+    if c.is_float:
+        return integers(-3, 3).map(lambda v: v & 0xFFFFFFFF)
+    shift = 1 << 31 if c.dtype.kind == "u" else 0
+    return integers(-(1 << 31), (1 << 31) - 1).map(lambda v: (v + shift) & 0xFFFFFFFF)
+
+
 def words(kernel: Kernel) -> st.SearchStrategy[tuple[int, ...]]:
     """One word per worded statement in preorder: a trip count, the iteration a break/continue leaves at
-    (its loop's most trips: never), a condition (per subgroup: one bit a subgroup)."""
+    (its loop's most trips: never), a condition (per subgroup: one bit a subgroup), a probe's threshold."""
     parts: list[st.SearchStrategy[int]] = []
     for s, loops in kernel.walk():
-        if isinstance(s, ir.Loop):
+        if getattr(s, "probe", None) is not None:
+            parts.append(threshold(kernel.c.component))
+        elif isinstance(s, ir.Loop):
             parts.append(trip_count(s.trips))
         elif isinstance(s, (ir.Break, ir.Continue)):
             parts.append(integers(0, loops[-1].trips))

@@ -7,11 +7,11 @@ from ctsgen.device.profile import Requirements
 from ctsgen.families.coopmat_kernel.case import EXTENSION, FAMILY_NAME, FEATURE, KernelCase, KernelVariant
 from ctsgen.families.coopmat_kernel.coverage import tables
 from ctsgen.families.coopmat_kernel.mutants import MUTANTS
-from ctsgen.families.coopmat_kernel.strategy import kernel_cases_for, kernel_variants, strata
+from ctsgen.families.coopmat_kernel.strategy import hazardous_kernel_cases, kernel_cases_for, kernel_variants, strata
 
 FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=KernelCase, variant_type=KernelVariant, strata_fn=strata,
     variants_fn=kernel_variants, cases_for_fn=kernel_cases_for, coverage=tables,
     needs=Requirements(extensions=(EXTENSION,), features=(FEATURE,)),
-    mutants=tuple(MUTANTS), batch_cap=64,
+    mutants=tuple(MUTANTS), batch_cap=64, hazardous=hazardous_kernel_cases,
 )

@@ -16,7 +16,7 @@ from ctsgen.ops.khr_addressing import Layout
 from ctsgen.strategies.kernel import entries
 
 CONSTRUCTS = ("loop", "nested loop", "break/continue", "unroll", "dont unroll", "branch", "subgroup branch",
-              "call", "array", "shared", "exchange", "element", "size not 16x16")
+              "call", "array", "shared", "exchange", "element", "readback", "struct", "size not 16x16")
 
 
 def entry_label(k: Kernel) -> str:

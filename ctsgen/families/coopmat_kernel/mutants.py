@@ -31,6 +31,13 @@ def _missing_barrier() -> dict[str, Any]:
     return {f"{EVAL}:visible": lambda written, before: before}
 
 
+def _read_back_stale() -> dict[str, Any]:
+    """A plain load of Workgroup memory moved above the barrier and the cooperative-matrix store
+    before it (the barrier's memory semantics not applied to a scalar load after a matrix store):
+    a condition read back from a matrix decides on the memory's previous contents."""
+    return {f"{EVAL}:read_back": lambda written, before: before}
+
+
 def _shared_offset_zero() -> dict[str, Any]:
     """A cooperative-matrix load from Workgroup memory at any offset returns the offset-0 tile (Intel
     Xe3, Mesa issue 15932)."""
@@ -88,6 +95,9 @@ MUTANTS = [
        "a branch that changes one matrix on one side", 550),
     _m("kernel-missing-barrier", "a reader of Workgroup memory sees its previous contents (no barrier)",
        _missing_barrier, "one shared load", 350),
+    _m("kernel-read-back-stale", "a value read back from a matrix through Workgroup memory sees the memory's "
+       "previous contents (a scalar load hoisted above the barrier)", _read_back_stale,
+       "a branch on an element read back from an Accumulator", 550),
     _m("kernel-shared-offset-zero", "a Workgroup-memory load at any offset returns the offset-0 tile (Mesa 15932)",
        _shared_offset_zero, "a shared load or exchange in 2 subgroups", 400),
     _m("kernel-array-neighbour-alias", "a store to an array element also lands in its neighbour",

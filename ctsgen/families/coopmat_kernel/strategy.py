@@ -3,12 +3,15 @@
 Valid by construction for ``options.profile``: its Subgroup-scope MulAdd entries (listed sizes, and
 flexible sizes where cooperativeMatrixFlexibleDimensions is on), its subgroup size and
 maxComputeWorkGroupInvocations, its Workgroup memory. Strata: one per construct the kernel must hold,
-so a pack covers every construct however its draws fall.
+so a pack covers every construct however its draws fall. Structs of matrices are the opt-in hazardous
+group (``--include-hazardous``): lavapipe 26.2.6 crashes on glslang's module of a struct holding a
+matrix past its 8x8 granule (docs/spec-decisions.md "kernel-structs").
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
@@ -22,7 +25,10 @@ from ctsgen.strategies import kernel as kernel_strategies
 from ctsgen.strategies.cached import SEEDS
 
 #: What each stratum's kernel must contain (a construct name of ``ctsgen.strategies.kernel``).
-STRATA = ("loop", "branch", "call", "shared", "exchange", "element")
+STRATA = ("loop", "branch", "call", "shared", "exchange", "element", "readback")
+#: What ordinary packs draw: every construct but the hazardous one.
+HAZARDOUS = "struct"
+ORDINARY = tuple(c for c in kernel_strategies.CONSTRUCTS if c != HAZARDOUS)
 
 
 def strata() -> list[dict[str, object]]:
@@ -47,6 +53,8 @@ def constructs_of(kernel: Kernel) -> set[str]:
             out.add("break/continue")
         elif isinstance(s, ir.If):
             out.add("subgroup branch" if s.per_subgroup else "branch")
+        if getattr(s, "probe", None) is not None:
+            out.add("readback")
         elif isinstance(s, ir.Call):
             out.add("call")
         elif isinstance(s, ir.Load) and s.shared:
@@ -59,19 +67,16 @@ def constructs_of(kernel: Kernel) -> set[str]:
                 out.add("exchange")
         elif isinstance(s, (ir.ElementMap, ir.ElementZip)):
             out.add("element")
-        for ref in _refs(s):
+        for ref in kernel_strategies.refs_of(s):
             if ref.var == "r0":
                 out.add("array")
     if kernel.array:
         out.add("array")
+    if kernel.members:
+        out.add("struct")
     if (kernel.c.rows, kernel.c.cols) != (16, 16) or kernel.a.cols != 16:
         out.add("size not 16x16")
     return out
-
-
-def _refs(s: ir.Stmt) -> list[ir.Ref]:
-    return [v for v in vars(s).values() if isinstance(v, ir.Ref)] + \
-        [r for r in getattr(s, "args", ()) if isinstance(r, ir.Ref)]
 
 
 def kernel_variants(options: StrategyOptions = StrategyOptions(), *, construct: str | None = None
@@ -92,8 +97,18 @@ _VARIANTS: dict[tuple, st.SearchStrategy[KernelVariant]] = {}
 
 def _variants(profile: DeviceProfile, construct: str | None) -> st.SearchStrategy[KernelVariant]:
     listed = {(e.a, e.b, e.c) for e in kernel_strategies.entries(profile) if not e.flexible}
-    return kernel_strategies.kernels(profile, kernel_strategies.KernelShape(), ensure=construct).map(
+    constructs = kernel_strategies.CONSTRUCTS if construct == HAZARDOUS else ORDINARY
+    return kernel_strategies.kernels(profile, kernel_strategies.KernelShape(constructs), ensure=construct).map(
         lambda k: KernelVariant(k, (k.a, k.b, k.c) not in listed))
+
+
+@st.composite
+def hazardous_kernel_cases(draw: st.DrawFn, options: StrategyOptions = StrategyOptions(),
+                           variants: Sequence[KernelVariant] = ()) -> KernelCase:
+    """A case of a kernel holding a local struct of matrices (hazard "struct"): valid on both routes,
+    but lavapipe 26.2.6 dies (SIGSEGV) building glslang's module of one whose matrix is larger than its
+    8x8 granule. Opt-in only; its kernels are drawn anew, so ``variants`` is not used."""
+    return draw(_cases_of(draw(kernel_variants(options, construct=HAZARDOUS))))
 
 
 def kernel_cases_for(variant: KernelVariant, options: StrategyOptions = StrategyOptions()

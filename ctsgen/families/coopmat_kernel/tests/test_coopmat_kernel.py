@@ -18,6 +18,7 @@ from ctsgen.families import get_family
 from ctsgen.families.coopmat_kernel.case import KernelCase, KernelVariant
 from ctsgen.families.coopmat_kernel.coverage import CONSTRUCTS
 from ctsgen.families.coopmat_kernel.mutants import MUTANTS
+from ctsgen.families.coopmat_kernel.strategy import constructs_of
 from ctsgen.kernel import ir
 from ctsgen.kernel.ir import Kernel, Kind, Ref
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
@@ -53,6 +54,9 @@ SHOWS = {
     "kernel-inout-not-written-back": (variant(LOADS + (ir.Call(0, (Ref("a0"), Ref("b0"), Ref("c0"), Ref("c1"))),),
                                               functions=(OUT_FN,)), ()),
     "kernel-element-mapping-differs": (variant(LOADS + (ir.ElementZip(Ref("c0"), Ref("c0"), Ref("c1")),)), ()),
+    # c0 in [3, 7] after the map; the stale read sees Workgroup memory's previous contents (zeros): 0 < 1
+    "kernel-read-back-stale": (variant(LOADS + (ir.ElementMap(Ref("c0"), 1, 5),
+                                                ir.If((ir.Copy(Ref("c0"), Ref("c1")),), (), probe=Ref("c0")))), (1,)),
     "lavapipe-muladd-accumulator": (variant(LOADS + (ir.MulAdd(Ref("c0"), Ref("a0"), Ref("b0"), Ref("c1")),), k=16), ()),
 }
 PLAIN = (variant(LOADS + (MUL,)), ())
@@ -111,8 +115,17 @@ def test_a_pack_of_the_strata_covers_every_construct() -> None:
     tables = FAMILY.coverage([c.to_json() for c in cases])
     held = tables[0]
     # subgroup branches and exchanges need two subgroups, unroll a loop: drawn, not forced, by a stratum
-    forced = {"loop", "branch", "call", "shared", "element", "size not 16x16"}
+    forced = {"loop", "branch", "call", "shared", "element", "readback", "size not 16x16"}
     assert {c for c in CONSTRUCTS if held.counts[(c, "cases")]} >= forced
+    assert not held.counts[("struct", "cases")]  # the hazardous group's
+
+
+def test_the_hazardous_group_is_kernels_holding_a_struct_of_matrices() -> None:
+    opts = StrategyOptions(profile=LAVAPIPE, include_hazardous=True)
+    assert FAMILY.hazardous is not None
+    for case in draw_examples(FAMILY.hazardous(opts, []), 4, 3):
+        assert case.shader.kernel.members and "struct" in constructs_of(case.shader.kernel)
+        assert KernelCase.from_json(case.to_json()) == case
 
 
 def test_a_case_round_trips_and_refuses_words_it_does_not_have() -> None:
