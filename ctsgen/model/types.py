@@ -1,8 +1,9 @@
 """Component types, matrix uses and scopes (SPV_KHR_cooperative_matrix vocabulary).
 
 Each :class:`ComponentType` carries everything the pipeline needs to speak
-about it: its ``VkComponentTypeKHR`` value (device profiles), its GLSL type
-name (templates) and its numpy dtype (oracle and buffers).
+about it: its ``VkComponentTypeKHR`` value (device profiles), its GLSL and
+Slang type names (templates; Slang: the ``slang`` compiler route) and its numpy
+dtype (oracle and buffers).
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ class ComponentType(enum.Enum):
         return self.value.glsl
 
     @property
+    def slang(self) -> str:
+        """The type's name in Slang (its standard library's scalar types)."""
+        return _SLANG[self]
+
+    @property
     def dtype(self) -> np.dtype:
         return self.value.dtype
 
@@ -67,6 +73,9 @@ class ComponentType(enum.Enum):
 
 
 _BY_VK = {t.vk: t for t in ComponentType}
+_SLANG = {ComponentType.float16: "half", ComponentType.float32: "float", ComponentType.sint8: "int8_t",
+          ComponentType.sint32: "int", ComponentType.uint8: "uint8_t", ComponentType.uint32: "uint",
+          ComponentType.bfloat16: "BFloat16"}
 #: each component type's unsigned integer dtype of the same width, built once (asked per value conversion)
 _BITS_DTYPE = {t: np.dtype(f"uint{8 * t.size}") for t in ComponentType}
 
@@ -77,6 +86,11 @@ class MatrixUse(enum.Enum):
     A = "gl_MatrixUseA"
     B = "gl_MatrixUseB"
     Accumulator = "gl_MatrixUseAccumulator"
+
+    @property
+    def slang(self) -> str:
+        """The Use in Slang (``linalg.CoopMatMatrixUse``)."""
+        return f"CoopMatMatrixUse::Matrix{self.name}"
 
 
 class Scope(enum.Enum):
@@ -109,6 +123,12 @@ class MatrixType:
     def glsl(self) -> str:
         return (f"coopmat<{self.component.glsl}, {self.scope.glsl}, "
                 f"{self.rows}, {self.cols}, {self.use.value}>")
+
+    @property
+    def slang(self) -> str:
+        """The type in Slang: ``CoopMat<half, MemoryScope.Subgroup, 16, 16, CoopMatMatrixUse::MatrixA>``."""
+        return (f"CoopMat<{self.component.slang}, MemoryScope.{self.scope.name}, {self.rows}, {self.cols}, "
+                f"{self.use.slang}>")
 
     @property
     def elements(self) -> int:
