@@ -187,6 +187,12 @@ class CoopVecType(enum.Enum):
         """The GLSL scalar type of a vector of this component type ('' if none)."""
         return self.value[2]
 
+    @property
+    def slang(self) -> str:
+        """The Slang scalar type of a vector of this component type (a packed interpretation's: its
+        uint32 words; the 8-bit floats: Slang's ``FloatE4M3``/``FloatE5M2``)."""
+        return _COOPVEC_SLANG.get(self, "uint")
+
     def __init__(self, vk: int, spirv: str, glsl: str, dtype: str) -> None:
         # the numpy dtype built once per member: the oracle asks for it per node per case
         self._dtype = np.dtype(getattr(ml_dtypes, dtype)) if dtype.startswith("float8") else np.dtype(dtype)
@@ -224,6 +230,9 @@ class CoopVecType(enum.Enum):
 _COOPVEC_FLOATS = (CoopVecType.float16, CoopVecType.float32, CoopVecType.floate4m3, CoopVecType.floate5m2)
 _COOPVEC_PACKED = (CoopVecType.sint8packed, CoopVecType.uint8packed)
 _COOPVEC_SIGNED = (CoopVecType.sint8, CoopVecType.sint32, CoopVecType.sint8packed)
+_COOPVEC_SLANG = {CoopVecType.float16: "half", CoopVecType.float32: "float", CoopVecType.sint8: "int8_t",
+                  CoopVecType.sint32: "int", CoopVecType.uint8: "uint8_t", CoopVecType.floate4m3: "FloatE4M3",
+                  CoopVecType.floate5m2: "FloatE5M2"}
 
 
 def coopvec_combination_feature(inputType: int, inputInterpretation: int, matrixInterpretation: int,
