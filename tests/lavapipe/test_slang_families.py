@@ -16,7 +16,7 @@ from lavapipe_support import DEVIATION, REPO, Lavapipe
 pytestmark = pytest.mark.slow
 
 PROFILE = REPO / "ctsgen" / "device" / "profiles" / "mesa-lavapipe-26.2.6.txt"
-FAMILIES = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "cm2-gemm")
+FAMILIES = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "cm2-gemm", "coopmat-khr")
 
 
 @pytest.mark.parametrize("family", FAMILIES)
