@@ -23,7 +23,8 @@ LAVAPIPE_PROFILE = REPO / "ctsgen" / "device" / "profiles" / "mesa-lavapipe-26.2
 def strata_compile_along_slang(family: str, opcode: int, per_stratum: int = 2, seed: int = 1) -> int:
     """Draw ``per_stratum`` variants of every stratum on the embedded H100 profile and on lavapipe's,
     compile each along slang (validated by spirv-val) and along glslang; assert the Slang module holds
-    ``opcode`` and keeps the variant's buffers, workgroup size and requirements. The number compiled."""
+    ``opcode`` and keeps the variant's buffers, workgroup size and requirements; the first variant also as
+    a standalone repro (its parameter record baked in). The number compiled."""
     fam = get_family(family)
     done = 0
     for profile in (default_profile(), load_profile(LAVAPIPE_PROFILE)):
@@ -39,6 +40,9 @@ def strata_compile_along_slang(family: str, opcode: int, per_stratum: int = 2, s
                 assert opcode in opcodes(along.spirv), v.id
                 assert (along.buffers, along.local_size_x, along.requirements) == \
                     (plain.buffers, plain.local_size_x, plain.requirements), v.id
+                if not done:
+                    baked = compile_variant(v, fam.name, route="slang", validator=fam.validator, baked=[0] * 64)
+                    assert opcode in opcodes(baked.spirv) and baked.spirv != along.spirv, v.id
                 done += 1
     return done
 
