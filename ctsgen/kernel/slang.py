@@ -31,20 +31,19 @@ from ctsgen.model.types import ComponentType, MatrixType, Scope
 from ctsgen.ops.khr_addressing import line_length
 from ctsgen.templates import SHARED_DIR, render
 
-#: Slang's scalar type of each component type a kernel may hold.
-SCALARS = {ComponentType.float16: "half", ComponentType.float32: "float", ComponentType.sint8: "int8_t",
-           ComponentType.uint8: "uint8_t", ComponentType.sint32: "int", ComponentType.uint32: "uint"}
+#: The component types a kernel may hold (each spelled in Slang as ``ComponentType.slang``).
+SCALARS = (ComponentType.float16, ComponentType.float32, ComponentType.sint8, ComponentType.uint8,
+           ComponentType.sint32, ComponentType.uint32)
 
 _USES = {Kind.a: "MatrixA", Kind.b: "MatrixB", Kind.c: "MatrixAccumulator"}
 _ALIASES = {Kind.a: "MA", Kind.b: "MB", Kind.c: "MC"}
 
 
 def scalar(component: ComponentType) -> str:
-    try:
-        return SCALARS[component]
-    except KeyError:
+    if component not in SCALARS:
         raise ValueError(f"no Slang scalar for a kernel of {component.name} components -> kernels hold "
-                         f"{', '.join(t.name for t in SCALARS)}") from None
+                         f"{', '.join(t.name for t in SCALARS)}")
+    return component.slang
 
 
 def matrix(m: MatrixType, kind: Kind) -> str:

@@ -1,8 +1,9 @@
 """Component types, matrix uses and scopes (SPV_KHR_cooperative_matrix vocabulary).
 
 Each :class:`ComponentType` carries everything the pipeline needs to speak
-about it: its ``VkComponentTypeKHR`` value (device profiles), its GLSL type
-name (templates) and its numpy dtype (oracle and buffers).
+about it: its ``VkComponentTypeKHR`` value (device profiles), its GLSL and
+Slang type names (templates; Slang: the ``slang`` compiler route) and its numpy
+dtype (oracle and buffers).
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ class ComponentType(enum.Enum):
         return self.value.glsl
 
     @property
+    def slang(self) -> str:
+        """The type's name in Slang (its standard library's scalar types)."""
+        return _SLANG[self]
+
+    @property
     def dtype(self) -> np.dtype:
         return self.value.dtype
 
@@ -67,6 +73,9 @@ class ComponentType(enum.Enum):
 
 
 _BY_VK = {t.vk: t for t in ComponentType}
+_SLANG = {ComponentType.float16: "half", ComponentType.float32: "float", ComponentType.sint8: "int8_t",
+          ComponentType.sint32: "int", ComponentType.uint8: "uint8_t", ComponentType.uint32: "uint",
+          ComponentType.bfloat16: "BFloat16"}
 #: each component type's unsigned integer dtype of the same width, built once (asked per value conversion)
 _BITS_DTYPE = {t: np.dtype(f"uint{8 * t.size}") for t in ComponentType}
 
@@ -77,6 +86,11 @@ class MatrixUse(enum.Enum):
     A = "gl_MatrixUseA"
     B = "gl_MatrixUseB"
     Accumulator = "gl_MatrixUseAccumulator"
+
+    @property
+    def slang(self) -> str:
+        """The Use in Slang (``linalg.CoopMatMatrixUse``)."""
+        return f"CoopMatMatrixUse::Matrix{self.name}"
 
 
 class Scope(enum.Enum):
@@ -109,6 +123,12 @@ class MatrixType:
     def glsl(self) -> str:
         return (f"coopmat<{self.component.glsl}, {self.scope.glsl}, "
                 f"{self.rows}, {self.cols}, {self.use.value}>")
+
+    @property
+    def slang(self) -> str:
+        """The type in Slang: ``CoopMat<half, MemoryScope.Subgroup, 16, 16, CoopMatMatrixUse::MatrixA>``."""
+        return (f"CoopMat<{self.component.slang}, MemoryScope.{self.scope.name}, {self.rows}, {self.cols}, "
+                f"{self.use.slang}>")
 
     @property
     def elements(self) -> int:
@@ -167,6 +187,12 @@ class CoopVecType(enum.Enum):
         """The GLSL scalar type of a vector of this component type ('' if none)."""
         return self.value[2]
 
+    @property
+    def slang(self) -> str:
+        """The Slang scalar type of a vector of this component type (a packed interpretation's: its
+        uint32 words; the 8-bit floats: Slang's ``FloatE4M3``/``FloatE5M2``)."""
+        return _COOPVEC_SLANG.get(self, "uint")
+
     def __init__(self, vk: int, spirv: str, glsl: str, dtype: str) -> None:
         # the numpy dtype built once per member: the oracle asks for it per node per case
         self._dtype = np.dtype(getattr(ml_dtypes, dtype)) if dtype.startswith("float8") else np.dtype(dtype)
@@ -204,6 +230,9 @@ class CoopVecType(enum.Enum):
 _COOPVEC_FLOATS = (CoopVecType.float16, CoopVecType.float32, CoopVecType.floate4m3, CoopVecType.floate5m2)
 _COOPVEC_PACKED = (CoopVecType.sint8packed, CoopVecType.uint8packed)
 _COOPVEC_SIGNED = (CoopVecType.sint8, CoopVecType.sint32, CoopVecType.sint8packed)
+_COOPVEC_SLANG = {CoopVecType.float16: "half", CoopVecType.float32: "float", CoopVecType.sint8: "int8_t",
+                  CoopVecType.sint32: "int", CoopVecType.uint8: "uint8_t", CoopVecType.floate4m3: "FloatE4M3",
+                  CoopVecType.floate5m2: "FloatE5M2"}
 
 
 def coopvec_combination_feature(inputType: int, inputInterpretation: int, matrixInterpretation: int,

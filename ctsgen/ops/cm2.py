@@ -17,6 +17,7 @@ from typing import Any
 
 from ctsgen.device.profile import DeviceProfile, Requirements, default_profile
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.toolchain.routes import RouteRefusedError
 
 #: Flexible dimensions are drawn as granule x 1..MAX_GRANULES per direction.
 MAX_GRANULES = 3
@@ -168,6 +169,25 @@ def check_subgroups(subgroups: int, mt: MatrixType) -> str | None:
     if mt.workgroup_size % subgroups:
         return f"a workgroup of {mt.workgroup_size} invocations is not {subgroups} equal subgroups"
     return None
+
+
+#: The alignment this Slang build gives every ``CoopMat.Load``/``Store`` of a buffer (``Aligned 16``;
+#: docs/spec-decisions.md "compiler-routes").
+SLANG_ALIGN_BYTES = 16
+
+
+def check_slang_tiles(subgroups: int, *matrices: MatrixType) -> None:
+    """Refuse in one line (:class:`RouteRefusedError`) a Slang source whose tile loads or stores would
+    break Slang's ``Aligned 16``: tile i of a buffer starts i tiles after the case's data (which the
+    batch starts on a 16-byte boundary), so with several subgroups a tile's bytes must be a multiple
+    of 16."""
+    for m in matrices:
+        size = m.elements * m.component.size
+        if subgroups > 1 and size % SLANG_ALIGN_BYTES:
+            raise RouteRefusedError(f"Slang marks every cooperative matrix load and store Aligned "
+                                    f"{SLANG_ALIGN_BYTES}, and a {m.label} tile of {size} bytes puts the "
+                                    f"second subgroup's off that boundary -> use another --route for this "
+                                    "variant")
 
 
 def subgroups_label(subgroups: int) -> str:

@@ -82,16 +82,25 @@ class LayoutVariant:
         """The shader; with ``baked`` (a whole parameter record) a one-case repro
         that reads its parameters from constants instead of binding 0."""
         m = self.matrix
-        return render(SHARED_DIR, "tensor_layout.comp.j2", v=self, m=m,
-                      baked=None if baked is None else [int(w) for w in baked],
-                      T=m.component.glsl, component=m.component.name,
-                      bfloat16=m.component is ComponentType.bfloat16,
-                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,
-                      W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL,
-                             BLOCK_SIZE=W_BLOCK_SIZE, DIMENSION=W_DIMENSION, STRIDE=W_STRIDE,
-                             OFFSET=W_OFFSET, SPAN=W_SPAN),
-                      F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
-                             SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
+        return render(SHARED_DIR, "tensor_layout.comp.j2", T=m.component.glsl,
+                      bfloat16=m.component is ComponentType.bfloat16, **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): ``TensorLayout``'s BlockSize, Dimension, Stride,
+        Slice and ClampValue, ``CoopMat.Load``/``Store`` of a tensor layout (docs/spec-decisions.md
+        "compiler-routes")."""
+        sliced = [w for i in range(self.Dim) for w in (W_OFFSET + i, W_SPAN + i)]  # Slice's operands, in order
+        return render(SHARED_DIR, "tensor_layout.slang.j2", T=self.matrix.component.slang, sliced=sliced,
+                      **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        m = self.matrix
+        return dict(v=self, m=m, baked=None if baked is None else [int(w) for w in baked],
+                    component=m.component.name, words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,
+                    W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL, BLOCK_SIZE=W_BLOCK_SIZE,
+                           DIMENSION=W_DIMENSION, STRIDE=W_STRIDE, OFFSET=W_OFFSET, SPAN=W_SPAN),
+                    F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
+                           SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
 
     def to_json(self) -> dict[str, Any]:
         return {"operation": self.operation.value, "Dim": self.Dim, "clampMode": self.clampMode.name,

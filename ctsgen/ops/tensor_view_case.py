@@ -84,19 +84,29 @@ class ViewVariant:
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         m = self.matrix
-        return render(SHARED_DIR, "tensor_view.comp.j2", v=self, m=m,
-                      baked=None if baked is None else [int(w) for w in baked],
-                      T=m.component.glsl, component=m.component.name,
-                      bfloat16=m.component.name == "bfloat16",
-                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,
-                      W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL,
-                             BLOCK_SIZE=W_BLOCK_SIZE, DIMENSION=W_DIMENSION, STRIDE=W_STRIDE,
-                             OFFSET=W_OFFSET, SPAN=W_SPAN, VIEW_FLAGS=W_VIEW_FLAGS,
-                             VIEW_DIMENSION=W_VIEW_DIMENSION, VIEW_STRIDE=W_VIEW_STRIDE, CLIP=W_CLIP),
-                      F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
-                             SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE,
-                             VIEW_SET_DIMENSION=VIEW_SET_DIMENSION, VIEW_SET_STRIDE=VIEW_SET_STRIDE,
-                             VIEW_SET_CLIP=VIEW_SET_CLIP))
+        return render(SHARED_DIR, "tensor_view.comp.j2", T=m.component.glsl, bfloat16=m.component.name == "bfloat16",
+                      **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): ``TensorLayout`` and ``TensorView`` (``Dimension``,
+        ``Stride``, ``Clip``), the store through ``CoopMat.Store``, the load as the instruction with the
+        poisoned matrix as its Object (docs/spec-decisions.md "compiler-routes")."""
+        sliced = [w for i in range(self.Dim) for w in (W_OFFSET + i, W_SPAN + i)]  # Slice's operands, in order
+        return render(SHARED_DIR, "tensor_view.slang.j2", T=self.matrix.component.slang, sliced=sliced,
+                      **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        m = self.matrix
+        return dict(v=self, m=m, baked=None if baked is None else [int(w) for w in baked],
+                    component=m.component.name, words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,
+                    W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL,
+                           BLOCK_SIZE=W_BLOCK_SIZE, DIMENSION=W_DIMENSION, STRIDE=W_STRIDE,
+                           OFFSET=W_OFFSET, SPAN=W_SPAN, VIEW_FLAGS=W_VIEW_FLAGS,
+                           VIEW_DIMENSION=W_VIEW_DIMENSION, VIEW_STRIDE=W_VIEW_STRIDE, CLIP=W_CLIP),
+                    F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
+                           SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE,
+                           VIEW_SET_DIMENSION=VIEW_SET_DIMENSION, VIEW_SET_STRIDE=VIEW_SET_STRIDE,
+                           VIEW_SET_CLIP=VIEW_SET_CLIP))
 
     def to_json(self) -> dict[str, Any]:
         return {"operation": self.operation.value, "Dim": self.Dim, "clampMode": self.clampMode.name,

@@ -86,9 +86,9 @@ def test_a_kernel_compiles_along_slang_to_a_different_module_of_the_same_signatu
 
 
 def test_a_family_without_a_slang_source_is_refused_in_one_line() -> None:
-    fam = get_family("coopmat-khr")
+    fam = get_family("cm2-program")
     why = route_refusal(get_route("slang"), fam)
-    assert why is not None and "coopmat-khr gives none" in why
+    assert why is not None and "cm2-program gives none" in why
     v = next(iter(draw_examples(fam.variants(StrategyOptions(profile=None)), 1, 5)))
     with pytest.raises(RouteRefusedError) as info:
         compile_variant(v, fam.name, route="slang")
@@ -116,9 +116,9 @@ def test_a_coopmat_kernel_pack_along_slang_records_its_route_and_passes_on_the_r
 def test_generate_along_slang_refuses_a_family_without_a_source_in_one_line(tmp_path, capsys) -> None:
     from one_line_errors import fails_with
 
-    line = fails_with(capsys, ["generate", "--family", "coopmat-khr", "--route", "slang", "--count", "4",
+    line = fails_with(capsys, ["generate", "--family", "cm2-program", "--route", "slang", "--count", "4",
                                "--out", str(tmp_path / "p")])
-    assert "coopmat-khr gives none" in line
+    assert "cm2-program gives none" in line
 
 
 def test_a_toolchain_finding_along_slang_keeps_its_slang_source(tmp_path) -> None:

@@ -12,7 +12,7 @@ transposes (``coopMatTransposeNV``), and stores row-major to binding 2
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,12 +23,18 @@ from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2_convert import Kind, source_values
 from ctsgen.ops import cm2_convert as cm2_convert_ops
-from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+from ctsgen.ops.cm2 import (check_slang_tiles, check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
                             subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse
 from ctsgen.oracle.values import from_bits, sentinel_bits
 from ctsgen.templates import render
 from ctsgen.oracle.models import h100
+
+#: Slang 2026.12 aborts converting a matrix of an unsigned integer type to a signed one of another width
+#: (an internal error, "assert failure: slang-ir-util.cpp(2969): isSignedType(type)"; docs/repros/
+#: slang-unsigned-to-signed), so its source converts to the unsigned type of the result's width first:
+#: OpUConvert then OpBitcast, the instructions glslang emits for the one conversion.
+SLANG_VIA_UNSIGNED = {ComponentType.sint8: ComponentType.uint8, ComponentType.sint32: ComponentType.uint32}
 
 FAMILY_NAME = "cm2-convert"
 N_BUFFERS = 2
@@ -92,10 +98,23 @@ class ConvertVariant:
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         s, r = self.source, self.result
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, src=s, dst=r,
-                      bfloat16=ComponentType.bfloat16 in (s.component, r.component),
-                      tiles=tiles_extensions(self.subgroups),
-                      words=N_BUFFERS + FAMILY_WORDS, baked=None if baked is None else [int(w) for w in baked])
+        return render(Path(__file__).parent, "shader.comp.j2", bfloat16=ComponentType.bfloat16 in (s.component, r.component),
+                      tiles=tiles_extensions(self.subgroups), **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): the same bindings and tiles; the result type's
+        constructor, ``convertUse`` or ``Transpose`` (docs/spec-decisions.md "compiler-routes")."""
+        check_slang_tiles(self.subgroups, self.source, self.result)
+        return render(Path(__file__).parent, "shader.slang.j2", **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        s, r = self.source, self.result
+        via = None
+        if (self.kind is Kind.convert and not s.component.is_float and s.component.dtype.kind == "u"
+                and r.component in SLANG_VIA_UNSIGNED and s.component.size != r.component.size):
+            via = replace(r, component=SLANG_VIA_UNSIGNED[r.component])
+        return dict(v=self, src=s, dst=r, via=via, words=N_BUFFERS + FAMILY_WORDS,
+                    baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "source": self.source.to_json(), "result": self.result.to_json(),

@@ -21,7 +21,7 @@ from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops.cm2_elementwise import SMALL, Op, op_allows
 from ctsgen.ops import cm2_elementwise as cm2_elementwise_ops
-from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
+from ctsgen.ops.cm2 import (check_slang_tiles, check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
                             subgroups_label, tiles_extensions)
 from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, random_values, sentinel_bits, to_bits
@@ -63,11 +63,20 @@ class PerElementVariant:
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         m = self.matrix
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, m=m, T=m.component.glsl,
-                      component=m.component.name, bfloat16=m.component is ComponentType.bfloat16,
-                      tiles=tiles_extensions(self.subgroups),
-                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS, W=dict(S=W_S, R0=W_R0, C0=W_C0),
-                      baked=None if baked is None else [int(w) for w in baked])
+        return render(Path(__file__).parent, "shader.comp.j2", T=m.component.glsl,
+                      bfloat16=m.component is ComponentType.bfloat16, tiles=tiles_extensions(self.subgroups),
+                      **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): the same bindings, words and function,
+        as ``CoopMat.MapElement`` (docs/spec-decisions.md "compiler-routes")."""
+        check_slang_tiles(self.subgroups, self.matrix)
+        return render(Path(__file__).parent, "shader.slang.j2", T=self.matrix.component.slang, **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        return dict(v=self, m=self.matrix, component=self.matrix.component.name, words=N_BUFFERS + FAMILY_WORDS,
+                    H=N_BUFFERS, W=dict(S=W_S, R0=W_R0, C0=W_C0),
+                    baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         return {"op": self.op.value, "matrix": self.matrix.to_json(), **subgroups_json(self.subgroups)}

@@ -115,14 +115,24 @@ class GemmVariant:
         return requirements_for(feats, list(self.matrices()))
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
+        return render(Path(__file__).parent, "shader.comp.j2", TA=self.a_type.glsl, TC=self.c_type.glsl,
+                      bfloat16=self.a_type is ComponentType.bfloat16, **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): ``TensorLayout`` slices and ``CoopMat.Load``/
+        ``Store`` on the tensor route; on the khr route each load and store as the instruction itself
+        (``spirv_asm``: Slang's would be Aligned 16, which a drawn offset or stride need not meet),
+        docs/spec-decisions.md "compiler-routes"."""
+        return render(Path(__file__).parent, "shader.slang.j2", TA=self.a_type.slang, TC=self.c_type.slang,
+                      **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
         ma, mb, mc = self.matrices()
         khr_route = self.route is Route.khr
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, ma=ma, mb=mb, mc=mc,
-                      TA=self.a_type.glsl, TC=self.c_type.glsl, c_component=self.c_type.name,
-                      bfloat16=self.a_type is ComponentType.bfloat16, H=N_BUFFERS, khr_route=khr_route,
-                      W=dict(M=W_M, N=W_N, K=W_K, TY=W_TY, TX=W_TX, ALPHA=W_ALPHA, BETA=W_BETA, LD=W_STRIDES),
-                      words=N_BUFFERS + (KHR_WORDS if khr_route else FAMILY_WORDS),
-                      baked=None if baked is None else [int(w) for w in baked])
+        return dict(v=self, ma=ma, mb=mb, mc=mc, c_component=self.c_type.name, H=N_BUFFERS, khr_route=khr_route,
+                    W=dict(M=W_M, N=W_N, K=W_K, TY=W_TY, TX=W_TX, ALPHA=W_ALPHA, BETA=W_BETA, LD=W_STRIDES),
+                    words=N_BUFFERS + (KHR_WORDS if khr_route else FAMILY_WORDS),
+                    baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"aType": self.a_type.name, "cType": self.c_type.name, "scope": self.scope.name,

@@ -19,8 +19,8 @@ import numpy as np
 from ctsgen.core.shader import BufferSpec
 from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
-from ctsgen.ops.cm2 import (check_subgroups, requirements_for, subgroups_from_json, subgroups_json,
-                            subgroups_label, tiles_extensions)
+from ctsgen.ops.cm2 import (check_slang_tiles, check_subgroups, requirements_for, subgroups_from_json,
+                            subgroups_json, subgroups_label, tiles_extensions)
 from ctsgen.ops.cm2_reduce import Combine, ReduceMode, domain_size, result_shape, sum_is_meaningful
 from ctsgen.ops import cm2_reduce as cm2_reduce_ops
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
@@ -89,10 +89,20 @@ class ReduceVariant:
         return requirements_for(["cooperativeMatrixReductions"], [self.source, self.result])
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
-        c = self.source.component
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, src=self.source, dst=self.result,
-                      T=c.glsl, extensions=["GL_NV_cooperative_matrix2", *tiles_extensions(self.subgroups)], is_float=c.is_float, words=N_BUFFERS + FAMILY_WORDS,
-                      baked=None if baked is None else [int(w) for w in baked])
+        return render(Path(__file__).parent, "shader.comp.j2", T=self.source.component.glsl,
+                      extensions=["GL_NV_cooperative_matrix2", *tiles_extensions(self.subgroups)],
+                      **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): the same bindings and tiles, and
+        ``ReduceRow``/``ReduceColumn``/``ReduceRowAndColumn``/``Reduce2x2`` with the same CombineFunc
+        (docs/spec-decisions.md "compiler-routes")."""
+        check_slang_tiles(self.subgroups, self.source, self.result)
+        return render(Path(__file__).parent, "shader.slang.j2", T=self.source.component.slang, **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        return dict(v=self, src=self.source, dst=self.result, words=N_BUFFERS + FAMILY_WORDS,
+                    baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode.name, "combine": self.combine.value,

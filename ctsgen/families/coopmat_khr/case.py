@@ -51,6 +51,7 @@ from ctsgen.families.coopmat_khr.operation import FLOAT_OP, GLSL, INT_OP, Op, ch
 from ctsgen.ops.khr_muladd import expected_muladd
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
 from ctsgen.templates import render
+from ctsgen.families.coopmat_khr import slang
 
 FAMILY_NAME = "coopmat-khr"
 #: What every case needs: VK_KHR_cooperative_matrix and its cooperativeMatrix feature, nothing of cm2.
@@ -113,17 +114,30 @@ class KhrVariant:
         return 2 * len(self.layouts) + 1
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
-        n = len(self.layouts)
-        per = [1 if p is None else p.size // m.component.size for p, m in zip(self.pointees, self.matrices)]
-        glsl_types = [m.component.glsl if p is None else p.glsl for p, m in zip(self.pointees, self.matrices)]
-        bf16 = any(m.component is ComponentType.bfloat16 for m in self.matrices)
         res = self.result
+        glsl_types = [m.component.glsl if p is None else p.glsl for p, m in zip(self.pointees, self.matrices)]
         expr = (f"coopMatMulAdd(a, b, c{', gl_MatrixOperandsSaturatingAccumulation' if self.saturating else ''})"
                 if self.op is Op.muladd else f"{res.glsl}(a)" if self.op is Op.convert else GLSL[self.op])
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, n=n, per=per, types=glsl_types,
-                      names="abc", expr=expr, words=n + self.words, H=n, W_S=2 * n,
-                      extensions=["GL_EXT_bfloat16"] if bf16 else [],
-                      baked=None if baked is None else [int(w) for w in baked])
+        return render(Path(__file__).parent, "shader.comp.j2", types=glsl_types, expr=expr,
+                      extensions=["GL_EXT_bfloat16"] if any(m.component is ComponentType.bfloat16
+                                                            for m in self.matrices) else [],
+                      **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): the same bindings, words and operation; each
+        load and the store as the instruction itself, since Slang's ``CoopMat.Load``/``Store`` claim
+        ``Aligned 16`` and a drawn offset need not meet it (docs/spec-decisions.md "compiler-routes")."""
+        res = self.result
+        types = [slang.pointee(p or Pointee.of(m.component)) for p, m in zip(self.pointees, self.matrices)]
+        return render(Path(__file__).parent, "shader.slang.j2", types=types,
+                      expr=slang.expression(self.op, self.operands[0], res, self.saturating),
+                      element=slang.element, **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        n = len(self.layouts)
+        per = [1 if p is None else p.size // m.component.size for p, m in zip(self.pointees, self.matrices)]
+        return dict(v=self, n=n, per=per, names="abc", words=n + self.words, H=n, W_S=2 * n,
+                    baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.op.value, "operands": [m.to_json() for m in self.operands],

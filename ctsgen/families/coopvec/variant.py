@@ -25,6 +25,12 @@ from ctsgen.model.types import CoopVecType, coopvec_combination_feature
 from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec"
+
+
+def slang_interpretation(t: CoopVecType) -> str:
+    """A component type or interpretation as Slang's ``CoopVecComponentType`` (``SignedInt8Packed``)."""
+    return f"CoopVecComponentType::{t.value[1].removesuffix('NV')}"
+
 W_MATRIX_OFFSET, W_STRIDE, W_BIAS_OFFSET = 0, 1, 2
 FAMILY_WORDS = 3
 VALUE_KINDS = ("random", "edges", "grid", "special")  # how a case's data are drawn (CoopVecCase.values)
@@ -91,13 +97,25 @@ class CoopVecVariant(CoopVecSignature):
         return {}
 
     def glsl(self, baked: Sequence[int] | None = None) -> str:
+        return render(Path(__file__).parent, "shader.comp.j2",
+                      layout_enum=f"gl_CooperativeVectorMatrixLayout{self.layout.name}NV", **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): ``coopVecMatMul(Add)Packed`` for an optimal
+        layout, ``coopVecOuterProductAccumulate``, ``coopVecReduceSumAccumulate``; a RowMajor or
+        ColumnMajor matrix's instruction in ``spirv_asm``, as Slang's function takes MatrixStride as a
+        compile-time constant (docs/spec-decisions.md "compiler-routes")."""
+        flags = [f for f, signed in (("MatrixBSignedComponentsKHR", self.inputType.is_signed),
+                                      ("MatrixResultSignedComponentsKHR", self.resultType.is_signed)) if signed]
+        return render(Path(__file__).parent, "shader.slang.j2", interp=slang_interpretation,
+                      signedness=" " + "|".join(flags) if flags else "", **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
         n = len(self.buffers())
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, H=n, words=n + FAMILY_WORDS,
-                      baked=None if baked is None else [int(w) for w in baked],
-                      W=dict(MOFF=W_MATRIX_OFFSET, STRIDE=W_STRIDE, BOFF=W_BIAS_OFFSET),
-                      layout_enum=f"gl_CooperativeVectorMatrixLayout{self.layout.name}NV",
-                      in_es=self.inputType.dtype.itemsize,
-                      res_es=(self.resultType if self.op in MATMUL_OPS else F16).dtype.itemsize)
+        return dict(v=self, H=n, words=n + FAMILY_WORDS, baked=None if baked is None else [int(w) for w in baked],
+                    W=dict(MOFF=W_MATRIX_OFFSET, STRIDE=W_STRIDE, BOFF=W_BIAS_OFFSET),
+                    in_es=self.inputType.dtype.itemsize,
+                    res_es=(self.resultType if self.op in MATMUL_OPS else F16).dtype.itemsize)
 
     def to_json(self) -> dict[str, Any]:
         return {"op": self.op.value, "inputType": self.inputType.name, "inputInterpretation": self.inputInterpretation.name,

@@ -44,6 +44,7 @@ from ctsgen.ops.coopvec_elementwise_ops import (
 )
 from ctsgen.model.types import CoopVecType, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits
+from ctsgen.families.coopvec_elementwise import slang
 from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec-elementwise"
@@ -130,14 +131,24 @@ class ElementwiseVariant:
     def glsl(self, baked: Sequence[int] | None = None) -> str:
         t, r = self.componentType, self.resultType
         ext = EXT_INST.get(self.op)
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, T=t.glsl, R=r.glsl, component=t.name,
-                      instruction=instruction(self.op, t, r), ext_inst=ext,
-                      intrinsics=self.ieee or ext is not None, operands=OPERAND_NAMES[:self.arity],
-                      expression=OPS[self.op].glsl.format(R=r.glsl, N=self.N), LOCAL=LOCAL,
-                      in_es=t.dtype.itemsize, out_es=r.dtype.itemsize, H=N_BUFFERS,
-                      W=dict(LOAD=W_LOAD, STORE=W_STORE, SCALAR=W_SCALAR), words=N_BUFFERS + FAMILY_WORDS,
-                      baked=None if baked is None else [int(w) for w in baked],
-                      FZ=SIGNED_ZERO_INF_NAN_PRESERVE, RTE=ROUNDING_MODE_RTE)
+        return render(Path(__file__).parent, "shader.comp.j2", T=t.glsl, R=r.glsl, ext_inst=ext,
+                      intrinsics=self.ieee or ext is not None,
+                      expression=OPS[self.op].glsl.format(R=r.glsl, N=self.N),
+                      FZ=SIGNED_ZERO_INF_NAN_PRESERVE, RTE=ROUNDING_MODE_RTE, **self._context(baked))
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route): the same bindings, words and instruction
+        (slang.py), the execution modes of an ieee variant in a ``spirv_asm`` block."""
+        t, r = self.componentType, self.resultType
+        return render(Path(__file__).parent, "shader.slang.j2", T=t.slang, R=r.slang,
+                      expression=slang.expression(self.op, t, r, self.N), **self._context(baked))
+
+    def _context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        t, r = self.componentType, self.resultType
+        return dict(v=self, component=t.name, instruction=instruction(self.op, t, r),
+                    operands=OPERAND_NAMES[:self.arity], LOCAL=LOCAL, in_es=t.dtype.itemsize,
+                    out_es=r.dtype.itemsize, H=N_BUFFERS, W=dict(LOAD=W_LOAD, STORE=W_STORE, SCALAR=W_SCALAR),
+                    words=N_BUFFERS + FAMILY_WORDS, baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:
         return {"op": self.op.value, "componentType": self.componentType.name,
