@@ -47,6 +47,16 @@ def test_a_failure_no_documented_deviation_explains_is_named_by_none() -> None:
     assert deviation_explaining(ReferenceBackend(), case, passing) is None
 
 
+def test_a_failure_that_passes_when_run_again_alone_is_explained_by_none() -> None:
+    """A case that failed in its batch and passes alone (lavapipe, a coopmat-kernel case with no reduction,
+    docs/validation.md "Every route on lavapipe") was named "explained by lavapipe-reduce-tiles": every
+    deviation whose oracle leaves the case unchanged passed the correct outputs."""
+    case = _case(ReduceMode.Column)
+    failed_in_its_batch = observe(MutantBackend("reduce-column-reads-transposed"), case)[0]
+    assert failed_in_its_batch.status.value == "Fail"
+    assert deviation_explaining(ReferenceBackend(), case, failed_in_its_batch) is None
+
+
 @pytest.mark.slow
 def test_fuzz_prints_the_deviation_beside_the_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["fuzz", "--backend", "mutant:lavapipe-reduce-tiles", "--family", "cm2-reduce", "--max-examples",

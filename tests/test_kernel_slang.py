@@ -10,18 +10,20 @@ from pathlib import Path
 
 import pytest
 
+from ctsgen.core.shader import ShaderVariant
 from ctsgen.device.profile import load_profile
 from ctsgen.kernel import glsl as kernel_glsl
 from ctsgen.kernel import ir
 from ctsgen.kernel import slang as kernel_slang
 from ctsgen.kernel.ir import Kernel, Kind, Ref
 from ctsgen.model.types import ComponentType, MatrixType, MatrixUse, Scope
+from ctsgen.mutants.deviations import reaching
 from ctsgen.ops.khr_addressing import Layout, Pointee
 from ctsgen.strategies import kernel as kernel_strategies
 from ctsgen.strategies.sampling import draw_examples
 from ctsgen.toolchain import compile_glsl, validate_spirv
 from ctsgen.toolchain.slang import compile_slang
-from ctsgen.toolchain.spirv_patch import instructions, to_words
+from ctsgen.toolchain.spirv_patch import instructions, muladd_accumulator_reused, to_words
 
 PROFILES = sorted((Path(__file__).resolve().parents[1] / "ctsgen" / "device" / "profiles").glob("*.txt"))
 F16, F32, U8, U32, S8, S32 = (ComponentType.float16, ComponentType.float32, ComponentType.uint8,
@@ -168,3 +170,22 @@ def test_struct_members_are_read_and_written_in_loops_calls_exchanges_and_probes
         assert "struct S0 {" in source and "S0 s0;" in source
     module(k)
     validate_spirv(compile_glsl(kernel_glsl.glsl(k)))
+
+
+# -- a deviation that shows in one shape of module -------------------------------------------------------
+def test_lavapipes_muladd_deviation_reaches_slangs_module_and_not_glslangs() -> None:
+    """lavapipe-muladd-accumulator changes the variable that held C: Slang's module reads C's SSA id
+    again after the MulAdd (the store of c1), glslang's loads c1 from its variable again, where lavapipe
+    gives C as it was (measured: docs/validation.md, "Every route on lavapipe"). So the deviation must
+    reach a kernel's Slang module and not its glslang module, and the hand-written repro module."""
+    k = kernel(prologue() + (MULADD,))
+    glslang_module = compile_glsl(kernel_glsl.glsl(k))
+    slang_module = compile_slang(kernel_slang.slang(k), f"{k.digest}.slang")
+    assert not muladd_accumulator_reused(glslang_module)
+    assert muladd_accumulator_reused(slang_module)
+    repro = Path(__file__).resolve().parents[1] / "docs" / "repros" / "lavapipe-muladd-accumulator" / "muladd.spv"
+    assert muladd_accumulator_reused(repro.read_bytes())
+    name = "lavapipe-muladd-accumulator"
+    def reaches(spirv: bytes) -> bool:
+        return reaching([name], ShaderVariant("k", spirv, 32, ())) == (name,)
+    assert reaches(slang_module) and not reaches(glslang_module)

@@ -36,6 +36,11 @@ class Mutant:
     default strides, which differ from the spec's only where a blockSize is not 1, and only
     OpTensorLayoutSetBlockSizeNV sets one (OpCreateTensorLayoutNV initialises each to one).
 
+    ``shows_in`` (optional) is a further condition on a module's SPIR-V bytes, for a deviation that
+    shows only in some shapes of module: lavapipe's MulAdd changes the variable that held C, which a
+    module sees only where it reads C's SSA value again after the MulAdd (Slang's, spirv-opt's), never
+    where it loads C from its variable again (glslang's; docs/repros/lavapipe-muladd-accumulator).
+
     ``kill_budget`` bounds the fuzz examples within which the suite must find the mutant
     (tests/test_mutants_families.py): 10 x the mean examples-to-kill over seeds 0-3, rounded up
     to 50, at least 150, as bench/mutant_kill_budgets.py prints it (docs/validation.md, "Mutant
@@ -49,6 +54,7 @@ class Mutant:
     killed_by: str = ""
     instructions: tuple[str, ...] = ()
     kill_budget: int = 150
+    shows_in: Callable[[bytes], bool] | None = None
 
     @contextmanager
     def applied(self) -> Iterator[None]:

@@ -113,16 +113,21 @@ def run_with_mutant(case: Case, mutant: Mutant | None) -> CaseResult:
 
 
 def explains(mutant: Mutant, case: Case, outputs: list[np.ndarray]) -> bool:
-    """Whether ``outputs`` (what a device gave for ``case``) pass the judge against the case's
-    oracle with ``mutant`` applied: the verdict ``--expect-deviation NAME`` would give them."""
+    """Whether ``outputs`` (what a device gave for ``case``) fail the spec's judge and pass the judge
+    against the case's oracle with ``mutant`` applied: the verdict ``--expect-deviation NAME`` would
+    give them. Outputs the spec's judge passes need no explanation (a failure that does not recur when
+    its case runs alone is explained by no deviation, whichever its oracle leaves unchanged)."""
+    names = [b.name for b in case.variant().buffers()]
     try:
         spec = case.data()
+        if not judged(drawn(case, spec), names, outputs).status.is_failure:
+            return False
         data = expected_under(get_family(case.family), case, spec, [mutant.name])
     except Exception:  # noqa: BLE001 - a mutant may make another family's oracle raise: no explanation
         return False
     if all(e is None for e in data.expected) and any(e is not None for e in spec.expected):
         return _gives(mutant, case, spec, outputs)
-    return not judged(drawn(case, data), [b.name for b in case.variant().buffers()], outputs).status.is_failure
+    return not judged(drawn(case, data), names, outputs).status.is_failure
 
 
 def _gives(mutant: Mutant, case: Case, spec: CaseData, outputs: list[np.ndarray]) -> bool:

@@ -111,12 +111,19 @@ def reaching(deviations: Sequence[str], variant: ShaderVariant) -> tuple[str, ..
     if not variant.spirv:
         return tuple(deviations)
     present = _opcodes(variant.spirv)
-    return tuple(d for d in deviations if all(OPCODES[i] in present for i in get_mutant(d).instructions))
+    return tuple(d for d in deviations if all(OPCODES[i] in present for i in get_mutant(d).instructions)
+                 and _shows_in(get_mutant(d).shows_in, variant.spirv))
 
 
 @functools.lru_cache(maxsize=256)
 def _opcodes(spirv: bytes) -> frozenset[int]:
     return opcodes(spirv)
+
+
+@functools.lru_cache(maxsize=256)
+def _shows_in(condition: Callable[[bytes], bool] | None, spirv: bytes) -> bool:
+    """``Mutant.shows_in`` of a module, once a module (None: every module)."""
+    return condition is None or condition(spirv)
 
 
 def expected_under(family: Family, case: Case, data: CaseData, deviations: Sequence[str]) -> CaseData:

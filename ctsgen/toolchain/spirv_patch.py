@@ -84,6 +84,29 @@ def opcodes(spirv: bytes) -> frozenset[int]:
     return frozenset(opcode for _, opcode, _ in instructions(to_words(spirv)))
 
 
+#: SPV_KHR_cooperative_matrix: OpCooperativeMatrixMulAddKHR; SPIR-V 1.6, 3.52: OpFunctionEnd, OpLine, OpName.
+OP_MULADD_KHR, OP_FUNCTION_END, OP_NAME, OP_LINE = 4459, 56, 5, 8
+
+
+def muladd_accumulator_reused(spirv: bytes) -> bool:
+    """Whether some OpCooperativeMatrixMulAddKHR's C operand (its fifth operand word: Result Type,
+    Result, A, B, C) is an operand again of a later instruction of the same function: the module reads
+    the value C had after the MulAdd from the SSA id itself (Slang's modules, spirv-opt's), where
+    glslang at optimization level 0 loads it from its variable again. Literal operands are words too,
+    so a literal equal to C's id counts as a use (over-approximation, never a missed one)."""
+    live: set[int] = set()
+    for _, opcode, operands in instructions(to_words(spirv)):
+        if opcode == OP_FUNCTION_END:
+            live.clear()
+        elif opcode in (OP_NAME, OP_LINE):
+            continue
+        elif live.intersection(operands):
+            return True
+        if opcode == OP_MULADD_KHR:
+            live.add(operands[4])
+    return False
+
+
 def encode_instruction(opcode: int, operands: list[int]) -> list[int]:
     return [(len(operands) + 1) << 16 | opcode, *operands]
 

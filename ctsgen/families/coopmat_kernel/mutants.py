@@ -3,11 +3,13 @@ them), the way a driver's lowering of that construct goes wrong. Each names the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ctsgen.core.mutant import Mutant
+from ctsgen.toolchain.spirv_patch import muladd_accumulator_reused
 
 EVAL = "ctsgen.kernel.evaluate"
 FAMILY = "coopmat-kernel"
@@ -104,8 +106,9 @@ MUTANTS = [
        _array_neighbour_alias, "a store to r0[0] of an array of 2", 200),
     _m("kernel-inout-not-written-back", "an inout or out matrix parameter is never written back",
        _inout_not_written_back, "a call of a function with an out parameter", 350),
-    _m("lavapipe-muladd-accumulator", "a MulAdd with K past 8 adds all its K granules but the last into its C operand",
-       _muladd_clobbers_accumulator, "a MulAdd with K = 16 whose C is stored after it", 400),
+    replace(_m("lavapipe-muladd-accumulator", "a MulAdd with K past 8 adds all its K granules but the last into its C "
+               "operand", _muladd_clobbers_accumulator, "a MulAdd with K = 16 whose C is stored after it", 400),
+            shows_in=muladd_accumulator_reused),
     _m("kernel-element-mapping-differs", "element access maps two matrices of one type differently",
        _element_mapping_differs, "an element-wise loop over two different matrices", 350),
 ]
