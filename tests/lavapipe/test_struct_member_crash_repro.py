@@ -83,3 +83,10 @@ def test_the_runner_prints_its_log_the_struct_modules_crash_and_the_controls_pas
         else:
             assert outcome.endswith(": pass"), (name, ran.stdout)  # the controls copy the matrix
     assert ran.returncode == 1 and ran.stdout == _logged_output(), ran.stdout + ran.stderr
+    # a file that is not SPIR-V (empty, or junk that once crashed lavapipe) is a usage error, never a crash
+    (tmp_path / "empty.spv").write_bytes(b"")
+    (tmp_path / "junk.spv").write_bytes(bytes(range(7, 107)))
+    for name in ("empty.spv", "junk.spv"):
+        bad = subprocess.run([lavapipe.launcher, str(tmp_path / "run"), name], cwd=tmp_path, env=lavapipe.env,
+                             capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+        assert bad.returncode == 2 and "not a SPIR-V module" in bad.stdout, bad.stdout + bad.stderr

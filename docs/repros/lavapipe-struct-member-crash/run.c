@@ -7,7 +7,8 @@
  * and binding 1 starts as its complement (every byte differs), so the child counts the leading bytes
  * copied and checks that the rest of binding 1 is untouched. The parent prints, for each module,
  * "copied N bytes: pass", or what was wrong, or "crashed with signal S (name)" where the child died
- * of a signal; exit status 1 if any module did not pass, 0 if all did, 2 on a usage or Vulkan error.
+ * of a signal; exit status 1 if any module did not pass, 0 if all did, 2 on a usage or Vulkan error
+ * (a file that is not SPIR-V is one: it is checked before Vulkan sees it).
  *
  * It links no Vulkan library: it opens the loader (libvulkan.so.1) at run time, so it builds with any C
  * compiler and glibc, needing only Vulkan headers that know VK_NV_cooperative_matrix2 (1.3.301 or
@@ -57,6 +58,8 @@ static uint32_t *read_spirv(const char *path, size_t *size)
     uint32_t *code = malloc(*size ? *size : 1);
     if (fread(code, 1, *size, f) != *size) { perror(path); exit(2); }
     fclose(f);
+    if (*size == 0 || *size % 4 || code[0] != 0x07230203u) { /* vkCreateShaderModule's valid usage */
+        printf("  %s: not a SPIR-V module (no magic number, or not whole words)\n", path); exit(2); }
     return code;
 }
 
@@ -65,6 +68,8 @@ static unsigned char pattern(int i) { return (unsigned char)(i * 7 + 3); }
 /* The child: the whole Vulkan run of one module; exit 0 if the copy is right, 1 if not, 2 on an error. */
 static int run_module(const char *path)
 {
+    size_t size;
+    uint32_t *code = read_spirv(path, &size);
     void *loader = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!loader) { printf("  no Vulkan loader: %s\n", dlerror()); return 2; }
     PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
@@ -143,8 +148,6 @@ static int run_module(const char *path)
     unsigned char *in = mapped, *out = mapped + stride;
     for (int i = 0; i < BYTES; i++) { in[i] = pattern(i); out[i] = (unsigned char)~pattern(i); }
 
-    size_t size;
-    uint32_t *code = read_spirv(path, &size);
     VkShaderModuleCreateInfo smci = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size,
                                       .pCode = code };
     VkShaderModule module;
