@@ -9,6 +9,7 @@ Vulkan loader and driver), or, for the supervised backend, only the worker is
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,16 @@ def lavapipe(tmp_path_factory: pytest.TempPathFactory, spirv_cache_dir: Path) ->
                MESA_SHADER_CACHE_DIR=str(tmp_path_factory.mktemp("mesa-shader-cache")),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     return Lavapipe(launcher, env)
+
+
+@pytest.fixture(scope="session")
+def c_compiler() -> str:
+    """The C compiler (cc) that builds the standalone repros' runners (docs/repros/*/run.c): missing, a
+    failure where the env var CI is set (CI runs those repros, never skips them), else a skip."""
+    compiler = shutil.which("cc")
+    if compiler is None:
+        why = "no C compiler (cc) on PATH: the repros' runners need one -> install gcc (apt-get install gcc)"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    return compiler

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,14 +32,11 @@ ROW = re.compile(r"^\| (\d+)x(\d+)x(\d+) \| (\d+) \|(?: [0-9.]+ s \|)+ all (\d+)
 
 
 @pytest.mark.parametrize("zero_first", [False, True], ids=["first-dispatch", "zero-first"])
-def test_the_build_time_repros_runner_builds_and_prints_its_table(lavapipe: Lavapipe, tmp_path: Path,
-                                                                   zero_first: bool) -> None:
+def test_the_build_time_repros_runner_builds_and_prints_its_table(lavapipe: Lavapipe, c_compiler: str,
+                                                                   tmp_path: Path, zero_first: bool) -> None:
     """README.md's build line and a run at two small sizes: one row each, D all K, exit 0."""
-    compiler = shutil.which("cc")
-    if compiler is None:
-        pytest.skip("no C compiler (cc) on PATH: the runner's build line needs one")
     include = Path(lavapipe.launcher).resolve().parent / "usr" / "include"
-    built = subprocess.run([compiler, "-O2", "-Wall", "-Werror", "-I", str(include), "-o", str(tmp_path / "run"),
+    built = subprocess.run([c_compiler, "-O2", "-Wall", "-Werror", "-I", str(include), "-o", str(tmp_path / "run"),
                             str(REPRO / "run.c"), "-ldl"], capture_output=True, text=True, timeout=120, check=False)
     assert built.returncode == 0, built.stderr
     args = [lavapipe.launcher, str(tmp_path / "run"), *(["--zero-first"] if zero_first else []), "muladd.spv",
