@@ -16,6 +16,7 @@ import functools
 import pytest
 
 from ctsgen.fuzz.loop import Fuzzer, FuzzOptions
+from ctsgen.toolchain.routes import DEFAULT_ROUTE
 from ctsgen.mutants.backend import MutantBackend
 from ctsgen.mutants.catalogue import catalogue
 from ctsgen.backends.supervise import SupervisedBackend
@@ -56,9 +57,31 @@ def test_the_fuzzer_kills_the_mutant(name: str, session_spirv_cache: object) -> 
     backend = SupervisedBackend(functools.partial(MutantBackend, name), name=f"mutant:{name}")
     try:
         # finding it is what is measured here; tests/test_fuzz.py checks how far cases shrink
-        report = Fuzzer(backend, FuzzOptions(families=(m.family,), max_examples=budget,
-                                             database=None, shrink_time_s=0.5)).run()
+        report = Fuzzer(backend, FuzzOptions(families=(m.family,), max_examples=budget, database=None,
+                                             shrink_time_s=0.5, routes=(m.route or DEFAULT_ROUTE,))).run()
     finally:
         backend.close()
     assert report.case is not None, f"{name} ({m.family}) survived {budget} examples"
     assert report.case.family == m.family and report.result.status.value == "Fail"
+
+
+@pytest.mark.slow
+def test_a_deviation_that_shows_along_one_route_is_expected_along_that_route_only(session_spirv_cache: object) -> None:
+    """lavapipe-muladd-accumulator shows only in modules that read C's SSA id again (glslang-O1's), not
+    in glslang's: a device with it, fuzzed along both routes, gives route findings along glslang-O1, and
+    none once the deviation is expected, each route's cases judged by the deviations its own module can
+    show (a session along every route on lavapipe judged slang's and spirv-opt's cases by glslang's)."""
+    name = "lavapipe-muladd-accumulator"
+    found = []
+    for expected in ((), (name,)):
+        backend = SupervisedBackend(functools.partial(MutantBackend, name), name=f"mutant:{name}")
+        try:
+            report = Fuzzer(backend, FuzzOptions(families=("coopmat-kernel",), max_examples=150, database=None,
+                                                 shrink_time_s=0.5, seed=3, keep_going=True,
+                                                 routes=(DEFAULT_ROUTE, "glslang-O1"),
+                                                 expect_deviations=expected)).run()
+        finally:
+            backend.close()
+        assert report.case is None  # along glslang the device gives the spec's values
+        found.append({b.route for b in report.route_findings.buckets.values()})
+    assert found == [{"glslang-O1"}, set()]

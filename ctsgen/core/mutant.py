@@ -40,6 +40,8 @@ class Mutant:
     shows only in some shapes of module: lavapipe's MulAdd changes the variable that held C, which a
     module sees only where it reads C's SSA value again after the MulAdd (Slang's, spirv-opt's), never
     where it loads C from its variable again (glslang's; docs/repros/lavapipe-muladd-accumulator).
+    ``route`` then names a compiler route (ctsgen/toolchain/routes.py) whose modules show it, the one
+    tests/test_mutants_families.py fuzzes it along (None: the default route).
 
     ``kill_budget`` bounds the fuzz examples within which the suite must find the mutant
     (tests/test_mutants_families.py): 10 x the mean examples-to-kill over seeds 0-3, rounded up
@@ -55,6 +57,7 @@ class Mutant:
     instructions: tuple[str, ...] = ()
     kill_budget: int = 150
     shows_in: Callable[[bytes], bool] | None = None
+    route: str | None = None
 
     @contextmanager
     def applied(self) -> Iterator[None]:

@@ -324,7 +324,7 @@ class Fuzzer:
         built = built_s(times) - built
         self.report.route_cases[self.routes[0].name] += len(cases)
         for route in self.routes[1:]:
-            self._along(route, variant, cases, inputs, results)
+            self._along(route, variant, cases, (names, deviations, inputs), results)
         # while Hypothesis shrinks, only the cases it drew can fail: a bulk case's failure is not in
         # the choices it shrinks, so a "smaller" example failing in bulk would end it unshrunk
         bulk = batch_cases.replay if isinstance(batch_cases, DrawnBatch) and self._shrinking else None
@@ -349,15 +349,21 @@ class Fuzzer:
                 raise Reexpress(failure, replay)
             raise failure
 
-    def _along(self, route: Route, variant: Variant, cases: list[Case], inputs: list, baseline: list[CaseResult]
-               ) -> None:
+    def _along(self, route: Route, variant: Variant, cases: list[Case],
+               judged_as: tuple[list[str], tuple[str, ...], list], baseline: list[CaseResult]) -> None:
         """Run the batch again along ``route`` and bucket each case whose verdict's failing or not
         differs from the baseline route's (a route finding: both verdicts kept). At most
         :data:`ISOLATION_TRIES` disagreements of a batch are bucketed (each needs the case's
-        signature); every one is counted."""
+        signature); every one is counted. ``judged_as``: the cases' names, the expected deviations
+        that reached the baseline route's module and the inputs judged by them; a route whose module
+        an expected deviation reaches otherwise (``Mutant.shows_in``) has its cases judged again."""
         sv = self.shader(variant, cases[0].family, route)
         if sv is None or self.profile.unsupported_reason(sv.requirements) is not None:
             return
+        names, deviations, inputs = judged_as
+        here = reaching(self.options.expect_deviations, sv)
+        if here != deviations:
+            inputs = drawn_cases(cases, spec_and_under(get_family(cases[0].family), cases, here)[1], names)
         results = run_cases(self.backend, sv, inputs, self.options.run.timeout_for(len(cases)),
                             self.report.times).results
         self.report.route_cases[route.name] += len(cases)

@@ -23,7 +23,8 @@ The rules, each a function of this module, looked up here at call time, so a mut
 * :func:`shared_tile`: subgroup ``s`` loads the tile at its own offset ((s + rot) % S);
 * :func:`array_store`: a store to one array element changes that element alone;
 * :func:`writeback`: an ``inout`` or ``out`` parameter's final value is the caller's after the call;
-* :func:`accumulator_after`: a MulAdd leaves its C operand as it was;
+* ``khr_muladd.accumulator_after`` (ctsgen/ops/khr_muladd.py, shared with cm2-program): a MulAdd leaves its C
+  operand as it was;
 * :func:`zip_operand`: two matrices of one type share one element mapping
   (docs/spec-decisions.md "kernel-element-access").
 """
@@ -38,6 +39,7 @@ import numpy as np
 from ctsgen.kernel import ir
 from ctsgen.kernel.ir import Kernel, Kind, Ref
 from ctsgen.model.types import ComponentType, MatrixType
+from ctsgen.ops import khr_muladd
 from ctsgen.ops.khr_addressing import Layout
 
 #: Largest magnitude every float Accumulator type holds exactly as an integer (2^(significand + 1)).
@@ -88,12 +90,6 @@ def array_store(array: np.ndarray, k: np.ndarray, value: np.ndarray) -> np.ndarr
 def writeback(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     """The caller's argument after a call whose ``inout``/``out`` parameter ended as ``after``."""
     return after
-
-
-def accumulator_after(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """What the MulAdd's C operand holds after the instruction: C itself (a SPIR-V value is immutable;
-    OpCooperativeMatrixMulAddKHR defines only its Result)."""
-    return c
 
 
 def zip_operand(y: np.ndarray) -> np.ndarray:
@@ -190,7 +186,7 @@ class Evaluation:
         elif isinstance(s, ir.MulAdd):
             a, b, c = r(s.a), r(s.b), r(s.c)
             self.write(env, s.dst, self.wrap(a @ b + c), counters)
-            after = accumulator_after(a, b, c)
+            after = khr_muladd.accumulator_after(a, b, c)
             if after is not c and s.c != s.dst:
                 self.write(env, s.c, self.wrap(after), counters)
         elif isinstance(s, ir.Binary):

@@ -16,6 +16,7 @@ from ctsgen.core.shader import Dispatch
 from ctsgen.backends.reference import ReferenceBackend
 from ctsgen.device.profile import DeviceProfile
 from ctsgen.mutants.catalogue import get_mutant
+from ctsgen.mutants.deviations import reaching
 
 
 class MutantBackend(Backend):
@@ -36,6 +37,10 @@ class MutantBackend(Backend):
         return self._ref.profile()
 
     def run(self, dispatch: Dispatch, timeout_s: float) -> list[np.ndarray]:
+        """The mutant's semantics where the dispatch's module can show it (``Mutant.shows_in``), as the
+        driver it models gives them; the spec's elsewhere."""
+        if not reaching([self.mutant.name], dispatch.variant):
+            return self._ref.run(dispatch, timeout_s)
         with self.mutant.applied():
             return self._ref.run(dispatch, timeout_s)
 

@@ -45,6 +45,7 @@ from ctsgen.ops import cm2_convert as cm2_convert_ops
 from ctsgen.ops.cm2_elementwise import Op as ElementFn
 from ctsgen.ops import cm2_elementwise as cm2_elementwise_ops
 from ctsgen.ops import cm2_gemm as cm2_gemm_ops
+from ctsgen.ops import khr_muladd
 from ctsgen.families.cm2_program.program import (ARITH, LAYOUT_WORDS, VIEW_WORDS, W_C0, W_KHR_OFFSET, W_KHR_STRIDE,
                                                  W_R0, W_S, Op, Program, decode_variant, view_variant)
 from ctsgen.ops import khr_addressing as khr
@@ -174,10 +175,16 @@ def eval_perelement(run: Run, i: int) -> np.ndarray:
 
 
 def eval_muladd(run: Run, i: int) -> np.ndarray:
-    c = run.arg(i, 2)
+    """D = A x B + C; C's node keeps its value (``khr_muladd.accumulator_after``, where a documented
+    deviation changes it for the nodes that read C later)."""
+    a, b, c = run.arg(i, 0), run.arg(i, 1), run.arg(i, 2)
     everything = slice(None)
-    d, _ = cm2_gemm_ops.expected_tile(run.arg(i, 0), run.arg(i, 1), c, 1, 1, everything, everything, c,
-                                      run.program.nodes[i].type.component)
+    d, _ = cm2_gemm_ops.expected_tile(a, b, c, 1, 1, everything, everything, c, run.program.nodes[i].type.component)
+    wide = [x.astype(np.float64 if np.issubdtype(x.dtype, np.floating) or x.dtype.kind == "V" else np.int64)
+            for x in (a, b, c)]
+    after = khr_muladd.accumulator_after(*wide)
+    if after is not wide[2]:
+        run.values[run.program.nodes[i].args[2]] = after.astype(c.dtype)
     return d
 
 

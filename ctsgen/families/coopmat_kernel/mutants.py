@@ -71,13 +71,13 @@ def _element_mapping_differs() -> dict[str, Any]:
 
 
 def _muladd_clobbers_accumulator() -> dict[str, Any]:
-    """lavapipe (Mesa 26.2.6) along a route that reuses C's value after the MulAdd (slang): a MulAdd whose
+    """lavapipe (Mesa 26.2.6) in a module that reuses C's value after the MulAdd (slang, spirv-opt): a MulAdd whose
     K exceeds the 8-wide K granule accumulates every granule but the last into its C operand in place
     (src/compiler/nir/nir_lower_cooperative_matrix.c, split_cmat_muladd; docs/repros/lavapipe-muladd-accumulator)."""
     def accumulator_after(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         k = a.shape[-1] - LAVAPIPE_K_GRANULE
         return c if k <= 0 else c + a[..., :k] @ b[..., :k, :]
-    return {f"{EVAL}:accumulator_after": accumulator_after}
+    return {"ctsgen.ops.khr_muladd:accumulator_after": accumulator_after}
 
 
 #: lavapipe's K granule (its VK_KHR_cooperative_matrix and flexible-dimensions entries: 8x8x8).
@@ -108,7 +108,7 @@ MUTANTS = [
        _inout_not_written_back, "a call of a function with an out parameter", 350),
     replace(_m("lavapipe-muladd-accumulator", "a MulAdd with K past 8 adds all its K granules but the last into its C "
                "operand", _muladd_clobbers_accumulator, "a MulAdd with K = 16 whose C is stored after it", 400),
-            shows_in=muladd_accumulator_reused),
+            shows_in=muladd_accumulator_reused, route="glslang-O1"),
     _m("kernel-element-mapping-differs", "element access maps two matrices of one type differently",
        _element_mapping_differs, "an element-wise loop over two different matrices", 350),
 ]
