@@ -203,11 +203,11 @@ def test_hosts_sharing_a_redis_database_replay_each_others_findings_first(redis_
 def test_a_bucket_two_workers_find_is_announced_once(tmp_path: Path) -> None:
     """Each of the H100 campaign's 8 workers announced the SetDimension bucket as new: the
     announcement now comes from the worker that writes the bucket to the campaign directory."""
-    from ctsgen.backends.reference import ReferenceBackend
     from ctsgen.campaign.worker import Worker
     from ctsgen.families import get_family
     from ctsgen.core.family import StrategyOptions
     from ctsgen.fuzz.buckets import run_with_mutant
+    from ctsgen.mutants.backend import MutantBackend
     from ctsgen.mutants.catalogue import get_mutant
     from ctsgen.core.verdict import Status
     from ctsgen.strategies.sampling import draw_examples
@@ -218,7 +218,8 @@ def test_a_bucket_two_workers_find_is_announced_once(tmp_path: Path) -> None:
     failing = [(c, r) for c in draw_examples(get_family("tensor-layout").cases(StrategyOptions()), 300, 11)
                for r in [run_with_mutant(c, m)] if r.status is Status.Fail][:3]
     said: list[str] = []
-    workers = [Worker(cdir, i, ReferenceBackend(), say=said.append) for i in (0, 1)]
+    # the workers' device gives the mutant's outputs (a bucket is explained by the outputs its device gives)
+    workers = [Worker(cdir, i, MutantBackend(m.name), say=said.append) for i in (0, 1)]
     for case, result in failing:
         for w in workers:
             w.place(case, result)
