@@ -95,6 +95,14 @@ def test_a_family_without_a_slang_source_is_refused_in_one_line() -> None:
     assert "\n" not in str(info.value) and "-> use another --route" in str(info.value)
 
 
+def test_decode_vector_is_refused_though_its_variant_inherits_decodes_slang_source() -> None:
+    """decode-vector's variant subclasses decode's, which has a Slang source; its module is glslang's
+    rewritten, so the family declares none (``slang = None``) and is refused, not given decode's shader."""
+    assert route_refusal(get_route("slang"), get_family("decode")) is None
+    why = route_refusal(get_route("slang"), get_family("decode-vector"))
+    assert why is not None and "decode-vector gives none" in why
+
+
 def test_a_coopmat_kernel_pack_along_slang_records_its_route_and_passes_on_the_reference(tmp_path) -> None:
     import json
 
