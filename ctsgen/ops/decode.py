@@ -182,6 +182,23 @@ class Format:
             helpers, body = (re.sub(rf"\b{name}\(", f"{name}_{ref}(", x) for x in (helpers, body))
         return helpers.replace("BlockRef", ref), body.replace("BlockRef", ref)
 
+    @property
+    def slang_struct(self) -> str:
+        """The block's members in Slang (``half`` for ``float16_t``; the same offsets: every member's
+        alignment is its size, so std430 and Slang's pointer layout agree)."""
+        return _to_slang(self.struct)
+
+    def slang_for(self, ref: str) -> tuple[str, str]:
+        """:meth:`glsl_for` in Slang (the ``slang`` route): the block passed as a pointer (``ref* b``,
+        ``b->``), ``asfloat`` for ``uintBitsToFloat``, ``half`` for ``float16_t``; the rest is the
+        same C-like text in both languages."""
+        helpers, body = self.glsl_for(ref)
+        return tuple(_to_slang(re.sub(rf"\bconst in {ref} b\b", f"{ref}* b", x)) for x in (helpers, body))
+
+
+def _to_slang(glsl: str) -> str:
+    return re.sub(r"\bb\.", "b->", glsl).replace("uintBitsToFloat(", "asfloat(").replace("float16_t", "half")
+
 
 Q8_0 = Format("q8_0", 32, 34, "float16_t d; uint16_t qs[16];", 2, """
     uint byte = (uint(b.qs[e >> 1]) >> (8u * (e & 1u))) & 0xFFu;

@@ -60,8 +60,9 @@ Validation = Literal["required", "if-installed", "in-process", "no-module"]
 def route_refusal(route: Route, family: FamilySpec) -> str | None:
     """Why ``route`` cannot take ``family``'s modules, or None: its validator's (:meth:`Route.refuses`),
     or, along Slang, a family whose variants give no Slang source (the optional ``slang`` member of
-    core/family.py's Variant, read here and in :func:`source_of` only)."""
-    if route.producer == SLANG and not hasattr(family.variant_type, "slang"):
+    core/family.py's Variant, absent or None, read here and in :func:`source_of` only: decode-vector's
+    variant subclasses decode's and sets it to None)."""
+    if route.producer == SLANG and getattr(family.variant_type, "slang", None) is None:
         return (f"route {route.name} reads a family's Slang source, and {family.name} gives none "
                 "(docs/spec-decisions.md \"compiler-routes\")")
     return route.refuses((family.validator or SPIRV_VAL).name)

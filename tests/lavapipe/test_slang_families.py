@@ -1,8 +1,9 @@
 """The families with a Slang source beside their GLSL, along the slang route on lavapipe (conftest.py:
 how lavapipe is found): a small pack drawn for lavapipe's profile and compiled by Slang passes there,
 as the same pack along glslang does (docs/spec-decisions.md "compiler-routes"). cm2-reduce's Row and
-Column reductions fail on lavapipe along either route, and its pack is judged as test_vulkan_tier.py
-judges it: against lavapipe's shipped expectations, under the deviation that explains them."""
+Column reductions (and cm2-program's reduce nodes) fail on lavapipe along either route, and each pack is
+judged as test_vulkan_tier.py judges it: against lavapipe's shipped expectations, under the deviation
+that explains them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from lavapipe_support import DEVIATION, REPO, Lavapipe
 pytestmark = pytest.mark.slow
 
 PROFILE = REPO / "ctsgen" / "device" / "profiles" / "mesa-lavapipe-26.2.6.txt"
-FAMILIES = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "cm2-gemm", "coopmat-khr")
+FAMILIES = ("cm2-elementwise", "cm2-convert", "cm2-reduce", "cm2-gemm", "coopmat-khr", "cm2-program")
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -86,13 +86,20 @@ def test_a_kernel_compiles_along_slang_to_a_different_module_of_the_same_signatu
 
 
 def test_a_family_without_a_slang_source_is_refused_in_one_line() -> None:
-    fam = get_family("cm2-program")
+    fam = get_family("decode-vector")  # the one family Slang cannot express (docs/spec-decisions.md)
     why = route_refusal(get_route("slang"), fam)
-    assert why is not None and "cm2-program gives none" in why
+    assert why is not None and "decode-vector gives none" in why
     v = next(iter(draw_examples(fam.variants(StrategyOptions(profile=None)), 1, 5)))
     with pytest.raises(RouteRefusedError) as info:
         compile_variant(v, fam.name, route="slang")
     assert "\n" not in str(info.value) and "-> use another --route" in str(info.value)
+
+
+def test_decode_vector_is_refused_though_its_variant_inherits_decodes_slang_source() -> None:
+    """decode-vector's variant subclasses decode's, which has a Slang source; its module is glslang's
+    rewritten, so the family declares none (``slang = None``) and is refused, not given decode's shader."""
+    assert route_refusal(get_route("slang"), get_family("decode")) is None
+    assert get_family("decode-vector").variant_type.slang is None
 
 
 def test_a_coopmat_kernel_pack_along_slang_records_its_route_and_passes_on_the_reference(tmp_path) -> None:
@@ -116,9 +123,10 @@ def test_a_coopmat_kernel_pack_along_slang_records_its_route_and_passes_on_the_r
 def test_generate_along_slang_refuses_a_family_without_a_source_in_one_line(tmp_path, capsys) -> None:
     from one_line_errors import fails_with
 
-    line = fails_with(capsys, ["generate", "--family", "cm2-program", "--route", "slang", "--count", "4",
-                               "--out", str(tmp_path / "p")])
-    assert "cm2-program gives none" in line
+    # decode-vector: the one family without a Slang source; the reference profile, as no shipped device has it
+    line = fails_with(capsys, ["generate", "--family", "decode-vector", "--route", "slang", "--count", "4",
+                               "--profile", "reference", "--out", str(tmp_path / "p")])
+    assert "decode-vector gives none" in line
 
 
 def test_a_toolchain_finding_along_slang_keeps_its_slang_source(tmp_path) -> None:

@@ -43,7 +43,7 @@ are the exact domain's in both.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
@@ -69,7 +69,7 @@ from ctsgen.ops import tensor_layout as tl
 from ctsgen.ops.tensor_layout_case import LayoutVariant, TensorLayoutCase
 from ctsgen.ops.tensor_layout import Operation
 from ctsgen.model.tensor import ClampMode, TensorLayout
-from ctsgen.model.types import ComponentType
+from ctsgen.model.types import ComponentType, MatrixType
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
 from ctsgen.templates import render
 
@@ -98,6 +98,22 @@ _TL_WORDS = dict(FLAGS=tl.W_FLAGS, CLAMP_VALUE=tl.W_CLAMP_VALUE, BLOCK_SIZE=tl.W
 #: The tensor-view family's view words, which follow the layout's in a view load's or view store's words.
 _TV_WORDS = dict(FLAGS=tv.W_VIEW_FLAGS, DIMENSION=tv.W_VIEW_DIMENSION, STRIDE=tv.W_VIEW_STRIDE, CLIP=tv.W_CLIP,
                  F_DIMENSION=tv.VIEW_SET_DIMENSION, F_STRIDE=tv.VIEW_SET_STRIDE, F_CLIP=tv.VIEW_SET_CLIP)
+
+
+#: Slang 2026.12 aborts converting an unsigned integer matrix to a signed one of another width
+#: (docs/repros/slang-unsigned-to-signed): such a conversion goes through the result width's unsigned type.
+SLANG_VIA_UNSIGNED = {ComponentType.sint8: ComponentType.uint8, ComponentType.sint32: ComponentType.uint32}
+
+
+def slang_convert(s: MatrixType, r: MatrixType, value: str) -> str:
+    """The Slang expression converting ``value`` of type ``s`` to ``r`` (as cm2-convert's source: ``convertUse``
+    for a Use change alone, else the result type's constructor, through the unsigned type where needed)."""
+    if s.component is r.component and s.use is not r.use:
+        return f"{value}.convertUse<{r.use.slang}>()"
+    if (not s.component.is_float and s.component.dtype.kind == "u" and r.component in SLANG_VIA_UNSIGNED
+            and s.component.size != r.component.size):
+        return f"{r.slang}({replace(r, component=SLANG_VIA_UNSIGNED[r.component]).slang}({value}))"
+    return f"{r.slang}({value})"
 
 
 @dataclass(frozen=True)
@@ -145,6 +161,30 @@ class ProgramVariant:
                       comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
                       TL=_TL_WORDS, TV=_TV_WORDS, KHR=dict(STRIDE=W_KHR_STRIDE, OFFSET=W_KHR_OFFSET),
                       lines=p.lines(),
+                      formats=sorted({n.decoder for n in p.nodes if n.decoder}), FORMATS=FORMATS,
+                      baked=None if baked is None else [int(w) for w in baked])
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route, docs/spec-decisions.md "Which families Slang
+        expresses"): every load and store as the instruction itself (``spirv_asm``: no ``Aligned 16``, the
+        zero matrix as a tensor load's Object, a decode load naming its function), the layouts and views
+        as tensor-layout's and tensor-view's, the other nodes as cm2-elementwise's, cm2-reduce's and
+        cm2-convert's Slang sources write them."""
+        p = self.program
+        buffers = self.all_buffers()
+        H = len(buffers)
+        comps = sorted({n.type.component for n in p.nodes}, key=lambda c: c.name)
+
+        def sliced(n: Node) -> list[int]:  # Slice's operands, in order
+            return [w for k in range(n.Dim) for w in (_TL_WORDS["OFFSET"] + k, _TL_WORDS["SPAN"] + k)]
+
+        return render(Path(__file__).parent, "shader.slang.j2", v=self, nodes=list(enumerate(p.nodes)),
+                      bases=[H + b for b in p.word_bases], buffers=buffers, H=H,
+                      slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
+                      buffer_of={i: p.buffer_of(i) for i in p.memory_nodes()}, ARITH=ARITH,
+                      comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
+                      TL=_TL_WORDS, TV=_TV_WORDS, KHR=dict(STRIDE=W_KHR_STRIDE, OFFSET=W_KHR_OFFSET),
+                      lines=p.lines(), sliced=sliced, convert=slang_convert,
                       formats=sorted({n.decoder for n in p.nodes if n.decoder}), FORMATS=FORMATS,
                       baked=None if baked is None else [int(w) for w in baked])
 

@@ -44,7 +44,7 @@ from ctsgen.ops.coopvec_elementwise_ops import (
 )
 from ctsgen.model.types import CoopVecType, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits
-from ctsgen.families.coopvec_elementwise import slang
+from ctsgen.ops import coopvec_elementwise_slang as slang
 from ctsgen.templates import render
 
 FAMILY_NAME = "coopvec-elementwise"

@@ -38,12 +38,15 @@ from ctsgen.device.profile import Requirements
 from ctsgen.core.family import CaseData, CompareRule, case_name
 from ctsgen.ops import coopvec as matmul_oracle
 from ctsgen.ops import coopvec_elementwise as element_oracle
+from ctsgen.ops import coopvec_elementwise_slang as coopvec_slang
+from ctsgen.ops.coopvec_elementwise_ops import Op as ElementOp
 from ctsgen.families.coopvec_program.bounds import float_domain_rule, store_bound
 from ctsgen.families.coopvec_program.data import input_vectors, layer_values, place_bias, place_matrix
 from ctsgen.families.coopvec_program.oracle import (W_BOFF, W_MOFF, W_S, W_STRIDE, W_T, Run, eval_node,
                                                     evaluate)
 from ctsgen.ops.coopvec_matrix import MatrixLayout
-from ctsgen.families.coopvec_program.program import GRAD_INIT, LOCAL, MAX_TRIPS, Ctl, Op, Program, act_glsl
+from ctsgen.families.coopvec_program.program import (GRAD_INIT, LOCAL, MAX_TRIPS, Ctl, Layer, Node, Op, Program,
+                                                     act_glsl)
 from ctsgen.model.types import coopvec_combination_feature, coopvec_component_type_feature
 from ctsgen.oracle.values import from_bits, sentinel_bits, to_bits
 from ctsgen.templates import render
@@ -131,6 +134,42 @@ class ProgramVariant:
                       layer_of={i: j for j, i in enumerate(p.layer_nodes())}, act_glsl=act_glsl,
                       grad=p.gradient_nodes() if p.training else None, ctl=list(p.ctl_nodes),
                       W=dict(MOFF=W_MOFF, STRIDE=W_STRIDE, BOFF=W_BOFF, S=W_S, T=W_T),
+                      baked=None if baked is None else [int(w) for w in baked])
+
+    def slang(self, baked: Sequence[int] | None = None) -> str:
+        """The same shader in Slang (the ``slang`` route, docs/spec-decisions.md "Which families Slang
+        expresses"): ``CoopVec`` loads, stores, conversions and activations (ops/coopvec_elementwise_slang.py),
+        each MatMulAdd as the instruction itself in ``spirv_asm`` (its MatrixStride the run-time word, which
+        Slang's ``coopVecMatMulAdd`` takes as a compile-time constant), the training step through
+        ``coopVecOuterProductAccumulate`` / ``coopVecReduceSumAccumulate`` (byte-address buffers)."""
+        p = self.program
+        H = len(p.buffers())
+        byte_address = ("grad_optimal", "grad_bias")
+        slang_of = {"uint8": "uint8_t", "float16": "half", "uint32": "uint",
+                    p.input.component.dtype.name: p.input.component.slang}
+        slang_of[p.output.component.dtype.name] = p.output.component.slang
+
+        def signedness(L: Layer) -> str:
+            flags = [f for f, signed in (("MatrixBSignedComponentsKHR", L.inputType.is_signed),
+                                          ("MatrixResultSignedComponentsKHR", L.resultType.is_signed)) if signed]
+            return " " + "|".join(flags) if flags else ""
+
+        def act(n: Node) -> str:
+            return coopvec_slang.expression(n.fn, n.type.component, n.type.component, n.type.n)
+
+        def alt(n: Node) -> str:
+            return coopvec_slang.expression(n.alt, n.type.component, n.type.component, n.type.n)
+
+        def convert(src: Node, n: Node) -> str:
+            return coopvec_slang.expression(ElementOp.convert, src.type.component, n.type.component, n.type.n)
+
+        return render(Path(__file__).parent, "shader.slang.j2", v=self, nodes=list(enumerate(p.nodes)),
+                      lines=p.lines(), bases=[H + b for b in p.word_bases], H=H, words=H + p.words,
+                      buffers=[(name, None if name in byte_address else slang_of[dt]) for name, dt in p.buffers()],
+                      slot={name: k for k, (name, _) in enumerate(p.buffers())},
+                      layer_of={i: j for j, i in enumerate(p.layer_nodes())}, signedness=signedness, act=act,
+                      alt=alt, convert=convert, grad=p.gradient_nodes() if p.training else None,
+                      ctl=list(p.ctl_nodes), W=dict(MOFF=W_MOFF, STRIDE=W_STRIDE, BOFF=W_BOFF, S=W_S, T=W_T),
                       baked=None if baked is None else [int(w) for w in baked])
 
     def to_json(self) -> dict[str, Any]:

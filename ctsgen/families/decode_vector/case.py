@@ -50,6 +50,10 @@ class DecodeVectorVariant(DecodeVariant):
     """A decode variant whose load also names a DecodeVectorFunc returning V components."""
 
     V: int = 2
+    #: no Slang source: the module is glslang's rewritten (docs/spec-decisions.md "Which families Slang
+    #: expresses"), so the slang route refuses the family rather than compile decode's source without the
+    #: vector function
+    slang: ClassVar[None] = None
 
     def __post_init__(self) -> None:
         super().__post_init__()

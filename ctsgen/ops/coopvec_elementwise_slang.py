@@ -1,8 +1,9 @@
-"""coopvec-elementwise's instructions in Slang (the ``slang`` route, docs/spec-decisions.md
-"compiler-routes"): the operators and functions Slang's ``CoopVec`` has, each of which Slang 2026.12
-compiles to the one instruction glslang emits (measured: OpFAdd ... GLSL.std.450 Atan, OpSDiv /
-OpUDiv, SMin / UMin); the rest, which ``CoopVec`` lacks (the bit instructions, and NMin / NMax / NClamp,
-which GLSL lacks too), written as the instruction itself in a ``spirv_asm`` block."""
+"""The element-wise cooperative-vector instructions in Slang (the ``slang`` route, docs/spec-decisions.md
+"compiler-routes"; coopvec-elementwise's instructions, coopvec-program's activations and conversions):
+the operators and functions Slang's ``CoopVec`` has, each of which Slang 2026.12 compiles to the one
+instruction glslang emits (measured: OpFAdd ... GLSL.std.450 Atan, OpSDiv / OpUDiv, SMin / UMin); the
+rest, which ``CoopVec`` lacks (the bit instructions, and NMin / NMax / NClamp, which GLSL lacks too),
+written as the instruction itself in a ``spirv_asm`` block."""
 
 from __future__ import annotations
 
