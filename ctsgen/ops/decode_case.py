@@ -98,32 +98,27 @@ class DecodeVariant:
         feats = tuple(sorted(set(r.features) | {"cooperativeMatrixBlockLoads"}))
         return Requirements(r.extensions, feats, r.matrices)
 
+    def _template_context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        """What the GLSL and the Slang template both read: the variant, its words and flags."""
+        return dict(v=self, m=self.matrix, fmt=self.format, baked=None if baked is None else [int(w) for w in baked],
+                    component=self.matrix.component.name, words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS,
+                    BC_MUL=BC_MUL, CIB_MUL=CIB_MUL,
+                    W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL, BLOCK_SIZE=W_BLOCK_SIZE,
+                           DIMENSION=W_DIMENSION, STRIDE=W_STRIDE, OFFSET=W_OFFSET, SPAN=W_SPAN),
+                    F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
+                           SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
+
     def glsl(self, baked: Sequence[int] | None = None) -> str:
-        m = self.matrix
-        return render(SHARED_DIR, "decode.comp.j2", v=self, m=m, fmt=self.format,
-                      baked=None if baked is None else [int(w) for w in baked],
-                      T=m.component.glsl, component=m.component.name,
-                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS, BC_MUL=BC_MUL, CIB_MUL=CIB_MUL,
-                      W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL, BLOCK_SIZE=W_BLOCK_SIZE,
-                             DIMENSION=W_DIMENSION, STRIDE=W_STRIDE, OFFSET=W_OFFSET, SPAN=W_SPAN),
-                      F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
-                             SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
+        return render(SHARED_DIR, "decode.comp.j2", T=self.matrix.component.glsl, **self._template_context(baked))
 
     def slang(self, baked: Sequence[int] | None = None) -> str:
         """The same shader in Slang (the ``slang`` route, docs/spec-decisions.md "Which families Slang
         expresses"): the layout as tensor-layout's, ``CoopMat.Load`` of a tensor layout and a decode
         function (OpCooperativeMatrixLoadTensorNV, DecodeFunc), the format's body as
         :meth:`Format.slang_for` writes it."""
-        m = self.matrix
         sliced = [w for i in range(self.Dim) for w in (W_OFFSET + i, W_SPAN + i)]  # Slice's operands, in order
-        return render(SHARED_DIR, "decode.slang.j2", v=self, m=m, fmt=self.format, sliced=sliced,
-                      baked=None if baked is None else [int(w) for w in baked],
-                      T=m.component.slang, component=m.component.name,
-                      words=N_BUFFERS + FAMILY_WORDS, H=N_BUFFERS, BC_MUL=BC_MUL, CIB_MUL=CIB_MUL,
-                      W=dict(FLAGS=W_FLAGS, CLAMP_VALUE=W_CLAMP_VALUE, FILL=W_FILL, BLOCK_SIZE=W_BLOCK_SIZE,
-                             DIMENSION=W_DIMENSION, STRIDE=W_STRIDE, OFFSET=W_OFFSET, SPAN=W_SPAN),
-                      F=dict(SET_BLOCK_SIZE=FLAG_SET_BLOCK_SIZE, SET_STRIDE=FLAG_SET_STRIDE,
-                             SLICE=FLAG_SLICE, SET_CLAMP_VALUE=FLAG_SET_CLAMP_VALUE))
+        return render(SHARED_DIR, "decode.slang.j2", T=self.matrix.component.slang, sliced=sliced,
+                      **self._template_context(baked))
 
     def to_json(self) -> dict[str, Any]:
         return {"Dim": self.Dim, "clampMode": self.clampMode.name, "matrix": self.matrix.to_json(),

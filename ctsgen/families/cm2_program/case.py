@@ -149,20 +149,22 @@ class ProgramVariant:
         feats = [FLEXIBLE] + [f for n in self.program.nodes for f in _FEATURES.get(n.op, [])]
         return requirements_for(feats, [n.type for n in self.program.nodes])
 
-    def glsl(self, baked: Sequence[int] | None = None) -> str:
+    def _template_context(self, baked: Sequence[int] | None) -> dict[str, Any]:
+        """What the GLSL and the Slang template both read: the nodes, their buffers, words and slots."""
         p = self.program
         buffers = self.all_buffers()
         H = len(buffers)
-        comps = sorted({n.type.component for n in p.nodes}, key=lambda c: c.name)
-        return render(Path(__file__).parent, "shader.comp.j2", v=self, nodes=list(enumerate(p.nodes)),
-                      bases=[H + b for b in p.word_bases], buffers=buffers, H=H,
-                      slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
-                      buffer_of={i: p.buffer_of(i) for i in p.memory_nodes()}, ARITH=ARITH,
-                      comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
-                      TL=_TL_WORDS, TV=_TV_WORDS, KHR=dict(STRIDE=W_KHR_STRIDE, OFFSET=W_KHR_OFFSET),
-                      lines=p.lines(),
-                      formats=sorted({n.decoder for n in p.nodes if n.decoder}), FORMATS=FORMATS,
-                      baked=None if baked is None else [int(w) for w in baked])
+        return dict(v=self, nodes=list(enumerate(p.nodes)), bases=[H + b for b in p.word_bases], buffers=buffers,
+                    H=H, slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
+                    buffer_of={i: p.buffer_of(i) for i in p.memory_nodes()}, ARITH=ARITH,
+                    comps=sorted({n.type.component for n in p.nodes}, key=lambda c: c.name), words=H + p.words,
+                    W=dict(S=W_S, R0=W_R0, C0=W_C0), TL=_TL_WORDS, TV=_TV_WORDS,
+                    KHR=dict(STRIDE=W_KHR_STRIDE, OFFSET=W_KHR_OFFSET), lines=p.lines(),
+                    formats=sorted({n.decoder for n in p.nodes if n.decoder}), FORMATS=FORMATS,
+                    baked=None if baked is None else [int(w) for w in baked])
+
+    def glsl(self, baked: Sequence[int] | None = None) -> str:
+        return render(Path(__file__).parent, "shader.comp.j2", **self._template_context(baked))
 
     def slang(self, baked: Sequence[int] | None = None) -> str:
         """The same shader in Slang (the ``slang`` route, docs/spec-decisions.md "Which families Slang
@@ -170,23 +172,11 @@ class ProgramVariant:
         zero matrix as a tensor load's Object, a decode load naming its function), the layouts and views
         as tensor-layout's and tensor-view's, the other nodes as cm2-elementwise's, cm2-reduce's and
         cm2-convert's Slang sources write them."""
-        p = self.program
-        buffers = self.all_buffers()
-        H = len(buffers)
-        comps = sorted({n.type.component for n in p.nodes}, key=lambda c: c.name)
-
         def sliced(n: Node) -> list[int]:  # Slice's operands, in order
             return [w for k in range(n.Dim) for w in (_TL_WORDS["OFFSET"] + k, _TL_WORDS["SPAN"] + k)]
 
-        return render(Path(__file__).parent, "shader.slang.j2", v=self, nodes=list(enumerate(p.nodes)),
-                      bases=[H + b for b in p.word_bases], buffers=buffers, H=H,
-                      slots=p.debug_slots() if self.debug else {}, SIDE=SIDE,
-                      buffer_of={i: p.buffer_of(i) for i in p.memory_nodes()}, ARITH=ARITH,
-                      comps=comps, words=H + p.words, W=dict(S=W_S, R0=W_R0, C0=W_C0),
-                      TL=_TL_WORDS, TV=_TV_WORDS, KHR=dict(STRIDE=W_KHR_STRIDE, OFFSET=W_KHR_OFFSET),
-                      lines=p.lines(), sliced=sliced, convert=slang_convert,
-                      formats=sorted({n.decoder for n in p.nodes if n.decoder}), FORMATS=FORMATS,
-                      baked=None if baked is None else [int(w) for w in baked])
+        return render(Path(__file__).parent, "shader.slang.j2", sliced=sliced, convert=slang_convert,
+                      **self._template_context(baked))
 
     def to_json(self) -> dict[str, Any]:
         return {"program": self.program.to_json(), **({"debug": True} if self.debug else {})}
