@@ -140,6 +140,43 @@ def test_a_bulk_families_batches_hold_bulk_cases_after_the_full_ones() -> None:
     assert 15 <= np.mean(sizes) <= 120  # about the ~50 cases a batch has when every case is drawn by Hypothesis
 
 
+def test_a_bulk_batch_overruns_where_the_batch_drawn_in_full_would() -> None:
+    """Hypothesis's early generation caps a new example's choices (five times its prefix's simplest
+    continuation, a one-case batch): a batch drawn in full past the cap overruns, is not run and
+    is not mutated. A bulk batch counts its bulk cases' choices and each unit's "another?" against
+    the cap: it ran and was mutated instead, and khr-sdiv-floors (coopmat-khr) took 174 examples to
+    kill against 47 (docs/validation.md, "Host cost per case (issue 43)"). A replay is never cut."""
+    from hypothesis.errors import StopTest
+    from hypothesis.internal.conjecture.data import Status
+
+    batches = loop._case_batch(st.tuples(st.integers(0, 9), st.integers(0, 99), st.booleans()), 1, 200, bulk=True)
+    cap, overruns, kept = 60, 0, 0
+    for s in range(60):
+        data = ConjectureData(random=Random(s), max_choices=cap)
+        try:
+            with BuildContext(data, wrapped_test=None):
+                (batch,) = data.draw(batches)
+        except StopTest:
+            assert data.status is Status.OVERRUN
+            overruns += 1
+            continue
+        if isinstance(batch, DrawnBatch) and batch.bulk:
+            kept += 1  # its Hypothesis choices (the seed's among them) and its units' in place of the seed
+            assert len(data.choices) - 1 + sum(len(c) + 1 for c in batch.bulk) <= cap
+    assert overruns >= 10 and kept >= 3
+    replayed = 0
+    for s in range(30):  # a long batch uncapped, then replayed under the cap of its own choices: the same batch
+        data = ConjectureData(random=Random(s))
+        with BuildContext(data, wrapped_test=None):
+            (batch,) = data.draw(batches)
+        if len(batch) > 20:
+            again = ConjectureData.for_choices(data.choices)
+            with BuildContext(again, wrapped_test=None):
+                assert again.draw(batches) == [batch]
+            replayed += 1
+    assert replayed >= 3
+
+
 def _planted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every tensor-layout load of two or more axes whose last side is at least 30 and that sets a
     clamp value fails: its expected output has a bit flipped. (Loads only: from a store the shrinker,
