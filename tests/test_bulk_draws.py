@@ -33,6 +33,9 @@ OPTIONS = StrategyOptions(profile=drawing_profile(ReferenceBackend().profile()))
 
 def test_the_costliest_single_operation_families_draw_in_bulk() -> None:
     assert {"tensor-layout", "cm2-gemm", "tensor-view"} <= set(BULK)
+    # each killed every mutant of its family in no more examples with bulk draws than without
+    # (docs/validation.md, "Host cost per case (issue 43)")
+    assert {"coopmat-khr", "cm2-elementwise", "decode"} <= set(BULK)
 
 
 def _replayed(strategy: st.SearchStrategy, choices: list) -> object:
@@ -112,14 +115,14 @@ def test_a_strategy_kind_the_bulk_draw_does_not_walk_is_refused_by_name(strategy
 
 
 def test_a_family_without_bulk_draws_draws_every_case_with_hypothesis() -> None:
-    assert not get_family("cm2-program").bulk_draws
+    assert not get_family("coopvec-elementwise").bulk_draws  # its operands are floats: no walk draws them
     seen: list = []
 
     class Recording(Fuzzer):
         def check(self, batch) -> None:
             seen.append(batch[1])
 
-    Recording(ReferenceBackend(), FuzzOptions(families=("cm2-reduce",), max_examples=15, database=None)).run()
+    Recording(ReferenceBackend(), FuzzOptions(families=("coopvec-elementwise",), max_examples=15, database=None)).run()
     assert seen and not any(isinstance(b, DrawnBatch) and b.bulk for b in seen)
 
 
@@ -138,6 +141,43 @@ def test_a_bulk_families_batches_hold_bulk_cases_after_the_full_ones() -> None:
         assert all(b.replay(c) is None for c in b[:loop.FULL_CASES])
     sizes = [len(b) for b in seen]
     assert 15 <= np.mean(sizes) <= 120  # about the ~50 cases a batch has when every case is drawn by Hypothesis
+
+
+def test_a_bulk_batch_overruns_where_the_batch_drawn_in_full_would() -> None:
+    """Hypothesis's early generation caps a new example's choices (five times its prefix's simplest
+    continuation, a one-case batch): a batch drawn in full past the cap overruns, is not run and
+    is not mutated. A bulk batch counts its bulk cases' choices and each unit's "another?" against
+    the cap: it ran and was mutated instead, and khr-sdiv-floors (coopmat-khr) took 174 examples to
+    kill against 47 (docs/validation.md, "Host cost per case (issue 43)"). A replay is never cut."""
+    from hypothesis.errors import StopTest
+    from hypothesis.internal.conjecture.data import Status
+
+    batches = loop._case_batch(st.tuples(st.integers(0, 9), st.integers(0, 99), st.booleans()), 1, 200, bulk=True)
+    cap, overruns, kept = 60, 0, 0
+    for s in range(60):
+        data = ConjectureData(random=Random(s), max_choices=cap)
+        try:
+            with BuildContext(data, wrapped_test=None):
+                (batch,) = data.draw(batches)
+        except StopTest:
+            assert data.status is Status.OVERRUN
+            overruns += 1
+            continue
+        if isinstance(batch, DrawnBatch) and batch.bulk:
+            kept += 1  # its Hypothesis choices (the seed's among them) and its units' in place of the seed
+            assert len(data.choices) - 1 + sum(len(c) + 1 for c in batch.bulk) <= cap
+    assert overruns >= 10 and kept >= 3
+    replayed = 0
+    for s in range(30):  # a long batch uncapped, then replayed under the cap of its own choices: the same batch
+        data = ConjectureData(random=Random(s))
+        with BuildContext(data, wrapped_test=None):
+            (batch,) = data.draw(batches)
+        if len(batch) > 20:
+            again = ConjectureData.for_choices(data.choices)
+            with BuildContext(again, wrapped_test=None):
+                assert again.draw(batches) == [batch]
+            replayed += 1
+    assert replayed >= 3
 
 
 def _planted(monkeypatch: pytest.MonkeyPatch) -> None:

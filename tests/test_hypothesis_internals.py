@@ -158,6 +158,43 @@ def test_drawn_choices_are_the_examples_choices_so_far() -> None:
     assert hypothesis_reach.drawn_choices(lambda s: 0) is None
 
 
+def test_choices_left_is_a_new_examples_cap_and_an_overrun_ends_it() -> None:
+    from random import Random
+
+    from hypothesis.control import BuildContext
+    from hypothesis.errors import StopTest
+    from hypothesis.internal.conjecture.data import ConjectureData, Status
+
+    why = _changed("choices_left / end_as_overrun", "ConjectureData's max_choices, prefix, index, _nodes or "
+                   "mark_overrun", BULK_TESTS)
+    left: list[int | None] = []
+
+    @st.composite
+    def probe(draw: st.DrawFn, end: bool) -> int:
+        draw(st.integers(0, 9))
+        draw(st.integers(0, 9))
+        left.append(hypothesis_reach.choices_left(draw))
+        if end:
+            hypothesis_reach.end_as_overrun(draw)
+        return draw(st.integers(0, 9))
+
+    capped = ConjectureData(random=Random(0), max_choices=10)  # a new example, capped as early generation caps it
+    replayed = ConjectureData.for_choices([1, 2, 3])  # a replay: its cap is its own choices
+    free = ConjectureData(random=Random(0))  # no cap
+    for data in (capped, replayed, free):
+        with BuildContext(data, wrapped_test=None):
+            data.draw(probe(False))
+    assert left == [8, None, None], why
+    ended = ConjectureData(random=Random(0), max_choices=10)
+    try:
+        with BuildContext(ended, wrapped_test=None):
+            ended.draw(probe(True))
+    except StopTest:
+        pass
+    assert ended.status is Status.OVERRUN, why
+    assert hypothesis_reach.choices_left(lambda s: 0) is None
+
+
 def test_choices_saved_for_shrinking_are_replayed_first_and_shrunk() -> None:
     why = _changed("save_for_shrinking", "the key's .secondary corpus and hypothesis.database.choices_to_bytes",
                    BULK_TESTS)

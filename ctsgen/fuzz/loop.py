@@ -64,8 +64,9 @@ from ctsgen.runner.options import RunOptions
 from ctsgen.core.verdict import CaseResult, Status
 from ctsgen.strategies.bulk import BulkDraw
 from ctsgen.strategies.cached import SEEDS
-from ctsgen.strategies.hypothesis_reach import (bulk_draws_reachable, drawn_choices, pinned_constants,
-                                                save_for_shrinking, set_database_key)
+from ctsgen.strategies.hypothesis_reach import (bulk_draws_reachable, choices_left, drawn_choices,
+                                                end_as_overrun, pinned_constants, save_for_shrinking,
+                                                set_database_key)
 from ctsgen.timing import Breakdown
 from ctsgen.toolchain.routes import DEFAULT_ROUTE, Route, RouteRefusedError, ToolchainFinding, check_available, get_route
 from ctsgen.toolchain.variants import compile_variant, route_refusal
@@ -602,7 +603,11 @@ def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, 
     templates = [now[len(prefix) + 1:]]
     while go_on and len(drawn) < max_batch:
         if bulk and len(drawn) >= FULL_CASES:
-            return _bulk_rest(draw(SEEDS), cases, drawn, templates, prefix, min_batch, max_batch)
+            left = choices_left(draw)  # before the seed: the choices the full batch would make instead
+            rest = _bulk_rest(draw(SEEDS), cases, drawn, templates, prefix, min_batch, max_batch, left)
+            if rest is None:
+                end_as_overrun(draw)
+            return rest
         c, another = draw(then)
         drawn.append(c)
         go_on = another or len(drawn) < min_batch
@@ -613,10 +618,19 @@ def _batch_run(draw: st.DrawFn, cases: st.SearchStrategy[Case], min_batch: int, 
 
 
 def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], templates: list[tuple],
-               prefix: tuple, min_batch: int, max_batch: int) -> DrawnBatch:
+               prefix: tuple, min_batch: int, max_batch: int, left: int | None = None) -> DrawnBatch | None:
     """``drawn`` and the rest of its batch from ``seed_``: one case, then one more while a
     :data:`BULK_STOP` coin says so, at least ``min_batch`` and at most ``max_batch`` in all; each a
-    mutation of the choices of one of the full cases (``templates``), in turn."""
+    mutation of the choices of one of the full cases (``templates``), in turn.
+
+    None where the batch drawn in full would pass ``left``, the choices Hypothesis allows the example
+    (:func:`~ctsgen.strategies.hypothesis_reach.choices_left`): each bulk case's recorded choices and
+    its unit's "another?". Hypothesis's early generation caps a new example at five times its
+    prefix's simplest continuation (a one-case batch), so a full batch of more than a few cases
+    overruns there, is not run and is not mutated, and the next example is a new variant's one case;
+    a bulk batch ran instead, with up to six mutations of its variant after it, and khr-sdiv-floors,
+    which needs a signed division variant, took 174 examples to kill against 47 (docs/validation.md,
+    "Host cost per case (issue 43)")."""
     rng = np.random.default_rng(seed_)
     size = min(max_batch, max(min_batch, len(drawn) + int(rng.geometric(BULK_STOP))))
     walk, bulk = BulkDraw(int(rng.integers(2**63))), []
@@ -631,6 +645,10 @@ def _bulk_rest(seed_: int, cases: st.SearchStrategy[Case], drawn: list[Case], te
         seen.add(choices)
         out.append(case)
         bulk.append(choices)
+        if left is not None:
+            left -= len(choices) + 1
+            if left < 0:
+                return None
     return DrawnBatch(out, prefix, bulk)
 
 

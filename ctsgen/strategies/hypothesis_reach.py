@@ -1,4 +1,4 @@
-"""The one module that reaches into Hypothesis's internals: six things it has no public API for.
+"""The one module that reaches into Hypothesis's internals: seven things it has no public API for.
 
 Hypothesis releases every few days and keeps no promise about what is not documented, so ctsgen
 bounds no Hypothesis version above. Each reach below degrades to plain public behaviour where a
@@ -30,6 +30,14 @@ module imports ``hypothesis.internal``, ``hypothesis.strategies._internal`` or s
   False, and fuzz draws every case with Hypothesis.
 * :func:`drawn_choices`: the choices the example being drawn has made so far, from a composite's
   ``draw`` (its ``ConjectureData``'s ``choices``). Public API: none. Without it: None (no bulk draws).
+* :func:`choices_left` and :func:`end_as_overrun`: the cap on the choices of the example being
+  drawn (``ConjectureData.max_choices``, past its replayed ``prefix``) and the end Hypothesis gives
+  an example that passes it (``mark_overrun``). Hypothesis's early generation
+  (``ConjectureRunner.generate_new_test_cases``, its first ``min(max_examples // 10, 50)`` valid
+  examples) caps each new example at five times the choices of its prefix's simplest continuation;
+  a bulk batch, a few dozen choices where a full one makes hundreds, would pass under that cap and
+  be run and mutated where the full one overruns (issue 43: khr-sdiv-floors took 174 examples to
+  kill against 47). Public API: none. Without them: None (no cap seen: the bulk batch is run).
 * :func:`save_for_shrinking`: a choice sequence saved under a test's key as Hypothesis saves a
   failure it has not finished shrinking (the key's ``.secondary`` corpus, ``choices_to_bytes``):
   the next run's reuse phase replays it first and shrinks it, where one saved under the key itself
@@ -42,7 +50,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
@@ -217,6 +225,30 @@ def drawn_choices(draw: Callable[..., Any]) -> tuple | None:
     its variant's, ...), or None where ``draw`` is no ``ConjectureData.draw`` that holds them."""
     choices = getattr(getattr(draw, "__self__", None), "choices", None)
     return None if choices is None else tuple(choices)
+
+
+def choices_left(draw: Callable[..., Any]) -> int | None:
+    """How many more choices the example whose composite was given ``draw`` may make before
+    Hypothesis ends it as an overrun, where it makes them anew (past the prefix it replays); None
+    where it is replaying a prefix there, where no cap is set, or where ``draw`` holds no
+    ``ConjectureData``. A replay's cap is its replayed choices (and a few more): only a new
+    example's cap says what Hypothesis's generator chose to allow."""
+    data = getattr(draw, "__self__", None)
+    cap, prefix, index, nodes = (getattr(data, a, None) for a in ("max_choices", "prefix", "index", "_nodes"))
+    if type(cap) is not int or type(index) is not int or nodes is None \
+            or not callable(getattr(data, "mark_overrun", None)):
+        return None
+    if prefix is not None and index < len(prefix):
+        return None
+    return cap - len(nodes)
+
+
+def end_as_overrun(draw: Callable[..., Any]) -> NoReturn:
+    """End the example whose composite was given ``draw`` as Hypothesis ends one that passed its
+    cap on choices (:func:`choices_left`, not None for it): not run, not counted as an example,
+    not mutated."""
+    draw.__self__.mark_overrun()  # raises StopTest, caught by Hypothesis's engine
+    raise AssertionError("mark_overrun returned")  # pragma: no cover - see choices_left
 
 
 def save_for_shrinking(db: ExampleDatabase, key: bytes, choices: Sequence[int | bool]) -> None:

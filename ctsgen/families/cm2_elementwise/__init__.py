@@ -15,5 +15,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=PerElementCase, variant_type=PerElementVariant, strata_fn=strata,
     variants_fn=per_element_variants, cases_for_fn=per_element_cases_for, coverage=tables,
     needs=cm2_needs("cooperativeMatrixPerElementOperations"),
-    mutants=tuple(MUTANTS),
+    mutants=tuple(MUTANTS), bulk_draws=True,
 )

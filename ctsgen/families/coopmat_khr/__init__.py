@@ -12,5 +12,5 @@ FAMILY = FamilySpec(
     name=FAMILY_NAME, case_type=KhrCase, variant_type=KhrVariant, strata_fn=strata,
     variants_fn=khr_variants, cases_for_fn=khr_cases_for, coverage=tables,
     needs=Requirements(extensions=(EXTENSION,), features=(FEATURE,)),
-    mutants=tuple(MUTANTS),
+    mutants=tuple(MUTANTS), bulk_draws=True,
 )

@@ -12,5 +12,5 @@ FAMILY = FamilySpec(
     variants_fn=decode_variants, cases_for_fn=decode_cases, coverage=tables, expectation=expected_on,
     tolerance=tolerance_on,
     needs=cm2_needs("cooperativeMatrixTensorAddressing", "cooperativeMatrixBlockLoads"),
-    mutants=tuple(MUTANTS),
+    mutants=tuple(MUTANTS), bulk_draws=True,
 )
