@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from ctsgen.backends.base import BUILD_BUDGET_S
+from ctsgen.toolchain.routes import real_routes
 from ctsgen.core.argtypes import device_list, nonneg_float, nonneg_int, positive_int, wait_seconds
 from ctsgen.results.options import ARGUMENTS as EXPECTATION_ARGUMENTS
 from ctsgen.runner.options import ARGUMENTS as RUN_ARGUMENTS
@@ -31,8 +32,8 @@ SHARED: dict[str, dict[str, Any]] = {
     "include-hazardous": dict(action="store_true",
                               help="also draw each family's hazardous group: cases known to hang drivers "
                                    "(docs/spec-decisions.md names them)"),
-    "route": dict(help="the compiler route: glslang (the default), glslang-O1, opt-O, opt-Os, opt-loops, or a "
-                       "mutant route (ctsgen doctor lists those this machine has; docs/commands.md)"),
+    "route": dict(help=f"the compiler route: {', '.join(r.name for r in real_routes())} (the first is the "
+                       "default), or a mutant route (ctsgen doctor lists those this machine has; docs/commands.md)"),
     "max-batch": dict(type=positive_int, default=256,
                       help="largest batch of cases per example, one compiled shader and one dispatch (default: 256)"),
     "min-batch": dict(type=positive_int,
