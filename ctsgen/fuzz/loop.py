@@ -55,7 +55,7 @@ from ctsgen.errors import UserError
 from ctsgen.families import DEFAULT_FAMILY, get_family
 from ctsgen.core.family import Case, Family, StrategyOptions, Variant
 from ctsgen.families.gating import families_it_runs, omitted, split_runnable
-from ctsgen.mutants.deviations import check_deviations, moved, reaching, spec_and_under
+from ctsgen.mutants.deviations import check_deviations, data_under, moved, reaching, spec_and_under
 from ctsgen.fuzz.buckets import RouteBuckets, case_size
 from ctsgen.fuzz.database import WriteOnlyDatabase, open_database
 from ctsgen.execute.judge import judge, output_buffers
@@ -364,7 +364,7 @@ class Fuzzer:
         names, deviations, inputs = judged_as
         here = reaching(self.options.expect_deviations, sv)
         if here != deviations:
-            inputs = drawn_cases(cases, spec_and_under(get_family(cases[0].family), cases, here)[1], names)
+            inputs = drawn_cases(cases, data_under(get_family(cases[0].family), cases, here), names)
         results = run_cases(self.backend, sv, inputs, self.options.run.timeout_for(len(cases)),
                             self.report.times).results
         self.report.route_cases[route.name] += len(cases)

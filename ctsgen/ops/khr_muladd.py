@@ -70,8 +70,8 @@ def expected_muladd(a: np.ndarray, b: np.ndarray, c: np.ndarray, result: Compone
 
 
 def accumulator_after(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """What a MulAdd's C operand holds after the instruction (A, B and C widened to float64 or int64):
-    C itself. A SPIR-V value is immutable (SPIR-V 1.6, 2.2.1 "Static Single Assignment"), and
+    """What a MulAdd's C operand holds after the instruction (A, B and C as the caller's oracle holds
+    them; a replacement returns C's dtype): C itself. A SPIR-V value is immutable (SPIR-V 1.6, 2.2.1 "Static Single Assignment"), and
     OpCooperativeMatrixMulAddKHR defines only its Result. Every oracle that evaluates a MulAdd and reads
     its C operand again (the kernels, cm2-program) takes C's later value from here, so one documented
     deviation (lavapipe-muladd-accumulator) replaces it for all of them."""

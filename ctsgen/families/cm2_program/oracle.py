@@ -180,11 +180,9 @@ def eval_muladd(run: Run, i: int) -> np.ndarray:
     a, b, c = run.arg(i, 0), run.arg(i, 1), run.arg(i, 2)
     everything = slice(None)
     d, _ = cm2_gemm_ops.expected_tile(a, b, c, 1, 1, everything, everything, c, run.program.nodes[i].type.component)
-    wide = [x.astype(np.float64 if np.issubdtype(x.dtype, np.floating) or x.dtype.kind == "V" else np.int64)
-            for x in (a, b, c)]
-    after = khr_muladd.accumulator_after(*wide)
-    if after is not wide[2]:
-        run.values[run.program.nodes[i].args[2]] = after.astype(c.dtype)
+    after = khr_muladd.accumulator_after(a, b, c)
+    if after is not c:
+        run.values[run.program.nodes[i].args[2]] = after
     return d
 
 

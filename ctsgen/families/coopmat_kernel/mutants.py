@@ -76,7 +76,10 @@ def _muladd_clobbers_accumulator() -> dict[str, Any]:
     (src/compiler/nir/nir_lower_cooperative_matrix.c, split_cmat_muladd; docs/repros/lavapipe-muladd-accumulator)."""
     def accumulator_after(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         k = a.shape[-1] - LAVAPIPE_K_GRANULE
-        return c if k <= 0 else c + a[..., :k] @ b[..., :k, :]
+        if k <= 0:
+            return c
+        wide = lambda x: x.astype(np.float64 if x.dtype.kind in "fV" else np.int64)  # noqa: E731
+        return (wide(c) + wide(a)[..., :k] @ wide(b)[..., :k, :]).astype(c.dtype)
     return {"ctsgen.ops.khr_muladd:accumulator_after": accumulator_after}
 
 
